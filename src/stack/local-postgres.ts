@@ -1,0 +1,86 @@
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { startProcess, waitUntilReady, type ManagedProcess } from './managed-process';
+
+export interface LocalPostgres {
+  url: string;
+  process: ManagedProcess;
+}
+
+/**
+ * PostgreSQL refuses to run as root. When we are root (CI, containers) the server runs as the
+ * `postgres` system user if there is one, else `nobody`, and owns its data directory.
+ */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+  for (const name of ['postgres', 'nobody']) {
+    try {
+      const uid = Number(execFileSync('id', ['-u', name]).toString().trim());
+      const gid = Number(execFileSync('id', ['-g', name]).toString().trim());
+      return { uid, gid };
+    } catch {
+      // That user does not exist here; try the next one.
+    }
+  }
+  throw new Error('running as root and found neither a "postgres" nor a "nobody" user to run PostgreSQL as');
+}
+
+function chownTree(path: string, uid: number, gid: number): void {
+  chownSync(path, uid, gid);
+  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), uid, gid);
+}
+
+/** Initialises (once) and starts a PostgreSQL server on loopback with its data under `dataDir`. */
+export async function startLocalPostgres(opts: {
+  binDir: string;
+  dataDir: string;
+  port: number;
+  database: string;
+  logFile: string;
+  /** Tests trade durability for speed; a developer's data keeps fsync. */
+  ephemeral?: boolean;
+}): Promise<LocalPostgres> {
+  const dataDir = resolve(opts.dataDir);
+  const user = serverUser();
+  const asUser = user ? { uid: user.uid, gid: user.gid } : {};
+  mkdirSync(dataDir, { recursive: true });
+  if (user) chownSync(dataDir, user.uid, user.gid);
+
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    execFileSync(
+      join(opts.binDir, 'initdb'),
+      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', ...(opts.ephemeral ? ['--no-sync'] : [])],
+      { ...asUser, stdio: 'pipe' },
+    );
+  } else if (user) {
+    chownTree(dataDir, user.uid, user.gid);
+  }
+
+  const args = ['-D', dataDir, '-p', String(opts.port), '-h', '127.0.0.1', '-k', dataDir, '-c', 'max_connections=200'];
+  if (opts.ephemeral) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const proc = startProcess('postgres', join(opts.binDir, 'postgres'), args, opts.logFile, asUser);
+
+  const adminUrl = `postgres://postgres@127.0.0.1:${opts.port}/postgres`;
+  await waitUntilReady(proc, 'PostgreSQL', async () => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.end();
+    return true;
+  });
+  await ensureDatabase(adminUrl, opts.database);
+  return { url: `postgres://postgres@127.0.0.1:${opts.port}/${opts.database}`, process: proc };
+}
+
+/** Creates `database` if it does not exist (CREATE DATABASE has no IF NOT EXISTS). */
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+  } finally {
+    await client.end();
+  }
+}
