@@ -1,0 +1,77 @@
+/**
+ * Reciprocal Rank Fusion: merges the ranked id lists of several recall routes (ANN, BM25,
+ * recency …) by rank rather than by raw score, because the routes' scores live on unrelated
+ * scales (cosine 0..1 vs BM25 10+). score(id) = Σ_routes 1 / (k + rank), rank 1-based.
+ */
+
+/** The usual RRF constant; it damps the advantage of the very top ranks. */
+export const RRF_K = 60;
+
+/** One route's result list, best first. */
+export interface RouteRanking {
+  route: string;
+  ids: readonly string[];
+}
+
+/** One fused candidate. */
+export interface FusedCandidate {
+  id: string;
+  score: number;
+  /** Routes that returned the id, in the order the rankings were given, without repeats. */
+  routes: string[];
+  /** Best (lowest) 1-based rank per route. */
+  ranks: Record<string, number>;
+}
+
+interface Accumulator {
+  id: string;
+  contributions: number[];
+  routes: string[];
+  ranks: Record<string, number>;
+  bestRank: number;
+}
+
+/**
+ * Fuses rankings with RRF. An id listed twice in one ranking counts once, at its best rank.
+ * Two rankings may share a route name (e.g. ANN run for two rewritten queries); both
+ * contribute. Sorted by score descending; ties broken by number of routes (agreement),
+ * then best rank, then id in code-unit order, so the result does not depend on Map order.
+ *
+ * @throws RangeError when k is negative or not finite.
+ */
+export function fuseRankings(rankings: readonly RouteRanking[], k: number = RRF_K): FusedCandidate[] {
+  if (!Number.isFinite(k) || k < 0) throw new RangeError(`RRF k must be a finite number >= 0, got ${k}`);
+  const byId = new Map<string, Accumulator>();
+  for (const { route, ids } of rankings) {
+    const seen = new Set<string>();
+    ids.forEach((id, index) => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      const rank = index + 1;
+      let acc = byId.get(id);
+      if (!acc) {
+        acc = { id, contributions: [], routes: [], ranks: {}, bestRank: rank };
+        byId.set(id, acc);
+      }
+      acc.contributions.push(1 / (k + rank));
+      if (!acc.routes.includes(route)) acc.routes.push(route);
+      const previous = acc.ranks[route];
+      if (previous === undefined || rank < previous) acc.ranks[route] = rank;
+      acc.bestRank = Math.min(acc.bestRank, rank);
+    });
+  }
+  const fused = [...byId.values()].map((acc) => ({
+    acc,
+    // Summing in a fixed (ascending) order makes equal multisets of ranks produce bit-identical
+    // scores whatever the route order, so true ties stay ties and the tie-break decides.
+    score: acc.contributions.sort((x, y) => x - y).reduce((sum, c) => sum + c, 0),
+  }));
+  fused.sort(
+    (x, y) =>
+      y.score - x.score ||
+      y.acc.routes.length - x.acc.routes.length ||
+      x.acc.bestRank - y.acc.bestRank ||
+      (x.acc.id < y.acc.id ? -1 : x.acc.id > y.acc.id ? 1 : 0),
+  );
+  return fused.map(({ acc, score }) => ({ id: acc.id, score, routes: acc.routes, ranks: acc.ranks }));
+}

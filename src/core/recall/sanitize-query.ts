@@ -1,0 +1,101 @@
+/**
+ * Cleans a raw incoming message into the user's intent before it is used as a recall query
+ * (read-path §二 "sanitizeText"). Chat frontends and gateways wrap messages in sender tags,
+ * timestamps, media placeholders, inline images and injected metadata — including our own
+ * `<relevant-memories>` block when a client echoes the prompt back. Left in, they dominate
+ * both the embedding and BM25 ("image", "2026", "user" match everything).
+ */
+
+/** Longest query kept, in code points: enough for intent, bounded for embedding cost. */
+export const MAX_QUERY_CODE_POINTS = 2000;
+
+/**
+ * Raw input beyond this many UTF-16 units is cut before the regexes run, to bound work on
+ * pasted multi-megabyte blobs. Generous so the code-point cap above decides in practice.
+ */
+const MAX_RAW_UNITS = 100_000;
+
+/** Known injected blocks, removed with their content (unclosed ones up to the end). */
+const INJECTED_BLOCK_TAGS = [
+  'relevant-memories',
+  'memories',
+  'memory-context',
+  'system-reminder',
+  'context',
+  'metadata',
+  'conversation-metadata',
+];
+
+/** Keys that mark a fenced JSON block as gateway metadata rather than content to discuss. */
+const METADATA_KEYS = /"(?:sender|sender_id|message_id|messageid|chat_id|channel|conversation_id|timestamp|from|metadata|reply_to)"\s*:/iu;
+
+const MEDIA_WORDS =
+  'image|images|photo|picture|video|audio|voice|file|attachment|sticker|gif|media|document|图片|照片|视频|语音|音频|文件|附件|表情|动画表情|表情包';
+
+const RULES: readonly [RegExp, string][] = [
+  // Data URIs and long base64 runs (inline images, files).
+  // Continuation lines must be long so that ordinary words on the next line are not eaten.
+  [/data:[\w.+/-]+(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=]*(?:\n[A-Za-z0-9+/=]{40,})*/giu, ' '],
+  [/[A-Za-z0-9+/]{100,}={0,2}/gu, ' '],
+  // Media placeholders: [image], [图片], [image: foo.png], [media attached: …].
+  [new RegExp(`\\[(?:${MEDIA_WORDS})(?:\\s*[:：#][^\\]\\n]*)?\\]`, 'giu'), ' '],
+  [new RegExp(`【(?:${MEDIA_WORDS})(?:\\s*[:：#][^】\\n]*)?】`, 'giu'), ' '],
+  [/\[media attached[^\]\n]*\]/giu, ' '],
+  // Attachment-like tags: <attachment …/>, <image src=…>, <media:image>, and their closers.
+  [/<\/?(?:attachment|image|img|media|file|audio|video)(?::[^>\s]*)?\b[^>]*>/giu, ' '],
+  // Chat mentions: <@123>, <@!123>, <@&123>, <#123>.
+  [/<[@#][!&]?\d+>/gu, ' '],
+  // Bracketed timestamps: [2026-01-01 10:00], [Mon 2026-01-01 10:00:00 GMT+8], [10:32].
+  [/\[(?:[A-Za-z]{3},?\s+)?\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:\s*(?:Z|[A-Z]{2,5}(?:[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2}))?\]/gu, ' '],
+  [/\[\d{1,2}:\d{2}(?::\d{2})?\]/gu, ' '],
+  // ISO date-times with a time part (machine timestamps), e.g. 2026-01-01T10:00:00Z.
+  [/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/gu, ' '],
+  // hh:mm:ss clock stamps; bare hh:mm is kept because users write "明天 10:00 提醒我".
+  [/\b\d{1,2}:\d{2}:\d{2}\b/gu, ' '],
+];
+
+/** Sender tags at the start of a line: "[user]:", "User:", "[张三]:", "Assistant：". */
+const LINE_SENDER =
+  /^[ \t]*(?:\[[^\]\n]{1,40}\]|(?:user|assistant|human|system|me|sender|from|用户|助手))[ \t]*[:：][ \t]*/gimu;
+
+function removeInjectedBlocks(text: string): string {
+  let out = text;
+  for (const tag of INJECTED_BLOCK_TAGS) {
+    const closed = new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*?</${tag}\\s*>`, 'giu');
+    const unclosed = new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*$`, 'iu');
+    const stray = new RegExp(`</${tag}\\s*>`, 'giu');
+    out = out.replace(closed, ' ').replace(unclosed, ' ').replace(stray, ' ');
+  }
+  // Fenced metadata: ```metadata …``` always; ```json …``` only when it looks like gateway
+  // metadata, so a user pasting JSON they want help with keeps it.
+  out = out.replace(/```(\w*)[^\n`]*\n?([\s\S]*?)```/gu, (block, lang: string, body: string) => {
+    const language = lang.toLowerCase();
+    if (language === 'metadata' || (language === 'json' && METADATA_KEYS.test(body))) return ' ';
+    return block;
+  });
+  // Gateway preambles that introduce such blocks, e.g. "Conversation info (untrusted metadata):".
+  out = out.replace(/^[^\n]{0,60}\((?:untrusted )?metadata\)[:：]?[ \t]*$/gimu, ' ');
+  return out;
+}
+
+/**
+ * Returns the user's intent from a raw message: injected blocks, data URIs / base64, media
+ * markers, mentions, sender tags and machine timestamps removed, whitespace collapsed, capped
+ * at {@link MAX_QUERY_CODE_POINTS} code points (never splitting a surrogate pair).
+ */
+export function sanitizeQuery(raw: string): string {
+  let text = raw.length > MAX_RAW_UNITS ? Array.from(raw.slice(0, MAX_RAW_UNITS + 1)).slice(0, -1).join('') : raw;
+  text = text.replace(/\r\n?/gu, '\n');
+  text = removeInjectedBlocks(text);
+  for (const [pattern, replacement] of RULES) text = text.replace(pattern, replacement);
+  // Timestamps removed above may have preceded the sender tag; strip tags repeatedly
+  // ("[user]: [Bob]: hi").
+  let previous: string;
+  do {
+    previous = text;
+    text = text.replace(LINE_SENDER, '');
+  } while (text !== previous);
+  text = text.replace(/\s+/gu, ' ').trim();
+  const codePoints = Array.from(text);
+  return codePoints.length > MAX_QUERY_CODE_POINTS ? codePoints.slice(0, MAX_QUERY_CODE_POINTS).join('').trimEnd() : text;
+}

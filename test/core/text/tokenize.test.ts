@@ -1,0 +1,75 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STOPWORDS, termFrequencies, tokenizeForIndex } from '../../../src/core/text/tokenize';
+
+describe('tokenizeForIndex', () => {
+  // Loads the jieba dictionary once so the individual tests measure tokenising only.
+  beforeAll(() => {
+    tokenizeForIndex('预热');
+  });
+
+  it('segments Chinese with jieba search mode and drops stopwords', () => {
+    expect(tokenizeForIndex('用户对花生过敏')).toEqual(['用户', '对', '花生', '过敏']);
+    const tokens = tokenizeForIndex('我的主力项目是支付服务');
+    expect(tokens).toContain('项目');
+    expect(tokens).not.toContain('我');
+    expect(tokens).not.toContain('的');
+    expect(tokens).not.toContain('是');
+  });
+
+  it('emits sub-words of long words so partial queries match', () => {
+    const tokens = tokenizeForIndex('上海市浦东新区');
+    expect(tokens).toContain('上海市浦东新区');
+    expect(tokens).toContain('上海');
+    expect(tokens).toContain('浦东');
+  });
+
+  it('keeps identifiers whole and split on mixed zh/en text', () => {
+    const tokens = tokenizeForIndex('当前主力项目为payment-svc，用TypeScript_v2写的');
+    expect(tokens).toEqual(expect.arrayContaining(['payment-svc', 'payment', 'svc', 'typescript_v2', 'typescript', 'v2', '项目']));
+    expect(tokens.indexOf('payment-svc')).toBeLessThan(tokens.indexOf('payment'));
+  });
+
+  it('lowercases, folds full-width forms and drops English stopwords', () => {
+    expect(tokenizeForIndex('Ｈｅｌｌｏ　ＷＯＲＬＤ，I am the Owner of ＡＰＩ')).toEqual(['hello', 'world', 'owner', 'api']);
+  });
+
+  it('keeps numbers, versions and language names like c++', () => {
+    const tokens = tokenizeForIndex('预算 3.14 万，订单号 20260101，用 C++ 和 node.js 18');
+    expect(tokens).toEqual(expect.arrayContaining(['3.14', '20260101', 'c++', 'node.js', 'node', 'js', '18']));
+    // A decimal number is not split into meaningless parts.
+    expect(tokens).not.toContain('14');
+  });
+
+  it('drops punctuation, whitespace and emoji tokens', () => {
+    const tokens = tokenizeForIndex('天气！！😀 … —— ok?  \n\t 👍🏽');
+    expect(tokens).toEqual(['天气', 'ok']);
+    expect(tokenizeForIndex('，。！？…  ')).toEqual([]);
+    expect(tokenizeForIndex('')).toEqual([]);
+  });
+
+  it('is deterministic and uses the same normalisation for queries and documents', () => {
+    const doc = tokenizeForIndex('Payment-SVC 部署在 K8s 上');
+    const query = tokenizeForIndex('ｐａｙｍｅｎｔ－ｓｖｃ怎么部署');
+    expect(query).toEqual(expect.arrayContaining(['payment-svc', '部署']));
+    expect(doc).toEqual(tokenizeForIndex('Payment-SVC 部署在 K8s 上'));
+  });
+
+  it('has a small bilingual stopword list', () => {
+    for (const w of ['的', '了', '是', '我', '你', '吗', '呢', '啊', '吧', 'the', 'a', 'an', 'is', 'are', 'to', 'of', 'and', 'i', 'you', 'my', 'me']) {
+      expect(STOPWORDS.has(w)).toBe(true);
+    }
+    // Negation changes meaning and must stay searchable.
+    expect(STOPWORDS.has('不')).toBe(false);
+    expect(STOPWORDS.has('not')).toBe(false);
+  });
+});
+
+describe('termFrequencies', () => {
+  it('counts occurrences', () => {
+    const tf = termFrequencies(['花生', '过敏', '花生']);
+    expect(tf.get('花生')).toBe(2);
+    expect(tf.get('过敏')).toBe(1);
+    expect(tf.size).toBe(2);
+    expect(termFrequencies([]).size).toBe(0);
+  });
+});
