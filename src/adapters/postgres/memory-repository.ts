@@ -1,0 +1,288 @@
+import type pg from 'pg';
+import type { ImportanceLevel, Memory, MemoryScope, MemorySource, MemoryStatus, MemoryType } from '../../core/types';
+import { termFrequencies } from '../../core/text/tokenize';
+import type { Queryable } from './pool';
+
+interface MemoryRow {
+  id: string;
+  user_id: string;
+  text: string;
+  type: MemoryType;
+  status: MemoryStatus;
+  scope: MemoryScope;
+  confidence: number;
+  importance: number;
+  importance_level: ImportanceLevel;
+  frequency_count: number;
+  decay_score: number;
+  emotion_tags: string[];
+  associated_topics: string[];
+  keywords: string[];
+  source: MemorySource;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  last_recalled_at: Date | null;
+  last_accessed_at: Date;
+  expires_at: Date | null;
+  supersedes: string | null;
+  superseded_by: string | null;
+}
+
+export function rowToMemory(r: MemoryRow): Memory {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    text: r.text,
+    type: r.type,
+    status: r.status,
+    scope: r.scope,
+    confidence: r.confidence,
+    importance: r.importance,
+    importanceLevel: r.importance_level,
+    frequencyCount: r.frequency_count,
+    decayScore: r.decay_score,
+    emotionTags: r.emotion_tags,
+    associatedTopics: r.associated_topics,
+    keywords: r.keywords,
+    source: r.source,
+    metadata: r.metadata,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    lastRecalledAt: r.last_recalled_at,
+    lastAccessedAt: r.last_accessed_at,
+    expiresAt: r.expires_at,
+    supersedes: r.supersedes,
+    supersededBy: r.superseded_by,
+  };
+}
+
+const COLUMNS = `id, user_id, text, type, status, scope, confidence, importance, importance_level, frequency_count,
+  decay_score, emotion_tags, associated_topics, keywords, source, metadata, created_at, updated_at,
+  last_recalled_at, last_accessed_at, expires_at, supersedes, superseded_by`;
+
+export interface NewMemory extends Memory {
+  normalizedText: string;
+  importanceComponents: Record<string, number>;
+  /** Index tokens of the text (and keywords), computed by the caller with the shared tokenizer. */
+  tokens: string[];
+}
+
+/**
+ * PostgreSQL persistence of memories and their BM25 postings. Every query takes a user id and
+ * filters by it; postings exist only for active memories, so a search can never see dead ones.
+ */
+export const memoryStore = {
+  async insert(c: pg.PoolClient, m: NewMemory): Promise<boolean> {
+    const tf = termFrequencies(m.tokens);
+    const inserted = await c.query(
+      `INSERT INTO memories (id, user_id, text, normalized_text, type, status, scope, confidence, importance,
+         importance_level, importance_components, frequency_count, decay_score, emotion_tags, associated_topics,
+         keywords, source, metadata, doc_length, created_at, updated_at, last_recalled_at, last_accessed_at,
+         expires_at, supersedes)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        m.id, m.userId, m.text, m.normalizedText, m.type, m.status, m.scope, m.confidence, m.importance,
+        m.importanceLevel, JSON.stringify(m.importanceComponents), m.frequencyCount, m.decayScore, m.emotionTags,
+        m.associatedTopics, m.keywords, JSON.stringify(m.source), JSON.stringify(m.metadata), m.tokens.length,
+        m.createdAt, m.updatedAt, m.lastRecalledAt, m.lastAccessedAt, m.expiresAt, m.supersedes,
+      ],
+    );
+    if (!inserted.rowCount) return false;
+    if (m.status === 'active') await indexPostings(c, m.userId, m.id, tf, m.tokens.length);
+    await enqueueVectorOp(c, m.userId, m.id, m.status === 'active' ? 'upsert' : 'delete');
+    return true;
+  },
+
+  async get(q: Queryable, userId: string, id: string): Promise<Memory | undefined> {
+    const { rows } = await q.query<MemoryRow>(`SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND id = $2`, [userId, id]);
+    return rows[0] ? rowToMemory(rows[0]) : undefined;
+  },
+
+  /** Active memories among `ids`, for hydrating search hits; order is not preserved. */
+  async getActive(q: Queryable, userId: string, ids: string[], now?: Date): Promise<Memory[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<MemoryRow>(
+      `SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND id = ANY($2::uuid[]) AND status = 'active'
+         AND (expires_at IS NULL OR expires_at > COALESCE($3::timestamptz, now()))`,
+      [userId, ids, now ?? null],
+    );
+    return rows.map(rowToMemory);
+  },
+
+  async findActiveByNormalized(q: Queryable, userId: string, normalized: string): Promise<Memory | undefined> {
+    const { rows } = await q.query<MemoryRow>(
+      `SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND normalized_text = $2 AND status = 'active' LIMIT 1`,
+      [userId, normalized],
+    );
+    return rows[0] ? rowToMemory(rows[0]) : undefined;
+  },
+
+  /**
+   * BM25 over the user's active memories, computed in SQL from the postings so nothing is rebuilt
+   * per query. Returns ids best first.
+   */
+  async bm25(q: Queryable, userId: string, tokens: string[], k: number, types?: MemoryType[]): Promise<{ id: string; score: number }[]> {
+    const tf = termFrequencies(tokens);
+    if (tf.size === 0) return [];
+    const { rows } = await q.query<{ id: string; score: number }>(
+      `WITH q(term) AS (SELECT DISTINCT unnest($2::text[])),
+            stats AS (SELECT doc_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(doc_count, 0), 1) AS avgdl
+                        FROM user_index_stats WHERE user_id = $1),
+            df AS (SELECT t.term, count(*)::float8 AS df FROM memory_terms t JOIN q USING (term)
+                    WHERE t.user_id = $1 GROUP BY t.term)
+       SELECT t.memory_id AS id,
+              sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
+                  * (t.tf * 2.2) / (t.tf + 1.2 * (0.25 + 0.75 * m.doc_length / stats.avgdl)))::float8 AS score
+         FROM memory_terms t
+         JOIN df USING (term)
+         JOIN memories m ON m.id = t.memory_id AND m.user_id = $1 AND m.status = 'active'
+         CROSS JOIN stats
+        WHERE t.user_id = $1 AND ($4::text[] IS NULL OR m.type = ANY($4::text[]))
+        GROUP BY t.memory_id
+        ORDER BY score DESC, t.memory_id
+        LIMIT $3`,
+      [userId, [...tf.keys()], k, types && types.length > 0 ? types : null],
+    );
+    return rows;
+  },
+
+  /** Recently touched and important active memories (the "上次/最近/last time" route). */
+  async recent(q: Queryable, userId: string, k: number, types?: MemoryType[]): Promise<string[]> {
+    const { rows } = await q.query<{ id: string }>(
+      `SELECT id FROM memories
+        WHERE user_id = $1 AND status = 'active' AND ($3::text[] IS NULL OR type = ANY($3::text[]))
+        ORDER BY updated_at DESC, importance DESC
+        LIMIT $2`,
+      [userId, k, types && types.length > 0 ? types : null],
+    );
+    return rows.map((r) => r.id);
+  },
+
+  /** Active memories of the given types, most important first (the type/metadata route). */
+  async byTypes(q: Queryable, userId: string, types: MemoryType[], k: number, opts: { scope?: MemoryScope; now?: Date } = {}): Promise<Memory[]> {
+    const { rows } = await q.query<MemoryRow>(
+      `SELECT ${COLUMNS} FROM memories
+        WHERE user_id = $1 AND status = 'active' AND type = ANY($2::text[]) AND ($4::text IS NULL OR scope = $4)
+          AND (expires_at IS NULL OR expires_at > COALESCE($5::timestamptz, now()))
+        ORDER BY importance DESC, updated_at DESC
+        LIMIT $3`,
+      [userId, types, k, opts.scope ?? null, opts.now ?? null],
+    );
+    return rows.map(rowToMemory);
+  },
+
+  async list(
+    q: Queryable,
+    userId: string,
+    opts: { status?: MemoryStatus; type?: MemoryType; limit: number; offset: number },
+  ): Promise<{ memories: Memory[]; total: number }> {
+    const params = [userId, opts.status ?? null, opts.type ?? null];
+    const where = `user_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)`;
+    const [{ rows }, count] = await Promise.all([
+      q.query<MemoryRow>(`SELECT ${COLUMNS} FROM memories WHERE ${where} ORDER BY created_at DESC, id LIMIT $4 OFFSET $5`, [
+        ...params,
+        opts.limit,
+        opts.offset,
+      ]),
+      q.query<{ n: string }>(`SELECT count(*) AS n FROM memories WHERE ${where}`, params),
+    ]);
+    return { memories: rows.map(rowToMemory), total: Number(count.rows[0]?.n ?? 0) };
+  },
+
+  /** Moves a memory to another status, keeping postings and the vector outbox in step. */
+  async setStatus(
+    c: pg.PoolClient,
+    userId: string,
+    id: string,
+    status: MemoryStatus,
+    at: Date,
+    extra: { supersededBy?: string; /** Needed when the memory becomes active again. */ tokens?: string[] } = {},
+  ): Promise<Memory | undefined> {
+    const { rows } = await c.query<MemoryRow & { doc_length: number; text: string; keywords: string[]; prev: MemoryStatus }>(
+      `UPDATE memories m SET status = $3, updated_at = $4,
+              superseded_by = COALESCE($5, m.superseded_by),
+              archived_at = CASE WHEN $3 = 'archived' THEN $4 ELSE NULL END,
+              last_accessed_at = CASE WHEN $3 = 'active' THEN $4 ELSE m.last_accessed_at END
+         FROM (SELECT status AS prev FROM memories WHERE user_id = $1 AND id = $2 FOR UPDATE) p
+        WHERE m.user_id = $1 AND m.id = $2
+        RETURNING ${COLUMNS.split(',').map((col) => `m.${col.trim()}`).join(', ')}, m.doc_length, p.prev`,
+      [userId, id, status, at, extra.supersededBy ?? null],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    if (row.prev === 'active' && status !== 'active') {
+      await unindexPostings(c, userId, id, row.doc_length);
+      await enqueueVectorOp(c, userId, id, 'delete');
+    } else if (row.prev !== 'active' && status === 'active') {
+      const tokens = extra.tokens ?? [];
+      await c.query('UPDATE memories SET doc_length = $3 WHERE user_id = $1 AND id = $2', [userId, id, tokens.length]);
+      await indexPostings(c, userId, id, termFrequencies(tokens), tokens.length);
+      await enqueueVectorOp(c, userId, id, 'upsert');
+    }
+    return rowToMemory(row);
+  },
+
+  async reinforce(
+    c: pg.PoolClient,
+    userId: string,
+    id: string,
+    patch: { at: Date; importance: number; importanceLevel: ImportanceLevel; components: Record<string, number>; recalled: boolean; emotionTags?: string[]; messageIds?: string[] },
+  ): Promise<Memory | undefined> {
+    const { rows } = await c.query<MemoryRow>(
+      `UPDATE memories SET frequency_count = frequency_count + 1,
+              last_accessed_at = GREATEST(last_accessed_at, $3),
+              last_recalled_at = CASE WHEN $7 THEN GREATEST(COALESCE(last_recalled_at, $3), $3) ELSE last_recalled_at END,
+              updated_at = GREATEST(updated_at, $3),
+              importance = $4, importance_level = $5, importance_components = $6, decay_score = 1,
+              emotion_tags = (SELECT ARRAY(SELECT DISTINCT unnest(emotion_tags || $8::text[]))),
+              source = CASE WHEN $9::text[] IS NULL THEN source
+                            ELSE jsonb_set(source, '{messageIds}', to_jsonb(ARRAY(SELECT DISTINCT unnest(
+                              ARRAY(SELECT jsonb_array_elements_text(COALESCE(source->'messageIds', '[]'::jsonb))) || $9::text[]))))
+                       END
+        WHERE user_id = $1 AND id = $2
+        RETURNING ${COLUMNS}`,
+      [userId, id, patch.at, patch.importance, patch.importanceLevel, JSON.stringify(patch.components), patch.recalled, patch.emotionTags ?? [], patch.messageIds ?? null],
+    );
+    return rows[0] ? rowToMemory(rows[0]) : undefined;
+  },
+
+  async linkSupersedes(c: pg.PoolClient, userId: string, newId: string, oldId: string): Promise<void> {
+    await c.query('UPDATE memories SET supersedes = $3 WHERE user_id = $1 AND id = $2', [userId, newId, oldId]);
+  },
+};
+
+async function indexPostings(c: pg.PoolClient, userId: string, id: string, tf: Map<string, number>, docLength: number): Promise<void> {
+  if (tf.size > 0) {
+    await c.query(
+      `INSERT INTO memory_terms (user_id, term, memory_id, tf)
+       SELECT $1, t, $2, f FROM unnest($3::text[], $4::int[]) AS x(t, f)
+       ON CONFLICT DO NOTHING`,
+      [userId, id, [...tf.keys()], [...tf.values()]],
+    );
+  }
+  await c.query(
+    `INSERT INTO user_index_stats (user_id, doc_count, total_length) VALUES ($1, 1, $2)
+     ON CONFLICT (user_id) DO UPDATE SET doc_count = user_index_stats.doc_count + 1,
+                                         total_length = user_index_stats.total_length + EXCLUDED.total_length`,
+    [userId, docLength],
+  );
+}
+
+async function unindexPostings(c: pg.PoolClient, userId: string, id: string, docLength: number): Promise<void> {
+  await c.query('DELETE FROM memory_terms WHERE user_id = $1 AND memory_id = $2', [userId, id]);
+  await c.query(
+    `UPDATE user_index_stats SET doc_count = GREATEST(doc_count - 1, 0), total_length = GREATEST(total_length - $2, 0)
+      WHERE user_id = $1`,
+    [userId, docLength],
+  );
+}
+
+async function enqueueVectorOp(c: pg.PoolClient, userId: string, id: string, op: 'upsert' | 'delete'): Promise<void> {
+  await c.query(
+    `INSERT INTO vector_outbox (memory_id, user_id, op, enqueued_at) VALUES ($1, $2, $3, clock_timestamp())
+     ON CONFLICT (memory_id) DO UPDATE SET op = EXCLUDED.op, enqueued_at = EXCLUDED.enqueued_at, attempts = 0, last_error = NULL`,
+    [id, userId, op],
+  );
+}

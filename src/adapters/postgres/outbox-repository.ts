@@ -1,0 +1,46 @@
+import type { Queryable } from './pool';
+
+export interface OutboxEntry {
+  memoryId: string;
+  userId: string;
+  op: 'upsert' | 'delete';
+  enqueuedAt: Date;
+  text: string;
+  type: string;
+  createdAt: Date;
+}
+
+/** Pending vector writes: PostgreSQL committed them, Chroma has not confirmed them yet. */
+export const outboxStore = {
+  async pending(q: Queryable, opts: { limit: number; userId?: string; ids?: string[] }): Promise<OutboxEntry[]> {
+    const { rows } = await q.query(
+      `SELECT o.memory_id, o.user_id, o.op, o.enqueued_at, m.text, m.type, m.created_at
+         FROM vector_outbox o JOIN memories m ON m.id = o.memory_id AND m.user_id = o.user_id
+        WHERE ($2::text IS NULL OR o.user_id = $2) AND ($3::uuid[] IS NULL OR o.memory_id = ANY($3::uuid[]))
+        ORDER BY o.enqueued_at
+        LIMIT $1`,
+      [opts.limit, opts.userId ?? null, opts.ids ?? null],
+    );
+    return rows.map((r) => ({
+      memoryId: r.memory_id,
+      userId: r.user_id,
+      op: r.op,
+      enqueuedAt: r.enqueued_at,
+      text: r.text,
+      type: r.type,
+      createdAt: r.created_at,
+    }));
+  },
+
+  /** Clears an entry only if nothing newer was enqueued for the memory in the meantime. */
+  async done(q: Queryable, memoryId: string, enqueuedAt: Date): Promise<void> {
+    await q.query('DELETE FROM vector_outbox WHERE memory_id = $1 AND enqueued_at = $2', [memoryId, enqueuedAt]);
+  },
+
+  async failed(q: Queryable, memoryIds: string[], error: string): Promise<void> {
+    await q.query('UPDATE vector_outbox SET attempts = attempts + 1, last_error = $2 WHERE memory_id = ANY($1::uuid[])', [
+      memoryIds,
+      error.slice(0, 500),
+    ]);
+  },
+};

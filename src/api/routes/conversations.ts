@@ -1,0 +1,134 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { conversationStore } from '../../adapters/postgres/conversation-repository';
+import { inTransaction } from '../../adapters/postgres/pool';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
+import { conversationEndedSignal, conversationWorkflow, extractMemoriesWorkflow, extractWorkflowId, messagesAddedSignal } from '../../../workflows';
+import { ConversationIdKey, MemoryUserIdKey } from '../../../workflows/search-attributes';
+import type { ApiDeps } from '../deps';
+import { conversationParams, isoDate, textSchema } from '../schemas';
+
+export function conversationWorkflowId(userId: string, conversationId: string): string {
+  return `conversation:${userId}:${conversationId}`;
+}
+
+const decisionView = z.object({
+  action: z.string(),
+  reason: z.string(),
+  memoryId: z.string().optional(),
+  affectedIds: z.array(z.string()),
+  text: z.string(),
+  type: z.string(),
+  messageIds: z.array(z.string()),
+  replayed: z.boolean(),
+});
+
+export const conversationRoutes =
+  (deps: ApiDeps, limits: { maxMessageChars: number; maxMessagesPerConversation: number }): FastifyPluginAsyncZod =>
+  async (app) => {
+    const message = z.object({
+      id: z.string().min(1).max(128),
+      role: z.enum(['user', 'assistant']),
+      content: textSchema(limits.maxMessageChars),
+      at: isoDate.optional(),
+    });
+    const body = z.union([message, z.object({ messages: z.array(message).min(1, 'at least one message').max(1000) })]);
+
+    app.post(
+      '/v1/users/:userId/conversations/:conversationId/messages',
+      {
+        schema: {
+          summary: 'Append one or many messages; resets the conversation idle timer. Idempotent per message id.',
+          params: conversationParams,
+          body,
+          response: { 202: z.object({ accepted: z.array(z.string()), duplicates: z.array(z.string()), workflowId: z.string() }) },
+        },
+      },
+      async (request, reply) => {
+        const { userId, conversationId } = request.params;
+        const messages = 'messages' in request.body ? request.body.messages : [request.body];
+        const ids = new Set(messages.map((m) => m.id));
+        if (ids.size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
+        const receivedAt = new Date();
+        const result = await inTransaction(deps.pool, async (client) => {
+          const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE user_id = $1 AND conversation_id = $2', [userId, conversationId]);
+          if (Number(rows[0]!.n) + messages.length > limits.maxMessagesPerConversation) {
+            throw new MemoryServiceError(ErrorCode.payloadTooLarge, `a conversation holds at most ${limits.maxMessagesPerConversation} messages; start a new conversation id`, { conversationId });
+          }
+          return conversationStore.append(
+            client,
+            userId,
+            conversationId,
+            messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
+          );
+        });
+        const workflowId = conversationWorkflowId(userId, conversationId);
+        try {
+          await deps.temporal.workflow.signalWithStart(conversationWorkflow, {
+            taskQueue: deps.taskQueue,
+            workflowId,
+            args: [{ userId, conversationId, idleSeconds: deps.idleSeconds }],
+            signal: messagesAddedSignal,
+            signalArgs: [{ count: result.inserted.length }],
+            typedSearchAttributes: [
+              { key: MemoryUserIdKey, value: userId },
+              { key: ConversationIdKey, value: conversationId },
+            ],
+            staticSummary: `Conversation ${conversationId}: idle timer (${deps.idleSeconds}s) before extraction`,
+          });
+        } catch (err) {
+          // The messages are stored; repeating the call is safe (ids dedupe) and re-arms the timer.
+          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'messages stored, but the idle timer could not be armed; retry the call', { workflowId }, { cause: err });
+        }
+        return reply.status(202).send({ accepted: result.inserted, duplicates: result.duplicates, workflowId });
+      },
+    );
+
+    app.post(
+      '/v1/users/:userId/conversations/:conversationId/end',
+      {
+        schema: {
+          summary: 'End a conversation: starts (or joins) ExtractMemories; ?wait=true returns its decisions',
+          params: conversationParams,
+          querystring: z.object({ wait: z.enum(['true', 'false']).default('false') }),
+          response: {
+            200: z.object({
+              workflowId: z.string(),
+              runId: z.string(),
+              result: z.object({ messagesProcessed: z.number(), counts: z.record(z.string(), z.number()), decisions: z.array(decisionView) }),
+            }),
+            202: z.object({ workflowId: z.string(), runId: z.string() }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { userId, conversationId } = request.params;
+        if (!(await conversationStore.exists(deps.pool, userId, conversationId))) {
+          throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
+        }
+        try {
+          await deps.temporal.workflow.getHandle(conversationWorkflowId(userId, conversationId)).signal(conversationEndedSignal);
+        } catch (err) {
+          // No open idle timer (already fired or never armed) is fine: the extraction below is what counts.
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+        const workflowId = extractWorkflowId(userId, conversationId);
+        const handle = await deps.temporal.workflow.start(extractMemoriesWorkflow, {
+          taskQueue: deps.taskQueue,
+          workflowId,
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          args: [{ userId, conversationId }],
+          typedSearchAttributes: [
+            { key: MemoryUserIdKey, value: userId },
+            { key: ConversationIdKey, value: conversationId },
+          ],
+          staticSummary: `Extract memories of conversation ${conversationId} (ended by call)`,
+        });
+        const runId = handle.firstExecutionRunId;
+        if (request.query.wait !== 'true') return reply.status(202).send({ workflowId, runId });
+        const result = await handle.result();
+        return reply.status(200).send({ workflowId, runId, result: { messagesProcessed: result.messagesProcessed, counts: result.counts, decisions: result.decisions } });
+      },
+    );
+  };

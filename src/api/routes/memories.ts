@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { eventStore } from '../../adapters/postgres/event-repository';
+import { memoryStore } from '../../adapters/postgres/memory-repository';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
+import { storeMemoryWorkflow } from '../../../workflows';
+import { MemoryUserIdKey } from '../../../workflows/search-attributes';
+import type { ApiDeps } from '../deps';
+import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
+import { memoryToView } from '../views';
+
+export const memoryRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/v1/users/:userId/memories',
+      {
+        schema: {
+          summary: 'Store a memory (through the StoreMemory workflow: PostgreSQL row + Chroma vector)',
+          params: userParams,
+          body: createMemoryBody,
+          response: { 201: z.object({ memory: memoryView, decision: z.object({ action: z.string(), reason: z.string() }), workflowId: z.string() }) },
+        },
+      },
+      async (request, reply) => {
+        const { userId } = request.params;
+        const body = request.body;
+        const requestId = body.requestId ?? randomUUID();
+        const workflowId = `store:${userId}:${requestId}`;
+        let decision;
+        try {
+          decision = await deps.temporal.workflow.execute(storeMemoryWorkflow, {
+            taskQueue: deps.taskQueue,
+            workflowId,
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            args: [{ userId, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
+            typedSearchAttributes: [{ key: MemoryUserIdKey, value: userId }],
+            staticSummary: `Store a ${body.type} memory for ${userId}`,
+          });
+        } catch (err) {
+          if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'storing the memory failed', { workflowId }, { cause: err });
+          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });
+        }
+        const id = decision.memoryId;
+        const memory = id ? await memoryStore.get(deps.pool, userId, id) : undefined;
+        if (!memory) throw new MemoryServiceError(ErrorCode.internal, 'memory missing after store', { workflowId });
+        return reply.status(201).send({ memory: memoryToView(memory), decision: { action: decision.action, reason: decision.reason }, workflowId });
+      },
+    );
+
+    app.get(
+      '/v1/users/:userId/memories',
+      {
+        schema: {
+          summary: 'List memories, filtered by status and type, paged',
+          params: userParams,
+          querystring: listMemoriesQuery,
+          response: { 200: z.object({ memories: z.array(memoryView), total: z.number(), limit: z.number(), offset: z.number() }) },
+        },
+      },
+      async (request) => {
+        const { memories, total } = await memoryStore.list(deps.pool, request.params.userId, request.query);
+        return { memories: memories.map(memoryToView), total, limit: request.query.limit, offset: request.query.offset };
+      },
+    );
+
+    app.get(
+      '/v1/users/:userId/memories/:id',
+      { schema: { summary: 'One memory', params: memoryParams, response: { 200: z.object({ memory: memoryView }) } } },
+      async (request) => {
+        const memory = await memoryStore.get(deps.pool, request.params.userId, request.params.id);
+        if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id: request.params.id });
+        return { memory: memoryToView(memory) };
+      },
+    );
+
+    app.get(
+      '/v1/users/:userId/memories/:id/history',
+      {
+        schema: {
+          summary: 'Every decision taken about a memory (audit trail)',
+          params: memoryParams,
+          response: {
+            200: z.object({
+              memoryId: z.string(),
+              events: z.array(
+                z.object({
+                  id: z.string(),
+                  action: z.string(),
+                  reason: z.string(),
+                  before: z.unknown().optional(),
+                  after: z.unknown().optional(),
+                  workflowId: z.string().optional(),
+                  runId: z.string().optional(),
+                  conversationId: z.string().optional(),
+                  messageIds: z.array(z.string()).optional(),
+                  actor: z.string(),
+                  createdAt: z.string(),
+                }),
+              ),
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const { userId, id } = request.params;
+        const memory = await memoryStore.get(deps.pool, userId, id);
+        if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id });
+        const events = await eventStore.history(deps.pool, userId, id);
+        return { memoryId: id, events: events.map((e) => ({ ...e, id: e.id, createdAt: e.createdAt.toISOString() })) };
+      },
+    );
+  };

@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { recall } from '../../services/recall';
+import type { ApiDeps } from '../deps';
+import { recallBody, userParams } from '../schemas';
+
+export const recallRoutes =
+  (deps: ApiDeps, hooks: { afterRecall?: (userId: string, memoryIds: string[], at: Date) => void } = {}): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/v1/users/:userId/recall',
+      {
+        schema: {
+          summary: 'Hybrid recall for one chat message, formatted for the prompt within a token budget',
+          params: userParams,
+          body: recallBody,
+          response: {
+            200: z.object({
+              context: z.object({ system: z.string(), userPrefix: z.string() }),
+              memories: z.array(
+                z.object({
+                  id: z.string(),
+                  text: z.string(),
+                  type: z.string(),
+                  scope: z.string(),
+                  score: z.number(),
+                  routes: z.array(z.string()),
+                  createdAt: z.string(),
+                  source: z.record(z.string(), z.unknown()),
+                }),
+              ),
+              tokens: z.number(),
+              routes: z.array(z.object({ route: z.string(), ok: z.boolean(), ms: z.number(), hits: z.number() })),
+              error: z.object({ code: z.string(), message: z.string(), routes: z.array(z.string()) }).optional(),
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const { userId } = request.params;
+        const b = request.body;
+        const result = await recall(deps, userId, b.query, {
+          topK: b.topK,
+          tokenBudget: b.tokenBudget,
+          types: b.types,
+          recentMessages: b.recentMessages,
+          now: b.now ? new Date(b.now) : undefined,
+          timeZone: b.timeZone,
+          routes: b.routes,
+        });
+        if (result.memories.length > 0) hooks.afterRecall?.(userId, result.memories.map((m) => m.id), b.now ? new Date(b.now) : new Date());
+        return { ...result, memories: result.memories.map((m) => ({ ...m, source: m.source as Record<string, unknown> })) };
+      },
+    );
+  };

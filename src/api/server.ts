@@ -1,0 +1,64 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { installAuth } from './auth';
+import type { ApiDeps } from './deps';
+import { installErrorHandling } from './errors';
+import { conversationRoutes } from './routes/conversations';
+import { healthRoutes } from './routes/health';
+import { memoryRoutes } from './routes/memories';
+import { recallRoutes } from './routes/recall';
+
+export interface ApiOptions {
+  logLevel?: string;
+  maxMessageChars: number;
+  maxMessagesPerConversation: number;
+  /** Called after a recall injected memories (reinforcement happens off the hot path). */
+  afterRecall?: (userId: string, memoryIds: string[], at: Date) => void;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Builds the HTTP API (not listening yet): auth, JSON errors, OpenAPI at /openapi.json. */
+export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: { level: options.logLevel ?? 'info' }, bodyLimit: 8 * 1024 * 1024 }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // Invalid UTF-8 must be refused, not silently turned into U+FFFD and stored.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      done(new MemoryServiceError(ErrorCode.validationFailed, 'request body is not valid UTF-8'), undefined);
+      return;
+    }
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new MemoryServiceError(ErrorCode.malformedJson, 'request body is not valid JSON'), undefined);
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'jarvis-memory', version: '0.1.0', description: 'Long-term memory service of a personal AI assistant' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  installErrorHandling(app);
+  installAuth(app, deps);
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes(deps));
+  await app.register(memoryRoutes(deps));
+  await app.register(recallRoutes(deps, { afterRecall: options.afterRecall }));
+  await app.register(conversationRoutes(deps, options));
+  return app;
+}

@@ -1,0 +1,46 @@
+import { loadConfig } from '../config';
+import { loadDotEnv } from './env-file';
+import { createRuntime } from '../runtime';
+import { startStack } from '../stack';
+
+/**
+ * `npm run dev`: the whole service in one process — local stack for whatever is not configured,
+ * migrations, the Temporal worker and the HTTP API — stopped together on Ctrl-C.
+ */
+async function main(): Promise<void> {
+  loadDotEnv();
+  const config = loadConfig();
+  const stack = await startStack(config, { log: (line) => console.log(`[stack] ${line}`) });
+  const runtime = await createRuntime(config, stack);
+  const worker = await runtime.createWorker();
+  const api = await runtime.createApi();
+  await api.listen({ host: config.http.host, port: config.http.port });
+  const running = worker.run();
+  const base = `http://${config.http.host}:${config.http.port}`;
+  console.log(`
+jarvis-memory is up
+  API           ${base}   (OpenAPI: ${base}/openapi.json, health: ${base}/healthz)
+  Temporal UI   ${stack.temporalUiUrl ?? '(external Temporal: ' + stack.temporalAddress + ')'}   namespace ${config.temporal.namespace}
+  PostgreSQL    ${stack.databaseUrl}
+  Chroma        ${stack.chromaUrl}
+  Embeddings    ${stack.embeddingsUrl ?? config.embedder.provider}
+  Data          ${stack.dataDir}
+  Try: curl -s -H 'Authorization: Bearer ${config.tenants[0]!.key}' ${base}/v1/users/alice/memories
+`);
+  const shutdown = async () => {
+    worker.shutdown();
+    await running.catch(() => {});
+    await api.close();
+    await runtime.close();
+    await stack.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+  await running;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { MemoryClient } from '../client';
+import { loadConfig } from '../config';
+import { checkScenario, formatReport, ingestScenario, summarize, type RouteMode, type ScenarioOutcome } from '../eval/runner';
+import { loadScenarios } from '../eval/scenarios';
+import { createRuntime } from '../runtime';
+import { startStack } from '../stack';
+import { loadDotEnv } from './env-file';
+
+/**
+ * `npm run eval [-- files…]`: replays the bilingual scenarios through the public API of a fresh
+ * in-process service (its own stack unless URLs are configured) and prints pass rates overall, by
+ * tag, and by recall route (fused, ANN only, BM25 only) so each route's contribution shows.
+ */
+async function main(): Promise<void> {
+  loadDotEnv();
+  const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const paths = files.length > 0 ? files : [resolve('../shared/eval/scenarios.jsonl'), resolve('../shared/eval/episodic.jsonl')];
+  const config = loadConfig({ ...process.env, DATA_DIR: process.env.EVAL_DATA_DIR ?? `.data/eval-${process.pid}`, LOG_LEVEL: 'warn', CHROMA_COLLECTION: `eval_${randomBytes(3).toString('hex')}` });
+  const stack = await startStack(config, { ephemeral: true });
+  const runtime = await createRuntime(config, stack);
+  const worker = await runtime.createWorker();
+  const running = worker.run();
+  const api = await runtime.createApi();
+  await api.listen({ host: '127.0.0.1', port: 0 });
+  const address = api.server.address();
+  const client = new MemoryClient({ baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, apiKey: config.tenants[0]!.key });
+  let failed = false;
+  try {
+    for (const path of paths) {
+      const scenarios = loadScenarios(path);
+      const runId = `eval${randomBytes(3).toString('hex')}`;
+      for (const s of scenarios) await ingestScenario(client, s, runId);
+      for (const mode of ['fused', 'ann', 'bm25'] as RouteMode[]) {
+        const outcomes: ScenarioOutcome[] = [];
+        for (const s of scenarios) outcomes.push(await checkScenario(client, s, runId, mode));
+        const report = summarize(outcomes);
+        console.log(formatReport(`${path.split('/').pop()} [${mode}]`, mode === 'fused' ? report : { ...report, failures: [] }));
+        if (mode === 'fused' && report.passed < report.total) failed = true;
+      }
+    }
+  } finally {
+    worker.shutdown();
+    await running;
+    await api.close();
+    await runtime.close();
+    await stack.stop();
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,26 @@
+import type { MemoryType } from './types';
+
+/** A nearest neighbour from the vector index; `similarity` is cosine similarity in [-1, 1]. */
+export interface VectorHit {
+  id: string;
+  similarity: number;
+}
+
+export interface VectorItem {
+  id: string;
+  embedding: number[];
+  type: MemoryType;
+  /** ISO time the memory was said; stored for debugging in the index, never trusted over PostgreSQL. */
+  createdAt: string;
+}
+
+/**
+ * Vector index of active memories. Every call takes the user: there is no way to search, write or
+ * delete without a user filter.
+ */
+export interface VectorIndex {
+  upsert(input: { userId: string; items: VectorItem[] }): Promise<void>;
+  query(input: { userId: string; embedding: number[]; k: number; types?: MemoryType[] }): Promise<VectorHit[]>;
+  remove(input: { userId: string; ids: string[] }): Promise<void>;
+  heartbeat(): Promise<void>;
+}

@@ -1,0 +1,101 @@
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Embeddings } from '@langchain/core/embeddings';
+import type pg from 'pg';
+import { createActivities } from '../activities';
+import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
+import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
+import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
+import { migrate } from './adapters/postgres/migrate';
+import { createPool } from './adapters/postgres/pool';
+import { buildApi } from './api/server';
+import type { AppConfig } from './config';
+import type { ServiceDeps } from './services/deps';
+import { OfflineExtractor, type Extractor } from './services/extractor';
+import { signalRecalled } from './services/reinforcement-signal';
+import type { StackEndpoints } from './stack';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface Runtime {
+  config: AppConfig;
+  endpoints: StackEndpoints;
+  deps: ServiceDeps;
+  temporal: Client;
+  createWorker(opts?: { taskQueue?: string; workflowBundle?: WorkflowBundleOption }): Promise<Worker>;
+  createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number }): ReturnType<typeof buildApi>;
+  close(): Promise<void>;
+}
+
+function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddings {
+  if (config.embedder.provider === 'hashing') return new HashingEmbeddings(config.embedder.dimensions);
+  return new OpenAICompatibleEmbeddings({ baseUrl: endpoints.embeddingsUrl!, apiKey: config.embedder.apiKey, model: config.embedder.model });
+}
+
+function createExtractor(config: AppConfig): Extractor {
+  // The LLM extractor is wired when a model is configured (see README); offline rules otherwise.
+  return new OfflineExtractor();
+}
+
+/**
+ * The composition root: connects to the stack's endpoints, applies migrations, and builds the
+ * adapters once. Worker and API are created from it, so both see exactly the same wiring.
+ */
+export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
+  if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
+  const pool = opts.pool ?? createPool(endpoints.databaseUrl);
+  const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
+  const embeddings = createEmbeddings(config, endpoints);
+  const deps: ServiceDeps = { pool, vectors, embeddings, extractor: createExtractor(config), config };
+  const connection = await Connection.connect({ address: endpoints.temporalAddress });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const workers: NativeConnection[] = [];
+
+  return {
+    config,
+    endpoints,
+    deps,
+    temporal,
+    async createWorker(o = {}) {
+      const nativeConnection = await NativeConnection.connect({ address: endpoints.temporalAddress });
+      workers.push(nativeConnection);
+      return Worker.create({
+        connection: nativeConnection,
+        namespace: config.temporal.namespace,
+        taskQueue: o.taskQueue ?? config.temporal.taskQueue,
+        ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+        activities: createActivities(deps),
+      });
+    },
+    createApi(o = {}) {
+      return buildApi(
+        {
+          pool,
+          vectors,
+          embeddings,
+          config,
+          temporal,
+          taskQueue: o.taskQueue ?? config.temporal.taskQueue,
+          tenants: config.tenants,
+          idleSeconds: config.extraction.idleSeconds,
+          probes: { embedder: async () => void (await embeddings.embedQuery('healthz')) },
+        },
+        {
+          logLevel: config.logLevel,
+          maxMessageChars: config.extraction.maxMessageChars,
+          maxMessagesPerConversation: config.extraction.maxMessagesPerConversation,
+          afterRecall: (userId, ids, at) =>
+            signalRecalled(temporal, o.taskQueue ?? config.temporal.taskQueue, userId, ids, at, o.reinforcementFlushSeconds ?? 10, (err) =>
+              console.error(`recall reinforcement for ${userId} not recorded`, err),
+            ),
+        },
+      );
+    },
+    async close() {
+      await connection.close();
+      for (const c of workers) await c.close().catch(() => {});
+      if (!opts.pool) await pool.end();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import type pg from 'pg';
+import type { Embeddings } from '@langchain/core/embeddings';
+import type { VectorIndex } from '../core/ports';
+import type { AppConfig } from '../config';
+import type { Extractor } from './extractor';
+
+/** Everything the services and activities need, wired once by the worker / API entry points. */
+export interface ServiceDeps {
+  pool: pg.Pool;
+  vectors: VectorIndex;
+  embeddings: Embeddings;
+  extractor: Extractor;
+  config: Pick<AppConfig, 'extraction' | 'recall'>;
+}

@@ -1,0 +1,184 @@
+import { memoryStore } from '../adapters/postgres/memory-repository';
+import { ErrorCode, MemoryServiceError, type ErrorCode as Code } from '../core/errors';
+import { formatContext, type FormattedContext } from '../core/recall/format';
+import { rankMemories } from '../core/recall/rank';
+import { fuseRankings, type RouteRanking } from '../core/recall/rrf';
+import { sanitizeQuery } from '../core/recall/sanitize-query';
+import { tokenizeForIndex } from '../core/text/tokenize';
+import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
+import type { ServiceDeps } from './deps';
+
+export const RecallRoute = { ann: 'ann', bm25: 'bm25', recent: 'recent', type: 'type' } as const;
+export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
+export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'type'];
+
+export interface RecallOptions {
+  topK?: number;
+  tokenBudget?: number;
+  types?: MemoryType[];
+  recentMessages?: string[];
+  now?: Date;
+  timeZone?: string;
+  timeoutMs?: number;
+  /** Restrict the routes (evaluation measures each route's contribution this way). */
+  routes?: RecallRoute[];
+}
+
+export interface RecalledMemory {
+  id: string;
+  text: string;
+  type: MemoryType;
+  scope: MemoryScope;
+  score: number;
+  routes: string[];
+  createdAt: string;
+  source: MemorySource;
+}
+
+export interface RecallResult {
+  context: { system: string; userPrefix: string };
+  memories: RecalledMemory[];
+  tokens: number;
+  /** Set when a route failed or timed out; the context still holds what the other routes found. */
+  error?: { code: Code; message: string; routes: string[] };
+  routes: { route: RecallRoute; ok: boolean; ms: number; hits: number }[];
+}
+
+const CANDIDATES_PER_ROUTE = 20;
+/** Words that point at the recent past; they switch the recency route on. */
+const RECENCY_CUE = /上次|最近|之前|刚才|那天|前几天|last time|recently|lately|earlier|the other day|before/i;
+/** Types that are about the user's situation; the type route surfaces them when nothing matches lexically. */
+const SITUATION_TYPES: MemoryType[] = ['pain_point', 'goal', 'preference', 'fact'];
+
+class RouteTimeout extends Error {}
+
+function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
+  const ms = Math.max(0, deadline - Date.now());
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new RouteTimeout(`route exceeded its ${ms} ms budget`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+function errorCodeOf(err: unknown): Code {
+  if (err instanceof RouteTimeout) return ErrorCode.dependencyTimeout;
+  if (err instanceof MemoryServiceError) return err.code;
+  return ErrorCode.internal;
+}
+
+/**
+ * Hybrid recall for one chat message: ANN (Chroma) ∥ BM25 (PostgreSQL postings, jieba-segmented)
+ * ∥ recency/importance ∥ type routes, fused with RRF, ranked by decay × importance × type
+ * priority, cut to the token budget and formatted for the prompt. Never throws for a dependency
+ * failure: the failed routes are named in `error` and the others still contribute.
+ */
+export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings' | 'config'>, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
+  const started = Date.now();
+  const deadline = started + (options.timeoutMs ?? deps.config.recall.timeoutMs);
+  const now = options.now ?? new Date();
+  const query = sanitizeQuery(message);
+  const enabled = new Set(options.routes ?? ALL_ROUTES);
+  const k = CANDIDATES_PER_ROUTE;
+  const types = options.types && options.types.length > 0 ? options.types : undefined;
+  const tokens = tokenizeForIndex([query, ...(options.recentMessages ?? []).slice(-2)].join(' '));
+
+  const routeTasks: { route: RecallRoute; run: () => Promise<string[]> }[] = [];
+  if (enabled.has('ann') && query.length > 0)
+    routeTasks.push({
+      route: 'ann',
+      run: async () => {
+        const embedding = await deps.embeddings.embedQuery(query);
+        return (await deps.vectors.query({ userId, embedding, k, types })).map((h) => h.id);
+      },
+    });
+  if (enabled.has('bm25')) routeTasks.push({ route: 'bm25', run: async () => (await memoryStore.bm25(deps.pool, userId, tokens, k, types)).map((h) => h.id) });
+  if (enabled.has('recent') && (RECENCY_CUE.test(query) || options.routes?.includes('recent')))
+    routeTasks.push({ route: 'recent', run: () => memoryStore.recent(deps.pool, userId, Math.floor(k / 2), types) });
+  if (enabled.has('type'))
+    routeTasks.push({ route: 'type', run: async () => (await memoryStore.byTypes(deps.pool, userId, types ?? SITUATION_TYPES, 5, { now })).map((m) => m.id) });
+
+  const instructionsTask = memoryStore.byTypes(deps.pool, userId, ['instruction'], 10, { scope: 'global', now });
+  const settled = await Promise.allSettled(routeTasks.map(async (t) => {
+    const t0 = Date.now();
+    const ids = await withDeadline(t.run(), deadline);
+    return { ids, ms: Date.now() - t0 };
+  }));
+
+  const failures: { route: string; err: unknown }[] = [];
+  const rankings: RouteRanking[] = [];
+  const routeReport: RecallResult['routes'] = [];
+  settled.forEach((s, i) => {
+    const route = routeTasks[i]!.route;
+    if (s.status === 'fulfilled') {
+      rankings.push({ route, ids: s.value.ids });
+      routeReport.push({ route, ok: true, ms: s.value.ms, hits: s.value.ids.length });
+    } else {
+      failures.push({ route, err: s.reason });
+      routeReport.push({ route, ok: false, ms: Date.now() - started, hits: 0 });
+    }
+  });
+
+  let instructions: Memory[] = [];
+  let hydrated: Memory[] = [];
+  const fused = fuseRankings(rankings);
+  try {
+    [instructions, hydrated] = await withDeadline(
+      Promise.all([instructionsTask, memoryStore.getActive(deps.pool, userId, fused.map((f) => f.id), now)]),
+      deadline + 1000,
+    );
+  } catch (err) {
+    failures.push({ route: 'hydrate', err });
+  }
+
+  const byId = new Map(hydrated.map((m) => [m.id, m]));
+  const fusedById = new Map(fused.map((f) => [f.id, f]));
+  const ranked = rankMemories(
+    fused.flatMap((f) => (byId.has(f.id) ? [{ memory: byId.get(f.id)!, relevance: f.score }] : [])),
+    { now, maxResults: options.topK ?? 8 },
+  );
+  const formatted: FormattedContext = formatContext({
+    memories: ranked.map((r) => r.memory),
+    instructions,
+    budget: options.tokenBudget ?? deps.config.recall.tokenBudget,
+    timeZone: options.timeZone,
+  });
+  const included = new Set(formatted.included);
+  const scoreOf = new Map(ranked.map((r) => [r.memory.id, r.score]));
+  const memories: RecalledMemory[] = [...instructions, ...ranked.map((r) => r.memory)]
+    .filter((m, i, all) => included.has(m.id) && all.findIndex((x) => x.id === m.id) === i)
+    .map((m) => ({
+      id: m.id,
+      text: m.text,
+      type: m.type,
+      scope: m.scope,
+      score: scoreOf.get(m.id) ?? 1,
+      routes: fusedById.get(m.id)?.routes ?? ['instruction'],
+      createdAt: m.createdAt.toISOString(),
+      source: m.source,
+    }));
+
+  const result: RecallResult = {
+    context: { system: formatted.system, userPrefix: formatted.userPrefix },
+    memories,
+    tokens: formatted.tokens,
+    routes: routeReport,
+  };
+  if (failures.length > 0) {
+    const first = failures[0]!;
+    result.error = {
+      code: errorCodeOf(first.err),
+      message: failures.map((f) => `${f.route}: ${f.err instanceof Error ? f.err.message : String(f.err)}`).join('; '),
+      routes: failures.map((f) => f.route),
+    };
+  }
+  return result;
+}

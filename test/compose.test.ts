@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadConfig } from '../src/config';
+import { SEARCH_ATTRIBUTES } from '../src/core/search-attributes';
+
+// No Docker engine runs here, so docker-compose.yml is kept honest by checking it against the code.
+const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+  services: Record<string, { environment?: Record<string, string>; ports?: string[]; command?: string[]; depends_on?: unknown }>;
+};
+const envExample = readFileSync('.env.example', 'utf8');
+const documented = new Set([...envExample.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!));
+
+describe('docker-compose.yml', () => {
+  it('runs the whole production-like stack', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'chroma', 'embedder', 'postgresql', 'temporal', 'temporal-ui', 'worker']);
+    expect(compose.services.temporal!.environment!.DB).toBe('postgres12');
+    expect(compose.services.api!.ports).toContain('8080:8080');
+    expect(compose.services['temporal-ui']!.ports).toContain('8233:8080');
+  });
+
+  it('gives worker and API only variables the config knows, with values it accepts', () => {
+    for (const name of ['worker', 'api']) {
+      const env = compose.services[name]!.environment!;
+      for (const key of Object.keys(env)) expect(documented.has(key), `${name}: ${key} is not in .env.example`).toBe(true);
+      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+      const config = loadConfig(resolved);
+      expect(config.temporal.address).toBe('temporal:7233');
+      expect(config.chroma.url).toBe('http://chroma:8000');
+    }
+  });
+
+  it('starts the worker and the API from entry points that exist', () => {
+    for (const name of ['worker', 'api']) {
+      const entry = compose.services[name]!.command!.find((part) => part.endsWith('.ts'))!;
+      expect(() => readFileSync(entry)).not.toThrow();
+    }
+  });
+});
+
+describe('.env.example', () => {
+  it('documents every variable with a value the config accepts', () => {
+    const values = Object.fromEntries([...envExample.matchAll(/^([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect(() => loadConfig(values)).not.toThrow();
+    expect(Object.keys(values).length).toBeGreaterThan(30);
+  });
+
+  it('names the search attributes the stack registers', () => {
+    expect(Object.keys(SEARCH_ATTRIBUTES)).toContain('MemoryUserId');
+  });
+});

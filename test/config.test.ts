@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config';
+
+describe('config', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({});
+    expect(c.temporal.namespace).toBe('jarvis-memory');
+    expect(c.temporal.retentionDays).toBe(30);
+    expect(c.tenants).toEqual([{ tenantId: 'dev', key: 'dev-key-change-me' }]);
+    expect(c.llm).toEqual({ provider: 'none' });
+  });
+
+  it('fails fast naming the variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ CHROMA_URL: 'not a url' })).toThrow(/CHROMA_URL/);
+    expect(() => loadConfig({ API_KEYS: 'nokey' })).toThrow(/API_KEYS/);
+    expect(() => loadConfig({ LLM_PROVIDER: 'openai-compatible' })).toThrow(/LLM_BASE_URL/);
+    expect(() => loadConfig({ SCHEDULE_TIMEZONE: 'Mars/Olympus' })).toThrow(/SCHEDULE_TIMEZONE/);
+    try {
+      loadConfig({ TEMPORAL_RETENTION_DAYS: '-1' });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).problems[0]!.variable).toBe('TEMPORAL_RETENTION_DAYS');
+    }
+  });
+
+  it('parses several tenants', () => {
+    const c = loadConfig({ API_KEYS: 'acme:key-acme-123, globex:key-globex-456' });
+    expect(c.tenants.map((t) => t.tenantId)).toEqual(['acme', 'globex']);
+  });
+});

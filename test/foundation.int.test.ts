@@ -1,0 +1,115 @@
+import { ChromaClient } from 'chromadb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, OTHER_TENANT_KEY, type TestContext } from './support/harness';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+describe('foundation: the real stack end to end', () => {
+  it('reports every dependency healthy with its latency', async () => {
+    const res = await ctx.call('GET', '/healthz', undefined, { authorization: '' });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+    for (const name of ['temporal', 'postgres', 'chroma', 'embedder']) {
+      expect(res.body.checks[name].status, name).toBe('ok');
+      expect(typeof res.body.checks[name].latencyMs).toBe('number');
+    }
+  });
+
+  it('stores a memory through a workflow into PostgreSQL and Chroma, and recalls it only for its user', async () => {
+    const alice = `${ctx.prefix}-alice`;
+    const bob = `${ctx.prefix}-bob`;
+    const created = await ctx.call('POST', `/v1/users/${alice}/memories`, { text: '我对花生过敏，吃了会起疹子', type: 'fact' });
+    expect(created.status).toBe(201);
+    const id = created.body.memory.id as string;
+    expect(created.body.memory.status).toBe('active');
+    expect(created.body.workflowId).toMatch(new RegExp(`^store:${alice}:`));
+
+    // PostgreSQL row, scoped by user.
+    const { rows } = await ctx.runtime.deps.pool.query('SELECT user_id, text FROM memories WHERE id = $1', [id]);
+    expect(rows).toEqual([{ user_id: alice, text: '我对花生过敏，吃了会起疹子' }]);
+
+    // Chroma vector with user_id metadata.
+    const stack = new URL(ctx.runtime.endpoints.chromaUrl);
+    const chroma = new ChromaClient({ host: stack.hostname, port: Number(stack.port) });
+    const collection = await chroma.getCollection({ name: ctx.runtime.config.chroma.collection, embeddingFunction: null as never });
+    const got = await collection.get({ ids: [id], include: ['metadatas', 'embeddings'] });
+    expect(got.metadatas[0]).toMatchObject({ user_id: alice, type: 'fact' });
+    expect(got.embeddings[0]).toHaveLength(384);
+
+    const mine = await ctx.call('POST', `/v1/users/${alice}/recall`, { query: '我有什么过敏的东西吗？' });
+    expect(mine.status).toBe(200);
+    expect(mine.body.memories.map((m: { id: string }) => m.id)).toContain(id);
+    expect(mine.body.context.userPrefix).toContain('花生');
+    expect(mine.body.error).toBeUndefined();
+
+    const theirs = await ctx.call('POST', `/v1/users/${bob}/recall`, { query: '我有什么过敏的东西吗？' });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.memories).toEqual([]);
+    expect(JSON.stringify(theirs.body.context)).not.toContain('花生');
+  });
+
+  it('finds the store workflow again by its MemoryUserId search attribute', async () => {
+    const user = `${ctx.prefix}-carol`;
+    const created = await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'I prefer tabs over spaces', type: 'preference' });
+    expect(created.status).toBe(201);
+    const found: string[] = [];
+    // Visibility is eventually consistent; poll briefly.
+    for (let i = 0; i < 50 && found.length === 0; i++) {
+      for await (const wf of ctx.runtime.temporal.workflow.list({ query: `MemoryUserId = '${user}'` })) found.push(wf.workflowId);
+      if (found.length === 0) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(found).toEqual([created.body.workflowId]);
+    const description = await ctx.runtime.temporal.workflow.getHandle(created.body.workflowId).describe();
+    expect(description.status.name).toBe('COMPLETED');
+  });
+
+  it('keeps the namespace retention at the audit promise, not the 24 h dev default', async () => {
+    const ns = await ctx.runtime.temporal.connection.workflowService.describeNamespace({ namespace: ctx.runtime.config.temporal.namespace });
+    const seconds = Number(ns.config?.workflowExecutionRetentionTtl?.seconds ?? 0);
+    expect(seconds).toBe(ctx.runtime.config.temporal.retentionDays * 86_400);
+  });
+
+  it('refuses requests without a key, with an unknown key, or with another tenant’s key', async () => {
+    const user = `${ctx.prefix}-dave`;
+    await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'I live in Berlin', type: 'fact' });
+    const none = await ctx.call('GET', `/v1/users/${user}/memories`, undefined, { authorization: '' });
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe('unauthorized');
+    const wrong = await ctx.call('GET', `/v1/users/${user}/memories`, undefined, { authorization: 'Bearer nope-nope-nope' });
+    expect(wrong.status).toBe(401);
+    const other = await ctx.call('GET', `/v1/users/${user}/memories`, undefined, { authorization: `Bearer ${OTHER_TENANT_KEY}` });
+    expect(other.status).toBe(403);
+    expect(other.body.error.code).toBe('forbidden');
+    const otherRecall = await ctx.call('POST', `/v1/users/${user}/recall`, { query: 'Berlin' }, { authorization: `Bearer ${OTHER_TENANT_KEY}` });
+    expect(otherRecall.status).toBe(403);
+  });
+
+  it('answers bad input with a 4xx and a machine-readable code, writing nothing', async () => {
+    const user = `${ctx.prefix}-erin`;
+    const malformed = await ctx.call('POST', `/v1/users/${user}/memories`, '{"text": "x", ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe('malformed_json');
+    const badType = await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'x', type: 'gossip' });
+    expect(badType.status).toBe(400);
+    expect(badType.body.error.code).toBe('validation_failed');
+    const control = await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'bad\u0000text', type: 'fact' });
+    expect(control.status).toBe(400);
+    const oddUser = await ctx.call('POST', `/v1/users/${encodeURIComponent('../etc')}/memories`, { text: 'x', type: 'fact' });
+    expect(oddUser.status).toBe(400);
+    const listed = await ctx.call('GET', `/v1/users/${user}/memories`);
+    expect(listed.body.total).toBe(0);
+  });
+
+  it('serves an OpenAPI document', async () => {
+    const res = await ctx.call('GET', '/openapi.json', undefined, { authorization: '' });
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(res.body.paths)).toContain('/v1/users/{userId}/recall');
+  });
+});

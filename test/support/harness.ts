@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { Worker } from '@temporalio/worker';
+import { ensureDatabase } from '../../src/stack/local-postgres';
+import { loadConfig, type AppConfig } from '../../src/config';
+import { createRuntime, type Runtime } from '../../src/runtime';
+
+export const TEST_KEY = 'test-key-tenant-a';
+export const OTHER_TENANT_KEY = 'test-key-tenant-b';
+
+export interface TestContext {
+  runtime: Runtime;
+  worker: Worker;
+  workerRun: Promise<void>;
+  api: FastifyInstance;
+  baseUrl: string;
+  taskQueue: string;
+  prefix: string;
+  /** fetch against the API with the test tenant's key (or another header set). */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * An isolated slice of the shared real stack for one test file: its own PostgreSQL database, its
+ * own Chroma collection, its own Temporal task queue, a running worker and a listening API.
+ */
+export async function createTestContext(overrides: Partial<Record<string, string>> = {}): Promise<TestContext> {
+  const stack = inject('stack');
+  const prefix = `t${randomBytes(4).toString('hex')}`;
+  const dbName = `test_${prefix}`;
+  const admin = new URL(stack.databaseUrl);
+  admin.pathname = '/postgres';
+  await ensureDatabase(admin.toString(), dbName);
+  const databaseUrl = new URL(stack.databaseUrl);
+  databaseUrl.pathname = `/${dbName}`;
+
+  const config: AppConfig = loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    API_KEYS: `tenant-a:${TEST_KEY},tenant-b:${OTHER_TENANT_KEY}`,
+    CHROMA_COLLECTION: `mem_${prefix}`,
+    TEMPORAL_TASK_QUEUE: `q-${prefix}`,
+    LOG_LEVEL: 'warn',
+    CONVERSATION_IDLE_SECONDS: '3600',
+    ...overrides,
+  });
+  const runtime = await createRuntime(config, { ...stack, databaseUrl: databaseUrl.toString(), dataDir: '' });
+  const taskQueue = config.temporal.taskQueue;
+  const bundle = { code: inject('workflowBundle') };
+  let worker = await runtime.createWorker({ taskQueue, workflowBundle: bundle });
+  let workerRun = worker.run();
+  const api = await runtime.createApi({ taskQueue });
+  await api.listen({ host: '127.0.0.1', port: 0 });
+  const address = api.server.address();
+  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+  const ctx: TestContext = {
+    runtime,
+    get worker() {
+      return worker;
+    },
+    get workerRun() {
+      return workerRun;
+    },
+    api,
+    baseUrl,
+    taskQueue,
+    prefix,
+    async call(method, path, body, headers) {
+      const res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TEST_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Non-JSON bodies are returned as text for the assertion to show.
+      }
+      return { status: res.status, body: parsed };
+    },
+    async stopWorker() {
+      worker.shutdown();
+      await workerRun;
+    },
+    async startWorker() {
+      worker = await runtime.createWorker({ taskQueue, workflowBundle: bundle });
+      workerRun = worker.run();
+    },
+    async close() {
+      if (worker.getState() === 'RUNNING') {
+        worker.shutdown();
+        await workerRun;
+      }
+      await api.close();
+      await runtime.close();
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,45 @@
+import type { AppliedDecision } from '../src/core/dto';
+import type { MemoryType } from '../src/core/types';
+
+export interface StoreMemoryInput {
+  userId: string;
+  requestId: string;
+  text: string;
+  type: MemoryType;
+  scope?: 'global' | 'task';
+  confidence?: number;
+  importance?: number;
+  keywords?: string[];
+  metadata?: Record<string, unknown>;
+  expiresAt?: string;
+  /** When it was said (ISO); defaults to the request time. */
+  at: string;
+}
+
+export interface ConversationInput {
+  userId: string;
+  conversationId: string;
+  idleSeconds: number;
+}
+
+export interface MessagesAddedInput {
+  count: number;
+}
+
+export interface ExtractMemoriesInput {
+  userId: string;
+  conversationId: string;
+}
+
+export interface ExtractionResult {
+  userId: string;
+  conversationId: string;
+  messagesProcessed: number;
+  decisions: AppliedDecision[];
+  counts: Record<AppliedDecision['action'], number>;
+}
+
+export interface ConversationOutcome {
+  outcome: 'ended-by-call' | 'idle-extracted' | 'already-extracting';
+  extraction?: ExtractionResult;
+}
