@@ -1,0 +1,97 @@
+/**
+ * Deterministic, rule-based memory extractor for when no LLM is available. Pure: no I/O, no
+ * environment, no clock — every time comes from the messages' own timestamps.
+ *
+ * Per user message: split into sentences and clauses, classify each clause with the rules of
+ * its language (zh or en), group dependent clauses with the statement they belong to, and build
+ * one candidate per statement. Per assistant message: keep only concrete recommendations,
+ * methods or commitments, labelled as the assistant's.
+ */
+import type { ConversationMessage, MemoryCandidate } from '../types';
+import { extractAssistantContribution } from './assistant';
+import { buildCandidate } from './candidate';
+import { segmentMessage } from './segments';
+import { detectLang, normalizeFact, prepareText } from './text';
+
+/** Canonical form used to detect "the same normalised fact" (lowercase, no punctuation, no leading 我/I'm/My, half-width). */
+export { normalizeFact } from './text';
+
+/** Options of {@link extractCandidatesOffline}. */
+export interface OfflineExtractorOptions {
+  /** IANA zone the user lives in, for resolving "明天"/"next Friday" to a day; default 'UTC'. */
+  timezone?: string;
+}
+
+/** Small talk that never holds a memory, matched on the whole message. */
+const CHITCHAT =
+  /^(?:hi|hey|hello|yo|thanks|thank you|thx|ty|lol|lmao|haha+|ok|okay|ok cool|cool|nice|great|awesome|good|sure|yes|yeah|yep|no|nope|bye|good night|good morning|gm|gn|你好|您好|嗨|哈喽|谢谢|谢了|多谢|哈哈+|呵呵|好的|好|嗯+|哦+|行|可以|晚安|早安|早|再见|拜拜|ok的|收到|明白|了解)[\s!！.。~～?？]*$/iu;
+
+/**
+ * Statements about oneself come early and short; the tail of a very long message (a pasted
+ * document or log) is not read, which also bounds the cost of the rules.
+ */
+const MAX_MESSAGE = 4000;
+
+function extractFromUser(message: ConversationMessage, zone: string): MemoryCandidate[] {
+  const content = prepareText(message.content.slice(0, MAX_MESSAGE)).trim();
+  if (!content || CHITCHAT.test(content)) return [];
+  const lang = detectLang(content);
+  const out: MemoryCandidate[] = [];
+  for (const seg of segmentMessage(content, lang)) {
+    const candidate = buildCandidate(seg, { message, content, lang, zone });
+    if (candidate) out.push(candidate);
+  }
+  return out;
+}
+
+function neighbourUser(messages: readonly ConversationMessage[], from: number, step: 1 | -1): ConversationMessage | undefined {
+  for (let i = from + step; i >= 0 && i < messages.length; i += step) {
+    const m = messages[i];
+    if (m?.role === 'user') return m;
+    // Only the reply right after counts as the reaction; another assistant turn in between breaks it.
+    if (step === 1) return undefined;
+  }
+  return undefined;
+}
+
+/** Same normalised text and type said twice in one batch is one candidate with both provenances. */
+function dedupe(candidates: MemoryCandidate[]): MemoryCandidate[] {
+  const byKey = new Map<string, MemoryCandidate>();
+  const out: MemoryCandidate[] = [];
+  for (const c of candidates) {
+    const key = `${c.role}|${c.type}|${c.intent}|${normalizeFact(c.text)}`;
+    const seen = byKey.get(key);
+    if (seen) {
+      seen.messageIds = [...new Set([...seen.messageIds, ...c.messageIds])];
+      seen.confidence = Math.max(seen.confidence, c.confidence);
+      seen.importance = Math.max(seen.importance, c.importance);
+      continue;
+    }
+    byKey.set(key, c);
+    out.push(c);
+  }
+  return out;
+}
+
+/**
+ * Extracts memory candidates from a conversation without an LLM.
+ *
+ * @param messages the conversation, in order; each message's `at` is the candidate's `saidAt`.
+ * @param options `timezone` (IANA, default 'UTC') resolves relative days of events.
+ * @returns candidates in message order: user statements (facts, preferences, goals, pain points,
+ *   events, decisions, instructions, updates, forget requests) and the assistant's concrete
+ *   contributions. Chit-chat and questions yield nothing.
+ */
+export function extractCandidatesOffline(messages: ConversationMessage[], options: OfflineExtractorOptions = {}): MemoryCandidate[] {
+  const zone = options.timezone ?? 'UTC';
+  const out: MemoryCandidate[] = [];
+  messages.forEach((message, i) => {
+    if (message.role === 'user') {
+      out.push(...extractFromUser(message, zone));
+      return;
+    }
+    const contribution = extractAssistantContribution(message, neighbourUser(messages, i, -1), neighbourUser(messages, i, 1));
+    if (contribution) out.push(contribution);
+  });
+  return dedupe(out);
+}
