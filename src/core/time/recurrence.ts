@@ -1,0 +1,214 @@
+/**
+ * Thin helpers over the `rrule` library for recurring reminders ("每天早上8点", "every Monday at 9").
+ *
+ * Pure: no clock, no I/O. "Now" is always the `after` parameter.
+ *
+ * Why "floating" time: rrule's own TZID support converts through the host's local zone and gets
+ * DST wrong in places. A reminder rule is about *wall-clock* time in the user's zone ("08:00 every
+ * day, whatever the UTC offset"), so the rule is expanded in floating time (a `Date` whose UTC
+ * fields hold the local wall clock, i.e. no zone at all) and each occurrence is only then pinned
+ * to the user's IANA zone with luxon. A daily 08:00 rule thus stays at 08:00 local across DST.
+ */
+import * as rruleModule from 'rrule';
+import { DateTime } from 'luxon';
+import type { Options } from 'rrule';
+
+type RRuleModule = typeof rruleModule;
+// Under plain Node ESM the package's CommonJS/UMD build exposes its API only on `default`; bundlers
+// (and the type declarations) see named exports. Accept both shapes.
+const rruleLib: RRuleModule = (rruleModule as RRuleModule & { default?: RRuleModule }).default ?? rruleModule;
+const { RRule, Frequency } = rruleLib;
+
+/** How far ahead `nextOccurrence` looks before giving up (rules such as "Feb 30" never occur). */
+const SEARCH_YEARS = 10;
+/** Reminders closer together than this are almost certainly a parsing bug, not a wish. */
+const MIN_SPACING_MINUTES = 5;
+
+/** Result of {@link validateRrule}. */
+export type RruleValidation = { ok: true } | { ok: false; reason: string };
+
+interface ParsedRule {
+  options: Partial<Options>;
+  /** DTSTART from the string, already converted to floating wall time in the target zone. */
+  dtstart?: Date;
+}
+
+/** A luxon DateTime's wall-clock fields as a floating Date (UTC fields = local wall clock). */
+function toFloating(dt: DateTime): Date {
+  return new Date(Date.UTC(dt.year, dt.month - 1, dt.day, dt.hour, dt.minute, dt.second));
+}
+
+/**
+ * Pins a floating Date (UTC fields = wall clock) to `zone`. In a DST gap luxon moves it forward;
+ * a wall time that occurs twice takes its first instance (luxon alone would pick the second).
+ */
+function fromFloating(floating: Date, zone: string): DateTime {
+  const dt = DateTime.fromObject(
+    {
+      year: floating.getUTCFullYear(),
+      month: floating.getUTCMonth() + 1,
+      day: floating.getUTCDate(),
+      hour: floating.getUTCHours(),
+      minute: floating.getUTCMinutes(),
+      second: floating.getUTCSeconds(),
+    },
+    { zone },
+  );
+  return dt.getPossibleOffsets().reduce((earliest, c) => (c < earliest ? c : earliest), dt);
+}
+
+function assertZone(timeZone: string): void {
+  if (!DateTime.now().setZone(timeZone).isValid) throw new RangeError(`Invalid IANA time zone: ${timeZone}`);
+}
+
+/**
+ * Parses an RRULE (with or without the "RRULE:" prefix, optionally preceded by a DTSTART line)
+ * and converts zoned DTSTART / UNTIL values into floating wall time in `zone`.
+ */
+function parseRule(rule: string, zone: string): ParsedRule {
+  const text = rule.trim();
+  const options: Partial<Options> = RRule.parseString(text);
+  const result: ParsedRule = { options };
+
+  // parseString returns DTSTART/UNTIL as Dates whose UTC fields are the literal digits; whether
+  // those digits are UTC ("Z"), in a TZID, or floating is only visible in the raw text.
+  const dtstartMatch = /DTSTART(?:;TZID=([^:;\s]+))?:(\d{8}(?:T\d{6})?)(Z?)/iu.exec(text);
+  if (options.dtstart && dtstartMatch) {
+    const [, tzid, , utc] = dtstartMatch;
+    const literal = options.dtstart;
+    if (utc) result.dtstart = toFloating(DateTime.fromJSDate(literal, { zone: zone }));
+    else if (tzid && tzid !== zone) result.dtstart = toFloating(fromFloating(literal, tzid).setZone(zone));
+    else result.dtstart = literal;
+  }
+  delete options.dtstart;
+  delete options.tzid;
+
+  if (options.until) {
+    const utcUntil = /UNTIL=\d{8}T\d{6}Z/iu.test(text);
+    if (utcUntil) options.until = toFloating(DateTime.fromJSDate(options.until, { zone }));
+  }
+  return result;
+}
+
+function isIntList(value: unknown, min: number, max: number, allowZero = true): boolean {
+  const items = Array.isArray(value) ? (value as unknown[]) : [value];
+  return items.every(
+    (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max && (allowZero || v !== 0),
+  );
+}
+
+/** Range checks rrule itself skips (it happily accepts BYHOUR=25 or BYHOUR=abc). */
+function checkOptions(options: Partial<Options>): string | undefined {
+  if (options.freq === undefined || options.freq === null) return 'missing or unknown FREQ';
+  if (options.freq === Frequency.SECONDLY) return 'FREQ=SECONDLY is not allowed for reminders';
+  const interval = options.interval ?? 1;
+  if (!isIntList(interval, 1, 10_000)) return 'INTERVAL must be a positive integer';
+  if (options.freq === Frequency.MINUTELY && interval < MIN_SPACING_MINUTES) {
+    return `FREQ=MINUTELY needs INTERVAL>=${MIN_SPACING_MINUTES}`;
+  }
+  if (options.count !== undefined && options.count !== null && !isIntList(options.count, 1, 1_000_000)) {
+    return 'COUNT must be a positive integer';
+  }
+  const ranges: [keyof Options, number, number, boolean][] = [
+    ['byhour', 0, 23, true],
+    ['byminute', 0, 59, true],
+    ['bysecond', 0, 59, true],
+    ['bymonth', 1, 12, true],
+    ['bymonthday', -31, 31, false],
+    ['byyearday', -366, 366, false],
+    ['byweekno', -53, 53, false],
+    ['bysetpos', -366, 366, false],
+  ];
+  for (const [key, min, max, allowZero] of ranges) {
+    const value = options[key];
+    if (value === undefined || value === null) continue;
+    if (!isIntList(value, min, max, allowZero)) return `${String(key).toUpperCase()} out of range`;
+  }
+  if (options.byweekday !== undefined && options.byweekday !== null) {
+    const days = Array.isArray(options.byweekday) ? options.byweekday : [options.byweekday];
+    if (days.some((d) => d === undefined || d === null)) return 'BYDAY has an unknown weekday';
+  }
+  return undefined;
+}
+
+/**
+ * Checks that a string is a usable RFC 5545 RRULE for a reminder: it parses, has a FREQ, every
+ * BYxxx value is in range, it does not fire more often than every 5 minutes, and it occurs at
+ * least once within 10 years of its start (so "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30" is rejected).
+ * Accepts an optional "RRULE:" prefix and an optional leading DTSTART line.
+ */
+export function validateRrule(rrule: string): RruleValidation {
+  if (typeof rrule !== 'string' || rrule.trim() === '') return { ok: false, reason: 'empty rule' };
+  let parsed: ParsedRule;
+  try {
+    parsed = parseRule(rrule, 'UTC');
+  } catch (error) {
+    return { ok: false, reason: `unparseable: ${(error as Error).message}` };
+  }
+  const problem = checkOptions(parsed.options);
+  if (problem) return { ok: false, reason: problem };
+  // Any fixed anchor works for "can it ever occur"; a DTSTART in the string is respected so
+  // that COUNT/UNTIL are judged against the real series start.
+  const anchor = parsed.dtstart ?? new Date(Date.UTC(2000, 0, 1));
+  try {
+    const rule = new RRule({ ...parsed.options, dtstart: anchor });
+    const horizon = new Date(anchor.getTime());
+    horizon.setUTCFullYear(horizon.getUTCFullYear() + SEARCH_YEARS);
+    let found = false;
+    rule.between(anchor, horizon, true, () => {
+      found = true;
+      return false;
+    });
+    if (!found) return { ok: false, reason: `no occurrence within ${SEARCH_YEARS} years of its start` };
+  } catch (error) {
+    return { ok: false, reason: `invalid rule: ${(error as Error).message}` };
+  }
+  return { ok: true };
+}
+
+/**
+ * The first occurrence of `rrule` strictly after the instant `after`, evaluated in wall-clock time
+ * of `timeZone` (so "BYHOUR=8" means 08:00 local on every date, in summer and winter alike).
+ *
+ * Series anchor: `opts.dtstart`, else a DTSTART inside the string, else `after` itself (truncated
+ * to the minute). The anchor only matters for parts the rule leaves open — INTERVAL phase, COUNT,
+ * and a missing BYHOUR/BYDAY/BYMONTHDAY (taken from the anchor's time, weekday and day).
+ *
+ * DST: a wall time that does not exist (02:30 on a spring-forward day) fires at the shifted time
+ * luxon picks (03:30); a wall time that occurs twice (autumn) fires once, at its first instance.
+ *
+ * @returns undefined when the series has ended (COUNT/UNTIL) or never occurs within 10 years.
+ * @throws RangeError for an invalid zone; Error for an unparseable rule.
+ */
+export function nextOccurrence(
+  rrule: string,
+  after: Date,
+  timeZone: string,
+  opts: { dtstart?: Date } = {},
+): Date | undefined {
+  assertZone(timeZone);
+  const parsed = parseRule(rrule, timeZone);
+  const problem = checkOptions(parsed.options);
+  if (problem) throw new Error(`Invalid RRULE "${rrule}": ${problem}`);
+
+  const afterLocal = DateTime.fromJSDate(after, { zone: timeZone });
+  const dtstart = opts.dtstart
+    ? toFloating(DateTime.fromJSDate(opts.dtstart, { zone: timeZone }))
+    : (parsed.dtstart ?? toFloating(afterLocal.startOf('minute')));
+  const rule = new RRule({ ...parsed.options, dtstart });
+
+  // Start a day early: around an autumn fall-back the floating time of `after` can be an hour
+  // "ahead" of an occurrence that is still in the future as an instant.
+  const from = toFloating(afterLocal.minus({ days: 1 }));
+  const to = toFloating(afterLocal.plus({ years: SEARCH_YEARS }));
+  let next: Date | undefined;
+  rule.between(from, to, true, (occurrence) => {
+    const instant = fromFloating(occurrence, timeZone);
+    if (instant.toMillis() > after.getTime()) {
+      next = instant.toJSDate();
+      return false;
+    }
+    return true;
+  });
+  return next;
+}
