@@ -31,8 +31,8 @@ function auditOf(conversationId?: string) {
 }
 
 /** Idempotency key of a candidate: the same messages saying the same thing give the same key. */
-export function candidateKey(conversationId: string, c: MemoryCandidate): string {
-  return `extract:${conversationId}:${c.messageIds.join(',')}:${shortHash(`${c.type}|${c.intent}|${normalizeFact(c.text)}`)}`;
+export function candidateKey(userId: string, conversationId: string, c: MemoryCandidate): string {
+  return `extract:${userId}:${conversationId}:${c.messageIds.join(',')}:${shortHash(`${c.type}|${c.intent}|${normalizeFact(c.text)}`)}`;
 }
 
 /**
@@ -81,7 +81,7 @@ export function createActivities(deps: ServiceDeps) {
         const candidates = await deps.extractor.extract({ messages, timezone: 'UTC' });
         const seen = new Set<string>();
         const unique = candidates
-          .map((c) => ({ candidate: candidateToDTO(c), key: candidateKey(input.conversationId, c) }))
+          .map((c) => ({ candidate: candidateToDTO(c), key: candidateKey(input.userId, input.conversationId, c) }))
           .filter((c) => (seen.has(c.key) ? false : (seen.add(c.key), true)));
         return {
           candidates: unique,

@@ -74,10 +74,12 @@ CREATE TABLE memory_events (
   conversation_id  text,
   message_ids      text[] NOT NULL DEFAULT '{}',
   actor            text NOT NULL,
-  idempotency_key  text UNIQUE,
+  idempotency_key  text,
   created_at       timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX memory_events_memory_idx ON memory_events (user_id, memory_id, id);
+-- Idempotency is per user: two users saying the same thing in same-named conversations are distinct.
+CREATE UNIQUE INDEX memory_events_idempotency_idx ON memory_events (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
 
 -- Vector writes that PostgreSQL committed but Chroma has not confirmed yet (transactional outbox).
 CREATE TABLE vector_outbox (

@@ -30,7 +30,7 @@ export const eventStore = {
       `INSERT INTO memory_events (user_id, memory_id, action, reason, before, after, workflow_id, run_id,
          conversation_id, message_ids, actor, idempotency_key, created_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, COALESCE($13, now()))
-       ON CONFLICT (idempotency_key) DO NOTHING`,
+       ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
       [
         e.userId, e.memoryId, e.action, e.reason,
         e.before === undefined ? null : JSON.stringify(e.before),

@@ -201,10 +201,10 @@ export const memoryStore = {
     extra: { supersededBy?: string; /** Needed when the memory becomes active again. */ tokens?: string[] } = {},
   ): Promise<Memory | undefined> {
     const { rows } = await c.query<MemoryRow & { doc_length: number; text: string; keywords: string[]; prev: MemoryStatus }>(
-      `UPDATE memories m SET status = $3, updated_at = $4,
-              superseded_by = COALESCE($5, m.superseded_by),
-              archived_at = CASE WHEN $3 = 'archived' THEN $4 ELSE NULL END,
-              last_accessed_at = CASE WHEN $3 = 'active' THEN $4 ELSE m.last_accessed_at END
+      `UPDATE memories m SET status = $3::text, updated_at = GREATEST(m.updated_at, $4::timestamptz),
+              superseded_by = COALESCE($5::uuid, m.superseded_by),
+              archived_at = CASE WHEN $3::text = 'archived' THEN $4::timestamptz ELSE NULL END,
+              last_accessed_at = CASE WHEN $3::text = 'active' THEN $4::timestamptz ELSE m.last_accessed_at END
          FROM (SELECT status AS prev FROM memories WHERE user_id = $1 AND id = $2 FOR UPDATE) p
         WHERE m.user_id = $1 AND m.id = $2
         RETURNING ${COLUMNS.split(',').map((col) => `m.${col.trim()}`).join(', ')}, m.doc_length, p.prev`,

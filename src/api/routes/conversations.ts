@@ -52,8 +52,15 @@ export const conversationRoutes =
         if (ids.size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
         const receivedAt = new Date();
         const result = await inTransaction(deps.pool, async (client) => {
-          const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE user_id = $1 AND conversation_id = $2', [userId, conversationId]);
-          if (Number(rows[0]!.n) + messages.length > limits.maxMessagesPerConversation) {
+          // Serialise appends to one conversation so the size cap cannot be raced past.
+          await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`${userId}/${conversationId}`]);
+          const { rows } = await client.query<{ n: string; known: string }>(
+            `SELECT count(*) AS n, count(*) FILTER (WHERE message_id = ANY($3::text[])) AS known
+               FROM messages WHERE user_id = $1 AND conversation_id = $2`,
+            [userId, conversationId, messages.map((m) => m.id)],
+          );
+          const fresh = messages.length - Number(rows[0]!.known);
+          if (fresh > 0 && Number(rows[0]!.n) + fresh > limits.maxMessagesPerConversation) {
             throw new MemoryServiceError(ErrorCode.payloadTooLarge, `a conversation holds at most ${limits.maxMessagesPerConversation} messages; start a new conversation id`, { conversationId });
           }
           return conversationStore.append(
