@@ -10,6 +10,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          sequence: { groupOrder: 0 },
           exclude: ['test/**/*.int.test.ts'],
           environment: 'node',
         },
@@ -18,6 +19,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.int.test.ts'],
+          sequence: { groupOrder: 1 },
           environment: 'node',
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 120_000,

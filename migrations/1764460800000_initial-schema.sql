@@ -40,6 +40,7 @@ CREATE TABLE memories (
 );
 CREATE INDEX memories_user_status_idx ON memories (user_id, status, type);
 CREATE INDEX memories_user_recent_idx ON memories (user_id, updated_at DESC) WHERE status = 'active';
+CREATE INDEX memories_user_importance_idx ON memories (user_id, importance DESC, updated_at DESC) WHERE status = 'active';
 CREATE INDEX memories_user_normalized_idx ON memories (user_id, normalized_text) WHERE status = 'active';
 CREATE INDEX memories_status_expiry_idx ON memories (expires_at) WHERE status = 'active' AND expires_at IS NOT NULL;
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
 import { createActivities } from '../activities';
@@ -28,6 +28,16 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+let sdkLoggerInstalled = false;
+
+/** The SDK logs every worker state change at INFO; follow the service's LOG_LEVEL instead. */
+function installSdkLogger(level: AppConfig['logLevel']): void {
+  if (sdkLoggerInstalled) return;
+  sdkLoggerInstalled = true;
+  const map: Record<AppConfig['logLevel'], LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' };
+  TemporalRuntime.install({ logger: new DefaultLogger(map[level]) });
+}
+
 function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddings {
   if (config.embedder.provider === 'hashing') return new HashingEmbeddings(config.embedder.dimensions);
   return new OpenAICompatibleEmbeddings({ baseUrl: endpoints.embeddingsUrl!, apiKey: config.embedder.apiKey, model: config.embedder.model });
@@ -43,6 +53,7 @@ function createExtractor(config: AppConfig): Extractor {
  * adapters once. Worker and API are created from it, so both see exactly the same wiring.
  */
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
+  installSdkLogger(config.logLevel);
   if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });

@@ -61,7 +61,7 @@ export const recallBody = z.object({
   recentMessages: z.array(z.string().max(8000)).max(20).optional(),
   now: isoDate.optional(),
   timeZone: z.string().max(64).optional(),
-  routes: z.array(z.enum(['ann', 'bm25', 'recent', 'type'])).optional(),
+  routes: z.array(z.enum(['ann', 'bm25', 'recent', 'important', 'type'])).optional(),
 });
 
 export const memoryView = z.object({

@@ -36,7 +36,7 @@ export interface RecallRequest {
   recentMessages?: string[];
   now?: string;
   timeZone?: string;
-  routes?: ('ann' | 'bm25' | 'recent' | 'type')[];
+  routes?: ('ann' | 'bm25' | 'recent' | 'important' | 'type')[];
 }
 
 export interface RecallResponse {

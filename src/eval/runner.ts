@@ -52,6 +52,7 @@ export async function checkScenario(client: MemoryClient, scenario: Scenario, ru
       if (n !== c.expectMemories) problems.push(`expected ${c.expectMemories} active memories matching ${JSON.stringify(c.expect[0])}, found ${n}`);
     }
     if (result.error) problems.push(`recall error ${result.error.code}: ${result.error.message}`);
+    if (problems.length > 0 && process.env.EVAL_VERBOSE) problems.push(`context was: ${JSON.stringify(context)}; memories: ${JSON.stringify(result.memories.map((m) => [m.type, m.score.toFixed(4), m.routes.join('+'), m.text]))}`);
     checks.push({ query: c.query, passed: problems.length === 0, problems });
   }
   return { id: scenario.id, tags: scenario.tags, mode, passed: checks.every((c) => c.passed), checks };

@@ -1,16 +1,18 @@
 import { memoryStore } from '../adapters/postgres/memory-repository';
 import { ErrorCode, MemoryServiceError, type ErrorCode as Code } from '../core/errors';
+import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import { formatContext, type FormattedContext } from '../core/recall/format';
 import { rankMemories } from '../core/recall/rank';
 import { fuseRankings, type RouteRanking } from '../core/recall/rrf';
+import { planRoutes } from '../core/recall/query-intent';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { tokenizeForIndex } from '../core/text/tokenize';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import type { ServiceDeps } from './deps';
 
-export const RecallRoute = { ann: 'ann', bm25: 'bm25', recent: 'recent', type: 'type' } as const;
+export const RecallRoute = { ann: 'ann', bm25: 'bm25', recent: 'recent', important: 'important', type: 'type' } as const;
 export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
-export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'type'];
+export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type'];
 
 export interface RecallOptions {
   topK?: number;
@@ -45,10 +47,8 @@ export interface RecallResult {
 }
 
 const CANDIDATES_PER_ROUTE = 20;
-/** Words that point at the recent past; they switch the recency route on. */
-const RECENCY_CUE = /上次|最近|之前|刚才|那天|前几天|last time|recently|lately|earlier|the other day|before/i;
-/** Types that are about the user's situation; the type route surfaces them when nothing matches lexically. */
-const SITUATION_TYPES: MemoryType[] = ['pain_point', 'goal', 'preference', 'fact'];
+/** The importance route is a short list of high/critical memories: it lifts what matters most, it does not flood. */
+const IMPORTANT_K = 5;
 
 class RouteTimeout extends Error {}
 
@@ -101,10 +101,14 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
       },
     });
   if (enabled.has('bm25')) routeTasks.push({ route: 'bm25', run: async () => (await memoryStore.bm25(deps.pool, userId, tokens, k, types)).map((h) => h.id) });
-  if (enabled.has('recent') && (RECENCY_CUE.test(query) || options.routes?.includes('recent')))
+  const plan = planRoutes(query);
+  if (enabled.has('recent') && (plan.recent || options.routes?.includes('recent')))
     routeTasks.push({ route: 'recent', run: () => memoryStore.recent(deps.pool, userId, Math.floor(k / 2), types) });
-  if (enabled.has('type'))
-    routeTasks.push({ route: 'type', run: async () => (await memoryStore.byTypes(deps.pool, userId, types ?? SITUATION_TYPES, 5, { now })).map((m) => m.id) });
+  if (enabled.has('important'))
+    routeTasks.push({ route: 'important', run: () => memoryStore.mostImportant(deps.pool, userId, IMPORTANT_K, { types, now, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high }) });
+  const routeTypes = types ?? plan.types;
+  if (enabled.has('type') && routeTypes.length > 0)
+    routeTasks.push({ route: 'type', run: async () => (await memoryStore.byTypes(deps.pool, userId, routeTypes, 10, { now })).map((m) => m.id) });
 
   const instructionsTask = memoryStore.byTypes(deps.pool, userId, ['instruction'], 10, { scope: 'global', now });
   const settled = await Promise.allSettled(routeTasks.map(async (t) => {

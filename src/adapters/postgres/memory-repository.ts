@@ -160,6 +160,20 @@ export const memoryStore = {
     return rows.map((r) => r.id);
   },
 
+  /** The user's most important active memories, standing instructions aside (the importance route). */
+  async mostImportant(q: Queryable, userId: string, k: number, opts: { types?: MemoryType[]; now?: Date; minImportance: number }): Promise<string[]> {
+    const { rows } = await q.query<{ id: string }>(
+      `SELECT id FROM memories
+        WHERE user_id = $1 AND status = 'active' AND type <> 'instruction' AND importance >= $5
+          AND ($3::text[] IS NULL OR type = ANY($3::text[]))
+          AND (expires_at IS NULL OR expires_at > COALESCE($4::timestamptz, now()))
+        ORDER BY importance DESC, updated_at DESC
+        LIMIT $2`,
+      [userId, k, opts.types && opts.types.length > 0 ? opts.types : null, opts.now ?? null, opts.minImportance],
+    );
+    return rows.map((r) => r.id);
+  },
+
   /** Active memories of the given types, most important first (the type/metadata route). */
   async byTypes(q: Queryable, userId: string, types: MemoryType[], k: number, opts: { scope?: MemoryScope; now?: Date } = {}): Promise<Memory[]> {
     const { rows } = await q.query<MemoryRow>(

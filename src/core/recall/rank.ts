@@ -30,10 +30,11 @@ export const TYPE_WEIGHTS: Readonly<Record<MemoryType, number>> = {
 };
 
 /**
- * importanceWeight = floor + (1 − floor)·importance. A floor of 0.5 keeps a low-importance but
- * exact match competitive (importance 0 halves the score instead of zeroing it).
+ * importanceWeight = floor + (1 − floor)·importance. The seed multiplies by importance outright;
+ * a floor of 0.25 keeps a low-importance exact match alive while letting what the user called
+ * urgent or very important (importance ≈ 0.9) outrank an idle preference that merely shares a word.
  */
-export const IMPORTANCE_WEIGHT_FLOOR = 0.5;
+export const IMPORTANCE_WEIGHT_FLOOR = 0.25;
 
 /** Extra multiplier for memories whose decay is below {@link DEPRIORITIZE_THRESHOLD}. */
 export const DEPRIORITIZE_FACTOR = 0.5;

@@ -116,7 +116,8 @@ describe('formatContext layout', () => {
     const exchanges: PastExchange[] = [
       { date: AT, userText: '推荐个午餐'.repeat(10), assistantText: '试试沙拉'.repeat(10), messageIds: ['m1'] },
     ];
-    const onlyMemories = formatContext({ memories });
+    // Both calls stay under the compact threshold, so they share one layout.
+    const onlyMemories = formatContext({ memories, budget: 150 });
     const out = formatContext({ memories, pastExchanges: exchanges, budget: onlyMemories.tokens + 5 });
     expect(out.included).toEqual(['f1', 'f2']);
     expect(out.includedMessageIds).toEqual([]);
@@ -222,6 +223,13 @@ describe('token budget', () => {
     }
   });
 
+  it('switches to the compact layout under a tight budget so the memory that matters still fits', () => {
+    const out = formatContext({ memories: [mem('p', '最困扰我的是 payment-svc 每天晚上 9 点都会超时，真的很急', { type: 'pain_point' })], budget: 60 });
+    expect(out.included).toEqual(['p']);
+    expect(out.userPrefix).toContain('超时');
+    expect(out.tokens).toBeLessThanOrEqual(60);
+  });
+
   it('with a tiny budget injects nothing rather than overflowing', () => {
     const out = formatContext({ memories: [mem('a', '用户对花生过敏')], budget: 20 });
     expect(out.tokens).toBeLessThanOrEqual(20);
@@ -230,8 +238,8 @@ describe('token budget', () => {
   });
 
   it('truncates a long memory to fit, keeping its label and date', () => {
-    const out = formatContext({ memories: [mem('long', '这是一段非常长的记忆内容，'.repeat(60))], budget: 150 });
-    expect(out.tokens).toBeLessThanOrEqual(150);
+    const out = formatContext({ memories: [mem('long', '这是一段非常长的记忆内容，'.repeat(60))], budget: 300 });
+    expect(out.tokens).toBeLessThanOrEqual(300);
     expect(out.included).toEqual(['long']);
     expect(out.userPrefix).toMatch(/- \[fact\|global\] 这是一段.*…\(已截断\) \(2026-09-01, conf=0\.90\)/u);
   });
@@ -262,8 +270,9 @@ describe('token budget', () => {
       { route: 'bm25', ids: ['p', 'f', 'g'] },
     ]);
     const ranked = rankMemories(fused.map((x) => ({ memory: rankable(x.id), relevance: x.score })), { now });
-    const full = formatContext({ memories: ranked.map((r) => r.memory) });
-    const twoLines = formatContext({ memories: ranked.slice(0, 2).map((r) => r.memory) });
+    // Budgets below COMPACT_BELOW_TOKENS use the compact layout; measure in that layout too.
+    const full = formatContext({ memories: ranked.map((r) => r.memory), budget: 150 });
+    const twoLines = formatContext({ memories: ranked.slice(0, 2).map((r) => r.memory), budget: 150 });
     expect(full.tokens).toBeGreaterThan(twoLines.tokens);
     const tight = formatContext({ memories: ranked.map((r) => r.memory), budget: twoLines.tokens });
     expect(tight.included).toEqual(['p', 'g']);

@@ -4,6 +4,7 @@ import {
   DEPRIORITIZE_FACTOR,
   TYPE_WEIGHTS,
   importanceWeight,
+  IMPORTANCE_WEIGHT_FLOOR,
   rankMemories,
   type RankableMemory,
 } from '../../../src/core/recall/rank';
@@ -38,11 +39,11 @@ describe('constants', () => {
     expect(w.instruction).toBe(1);
   });
 
-  it('importance weight ranges from 0.5 to 1', () => {
-    expect(importanceWeight(0)).toBe(0.5);
+  it('importance weight ranges from the floor to 1', () => {
+    expect(importanceWeight(0)).toBe(IMPORTANCE_WEIGHT_FLOOR);
     expect(importanceWeight(1)).toBe(1);
     expect(importanceWeight(2)).toBe(1);
-    expect(importanceWeight(Number.NaN)).toBe(0.5);
+    expect(importanceWeight(Number.NaN)).toBe(IMPORTANCE_WEIGHT_FLOOR);
   });
 });
 
@@ -52,7 +53,7 @@ describe('rankMemories', () => {
     const [r] = rankMemories([{ memory, relevance: 0.03 }], { now: NOW });
     const decay = Math.exp((-10 * Math.LN2) / 30);
     expect(r?.decay).toBeCloseTo(decay, 12);
-    expect(r?.score).toBeCloseTo(0.03 * decay * 0.9 * TYPE_WEIGHTS.goal, 12);
+    expect(r?.score).toBeCloseTo(0.03 * decay * importanceWeight(0.8) * TYPE_WEIGHTS.goal, 12);
     expect(r?.deprioritized).toBe(false);
   });
 
@@ -60,7 +61,7 @@ describe('rankMemories', () => {
     const stale = mem('stale', { lastAccessedAt: new Date(NOW.getTime() - 40 * DAY) }); // medium: 0.397
     const [r] = rankMemories([{ memory: stale, relevance: 1 }], { now: NOW });
     expect(r?.deprioritized).toBe(true);
-    expect(r?.score).toBeCloseTo(r!.decay * 0.75 * TYPE_WEIGHTS.fact * DEPRIORITIZE_FACTOR, 12);
+    expect(r?.score).toBeCloseTo(r!.decay * importanceWeight(0.5) * TYPE_WEIGHTS.fact * DEPRIORITIZE_FACTOR, 12);
   });
 
   it('never returns archived-level decay, inactive or expired memories', () => {
@@ -122,7 +123,7 @@ describe('rankMemories', () => {
     const candidates = Array.from({ length: 12 }, (_, i) => ({ memory: mem(`m${String(i).padStart(2, '0')}`), relevance: 1 / (61 + i) }));
     expect(rankMemories(candidates, { now: NOW })).toHaveLength(DEFAULT_MAX_RESULTS);
     expect(rankMemories(candidates, { now: NOW, maxResults: 3 }).map((r) => r.memory.id)).toEqual(['m00', 'm01', 'm02']);
-    const threshold = 0.75 * 0.75 * ((1 / 63 + 1 / 64) / 2); // between the 3rd and 4th score
+    const threshold = importanceWeight(0.5) * TYPE_WEIGHTS.fact * ((1 / 63 + 1 / 64) / 2); // between the 3rd and 4th score
     const above = rankMemories(candidates, { now: NOW, maxResults: 100, scoreThreshold: threshold });
     expect(above.map((r) => r.memory.id)).toEqual(['m00', 'm01', 'm02']);
     expect(rankMemories(candidates, { now: NOW, maxResults: 0 })).toEqual([]);
