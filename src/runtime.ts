@@ -13,6 +13,8 @@ import { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import type { ServiceDeps } from './services/deps';
 import { OfflineExtractor, type Extractor } from './services/extractor';
+import { createChatModel } from './adapters/llm/chat-model';
+import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { signalRecalled } from './services/reinforcement-signal';
 import type { StackEndpoints } from './stack';
 
@@ -44,8 +46,10 @@ function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddi
 }
 
 function createExtractor(config: AppConfig): Extractor {
-  // The LLM extractor is wired when a model is configured (see README); offline rules otherwise.
-  return new OfflineExtractor();
+  const offline = new OfflineExtractor();
+  if (config.llm.provider === 'none') return offline;
+  // The offline rules stay as the safe fallback when the model's output is unusable.
+  return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
 /**
