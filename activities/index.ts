@@ -6,6 +6,7 @@ import { normalizeFact } from '../src/core/extraction/offline-extractor';
 import { shortHash } from '../src/core/ids';
 import type { MemoryCandidate } from '../src/core/types';
 import type { ServiceDeps } from '../src/services/deps';
+import type { ExtractionReport } from '../src/services/extractor';
 import { applyCandidate } from '../src/services/memory-writer';
 import { applyRecallReinforcement } from '../src/services/reinforcement';
 import { syncVectors } from '../src/services/vector-sync';
@@ -71,14 +72,16 @@ export function createActivities(deps: ServiceDeps) {
       });
     },
 
-    async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null }> {
+    async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport }> {
       return asActivity(async () => {
         const messages = await conversationStore.page(deps.pool, input.userId, input.conversationId, input.afterSeq, input.limit);
         if (messages.length === 0 && input.afterSeq === 0) {
           throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId: input.conversationId });
         }
         Context.current().heartbeat({ afterSeq: input.afterSeq });
-        const candidates = await deps.extractor.extract({ messages, timezone: 'UTC' });
+        // Relative dates ("明天", "next Friday") resolve in the user's own timezone.
+        const tz = await deps.pool.query<{ timezone: string }>('SELECT timezone FROM users WHERE user_id = $1', [input.userId]);
+        const { candidates, report } = await deps.extractor.extract({ messages, timezone: tz.rows[0]?.timezone ?? 'UTC' });
         const seen = new Set<string>();
         const unique = candidates
           .map((c) => ({ candidate: candidateToDTO(c), key: candidateKey(input.userId, input.conversationId, c) }))
@@ -86,6 +89,8 @@ export function createActivities(deps: ServiceDeps) {
         return {
           candidates: unique,
           messageCount: messages.length,
+          // In the activity result, so Temporal UI shows which extractor ran and any bad model output.
+          report,
           nextSeq: messages.length < input.limit ? null : messages[messages.length - 1]!.seq,
         };
       });
