@@ -4,7 +4,8 @@ import type { createActivities } from '../activities';
 type Activities = ReturnType<typeof createActivities>;
 const { applyRecallReinforcement } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
-  retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 0 },
+  // No attempt limit: a reinforcement batch must eventually land, and it is idempotent per batch.
+  retry: { initialInterval: '1s', maximumInterval: '1m' },
 });
 
 export interface MemoriesRecalledInput {

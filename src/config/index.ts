@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MEMORY_TYPES, type MemoryType } from '../core/types';
 
 /**
  * The only module that reads `process.env`. Everything is parsed once at start; a bad value fails
@@ -39,6 +40,22 @@ const tenantsSchema = z
     }
     return keys;
   });
+
+/** "type:days" pairs, comma-separated; "none" means the type never expires (MEMORY_TTL_DAYS). */
+const ttlSchema = z.string().transform((raw, ctx) => {
+  const ttl: Partial<Record<MemoryType, number | null>> = {};
+  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [type, days] = entry.split(':').map((s) => s.trim());
+    const known = (MEMORY_TYPES as readonly string[]).includes(type ?? '');
+    const value = days === 'none' ? null : Number(days);
+    if (!known || (value !== null && !(Number.isInteger(value) && value > 0))) {
+      ctx.addIssue({ code: 'custom', message: `expected "type:days" or "type:none" with a memory type and a positive whole number of days, got "${entry.slice(0, 40)}"` });
+      return z.NEVER;
+    }
+    ttl[type as MemoryType] = value;
+  }
+  return ttl;
+});
 
 const llmSchema = z.discriminatedUnion('provider', [
   z.object({ provider: z.literal('none') }),
@@ -111,6 +128,14 @@ const envSchema = z.object({
   MAX_MESSAGE_CHARS: positiveInt.default(8000),
   MAX_MESSAGES_PER_CONVERSATION: positiveInt.default(10000),
   SCHEDULE_TIMEZONE: z.string().default('UTC'),
+  // Proactive memory (reminders, digests, nudges)
+  DIGEST_DEFAULT_TIME: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM').default('22:00'),
+  NUDGE_INTERVAL_MINUTES: positiveInt.default(60),
+  REMINDER_ACK_SECONDS: positiveInt.default(86400),
+  // Memory lifecycle (forgetting curve, capacity, expiry sweep)
+  MAX_ACTIVE_MEMORIES_PER_USER: positiveInt.default(5000),
+  MEMORY_TTL_DAYS: ttlSchema.prefault('event:30'),
+  SWEEP_BATCH_SIZE: z.coerce.number().int().min(100).max(50_000).default(5000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -143,6 +168,10 @@ export interface AppConfig {
   };
   recall: { timeoutMs: number; tokenBudget: number };
   scheduleTimezone: string;
+  /** Reminders, daily digests and nudges (issue #7). */
+  proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number };
+  /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
+  lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
 }
 
 /** Thrown at start when the environment is invalid; names every offending variable. */
@@ -183,7 +212,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     fail(variable, `required when LLM_PROVIDER=${e.LLM_PROVIDER}`);
   }
 
-  const embedder =
+  const embedder = embedderSchema.parse(
     e.EMBEDDINGS_PROVIDER === 'hashing'
       ? { provider: 'hashing' as const, dimensions: e.EMBEDDINGS_DIMENSIONS }
       : {
@@ -192,7 +221,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
           apiKey: e.EMBEDDINGS_API_KEY ?? 'not-needed',
           model: e.EMBEDDINGS_MODEL,
           dimensions: e.EMBEDDINGS_DIMENSIONS,
-        };
+        },
+  );
 
   if (!isValidTimezone(e.SCHEDULE_TIMEZONE)) fail('SCHEDULE_TIMEZONE', `unknown IANA timezone "${e.SCHEDULE_TIMEZONE}"`);
 
@@ -224,6 +254,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     recall: { timeoutMs: e.RECALL_TIMEOUT_MS, tokenBudget: e.RECALL_TOKEN_BUDGET },
     scheduleTimezone: e.SCHEDULE_TIMEZONE,
+    proactive: { digestDefaultTime: e.DIGEST_DEFAULT_TIME, nudgeIntervalMinutes: e.NUDGE_INTERVAL_MINUTES, reminderAckSeconds: e.REMINDER_ACK_SECONDS },
+    lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
   };
 }
 

@@ -24,8 +24,10 @@ export const graphStore = {
     );
     const idByName = new Map(rows.map((r) => [r.name, r.id]));
     await c.query(
-      `INSERT INTO memory_entities (memory_id, entity_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`,
-      [memoryId, [...new Set(rows.map((r) => r.id))]],
+      `INSERT INTO memory_entities (memory_id, entity_id)
+       SELECT m.id, e FROM memories m, unnest($2::uuid[]) AS e WHERE m.id = $1 AND m.user_id = $3
+       ON CONFLICT DO NOTHING`,
+      [memoryId, [...new Set(rows.map((r) => r.id))], userId],
     );
     const rels = relations.filter((r) => idByName.has(r.source) && idByName.has(r.target));
     if (rels.length > 0) {

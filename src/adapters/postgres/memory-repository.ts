@@ -193,14 +193,17 @@ export const memoryStore = {
     opts: { status?: MemoryStatus; type?: MemoryType; limit: number; offset: number },
   ): Promise<{ memories: Memory[]; total: number }> {
     const params = [userId, opts.status ?? null, opts.type ?? null];
-    const where = `user_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)`;
     const [{ rows }, count] = await Promise.all([
-      q.query<MemoryRow>(`SELECT ${COLUMNS} FROM memories WHERE ${where} ORDER BY created_at DESC, id LIMIT $4 OFFSET $5`, [
-        ...params,
-        opts.limit,
-        opts.offset,
-      ]),
-      q.query<{ n: string }>(`SELECT count(*) AS n FROM memories WHERE ${where}`, params),
+      q.query<MemoryRow>(
+        `SELECT ${COLUMNS} FROM memories
+          WHERE user_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)
+          ORDER BY created_at DESC, id LIMIT $4 OFFSET $5`,
+        [...params, opts.limit, opts.offset],
+      ),
+      q.query<{ n: string }>(
+        `SELECT count(*) AS n FROM memories WHERE user_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)`,
+        params,
+      ),
     ]);
     return { memories: rows.map(rowToMemory), total: Number(count.rows[0]?.n ?? 0) };
   },

@@ -101,7 +101,7 @@ export function neutralizeText(text: string): string {
     .replace(CONTROL, ' ')
     .replace(/[<＜﹤]/gu, '‹')
     .replace(/[>＞﹥]/gu, '›')
-    .replace(/[\[［]/gu, '〔')
+    .replace(/[[［]/gu, '〔')
     .replace(/[\]］]/gu, '〕')
     .replace(/`{3,}/gu, '`')
     .replace(/#{2,}/gu, '#')
