@@ -1,0 +1,70 @@
+import { recall } from '../src/services/recall';
+import { fmt, startBenchStack, stats, timed } from './support';
+import { BENCH_QUERIES, embeddingPool, loadUser } from './synthetic';
+
+/**
+ * Recall + format latency at 1k, 10k and 100k memories for one user, with 100 other users in the
+ * same stores, against real Chroma and PostgreSQL. The floor is a raw Chroma query of the same k
+ * with the same user filter, measured interleaved in the same run. "warm" reuses query embeddings
+ * (cache); "cold" embeds every query (the e5 call is part of the chat path then).
+ */
+export async function run(args: string[]): Promise<void> {
+  const quick = args.includes('--quick');
+  const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  const others = quick ? 20 : 100;
+  const perOther = quick ? 200 : 500;
+  const samples = quick ? 100 : 300;
+  const bench = await startBenchStack();
+  try {
+    const { runtime } = bench;
+    const pool = await embeddingPool(runtime);
+    let t0 = performance.now();
+    for (let u = 0; u < others; u++) await loadUser(runtime, pool, `other-${u}`, perOther, u * perOther);
+    console.log(`loaded ${others} other users × ${perOther} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const queryVectors = new Map<string, number[]>();
+    for (const q of BENCH_QUERIES) queryVectors.set(q, await runtime.deps.embeddings.embedQuery(q));
+
+    const rows: string[] = [];
+    for (const n of sizes) {
+      const user = `target-${n}`;
+      t0 = performance.now();
+      await loadUser(runtime, pool, user, n, 1_000_000);
+      console.log(`loaded ${n} memories for ${user} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const now = new Date();
+      for (let i = 0; i < 20; i++) await recall(runtime.deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now }); // warm-up
+      const warm: number[] = [];
+      const perRoute = new Map<string, number[]>();
+      const floor: number[] = [];
+      const sqlFloor: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const q = BENCH_QUERIES[i % BENCH_QUERIES.length]!;
+        const [, f] = await timed(() => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q)!, k: 20 }));
+        floor.push(f);
+        const [, s] = await timed(() => runtime.deps.pool.query('SELECT id FROM memories WHERE user_id = $1 AND status = $2 ORDER BY importance DESC LIMIT 20', [user, 'active']));
+        sqlFloor.push(s);
+        const [r, w] = await timed(() => recall(runtime.deps, user, q, { now }));
+        if (r.error) throw new Error(`recall degraded during the benchmark: ${r.error.message}`);
+        warm.push(w);
+        for (const route of r.routes) perRoute.set(route.route, [...(perRoute.get(route.route) ?? []), route.ms]);
+      }
+      const cold: number[] = [];
+      for (let i = 0; i < Math.min(60, samples); i++) {
+        const [, c] = await timed(() => recall(runtime.deps, user, `${BENCH_QUERIES[i % BENCH_QUERIES.length]} ${i}`, { now }));
+        cold.push(c);
+      }
+      const W = stats(warm);
+      const F = stats(floor);
+      const S = stats(sqlFloor);
+      const C = stats(cold);
+      rows.push(
+        `${String(n).padStart(7)} | warm p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} p99 ${fmt(W.p99)} | cold p50 ${fmt(C.p50)} p95 ${fmt(C.p95)} | chroma floor p50 ${fmt(F.p50)} p95 ${fmt(F.p95)} | sql floor p50 ${fmt(S.p50)} | warm/chroma p50 ×${(W.p50 / F.p50).toFixed(2)} p95 ×${(W.p95 / F.p95).toFixed(2)}`,
+      );
+      console.log(rows.at(-1));
+      console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
+    }
+    console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
+    for (const r of rows) console.log(r);
+  } finally {
+    await bench.stop();
+  }
+}
