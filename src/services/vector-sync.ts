@@ -24,7 +24,7 @@ export async function syncVectors(
     try {
       if (deletes.length > 0) {
         await deps.vectors.remove({ userId, ids: deletes.map((e) => e.memoryId) });
-        for (const e of deletes) await outboxStore.done(deps.pool, e.memoryId, e.enqueuedAt);
+        for (const e of deletes) await outboxStore.done(deps.pool, userId, e.memoryId, e.enqueuedAt);
         removed += deletes.length;
       }
       if (upserts.length > 0) {
@@ -40,13 +40,13 @@ export async function syncVectors(
             createdAt: e.createdAt.toISOString(),
           })),
         });
-        for (const e of upserts) await outboxStore.done(deps.pool, e.memoryId, e.enqueuedAt);
+        for (const e of upserts) await outboxStore.done(deps.pool, userId, e.memoryId, e.enqueuedAt);
         upserted += upserts.length;
       }
     } catch (err) {
       // Left in the outbox with the error recorded: the next sync retries it, nothing is lost.
       failed += list.length;
-      await outboxStore.failed(deps.pool, list.map((e) => e.memoryId), err instanceof Error ? err.message : String(err));
+      await outboxStore.failed(deps.pool, userId, list.map((e) => e.memoryId), err instanceof Error ? err.message : String(err));
     }
   }
   return { upserted, removed, failed };

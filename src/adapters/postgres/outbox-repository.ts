@@ -32,13 +32,18 @@ export const outboxStore = {
     }));
   },
 
-  /** Clears an entry only if nothing newer was enqueued for the memory in the meantime. */
-  async done(q: Queryable, memoryId: string, enqueuedAt: Date): Promise<void> {
-    await q.query('DELETE FROM vector_outbox WHERE memory_id = $1 AND enqueued_at = $2', [memoryId, enqueuedAt]);
+  /**
+   * Clears an entry only if nothing newer was enqueued for the memory in the meantime. Compared at
+   * millisecond precision: `enqueued_at` has microseconds, the JS Date read back has not, so an
+   * exact comparison never matched and synced entries stayed in the outbox for ever.
+   */
+  async done(q: Queryable, userId: string, memoryId: string, enqueuedAt: Date): Promise<void> {
+    await q.query(`DELETE FROM vector_outbox WHERE user_id = $1 AND memory_id = $2 AND date_trunc('milliseconds', enqueued_at) = $3`, [userId, memoryId, enqueuedAt]);
   },
 
-  async failed(q: Queryable, memoryIds: string[], error: string): Promise<void> {
-    await q.query('UPDATE vector_outbox SET attempts = attempts + 1, last_error = $2 WHERE memory_id = ANY($1::uuid[])', [
+  async failed(q: Queryable, userId: string, memoryIds: string[], error: string): Promise<void> {
+    await q.query('UPDATE vector_outbox SET attempts = attempts + 1, last_error = $3 WHERE user_id = $1 AND memory_id = ANY($2::uuid[])', [
+      userId,
       memoryIds,
       error.slice(0, 500),
     ]);

@@ -1,0 +1,90 @@
+import { Context } from '@temporalio/activity';
+import type { LifecycleAudit } from '../src/adapters/postgres/lifecycle-repository';
+import { addSweepCounts, appendCapped, MAX_LISTED_TRANSITIONS } from '../src/core/lifecycle/sweep';
+import type { ServiceDeps } from '../src/services/deps';
+import {
+  drainVectorDeletes,
+  enforceCapacity,
+  expireArchived,
+  reinforceImportant,
+  sweepDecay,
+  type LifecycleStepInput,
+  type LifecycleStepResult,
+} from '../src/services/lifecycle-sweep';
+
+/** Input of every lifecycle step activity (JSON: times as ISO strings). */
+export interface LifecycleBatchInput {
+  /** The sweep's instant (ISO), fixed for the whole sweep. */
+  now: string;
+  /** Resume after this memory id (user id for the capacity step); null at the start. */
+  cursor: string | null;
+  /** Page size; defaults to SWEEP_BATCH_SIZE (100 users per page for the capacity step). */
+  limit?: number;
+  /** Stop starting pages after this long and return the cursor (default 20 s). */
+  budgetMs?: number;
+}
+
+const DEFAULT_BUDGET_MS = 20_000;
+const CAPACITY_USERS_PER_PAGE = 100;
+
+function audit(): LifecycleAudit {
+  const info = Context.current().info;
+  return { workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId, actor: `workflow:${info.workflowType}` };
+}
+
+/**
+ * Runs a step with heartbeats after every committed page. A retried attempt resumes from the last
+ * heartbeat's cursor and counts (pages are idempotent, so resuming from an earlier cursor would be
+ * correct too, only slower).
+ */
+async function withHeartbeats(
+  input: LifecycleBatchInput,
+  defaultLimit: number,
+  step: (s: LifecycleStepInput) => Promise<LifecycleStepResult>,
+): Promise<LifecycleStepResult> {
+  const ctx = Context.current();
+  const resumed = ctx.info.heartbeatDetails as LifecycleStepResult | undefined;
+  const result = await step({
+    now: new Date(input.now),
+    cursor: resumed?.cursor ?? input.cursor,
+    limit: input.limit ?? defaultLimit,
+    budgetMs: input.budgetMs ?? DEFAULT_BUDGET_MS,
+    audit: audit(),
+    onPage: (progress) => ctx.heartbeat(progress),
+  });
+  if (!resumed) return result;
+  // Pages committed by the failed attempt were reported in its last heartbeat only.
+  const sample = appendCapped(resumed.transitions, result.transitions, MAX_LISTED_TRANSITIONS);
+  return { ...result, counts: addSweepCounts(resumed.counts, result.counts), transitions: sample.list, truncated: resumed.truncated || result.truncated || sample.truncated };
+}
+
+/** Activities of the lifecycle workflows (daily sweep, weekly reinforcement). */
+export function createLifecycleActivities(deps: ServiceDeps) {
+  const batch = deps.config.lifecycle.sweepBatchSize;
+  return {
+    /** One or more pages of the decay pass (refresh decay, expire, archive). */
+    async sweepBatch(input: LifecycleBatchInput): Promise<LifecycleStepResult> {
+      return withHeartbeats(input, batch, (s) => sweepDecay(deps, s));
+    },
+
+    /** Expires archived memories whose lifetime ended. */
+    async expireArchivedBatch(input: LifecycleBatchInput): Promise<LifecycleStepResult> {
+      return withHeartbeats(input, batch, (s) => expireArchived(deps, s));
+    },
+
+    /** Archives the overflow of users above the capacity cap (`cap` overrides MAX_ACTIVE_MEMORIES_PER_USER). */
+    async enforceCapacityBatch(input: LifecycleBatchInput & { cap?: number }): Promise<LifecycleStepResult> {
+      return withHeartbeats(input, CAPACITY_USERS_PER_PAGE, (s) => enforceCapacity(deps, { ...s, cap: input.cap ?? deps.config.lifecycle.maxActivePerUser }));
+    },
+
+    /** Deletes the vectors of memories that left the active set. */
+    async drainVectorDeletes(input: LifecycleBatchInput): Promise<LifecycleStepResult> {
+      return withHeartbeats(input, batch, (s) => drainVectorDeletes(deps, s));
+    },
+
+    /** Weekly: refreshes high/critical memories (decay reset, importance recomputed). */
+    async reinforceImportantBatch(input: LifecycleBatchInput): Promise<LifecycleStepResult> {
+      return withHeartbeats(input, batch, (s) => reinforceImportant(deps, s));
+    },
+  };
+}

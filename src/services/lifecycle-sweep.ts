@@ -1,0 +1,163 @@
+import { FIRST_ID, lifecycleStore, type LifecycleAudit } from '../adapters/postgres/lifecycle-repository';
+import { inTransaction } from '../adapters/postgres/pool';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import {
+  addSweepCounts,
+  appendCapped,
+  emptySweepCounts,
+  MAX_LISTED_TRANSITIONS,
+  type LifecycleStepResult,
+  type LifecycleTransition,
+  type SweepCounts,
+} from '../core/lifecycle/sweep';
+import type { ServiceDeps } from './deps';
+
+export type { LifecycleStepResult };
+import { importanceFor } from './importance';
+
+/**
+ * The lifecycle jobs as loops of set-based pages. Each step runs pages until its work is done or
+ * its time budget is spent, reporting progress after every committed page (the activity turns
+ * that into a heartbeat), and returns a cursor to resume from. Every page is its own
+ * transaction and idempotent, so a step retried after a crash redoes nothing.
+ */
+
+/** Common input of a step. */
+export interface LifecycleStepInput {
+  now: Date;
+  cursor: string | null;
+  /** Memories per page (users per page for the capacity step). */
+  limit: number;
+  /** Stop starting new pages after this long; the caller resumes from the cursor. */
+  budgetMs: number;
+  audit: LifecycleAudit;
+  /** Called after each committed page with the progress so far. */
+  onPage?: (progress: LifecycleStepResult) => void;
+}
+
+function fresh(cursor: string | null): LifecycleStepResult {
+  return { cursor, done: false, counts: emptySweepCounts(), transitions: [], truncated: false };
+}
+
+function record(state: LifecycleStepResult, counts: Partial<SweepCounts>, transitions: LifecycleTransition[]): void {
+  state.counts = addSweepCounts(state.counts, counts);
+  const capped = appendCapped(state.transitions, transitions, MAX_LISTED_TRANSITIONS);
+  state.transitions = capped.list;
+  state.truncated ||= capped.truncated;
+}
+
+async function loop(input: Pick<LifecycleStepInput, 'budgetMs' | 'onPage'>, state: LifecycleStepResult, page: () => Promise<void>): Promise<LifecycleStepResult> {
+  const started = Date.now();
+  do {
+    await page();
+    input.onPage?.(state);
+  } while (!state.done && Date.now() - started < input.budgetMs);
+  return state;
+}
+
+const count = (transitions: LifecycleTransition[], action: LifecycleTransition['action']) => transitions.filter((t) => t.action === action).length;
+
+/** Decay pass over all users' active memories: refresh decay, expire the stale, archive the faded. */
+export async function sweepDecay(deps: Pick<ServiceDeps, 'pool'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
+  const state = fresh(input.cursor);
+  return loop(input, state, async () => {
+    const page = await inTransaction(deps.pool, (c) =>
+      lifecycleStore.sweepDecayPage(c, { now: input.now, afterId: state.cursor ?? FIRST_ID, limit: input.limit, audit: input.audit }),
+    );
+    record(state, { scanned: page.scanned, updated: page.updated, archived: count(page.transitions, 'archive'), expired: count(page.transitions, 'expire') }, page.transitions);
+    if (page.lastId === null || page.scanned < input.limit) state.done = true;
+    else state.cursor = page.lastId;
+  });
+}
+
+/** Expires archived memories whose lifetime ended (no cursor: each page takes what is due). */
+export async function expireArchived(deps: Pick<ServiceDeps, 'pool'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
+  const state = fresh(null);
+  return loop(input, state, async () => {
+    const moved = await inTransaction(deps.pool, (c) => lifecycleStore.expireArchivedPage(c, { now: input.now, limit: input.limit, audit: input.audit }));
+    record(state, { expired: moved.length, updated: moved.length }, moved);
+    if (moved.length < input.limit) state.done = true;
+  });
+}
+
+/** Users handled per transaction by the capacity step: bounded work per lock set. */
+const CAPACITY_USERS_PER_TRANSACTION = 20;
+
+/** Archives each over-capacity user's least important memories beyond `cap`. Cursor: user id. */
+export async function enforceCapacity(deps: Pick<ServiceDeps, 'pool'>, input: LifecycleStepInput & { cap: number }): Promise<LifecycleStepResult> {
+  const state = fresh(input.cursor);
+  return loop(input, state, async () => {
+    const users = await lifecycleStore.usersOverCapacity(deps.pool, { cap: input.cap, afterUserId: state.cursor ?? '', limit: input.limit });
+    for (let i = 0; i < users.length; i += CAPACITY_USERS_PER_TRANSACTION) {
+      const chunk = users.slice(i, i + CAPACITY_USERS_PER_TRANSACTION);
+      const moved = await inTransaction(deps.pool, (c) => lifecycleStore.archiveOverCapacity(c, { userIds: chunk, cap: input.cap, now: input.now, audit: input.audit }));
+      record(state, { capacityArchived: moved.length, updated: moved.length }, moved);
+    }
+    if (users.length < input.limit) state.done = true;
+    else state.cursor = users[users.length - 1]!;
+  });
+}
+
+/** Chroma ids per delete request. */
+const VECTOR_DELETE_CHUNK = 2000;
+
+/**
+ * Drains pending vector deletions in bulk (deletes need no embeddings). Cursor: memory id. Each
+ * page holds its outbox rows locked while Chroma deletes them. On a Chroma failure the confirmed
+ * chunks stay cleared, the rest records the attempt and stays in the outbox (for the retry or any
+ * later sync), and a retryable error is thrown.
+ */
+export async function drainVectorDeletes(deps: Pick<ServiceDeps, 'pool' | 'vectors'>, input: Omit<LifecycleStepInput, 'now' | 'audit'>): Promise<LifecycleStepResult> {
+  const state = fresh(input.cursor);
+  return loop(input, state, async () => {
+    let failed: { entries: { memoryId: string; userId: string }[]; err: unknown } | undefined;
+    const page = await inTransaction(deps.pool, async (c) => {
+      const pending = await lifecycleStore.lockVectorDeletes(c, { afterId: state.cursor ?? FIRST_ID, limit: input.limit });
+      let removed = 0;
+      for (let i = 0; i < pending.length; i += VECTOR_DELETE_CHUNK) {
+        const chunk = pending.slice(i, i + VECTOR_DELETE_CHUNK);
+        try {
+          await deps.vectors.removeMany({ items: chunk.map((e) => ({ userId: e.userId, id: e.memoryId })) });
+        } catch (err) {
+          failed = { entries: pending.slice(i), err };
+          break;
+        }
+        removed += await lifecycleStore.clearVectorDeletes(c, chunk);
+      }
+      return { pending, removed };
+    });
+    if (failed) {
+      const message = failed.err instanceof Error ? failed.err.message : String(failed.err);
+      await lifecycleStore.failVectorDeletes(deps.pool, failed.entries, message);
+      throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `${failed.entries.length} vector deletions left pending`, {}, { cause: failed.err });
+    }
+    record(state, { vectorsRemoved: page.removed }, []);
+    if (page.pending.length < input.limit) state.done = true;
+    else state.cursor = page.pending[page.pending.length - 1]!.memoryId;
+  });
+}
+
+/** Audit reason of the weekly reinforcement. */
+export const AUTO_REINFORCE_REASON = 'weekly reinforcement of high-importance memories: last access refreshed, decay reset';
+
+/**
+ * Weekly reinforcement (seed M.2.3 auto_reinforce): every high/critical active memory not
+ * accessed since `now` gets last access = now (decay back to 1) and a recomputed importance,
+ * never lower than before. Cursor: memory id. Re-running at the same `now` changes nothing.
+ */
+export async function reinforceImportant(deps: Pick<ServiceDeps, 'pool'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
+  const state = fresh(input.cursor);
+  return loop(input, state, async () => {
+    const { rows, moved } = await inTransaction(deps.pool, async (c) => {
+      const page = await lifecycleStore.lockReinforcementPage(c, { now: input.now, afterId: state.cursor ?? FIRST_ID, limit: input.limit });
+      const updates = page.map((m) => {
+        const imp = importanceFor({ text: m.text, frequencyCount: m.frequencyCount, lastAccessedAt: input.now, now: input.now, associatedTopics: m.associatedTopics, prior: m.importance });
+        return { id: m.id, importance: imp.score, importanceLevel: imp.level, components: imp.components };
+      });
+      return { rows: page, moved: await lifecycleStore.applyReinforcement(c, { now: input.now, updates, audit: input.audit, reason: AUTO_REINFORCE_REASON }) };
+    });
+    record(state, { scanned: rows.length, updated: moved.length }, moved);
+    if (rows.length < input.limit) state.done = true;
+    else state.cursor = rows[rows.length - 1]!.id;
+  });
+}
