@@ -1,0 +1,106 @@
+import type { ReminderSource, ReminderState, ReminderStatus } from '../../core/proactive/reminder-state';
+import type { Queryable } from './pool';
+
+export type { ReminderSource };
+
+export interface ReminderRecord {
+  id: string;
+  userId: string;
+  text: string;
+  status: ReminderStatus;
+  dueAt: Date;
+  timeZone: string;
+  rrule: string | null;
+  seriesStart: Date | null;
+  assumedTime: boolean;
+  occurrence: number;
+  firedAt: Date | null;
+  snoozedUntil: Date | null;
+  dismissedAt: Date | null;
+  source: ReminderSource;
+  workflowId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewReminder = Pick<ReminderRecord, 'id' | 'userId' | 'text' | 'dueAt' | 'timeZone' | 'rrule' | 'seriesStart' | 'assumedTime' | 'source' | 'workflowId'>;
+
+function toRecord(r: Record<string, unknown>): ReminderRecord {
+  return {
+    id: r.id as string,
+    userId: r.user_id as string,
+    text: r.text as string,
+    status: r.status as ReminderStatus,
+    dueAt: r.due_at as Date,
+    timeZone: r.time_zone as string,
+    rrule: (r.rrule as string | null) ?? null,
+    seriesStart: (r.series_start as Date | null) ?? null,
+    assumedTime: r.assumed_time as boolean,
+    occurrence: r.occurrence as number,
+    firedAt: (r.fired_at as Date | null) ?? null,
+    snoozedUntil: (r.snoozed_until as Date | null) ?? null,
+    dismissedAt: (r.dismissed_at as Date | null) ?? null,
+    source: r.source as ReminderSource,
+    workflowId: r.workflow_id as string,
+    createdAt: r.created_at as Date,
+    updatedAt: r.updated_at as Date,
+  };
+}
+
+/** Reminders as their workflows last recorded them; every query is scoped by user. */
+export const reminderStore = {
+  /** Inserts the reminder unless it exists; returns the stored row and whether this call created it. */
+  async insert(q: Queryable, r: NewReminder, at: Date): Promise<{ reminder: ReminderRecord; created: boolean }> {
+    const { rows } = await q.query(
+      `INSERT INTO reminders (id, user_id, text, status, due_at, time_zone, rrule, series_start, assumed_time, source, workflow_id, created_at, updated_at)
+       VALUES ($1, $2, $3, 'scheduled', $4, $5, $6, $7, $8, $9, $10, $11, $11)
+       ON CONFLICT (id) DO NOTHING RETURNING *`,
+      [r.id, r.userId, r.text, r.dueAt, r.timeZone, r.rrule, r.seriesStart, r.assumedTime, JSON.stringify(r.source), r.workflowId, at],
+    );
+    if (rows[0]) return { reminder: toRecord(rows[0]), created: true };
+    const existing = await reminderStore.get(q, r.userId, r.id);
+    if (!existing) throw new Error(`reminder ${r.id} exists for another user`);
+    return { reminder: existing, created: false };
+  },
+
+  /** Mirrors the workflow's state (the workflow is the only writer after creation). */
+  async applyState(q: Queryable, userId: string, state: ReminderState, at: Date): Promise<ReminderRecord | undefined> {
+    const { rows } = await q.query(
+      `UPDATE reminders SET status = $3, due_at = $4, occurrence = $5, fired_at = $6, snoozed_until = $7,
+              dismissed_at = $8, updated_at = GREATEST(updated_at, $9)
+        WHERE user_id = $1 AND id = $2 RETURNING *`,
+      [userId, state.reminderId, state.status, state.dueAt, state.occurrence, state.firedAt ?? null, state.snoozedUntil ?? null, state.dismissedAt ?? null, at],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  },
+
+  async get(q: Queryable, userId: string, id: string): Promise<ReminderRecord | undefined> {
+    const { rows } = await q.query('SELECT * FROM reminders WHERE user_id = $1 AND id = $2', [userId, id]);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  },
+
+  async list(q: Queryable, userId: string, opts: { status?: ReminderStatus; limit: number }): Promise<ReminderRecord[]> {
+    const { rows } = await q.query(
+      `SELECT * FROM reminders WHERE user_id = $1 AND ($2::text IS NULL OR status = $2)
+        ORDER BY due_at DESC, id LIMIT $3`,
+      [userId, opts.status ?? null, opts.limit],
+    );
+    return rows.map(toRecord);
+  },
+
+  /** Open reminders next due in [from, to): scheduled ones by due time, snoozed ones by snooze end. */
+  async dueBetween(q: Queryable, userId: string, from: Date, to: Date): Promise<ReminderRecord[]> {
+    const { rows } = await q.query(
+      `SELECT * FROM reminders
+        WHERE user_id = $1 AND status IN ('scheduled','snoozed')
+          AND COALESCE(snoozed_until, due_at) >= $2 AND COALESCE(snoozed_until, due_at) < $3
+        ORDER BY COALESCE(snoozed_until, due_at) LIMIT 50`,
+      [userId, from, to],
+    );
+    return rows.map(toRecord);
+  },
+
+  async remove(q: Queryable, userId: string, id: string): Promise<void> {
+    await q.query('DELETE FROM reminders WHERE user_id = $1 AND id = $2', [userId, id]);
+  },
+};

@@ -1,0 +1,49 @@
+import type { DigestRecord } from '../adapters/postgres/digest-repository';
+import type { NotificationRecord } from '../adapters/postgres/notification-repository';
+import type { ReminderRecord } from '../adapters/postgres/reminder-repository';
+
+export function reminderToView(r: ReminderRecord) {
+  return {
+    id: r.id,
+    text: r.text,
+    status: r.status,
+    dueAt: r.dueAt.toISOString(),
+    timezone: r.timeZone,
+    ...(r.rrule ? { rrule: r.rrule } : {}),
+    assumedTime: r.assumedTime,
+    occurrence: r.occurrence,
+    ...(r.firedAt ? { firedAt: r.firedAt.toISOString() } : {}),
+    ...(r.snoozedUntil && r.status === 'snoozed' ? { snoozedUntil: r.snoozedUntil.toISOString() } : {}),
+    ...(r.dismissedAt ? { dismissedAt: r.dismissedAt.toISOString() } : {}),
+    source: r.source as unknown as Record<string, unknown>,
+    workflowId: r.workflowId,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+export function notificationToView(n: NotificationRecord) {
+  return {
+    id: n.id,
+    seq: n.seq,
+    kind: n.kind,
+    title: n.title,
+    body: n.body,
+    ...(n.reminderId ? { reminderId: n.reminderId } : {}),
+    data: n.data,
+    createdAt: n.createdAt.toISOString(),
+    ...(n.readAt ? { readAt: n.readAt.toISOString() } : {}),
+  };
+}
+
+export function digestToView(d: DigestRecord) {
+  return {
+    date: d.date,
+    timezone: d.timeZone,
+    text: d.text,
+    sections: d.sections as unknown as Record<string, unknown>,
+    generatedBy: d.generatedBy,
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+  };
+}

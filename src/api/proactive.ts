@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { syncProactiveSchedules } from '../services/proactive-schedules';
+import { listenForProactiveEvents, NotificationHub } from '../services/notifications';
+import type { ApiDeps } from './deps';
+import { eventRoutes } from './routes/events';
+import { pageRoutes } from './routes/page';
+import { proactiveRoutes } from './routes/proactive';
+import { reminderRoutes } from './routes/reminders';
+
+/**
+ * Proactive memory in the API (issue #7): reminder, notification, settings and digest routes, the
+ * live event stream, and the page. The event stream is fed by LISTEN on PostgreSQL, so
+ * notifications written by workers in other processes reach this process's open pages.
+ */
+export async function registerProactive(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+  const hub = new NotificationHub();
+  const listener = listenForProactiveEvents(deps.pool, hub, (msg, err) => app.log.warn({ err }, msg));
+  app.addHook('onClose', async () => listener.close());
+
+  const sync = (userId: string) => syncProactiveSchedules(deps, userId);
+  // A user's schedules are made when they first create a reminder here (once per process) or change settings.
+  const synced = new Set<string>();
+  const onUserActive = async (userId: string) => {
+    if (synced.has(userId)) return;
+    await sync(userId);
+    if (synced.size > 50_000) synced.clear();
+    synced.add(userId);
+  };
+
+  await app.register(reminderRoutes(deps, { onUserActive }));
+  await app.register(proactiveRoutes(deps, { onSettingsChanged: sync }));
+  await app.register(eventRoutes(deps, hub));
+  await app.register(pageRoutes);
+}

@@ -1,0 +1,87 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { notificationStore } from '../../adapters/postgres/notification-repository';
+import type { LiveEvent, NotificationHub } from '../../services/notifications';
+import type { ApiDeps } from '../deps';
+import { notificationToView, reminderToView } from '../proactive-views';
+import { userParams } from '../schemas';
+
+const HEARTBEAT_MS = 15_000;
+const REPLAY_LIMIT = 200;
+
+function frame(e: LiveEvent): string {
+  const data = e.event === 'notification' ? notificationToView(e.notification) : reminderToView(e.reminder);
+  // Only notifications carry an id: Last-Event-ID then resumes the notification sequence.
+  return `${e.event === 'notification' ? `id: ${e.id}\n` : ''}event: ${e.event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * GET /v1/users/{userId}/events — Server-Sent Events: fired reminders, digests and nudges
+ * (`event: notification`, id = notification sequence) and reminder status changes
+ * (`event: reminder`). Same Bearer auth as every /v1 route (browsers read it with fetch
+ * streaming, so the key never appears in a URL or a log line). A reconnect with `Last-Event-ID`
+ * (or `?after=`) first replays what was missed.
+ */
+export const eventRoutes =
+  (deps: ApiDeps, hub: NotificationHub): FastifyPluginAsyncZod =>
+  async (app) => {
+    const open = new Set<ServerResponse>();
+    // Long-lived streams would keep close() waiting forever.
+    app.addHook('preClose', async () => {
+      for (const res of open) res.end();
+    });
+
+    app.get(
+      '/v1/users/:userId/events',
+      {
+        schema: {
+          summary: 'Live stream (text/event-stream) of notifications and reminder status changes',
+          params: userParams,
+          querystring: z.object({ after: z.coerce.number().int().min(0).optional() }),
+        },
+      },
+      async (request, reply) => {
+        const { userId } = request.params;
+        const header = request.headers['last-event-id'];
+        const lastId = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : request.query.after;
+
+        reply.hijack();
+        const res = reply.raw;
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+        open.add(res);
+
+        // Subscribe before replaying so nothing falls between the two; duplicates are skipped by seq.
+        let replaying = true;
+        let sentSeq = lastId ?? 0;
+        const queued: LiveEvent[] = [];
+        const deliver = (e: LiveEvent) => {
+          if (e.event === 'notification') {
+            if (e.notification.seq <= sentSeq) return;
+            sentSeq = e.notification.seq;
+          }
+          res.write(frame(e));
+        };
+        const unsubscribe = hub.subscribe(userId, (e) => (replaying ? queued.push(e) : deliver(e)));
+        const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+        const cleanup = () => {
+          clearInterval(heartbeat);
+          unsubscribe();
+          open.delete(res);
+        };
+        res.on('close', cleanup);
+
+        res.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ userId })}\n\n`);
+        if (lastId !== undefined) {
+          try {
+            const missed = await notificationStore.list(deps.pool, userId, { limit: REPLAY_LIMIT, afterSeq: lastId });
+            for (const n of missed) deliver({ event: 'notification', id: String(n.seq), notification: n });
+          } catch (err) {
+            request.log.warn({ err }, 'event replay failed');
+          }
+        }
+        replaying = false;
+        for (const e of queued.splice(0)) deliver(e);
+      },
+    );
+  };

@@ -1,0 +1,101 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { reminderStore } from '../../adapters/postgres/reminder-repository';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
+import { cancelReminder, createReminder, dismissReminder, rescheduleReminder, snoozeReminder } from '../../services/reminders';
+import type { ApiDeps } from '../deps';
+import { createReminderBody, listRemindersQuery, reminderParams, reminderView, rescheduleBody, snoozeBody } from '../proactive-schemas';
+import { reminderToView } from '../proactive-views';
+import { userParams } from '../schemas';
+
+const accepted = z.object({ id: z.string(), accepted: z.literal(true), action: z.enum(['snooze', 'dismiss', 'cancel']), workflowId: z.string() });
+
+/**
+ * Reminders: create (starts a ReminderWorkflow), list, and the user's answers — snooze and
+ * dismiss are signals, DELETE cancels the workflow, PATCH is the workflow's validated update.
+ * Signals are accepted (202); the new status arrives through the list and the event stream as
+ * soon as the workflow has recorded it.
+ */
+export const reminderRoutes =
+  (deps: ApiDeps, opts: { onUserActive?: (userId: string) => Promise<void> } = {}): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/v1/users/:userId/reminders',
+      {
+        schema: {
+          summary: 'Create a reminder (one ReminderWorkflow with a durable timer; recurring with rrule)',
+          params: userParams,
+          body: createReminderBody,
+          response: { 200: reminderView, 201: reminderView },
+        },
+      },
+      async (request, reply) => {
+        const { userId } = request.params;
+        const { reminder, created } = await createReminder(deps, { userId, ...request.body }, new Date());
+        if (opts.onUserActive) await opts.onUserActive(userId).catch((err: unknown) => request.log.warn({ err }, 'proactive schedules not ensured'));
+        return reply.status(created ? 201 : 200).send(reminderToView(reminder));
+      },
+    );
+
+    app.get(
+      '/v1/users/:userId/reminders',
+      { schema: { summary: 'List reminders, newest due first', params: userParams, querystring: listRemindersQuery, response: { 200: z.object({ reminders: z.array(reminderView) }) } } },
+      async (request) => {
+        const reminders = await reminderStore.list(deps.pool, request.params.userId, request.query);
+        return { reminders: reminders.map(reminderToView) };
+      },
+    );
+
+    app.get(
+      '/v1/users/:userId/reminders/:id',
+      { schema: { summary: 'One reminder', params: reminderParams, response: { 200: reminderView } } },
+      async (request) => {
+        const reminder = await reminderStore.get(deps.pool, request.params.userId, request.params.id);
+        if (!reminder) throw new MemoryServiceError(ErrorCode.notFound, 'reminder not found', { id: request.params.id });
+        return reminderToView(reminder);
+      },
+    );
+
+    app.post(
+      '/v1/users/:userId/reminders/:id/snooze',
+      { schema: { summary: '"稍后": fire again in `seconds` (snoozeSignal)', params: reminderParams, body: snoozeBody, response: { 202: accepted } } },
+      async (request, reply) => {
+        const r = await snoozeReminder(deps, request.params.userId, request.params.id, request.body.seconds);
+        return reply.status(202).send({ id: r.id, accepted: true as const, action: 'snooze' as const, workflowId: r.workflowId });
+      },
+    );
+
+    app.post(
+      '/v1/users/:userId/reminders/:id/dismiss',
+      { schema: { summary: '"知道了": this occurrence is done (dismissSignal)', params: reminderParams, response: { 202: accepted } } },
+      async (request, reply) => {
+        const r = await dismissReminder(deps, request.params.userId, request.params.id);
+        return reply.status(202).send({ id: r.id, accepted: true as const, action: 'dismiss' as const, workflowId: r.workflowId });
+      },
+    );
+
+    app.patch(
+      '/v1/users/:userId/reminders/:id',
+      {
+        schema: {
+          summary: 'Move the due time (rescheduleUpdate, validated by the workflow)',
+          params: reminderParams,
+          body: rescheduleBody,
+          response: { 200: z.object({ id: z.string(), status: z.string(), dueAt: z.string(), occurrence: z.number() }) },
+        },
+      },
+      async (request) => {
+        const state = await rescheduleReminder(deps, request.params.userId, request.params.id, request.body.dueAt);
+        return { id: state.reminderId, status: state.status, dueAt: state.dueAt, occurrence: state.occurrence };
+      },
+    );
+
+    app.delete(
+      '/v1/users/:userId/reminders/:id',
+      { schema: { summary: 'Cancel a reminder (and a recurring series)', params: reminderParams, response: { 202: accepted } } },
+      async (request, reply) => {
+        const r = await cancelReminder(deps, request.params.userId, request.params.id);
+        return reply.status(202).send({ id: r.id, accepted: true as const, action: 'cancel' as const, workflowId: r.workflowId });
+      },
+    );
+  };

@@ -1,0 +1,72 @@
+/** Client-side shapes of the proactive-memory endpoints (reminders, notifications, settings, digests). */
+
+export type ReminderStatus = 'scheduled' | 'snoozed' | 'fired' | 'dismissed' | 'cancelled';
+
+export interface ReminderView {
+  id: string;
+  text: string;
+  status: ReminderStatus;
+  dueAt: string;
+  timezone: string;
+  rrule?: string;
+  assumedTime: boolean;
+  occurrence: number;
+  firedAt?: string;
+  snoozedUntil?: string;
+  dismissedAt?: string;
+  source: { via?: 'api' | 'conversation'; conversationId?: string; messageId?: string; matched?: string; requestId?: string };
+  workflowId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateReminderRequest {
+  text: string;
+  /** ISO 8601; without an offset it is wall-clock time in `timezone` (default: the user's). */
+  dueAt: string;
+  timezone?: string;
+  rrule?: string;
+  requestId?: string;
+}
+
+export interface ReminderActionAccepted {
+  id: string;
+  accepted: true;
+  action: 'snooze' | 'dismiss' | 'cancel';
+  workflowId: string;
+}
+
+export interface NotificationView {
+  id: string;
+  seq: number;
+  kind: 'reminder' | 'digest' | 'nudge';
+  title: string;
+  body: string;
+  reminderId?: string;
+  data: Record<string, unknown>;
+  createdAt: string;
+  readAt?: string;
+}
+
+export interface ProactiveSettings {
+  enabled: boolean;
+  probability: number;
+  maxPerDay: number;
+  quietHours: { start: string; end: string };
+}
+
+export interface UserSettingsView {
+  timezone: string;
+  digestTime: string;
+  proactive: ProactiveSettings;
+}
+
+export interface DigestView {
+  date: string;
+  timezone: string;
+  text: string;
+  sections: Record<string, unknown>;
+  generatedBy: 'llm' | 'template';
+  createdAt: string;
+  updatedAt: string;
+}

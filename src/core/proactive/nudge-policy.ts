@@ -1,0 +1,45 @@
+/**
+ * Whether a proactive nudge goes out now. Pure: the workflow passes its deterministic random draw
+ * (`Math.random()` inside a Temporal workflow is seeded and replay-safe), the local time, and how
+ * many nudges were sent today.
+ */
+import { DateTime } from 'luxon';
+import { clockMinutes, type ProactiveSettings, type QuietHours } from './settings';
+import type { NudgeTrigger } from './nudge-triggers';
+
+export type NudgeDecision =
+  | { send: true; trigger: NudgeTrigger; draw: number }
+  | { send: false; reason: 'opted-out' | 'quiet-hours' | 'daily-cap' | 'no-trigger' | 'probability'; draw?: number };
+
+/** True when the local time of `at` in `timeZone` falls inside the quiet window (which may wrap midnight). */
+export function inQuietHours(at: Date, timeZone: string, quiet: QuietHours): boolean {
+  const local = DateTime.fromJSDate(at, { zone: timeZone });
+  const minutes = local.hour * 60 + local.minute;
+  const start = clockMinutes(quiet.start);
+  const end = clockMinutes(quiet.end);
+  if (start === end) return false;
+  return start < end ? minutes >= start && minutes < end : minutes >= start || minutes < end;
+}
+
+/**
+ * The checks in the order a person would apply them: opted out → never; quiet hours → not now;
+ * today's cap reached → not today; nothing worth saying → nothing; otherwise speak with the
+ * configured probability, about the most pressing trigger (they arrive sorted by priority).
+ */
+export function decideNudge(input: {
+  settings: ProactiveSettings;
+  timeZone: string;
+  now: Date;
+  sentToday: number;
+  triggers: readonly NudgeTrigger[];
+  draw: number;
+}): NudgeDecision {
+  const { settings } = input;
+  if (!settings.enabled) return { send: false, reason: 'opted-out' };
+  if (inQuietHours(input.now, input.timeZone, settings.quietHours)) return { send: false, reason: 'quiet-hours' };
+  if (input.sentToday >= settings.maxPerDay) return { send: false, reason: 'daily-cap' };
+  const trigger = input.triggers[0];
+  if (!trigger) return { send: false, reason: 'no-trigger' };
+  if (!(input.draw < settings.probability)) return { send: false, reason: 'probability', draw: input.draw };
+  return { send: true, trigger, draw: input.draw };
+}

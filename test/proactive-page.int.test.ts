@@ -1,0 +1,123 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
+
+// The memory page in real headless Chromium: a reminder fires, its toast appears (pushed over
+// SSE), "稍后" snoozes it and "知道了" dismisses it — each checked through the API and in the
+// workflow's history. Screenshots are kept in test-artifacts/.
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = 'test-artifacts';
+
+let ctx: TestContext;
+let browser: Browser;
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser test needs Debian's chromium (apt-get install chromium)`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  ctx = await createTestContext();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await ctx?.close();
+});
+
+async function poll<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function signals(workflowId: string): Promise<string[]> {
+  const h = await ctx.runtime.temporal.workflow.getHandle(workflowId).fetchHistory();
+  return (h.events ?? []).flatMap((e) => (e.workflowExecutionSignaledEventAttributes?.signalName ? [e.workflowExecutionSignaledEventAttributes.signalName] : []));
+}
+
+async function seed(user: string): Promise<void> {
+  await ctx.call('PUT', `/v1/users/${user}/settings`, { timezone: 'Asia/Shanghai' });
+  const memories = [
+    { text: '我对花生过敏，吃了会起疹子', type: 'fact', importance: 0.95 },
+    { text: '最困扰我的是 payment-svc 每天晚上 9 点超时', type: 'pain_point', importance: 0.8 },
+    { text: '我的目标是年底前把 P99 延迟降到 50ms 以下', type: 'goal', importance: 0.7 },
+    { text: '我喜欢周末去爬山', type: 'preference', importance: 0.4 },
+    { text: '回答我时请用中文，代码注释用英文', type: 'instruction', importance: 0.6 },
+  ];
+  for (const m of memories) expect((await ctx.call('POST', `/v1/users/${user}/memories`, m)).status).toBe(201);
+  const now = new Date().toISOString();
+  await ctx.call('POST', `/v1/users/${user}/conversations/p1/messages`, {
+    messages: [
+      { id: 'm1', role: 'user', content: 'payment-svc 又超时了，连接池要不要调大？', at: now },
+      { id: 'm2', role: 'assistant', content: '建议先把连接池调到 50，再观察一晚。', at: now },
+      { id: 'm3', role: 'user', content: '数据库要不要分库？', at: now },
+    ],
+  });
+  expect((await ctx.call('POST', `/v1/users/${user}/digests`)).status).toBe(201);
+}
+
+describe('memory page in headless Chromium', () => {
+  it('shows memories, digest and a live reminder toast; 稍后 snoozes and 知道了 dismisses through the workflow', async () => {
+    const user = `${ctx.prefix}-page`;
+    await seed(user);
+    const page: Page = await browser.newPage({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
+    const consoleErrors: string[] = [];
+    page.on('pageerror', (err) => consoleErrors.push(err.message));
+
+    await page.goto(`${ctx.baseUrl}/app#user=${user}&key=${TEST_KEY}&lang=zh`);
+    await page.waitForSelector('#live[data-state="on"]', { timeout: 15_000 });
+    expect(page.url()).not.toContain(TEST_KEY); // the key leaves the address bar at once
+    expect(await page.locator('#login').isVisible()).toBe(false);
+    await page.waitForSelector('#memories li[data-memory-id]');
+    expect(await page.locator('#memories .bar-fill.imp').count()).toBe(5);
+    expect(await page.locator('#digest-text').textContent()).toContain('今日对话');
+    const widths = await page.locator('#memories .bar-fill.imp').evaluateAll((els) => els.map((e) => (e as HTMLElement).style.width));
+    expect(widths).toContain('95%');
+    // Rendered, not just styled: the bar of the 0.95 memory fills 95% of its track.
+    const ratios = await page.locator('#memories .bar-fill.imp').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width / e.parentElement!.getBoundingClientRect().width));
+    expect(Math.max(...ratios)).toBeCloseTo(0.95, 2);
+    await page.locator('#memories li', { hasText: '花生' }).click();
+    await page.waitForSelector('#history li');
+    expect(await page.locator('#history').textContent()).toMatch(/create/i);
+
+    // A reminder due in 3 s, created through the API while the page is open.
+    const created = await ctx.call('POST', `/v1/users/${user}/reminders`, { text: '下午三点开会', dueAt: new Date(Date.now() + 3000).toISOString() });
+    expect(created.status).toBe(201);
+    const { id, workflowId } = created.body as { id: string; workflowId: string };
+    const toast = page.locator(`[data-testid="toast"][data-reminder-id="${id}"]`);
+    await toast.waitFor({ timeout: 20_000 });
+    expect(await toast.textContent()).toContain('下午三点开会');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `${ARTIFACTS}/proactive-page-toast.png` });
+    await page.screenshot({ path: `${ARTIFACTS}/proactive-page-full.png`, fullPage: true });
+
+    await toast.locator('[data-action="later"]').click();
+    await toast.locator('[data-snooze="600"]').click();
+    const snoozed = await poll(async () => (await ctx.call('GET', `/v1/users/${user}/reminders/${id}`)).body, (r) => r.status === 'snoozed');
+    expect(snoozed.status).toBe('snoozed');
+    expect(new Date(snoozed.snoozedUntil).getTime() - Date.now()).toBeGreaterThan(9 * 60_000);
+    expect(await signals(workflowId)).toEqual(['snoozeSignal']);
+    await page.waitForSelector(`#reminders li[data-reminder-id="${id}"][data-status="snoozed"]`);
+    expect(await toast.locator('.note').textContent()).toContain('已推迟到');
+    await page.screenshot({ path: `${ARTIFACTS}/proactive-page-snoozed.png` });
+
+    await toast.locator('[data-action="dismiss"]').click();
+    const dismissed = await poll(async () => (await ctx.call('GET', `/v1/users/${user}/reminders/${id}`)).body, (r) => r.status === 'dismissed');
+    expect(dismissed.status).toBe('dismissed');
+    expect(await signals(workflowId)).toEqual(['snoozeSignal', 'dismissSignal']);
+    expect((await ctx.runtime.temporal.workflow.getHandle(workflowId).result()).status).toBe('dismissed');
+    await toast.waitFor({ state: 'detached' });
+    await page.waitForSelector(`#reminders li[data-reminder-id="${id}"][data-status="dismissed"]`);
+    await page.screenshot({ path: `${ARTIFACTS}/proactive-page-dismissed.png` });
+
+    // English as well.
+    await page.locator('#lang').click();
+    expect(await page.locator('#memories-card h2').textContent()).toBe('Memories');
+    expect(consoleErrors).toEqual([]);
+    await page.close();
+  });
+});

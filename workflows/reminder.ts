@@ -1,0 +1,155 @@
+import {
+  CancellationScope,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { createProactiveActivities } from '../activities/proactive';
+import {
+  cancel,
+  DEFAULT_ACK_WINDOW_SECONDS,
+  dismiss,
+  fire,
+  initialState,
+  isClosed,
+  nextWake,
+  reschedule,
+  snooze,
+  type ReminderState,
+} from '../src/core/proactive/reminder-state';
+import { nextOccurrence } from '../src/core/time/recurrence';
+import type { DismissInput, ReminderWorkflowInput, RescheduleInput, SnoozeInput } from './proactive-types';
+import { MemoryUserIdKey, ReminderStatusKey } from './search-attributes';
+
+type Activities = ReturnType<typeof createProactiveActivities>;
+
+// No attempt limit: a reminder must survive a database outage of any length and still fire.
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+});
+
+export const snoozeSignal = defineSignal<[SnoozeInput]>('snoozeSignal');
+export const dismissSignal = defineSignal<[DismissInput?]>('dismissSignal');
+export const rescheduleUpdate = defineUpdate<ReminderState, [RescheduleInput]>('rescheduleUpdate');
+export const stateQuery = defineQuery<ReminderState>('stateQuery');
+
+/** Workflow id of a reminder: one workflow per reminder, readable in Temporal UI. */
+export function reminderWorkflowId(userId: string, reminderId: string): string {
+  return `reminder:${userId}:${reminderId}`;
+}
+
+const MAX_AHEAD_MS = 10 * 366 * 86_400_000;
+
+/** Inside a workflow the clock is Temporal's (deterministic, and skipped by the time-skipping server). */
+const workflowNow = (): Date => new Date();
+
+/**
+ * ReminderWorkflow: one per reminder. A durable timer to the due time; "稍后" (snoozeSignal) and
+ * "知道了" (dismissSignal) at any time; rescheduleUpdate moves the due time (validated, rejected
+ * for past or absurd times); stateQuery answers what the page shows. When due it records the
+ * firing and a notification in one activity (pushed live to open pages), then waits a while for
+ * the user's answer. Recurring reminders continue as new with their next occurrence; cancelling
+ * the workflow (DELETE in the API) ends the series. Status is mirrored in the ReminderStatus
+ * search attribute and the reminders table.
+ */
+export async function reminderWorkflow(input: ReminderWorkflowInput): Promise<ReminderState> {
+  const occurrence = input.occurrence ?? 1;
+  const ackWindow = input.ackWindowSeconds ?? DEFAULT_ACK_WINDOW_SECONDS;
+  let state = initialState(input.reminderId, new Date(input.dueAt), occurrence);
+  let version = 0;
+  let saved = 0;
+  const change = (next: ReminderState) => {
+    if (next === state) return;
+    state = next;
+    version++;
+  };
+
+  setHandler(stateQuery, () => state);
+  setHandler(snoozeSignal, ({ seconds }) => change(snooze(state, seconds, workflowNow())));
+  setHandler(dismissSignal, () => change(dismiss(state, workflowNow())));
+  setHandler(
+    rescheduleUpdate,
+    ({ dueAt }) => {
+      change(reschedule(state, new Date(dueAt)));
+      return state;
+    },
+    {
+      validator: ({ dueAt }) => {
+        const at = new Date(dueAt);
+        const now = workflowNow().getTime();
+        if (Number.isNaN(at.getTime())) throw new Error(`dueAt is not a valid time: ${dueAt}`);
+        if (at.getTime() <= now) throw new Error('dueAt must be in the future');
+        if (at.getTime() - now > MAX_AHEAD_MS) throw new Error('dueAt must be within 10 years');
+        if (isClosed(state)) throw new Error(`reminder is ${state.status}`);
+      },
+    },
+  );
+
+  const persist = async () => {
+    if (saved === version) return;
+    const v = version;
+    upsertSearchAttributes([{ key: ReminderStatusKey, value: state.status }]);
+    await acts.saveReminderState({ userId: input.userId, state, at: workflowNow().toISOString() });
+    saved = v;
+  };
+
+  upsertSearchAttributes([
+    { key: MemoryUserIdKey, value: input.userId },
+    { key: ReminderStatusKey, value: state.status },
+  ]);
+  const recorded = await acts.recordReminder({ ...input, occurrence, at: workflowNow().toISOString() });
+  if (recorded.closedBefore) {
+    log.info('reminder was closed by an earlier run; not firing again', { status: recorded.closedBefore.status });
+    upsertSearchAttributes([{ key: ReminderStatusKey, value: recorded.closedBefore.status }]);
+    return recorded.closedBefore;
+  }
+
+  const nextInSeries = (after: Date): Date | undefined =>
+    input.rrule ? nextOccurrence(input.rrule, after, input.timeZone, input.seriesStart ? { dtstart: new Date(input.seriesStart) } : {}) : undefined;
+
+  try {
+    for (;;) {
+      await persist();
+      if (isClosed(state)) break;
+      const wake = nextWake(state, ackWindow, nextInSeries(new Date(state.dueAt)));
+      if (!wake) break;
+      const seen = version;
+      const wait = wake.at.getTime() - workflowNow().getTime();
+      const interrupted = wait > 0 ? await condition(() => version !== seen, wait, { summary: `${wake.reason} at ${wake.at.toISOString()}` }) : false;
+      if (interrupted) continue;
+      if (wake.reason === 'ack-window-over') break;
+      change(fire(state, workflowNow()));
+      upsertSearchAttributes([{ key: ReminderStatusKey, value: state.status }]);
+      const firedVersion = version;
+      await acts.fireReminder({ userId: input.userId, text: input.text, timeZone: input.timeZone, assumedTime: input.assumedTime ?? false, state, at: workflowNow().toISOString() });
+      // A signal that arrived while the activity ran is saved by the next persist().
+      if (saved < firedVersion) saved = firedVersion;
+    }
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(async () => {
+        change(cancel(state, workflowNow()));
+        await persist();
+      });
+    }
+    throw err;
+  }
+
+  if (input.rrule) {
+    const after = new Date(Math.max(workflowNow().getTime(), new Date(state.dueAt).getTime()));
+    const next = nextInSeries(after);
+    if (next) {
+      log.info('recurring reminder continues with its next occurrence', { next: next.toISOString(), occurrence: occurrence + 1 });
+      await continueAsNew<typeof reminderWorkflow>({ ...input, dueAt: next.toISOString(), occurrence: occurrence + 1 });
+    }
+  }
+  return state;
+}
