@@ -11,6 +11,10 @@ import { applyCandidate } from '../src/services/memory-writer';
 import { applyRecallReinforcement } from '../src/services/reinforcement';
 import { syncVectors } from '../src/services/vector-sync';
 import type { StoreMemoryInput } from '../workflows/types';
+import { createEpisodeActivities } from './episodes';
+import { createLifecycleActivities } from './lifecycle';
+import { createProactiveActivities } from './proactive';
+import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests';
 
 /** Business refusals must not be retried; everything else (network, pg, 5xx) is transient. */
 const NON_RETRYABLE: ReadonlySet<string> = new Set([ErrorCode.validationFailed, ErrorCode.notFound, ErrorCode.forbidden, ErrorCode.invalidState]);
@@ -42,6 +46,9 @@ export function candidateKey(userId: string, conversationId: string, c: MemoryCa
  */
 export function createActivities(deps: ServiceDeps) {
   return {
+    ...createLifecycleActivities(deps),
+    ...createProactiveActivities(deps),
+    ...createEpisodeActivities(deps),
     async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
       return asActivity(() => {
         const at = new Date(input.at);
@@ -72,7 +79,7 @@ export function createActivities(deps: ServiceDeps) {
       });
     },
 
-    async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport }> {
+    async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {
       return asActivity(async () => {
         const messages = await conversationStore.page(deps.pool, input.userId, input.conversationId, input.afterSeq, input.limit);
         if (messages.length === 0 && input.afterSeq === 0) {
@@ -82,6 +89,8 @@ export function createActivities(deps: ServiceDeps) {
         // Relative dates ("明天", "next Friday") resolve in the user's own timezone.
         const tz = await deps.pool.query<{ timezone: string }>('SELECT timezone FROM users WHERE user_id = $1', [input.userId]);
         const { candidates, report } = await deps.extractor.extract({ messages, timezone: tz.rows[0]?.timezone ?? 'UTC' });
+        // Proactive memory (issue #7): explicit reminder requests in these messages; the workflow starts one ReminderWorkflow each.
+        const reminders = reminderRequestsOf(input.userId, input.conversationId, messages, tz.rows[0]?.timezone ?? 'UTC', deps.config.proactive.reminderAckSeconds);
         const seen = new Set<string>();
         const unique = candidates
           .map((c) => ({ candidate: candidateToDTO(c), key: candidateKey(input.userId, input.conversationId, c) }))
@@ -91,6 +100,7 @@ export function createActivities(deps: ServiceDeps) {
           messageCount: messages.length,
           // In the activity result, so Temporal UI shows which extractor ran and any bad model output.
           report,
+          reminders,
           nextSeq: messages.length < input.limit ? null : messages[messages.length - 1]!.seq,
         };
       });

@@ -4,6 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker, ty
 import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
 import { createActivities } from '../activities';
+import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
@@ -16,6 +17,7 @@ import { OfflineExtractor, type Extractor } from './services/extractor';
 import { createChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { signalRecalled } from './services/reinforcement-signal';
+import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
 import type { StackEndpoints } from './stack';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -27,6 +29,8 @@ export interface Runtime {
   temporal: Client;
   createWorker(opts?: { taskQueue?: string; workflowBundle?: WorkflowBundleOption }): Promise<Worker>;
   createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number }): ReturnType<typeof buildApi>;
+  /** Creates or updates the Temporal Schedules (idempotent; called at worker start). */
+  ensureSchedules(opts?: { taskQueue?: string }): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -61,8 +65,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
+  const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const embeddings = createEmbeddings(config, endpoints);
-  const deps: ServiceDeps = { pool, vectors, embeddings, extractor: createExtractor(config), config };
+  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config };
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const workers: NativeConnection[] = [];
@@ -88,6 +93,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         {
           pool,
           vectors,
+          episodeVectors,
           embeddings,
           config,
           temporal,
@@ -106,6 +112,12 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
             ),
         },
       );
+    },
+    async ensureSchedules(o = {}) {
+      const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
+      // Memory lifecycle (issue #5): daily sweep, weekly reinforcement.
+      const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
+      return { ...lifecycle };
     },
     async close() {
       await connection.close();

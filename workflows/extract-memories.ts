@@ -1,6 +1,7 @@
-import { log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { log, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { AppliedDecision } from '../src/core/dto';
+import { startReminderChild } from './reminder-child';
 import { MemoryDecisionsKey } from './search-attributes';
 import type { ExtractionResult, ExtractMemoriesInput } from './types';
 
@@ -34,12 +35,23 @@ export async function extractMemoriesWorkflow(input: ExtractMemoriesInput): Prom
       );
       decisions.push(decision);
     }
+    // Proactive memory (issue #7): one ReminderWorkflow per explicit reminder request ("提醒我…");
+    // idempotent (deterministic id + REJECT_DUPLICATE), and it outlives this workflow (ABANDON).
+    for (const request of page.reminders ?? []) await startReminderChild(request);
     if (page.nextSeq === null) break;
     afterSeq = page.nextSeq;
   }
   const actions = [...new Set(decisions.map((d) => d.action))].sort();
   if (actions.length > 0) upsertSearchAttributes([{ key: MemoryDecisionsKey, value: actions }]);
   await acts.reconcileVectors({ userId: input.userId });
+  // Episodic memory (issue #8): one episode per conversation-day, after the decisions so a forget
+  // request of this conversation is already applied. Idempotent (deterministic ids, upsert).
+  if (patched('write-episodes')) {
+    await acts.writeEpisodes.executeWithOptions(
+      { startToCloseTimeout: '2m', retry, summary: `episodes of conversation ${input.conversationId}` },
+      [{ userId: input.userId, conversationId: input.conversationId }],
+    );
+  }
   await acts.markConversationExtracted({ userId: input.userId, conversationId: input.conversationId, workflowId: workflowInfo().workflowId });
 
   const counts = { ignore: 0, create: 0, reinforce: 0, update: 0, supersede: 0, forget: 0 } as ExtractionResult['counts'];

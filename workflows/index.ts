@@ -3,3 +3,10 @@ export { storeMemoryWorkflow } from './store-memory';
 export { extractMemoriesWorkflow } from './extract-memories';
 export { conversationWorkflow, messagesAddedSignal, conversationEndedSignal, extractWorkflowId } from './conversation';
 export { recallReinforcementWorkflow, memoriesRecalledSignal, reinforcementWorkflowId } from './recall-reinforcement';
+// Proactive memory (issue #7): reminders, daily digests, nudges.
+export { reminderWorkflow, reminderWorkflowId, snoozeSignal, dismissSignal, rescheduleUpdate, stateQuery } from './reminder';
+export { digestWorkflow } from './digest';
+export { nudgeWorkflow } from './nudge';
+// Memory lifecycle (issue #5): daily forgetting sweep, weekly reinforcement.
+export { memorySweepWorkflow } from './memory-sweep';
+export { weeklyReinforcementWorkflow } from './weekly-reinforcement';

@@ -1,3 +1,4 @@
+import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { MEMORY_STATUSES, MEMORY_TYPES } from '../core/types';
 
@@ -32,6 +33,12 @@ export const conversationParams = z.object({ userId: userIdSchema, conversationI
 
 export const isoDate = z.string().datetime({ offset: true });
 
+/** An IANA time zone ("Asia/Shanghai"); dates in queries and in the context are read in it. */
+export const ianaZone = z
+  .string()
+  .max(64)
+  .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone such as "Asia/Shanghai" or "UTC"');
+
 export const createMemoryBody = z.object({
   text: textSchema(4000),
   type: z.enum(MEMORY_TYPES),
@@ -60,8 +67,8 @@ export const recallBody = z.object({
   types: z.array(z.enum(MEMORY_TYPES)).optional(),
   recentMessages: z.array(z.string().max(8000)).max(20).optional(),
   now: isoDate.optional(),
-  timeZone: z.string().max(64).optional(),
-  routes: z.array(z.enum(['ann', 'bm25', 'recent', 'important', 'type'])).optional(),
+  timeZone: ianaZone.optional(),
+  routes: z.array(z.enum(['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges'])).optional(),
 });
 
 export const memoryView = z.object({

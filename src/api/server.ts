@@ -5,9 +5,12 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { installAuth } from './auth';
 import type { ApiDeps } from './deps';
 import { installErrorHandling } from './errors';
+import { registerProactive } from './proactive';
+import { conversationSearchRoutes } from './routes/conversation-search';
 import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
 import { memoryRoutes } from './routes/memories';
+import { lifecycleRoutes } from './routes/lifecycle';
 import { recallRoutes } from './routes/recall';
 
 export interface ApiOptions {
@@ -58,7 +61,10 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
 
   await app.register(healthRoutes(deps));
   await app.register(memoryRoutes(deps));
+  await app.register(lifecycleRoutes(deps));
   await app.register(recallRoutes(deps, { afterRecall: options.afterRecall }));
   await app.register(conversationRoutes(deps, options));
+  await registerProactive(app, deps);
+  await app.register(conversationSearchRoutes(deps));
   return app;
 }

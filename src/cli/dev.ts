@@ -13,6 +13,8 @@ async function main(): Promise<void> {
   const stack = await startStack(config, { log: (line) => console.log(`[stack] ${line}`) });
   const runtime = await createRuntime(config, stack);
   const worker = await runtime.createWorker();
+  const schedules = await runtime.ensureSchedules();
+  console.log(`[schedules] ${Object.entries(schedules).map(([id, outcome]) => `${id} ${outcome}`).join(', ')}`);
   const api = await runtime.createApi();
   await api.listen({ host: config.http.host, port: config.http.port });
   const running = worker.run();

@@ -10,6 +10,8 @@ async function main(): Promise<void> {
   const stack = await startStack(config, { log: (line) => console.log(`[stack] ${line}`) });
   const runtime = await createRuntime(config, stack);
   const worker = await runtime.createWorker();
+  const schedules = await runtime.ensureSchedules();
+  console.log(`schedules: ${Object.entries(schedules).map(([id, outcome]) => `${id} ${outcome}`).join(', ')}`);
   const stop = () => worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -2,6 +2,9 @@
  * Typed client for the jarvis-memory HTTP API. Errors arrive as `MemoryApiError` with the
  * server's machine-readable code; nothing here throws for a recall that degraded (check `error`).
  */
+import type { CreateReminderRequest, DigestView, NotificationView, ProactiveSettings, ReminderActionAccepted, ReminderStatus, ReminderView, UserSettingsView } from './proactive-types';
+
+export type * from './proactive-types';
 
 export type MemoryType = 'fact' | 'preference' | 'goal' | 'pain_point' | 'event' | 'instruction' | 'decision' | 'assistant_contribution';
 export type MemoryStatus = 'active' | 'superseded' | 'expired' | 'archived';
@@ -36,7 +39,43 @@ export interface RecallRequest {
   recentMessages?: string[];
   now?: string;
   timeZone?: string;
-  routes?: ('ann' | 'bm25' | 'recent' | 'important' | 'type')[];
+  /** Restrict the routes; 'time' and 'exchanges' are the episodic ones. */
+  routes?: ('ann' | 'bm25' | 'recent' | 'important' | 'type' | 'time' | 'exchanges')[];
+}
+
+/** A past exchange injected by recall (or found by conversation search), citable by its ids. */
+export interface PastExchangeView {
+  conversationId: string;
+  date: string;
+  messageIds: string[];
+  userText: string;
+  assistantText: string;
+  score: number;
+  routes: string[];
+}
+
+export interface ConversationSearchRequest {
+  query: string;
+  topK?: number;
+  now?: string;
+  timeZone?: string;
+}
+
+export interface ConversationSearchResponse {
+  exchanges: {
+    conversationId: string;
+    date: string;
+    messageIds: string[];
+    user?: { id: string; text: string; at: string };
+    assistant?: { id: string; text: string; at: string };
+    score: number;
+    routes: string[];
+    inRange: boolean;
+  }[];
+  dateRanges: { text: string; start: string; end: string }[];
+  timeZone: string;
+  routes: { route: string; ok: boolean; ms: number; hits: number }[];
+  error?: { code: string; message: string; routes: string[] };
 }
 
 export interface RecallResponse {
@@ -45,6 +84,12 @@ export interface RecallResponse {
   tokens: number;
   routes: { route: string; ok: boolean; ms: number; hits: number }[];
   error?: { code: string; message: string; routes: string[] };
+  /** Past exchanges injected after the memories (questions about the shared past, dates, weak hits). */
+  pastExchanges: PastExchangeView[];
+  /** Ids of the messages injected, for citing. */
+  injectedMessageIds: string[];
+  /** Date ranges the query named (the time route). */
+  dateRanges?: { text: string; start: string; end: string }[];
 }
 
 export interface ChatMessage {
@@ -147,8 +192,23 @@ export class MemoryClient {
     return this.request('GET', `${this.user(userId)}/memories/${encodeURIComponent(id)}/history`);
   }
 
+  /** Forgets a memory (status expired, vector removed). Repeating it returns `changed: false`. */
+  forgetMemory(userId: string, id: string): Promise<{ memory: MemoryView; changed: boolean; vectorRemoved: boolean }> {
+    return this.request('DELETE', `${this.user(userId)}/memories/${encodeURIComponent(id)}`);
+  }
+
+  /** Restores an archived memory; 409 `invalid_state` for any other status. */
+  restoreMemory(userId: string, id: string): Promise<{ memory: MemoryView; vectorSynced: boolean }> {
+    return this.request('POST', `${this.user(userId)}/memories/${encodeURIComponent(id)}/restore`, {});
+  }
+
   recall(userId: string, input: RecallRequest): Promise<RecallResponse> {
     return this.request('POST', `${this.user(userId)}/recall`, input);
+  }
+
+  /** L0 conversation search: exchanges with their dates, by keywords, dates and episodes. */
+  searchConversations(userId: string, input: ConversationSearchRequest): Promise<ConversationSearchResponse> {
+    return this.request('POST', `${this.user(userId)}/conversations/search`, input);
   }
 
   addMessages(userId: string, conversationId: string, messages: ChatMessage[]): Promise<{ accepted: string[]; duplicates: string[]; workflowId: string }> {
@@ -159,5 +219,62 @@ export class MemoryClient {
   endConversation(userId: string, conversationId: string, opts?: { wait?: false }): Promise<{ workflowId: string; runId: string }>;
   endConversation(userId: string, conversationId: string, opts: { wait?: boolean } = {}): Promise<unknown> {
     return this.request('POST', `${this.user(userId)}/conversations/${encodeURIComponent(conversationId)}/end${opts.wait ? '?wait=true' : ''}`, {});
+  }
+
+  // --- Proactive memory: reminders, notifications, settings, digests (issue #7) ---
+
+  /** Starts a ReminderWorkflow; 400 for a past dueAt (without rrule), an unknown timezone or a bad rrule. */
+  createReminder(userId: string, input: CreateReminderRequest): Promise<ReminderView> {
+    return this.request('POST', `${this.user(userId)}/reminders`, input);
+  }
+
+  listReminders(userId: string, query: { status?: ReminderStatus; limit?: number } = {}): Promise<{ reminders: ReminderView[] }> {
+    const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    return this.request('GET', `${this.user(userId)}/reminders${qs.size > 0 ? `?${qs}` : ''}`);
+  }
+
+  getReminder(userId: string, id: string): Promise<ReminderView> {
+    return this.request('GET', `${this.user(userId)}/reminders/${encodeURIComponent(id)}`);
+  }
+
+  /** "稍后": fire again in `seconds` (60 s – 30 days). */
+  snoozeReminder(userId: string, id: string, seconds: number): Promise<ReminderActionAccepted> {
+    return this.request('POST', `${this.user(userId)}/reminders/${encodeURIComponent(id)}/snooze`, { seconds });
+  }
+
+  /** "知道了": this occurrence is done. */
+  dismissReminder(userId: string, id: string): Promise<ReminderActionAccepted> {
+    return this.request('POST', `${this.user(userId)}/reminders/${encodeURIComponent(id)}/dismiss`, {});
+  }
+
+  rescheduleReminder(userId: string, id: string, dueAt: string): Promise<{ id: string; status: string; dueAt: string; occurrence: number }> {
+    return this.request('PATCH', `${this.user(userId)}/reminders/${encodeURIComponent(id)}`, { dueAt });
+  }
+
+  cancelReminder(userId: string, id: string): Promise<ReminderActionAccepted> {
+    return this.request('DELETE', `${this.user(userId)}/reminders/${encodeURIComponent(id)}`);
+  }
+
+  listNotifications(userId: string, query: { kind?: NotificationView['kind']; unread?: boolean; limit?: number } = {}): Promise<{ notifications: NotificationView[] }> {
+    const qs = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    return this.request('GET', `${this.user(userId)}/notifications${qs.size > 0 ? `?${qs}` : ''}`);
+  }
+
+  getSettings(userId: string): Promise<UserSettingsView> {
+    return this.request('GET', `${this.user(userId)}/settings`);
+  }
+
+  /** Partial update; the digest and nudge schedules follow. */
+  updateSettings(userId: string, input: { timezone?: string; digestTime?: string; proactive?: Partial<ProactiveSettings> }): Promise<UserSettingsView> {
+    return this.request('PUT', `${this.user(userId)}/settings`, input);
+  }
+
+  listDigests(userId: string, days = 7): Promise<{ digests: DigestView[] }> {
+    return this.request('GET', `${this.user(userId)}/digests?days=${days}`);
+  }
+
+  /** Writes today's digest now (not pushed as a notification). */
+  writeDigest(userId: string): Promise<DigestView> {
+    return this.request('POST', `${this.user(userId)}/digests`);
   }
 }

@@ -22,5 +22,10 @@ export interface VectorIndex {
   upsert(input: { userId: string; items: VectorItem[] }): Promise<void>;
   query(input: { userId: string; embedding: number[]; k: number; types?: MemoryType[] }): Promise<VectorHit[]>;
   remove(input: { userId: string; ids: string[] }): Promise<void>;
+  /**
+   * Deletes vectors of many users in one call (the lifecycle sweep retires thousands of memories
+   * across thousands of users). Still filtered: only vectors owned by the users named are deleted.
+   */
+  removeMany(input: { items: { userId: string; id: string }[] }): Promise<void>;
   heartbeat(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
+import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type { VectorIndex } from '../core/ports';
 import type { AppConfig } from '../config';
 import type { Extractor } from './extractor';
@@ -8,7 +9,9 @@ import type { Extractor } from './extractor';
 export interface ServiceDeps {
   pool: pg.Pool;
   vectors: VectorIndex;
+  /** Episode summaries' vectors (`${CHROMA_COLLECTION}_episodes`); without it episodes are found by keywords and dates only. */
+  episodeVectors?: EpisodeVectorIndex;
   embeddings: Embeddings;
   extractor: Extractor;
-  config: Pick<AppConfig, 'extraction' | 'recall'>;
+  config: Pick<AppConfig, 'extraction' | 'recall' | 'llm' | 'proactive' | 'lifecycle'>;
 }

@@ -1,10 +1,8 @@
 import type pg from 'pg';
 import { decide, DEFAULT_DECIDE_OPTIONS, type Neighbour } from '../core/decisions/decide';
 import type { AppliedDecision } from '../core/dto';
-import { emotionScore } from '../core/emotion';
 import { normalizeFact } from '../core/extraction/offline-extractor';
 import { uuidFromKey } from '../core/ids';
-import { importanceLevelFor, scoreImportance } from '../core/lifecycle/importance';
 import { tokenizeForIndex } from '../core/text/tokenize';
 import type { Memory, MemoryCandidate } from '../core/types';
 import { eventStore } from '../adapters/postgres/event-repository';
@@ -12,6 +10,11 @@ import { graphStore } from '../adapters/postgres/graph-repository';
 import { memoryStore, type NewMemory } from '../adapters/postgres/memory-repository';
 import { inUserTransaction } from '../adapters/postgres/pool';
 import type { ServiceDeps } from './deps';
+import { importanceFor } from './importance';
+import { restoreInTransaction } from './memory-lifecycle';
+import { lifecycleStore } from '../adapters/postgres/lifecycle-repository';
+import { restoreRefusal } from '../core/lifecycle/sweep';
+import { defaultExpiry, type ExpiryOverrides } from '../core/lifecycle/decay';
 import { syncVectors } from './vector-sync';
 
 export interface AuditContext {
@@ -32,28 +35,10 @@ function jaccard(a: string[], b: string[]): number {
   return inter / (A.size + B.size - inter);
 }
 
-/** Importance of a memory from its signals, never below the extractor's prior for its kind. */
-export function importanceFor(input: {
-  text: string;
-  frequencyCount: number;
-  lastAccessedAt: Date;
-  now: Date;
-  associatedTopics: string[];
-  prior: number;
-}): { score: number; level: Memory['importanceLevel']; components: Record<string, number> } {
-  const emotion = emotionScore(input.text).score;
-  const result = scoreImportance({
-    frequencyCount: input.frequencyCount,
-    lastAccessedAt: input.lastAccessedAt,
-    now: input.now,
-    emotionScore: emotion,
-    associatedTopics: input.associatedTopics,
-  });
-  const score = Math.max(result.score, Math.min(1, input.prior));
-  return { score, level: importanceLevelFor(score), components: { ...result.components, prior: input.prior, weighted: result.score } };
-}
+// Lives in ./importance so the lifecycle services can use it without importing the write path.
+export { importanceFor };
 
-function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { conversationId?: string; via: 'extraction' | 'api'; metadata?: Record<string, unknown> }): NewMemory {
+function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { conversationId?: string; via: 'extraction' | 'api'; metadata?: Record<string, unknown>; ttlDays?: ExpiryOverrides }): NewMemory {
   const topics = [...new Set([...c.entities.map((e) => e.name), ...c.keywords])].slice(0, 20);
   const imp = importanceFor({ text: c.text, frequencyCount: 1, lastAccessedAt: c.saidAt, now: c.saidAt, associatedTopics: c.entities.map((e) => e.kind), prior: c.importance });
   return {
@@ -79,7 +64,9 @@ function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { co
     updatedAt: c.saidAt,
     lastRecalledAt: null,
     lastAccessedAt: c.saidAt,
-    expiresAt: c.expiresAt ?? null,
+    // The extractor dates events and "最近…" states itself; anything else (API writes, an LLM
+    // extractor) gets its type's lifetime from MEMORY_TTL_DAYS.
+    expiresAt: c.expiresAt ?? defaultExpiry(c.type, c.saidAt, extra.ttlDays),
     supersedes: null,
     supersededBy: null,
     tokens: tokenizeForIndex(`${c.text} ${c.keywords.join(' ')}`),
@@ -103,7 +90,10 @@ async function gatherNeighbours(
   ]);
   const sims = new Map(vectorHits.map((h) => [h.id, h.similarity]));
   const ids = [...new Set([...vectorHits.map((h) => h.id), ...lexicalHits.map((h) => h.id), ...subjectHits.map((h) => h.id), ...(sameFact ? [sameFact.id] : [])])];
-  const memories = await memoryStore.getActive(client, userId, ids);
+  const active = await memoryStore.getActive(client, userId, ids);
+  // An archived memory stating exactly this fact is a neighbour too: reinforcing it restores it.
+  const archivedSame = sameFact ? undefined : await lifecycleStore.findArchivedByNormalized(client, userId, normalizeFact(candidate.text));
+  const memories = archivedSame && restoreRefusal(archivedSame, candidate.saidAt) === null ? [...active, archivedSame] : active;
   const normalizedCandidate = normalizeFact(candidate.text);
   const normalizedSubject = candidate.subject ? normalizeFact(candidate.subject) : '';
   return memories.map((m) => {
@@ -153,14 +143,19 @@ export async function applyCandidate(
         result = { ...base, action: 'ignore', reason: decision.reason, affectedIds: [], replayed: false };
         break;
       case 'create': {
-        const memory = buildMemory(uuidFromKey(`memory:${userId}:${key}`), userId, candidate, { conversationId: audit.conversationId, via: input.via ?? 'extraction', metadata: input.metadata });
+        const memory = buildMemory(uuidFromKey(`memory:${userId}:${key}`), userId, candidate, { conversationId: audit.conversationId, via: input.via ?? 'extraction', metadata: input.metadata, ttlDays: deps.config.lifecycle.ttlDays });
         await memoryStore.insert(client, memory);
         await graphStore.link(client, userId, memory.id, candidate.entities, candidate.relations);
         result = { ...base, action: 'create', reason: decision.reason, memoryId: memory.id, affectedIds: [], replayed: false };
         break;
       }
       case 'reinforce': {
-        const before = await memoryStore.get(client, userId, decision.targetId);
+        let before = await memoryStore.get(client, userId, decision.targetId);
+        if (before?.status === 'archived') {
+          // Restore on a strong explicit match: the user restated an archived fact word for word.
+          await restoreInTransaction(client, before, { now: at, audit, reason: `restated by the user (${decision.reason}): restored from the archive`, messageIds: candidate.messageIds });
+          before = await memoryStore.get(client, userId, decision.targetId);
+        }
         const imp = importanceFor({ text: `${before!.text} ${candidate.text}`, frequencyCount: before!.frequencyCount + 1, lastAccessedAt: at, now: at, associatedTopics: before!.associatedTopics, prior: before!.importance });
         const after = await memoryStore.reinforce(client, userId, decision.targetId, { at, importance: imp.score, importanceLevel: imp.level, components: imp.components, recalled: false, emotionTags: candidate.emotionTags, messageIds: candidate.messageIds });
         await eventStore.insert(client, { ...eventBase, memoryId: decision.targetId, action: 'reinforce', reason: decision.reason, before: snapshot(before), after: snapshot(after) }, at);
@@ -171,11 +166,15 @@ export async function applyCandidate(
       case 'supersede': {
         // An in-place "update" is modelled as a supersede too, so the old wording stays auditable.
         const targets = decision.action === 'update' ? [decision.targetId] : decision.targetIds;
-        const memory = buildMemory(uuidFromKey(`memory:${userId}:${key}`), userId, candidate, { conversationId: audit.conversationId, via: input.via ?? 'extraction', metadata: input.metadata });
+        const memory = buildMemory(uuidFromKey(`memory:${userId}:${key}`), userId, candidate, { conversationId: audit.conversationId, via: input.via ?? 'extraction', metadata: input.metadata, ttlDays: deps.config.lifecycle.ttlDays });
         memory.supersedes = targets[0] ?? null;
         if (decision.action === 'update') {
           const old = await memoryStore.get(client, userId, decision.targetId);
           memory.frequencyCount = (old?.frequencyCount ?? 0) + 1;
+          // The count changed, so the score must follow; a more detailed restatement of the same
+          // fact never matters less than what it replaces.
+          const imp = importanceFor({ text: candidate.text, frequencyCount: memory.frequencyCount, lastAccessedAt: at, now: at, associatedTopics: candidate.entities.map((e) => e.kind), prior: Math.max(candidate.importance, old?.importance ?? 0) });
+          Object.assign(memory, { importance: imp.score, importanceLevel: imp.level, importanceComponents: imp.components });
         }
         await memoryStore.insert(client, memory);
         await graphStore.link(client, userId, memory.id, candidate.entities, candidate.relations);

@@ -1,5 +1,6 @@
 import { memoryStore } from '../adapters/postgres/memory-repository';
-import { ErrorCode, MemoryServiceError, type ErrorCode as Code } from '../core/errors';
+import { timeRouteStore } from '../adapters/postgres/time-route-repository';
+import type { ErrorCode as Code } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import { formatContext, type FormattedContext } from '../core/recall/format';
 import { rankMemories } from '../core/recall/rank';
@@ -8,11 +9,38 @@ import { planRoutes } from '../core/recall/query-intent';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { tokenizeForIndex } from '../core/text/tokenize';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
+import { errorCodeOf, withDeadline } from './deadline';
 import type { ServiceDeps } from './deps';
+import type { ExchangeRoute, ExchangeSearchResult } from './conversation-search';
+import {
+  inRangeFirst,
+  memoryHitsAreWeak,
+  pastExchangeSearch,
+  planEpisodic,
+  recalledExchanges,
+  resolveTimeZone,
+  resolveTimeZoneWithoutStore,
+  toPastExchanges,
+  weakHitExchangeSearch,
+  type EpisodicPlan,
+  type RecalledExchange,
+} from './episodic-recall';
 
-export const RecallRoute = { ann: 'ann', bm25: 'bm25', recent: 'recent', important: 'important', type: 'type' } as const;
+export const RecallRoute = {
+  ann: 'ann',
+  bm25: 'bm25',
+  recent: 'recent',
+  important: 'important',
+  type: 'type',
+  /** Memories said on the dates the query names ("我6月2号…", "last Tuesday"), ranked first. */
+  time: 'time',
+  /** Past exchanges (raw user + assistant lines) for questions about the shared past or weak hits. */
+  exchanges: 'exchanges',
+} as const;
 export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
-export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type'];
+export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges'];
+/** The episodic routes (issue #8); recall without them behaves as before they existed. */
+export const EPISODIC_ROUTES: readonly RecallRoute[] = ['time', 'exchanges'];
 
 export interface RecallOptions {
   topK?: number;
@@ -20,7 +48,10 @@ export interface RecallOptions {
   types?: MemoryType[];
   recentMessages?: string[];
   now?: Date;
+  /** IANA zone for date expressions and rendered dates; default: the user's stored zone. */
   timeZone?: string;
+  /** Zone to use when neither `timeZone` nor a stored zone is known (e.g. from the offset of `now`). */
+  fallbackTimeZone?: string;
   timeoutMs?: number;
   /** Restrict the routes (evaluation measures each route's contribution this way). */
   routes?: RecallRoute[];
@@ -43,37 +74,19 @@ export interface RecallResult {
   tokens: number;
   /** Set when a route failed or timed out; the context still holds what the other routes found. */
   error?: { code: Code; message: string; routes: string[] };
-  routes: { route: RecallRoute; ok: boolean; ms: number; hits: number }[];
+  routes: { route: RecallRoute | ExchangeRoute; ok: boolean; ms: number; hits: number }[];
+  /** The past exchanges injected into `context.userPrefix` (after the memories), best first. */
+  pastExchanges: RecalledExchange[];
+  /** Ids of every message injected (the messages of `pastExchanges`), so a client can cite them. */
+  injectedMessageIds: string[];
+  /** Date ranges read from the query (the time route), when it named any. */
+  dateRanges?: { text: string; start: string; end: string }[];
 }
 
 const CANDIDATES_PER_ROUTE = 20;
 /** The importance route is a short list of high/critical memories: it lifts what matters most, it does not flood. */
 const IMPORTANT_K = 5;
 
-class RouteTimeout extends Error {}
-
-function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
-  const ms = Math.max(0, deadline - Date.now());
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new RouteTimeout(`route exceeded its ${ms} ms budget`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
-}
-
-function errorCodeOf(err: unknown): Code {
-  if (err instanceof RouteTimeout) return ErrorCode.dependencyTimeout;
-  if (err instanceof MemoryServiceError) return err.code;
-  return ErrorCode.internal;
-}
 
 /**
  * Hybrid recall for one chat message: ANN (Chroma) ∥ BM25 (PostgreSQL postings, jieba-segmented)
@@ -91,13 +104,16 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
   const types = options.types && options.types.length > 0 ? options.types : undefined;
   const tokens = tokenizeForIndex([query, ...(options.recentMessages ?? []).slice(-2)].join(' '));
 
+  const annSimilarity = new Map<string, number>();
   const routeTasks: { route: RecallRoute; run: () => Promise<string[]> }[] = [];
   if (enabled.has('ann') && query.length > 0)
     routeTasks.push({
       route: 'ann',
       run: async () => {
         const embedding = await deps.embeddings.embedQuery(query);
-        return (await deps.vectors.query({ userId, embedding, k, types })).map((h) => h.id);
+        const hits = await deps.vectors.query({ userId, embedding, k, types });
+        for (const h of hits) annSimilarity.set(h.id, h.similarity);
+        return hits.map((h) => h.id);
       },
     });
   if (enabled.has('bm25')) routeTasks.push({ route: 'bm25', run: async () => (await memoryStore.bm25(deps.pool, userId, tokens, k, types)).map((h) => h.id) });
@@ -111,13 +127,40 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
     routeTasks.push({ route: 'type', run: async () => (await memoryStore.byTypes(deps.pool, userId, routeTypes, 10, { now })).map((m) => m.id) });
 
   const instructionsTask = memoryStore.byTypes(deps.pool, userId, ['instruction'], 10, { scope: 'global', now });
-  const settled = await Promise.allSettled(routeTasks.map(async (t) => {
+  const runRoute = async (t: (typeof routeTasks)[number]) => {
     const t0 = Date.now();
     const ids = await withDeadline(t.run(), deadline);
     return { ids, ms: Date.now() - t0 };
-  }));
-
+  };
+  const running = routeTasks.map(runRoute);
   const failures: { route: string; err: unknown }[] = [];
+
+  // Episodic routes (issue #8), planned while the memory routes run; off, recall is what it was.
+  let episodic: EpisodicPlan | undefined;
+  if (enabled.has('time') || enabled.has('exchanges')) {
+    let timeZone: string;
+    try {
+      timeZone = await withDeadline(resolveTimeZone(deps, userId, options.timeZone, options.fallbackTimeZone), deadline);
+    } catch (err) {
+      failures.push({ route: 'time', err });
+      timeZone = resolveTimeZoneWithoutStore(options.timeZone, options.fallbackTimeZone);
+    }
+    episodic = planEpisodic(query, { now, timeZone, timeRoute: enabled.has('time') });
+  }
+  const ranges = episodic?.ranges ?? [];
+  if (ranges.length > 0) {
+    const timeTask = { route: 'time' as const, run: () => timeRouteStore.memoriesSaidIn(deps.pool, userId, ranges, k, now) };
+    routeTasks.push(timeTask);
+    running.push(runRoute(timeTask));
+  }
+  const queryTokens = enabled.has('exchanges') ? tokenizeForIndex(query) : [];
+  // A question about the shared past searches exchanges alongside the memory routes.
+  const pastSearch: Promise<ExchangeSearchResult> | undefined =
+    episodic?.past && enabled.has('exchanges')
+      ? pastExchangeSearch(deps, userId, { tokens: queryTokens, plan: episodic, now, deadline })
+      : undefined;
+  const settled = await Promise.allSettled(running);
+
   const rankings: RouteRanking[] = [];
   const routeReport: RecallResult['routes'] = [];
   settled.forEach((s, i) => {
@@ -145,15 +188,36 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
 
   const byId = new Map(hydrated.map((m) => [m.id, m]));
   const fusedById = new Map(fused.map((f) => [f.id, f]));
-  const ranked = rankMemories(
-    fused.flatMap((f) => (byId.has(f.id) ? [{ memory: byId.get(f.id)!, relevance: f.score }] : [])),
-    { now, maxResults: options.topK ?? 8 },
-  );
+  const maxResults = options.topK ?? 8;
+  // With a date in the query, memories said on that date come first, then the rest by score.
+  const ranked = inRangeFirst(
+    rankMemories(
+      fused.flatMap((f) => (byId.has(f.id) ? [{ memory: byId.get(f.id)!, relevance: f.score }] : [])),
+      { now, maxResults: ranges.length > 0 ? Number.MAX_SAFE_INTEGER : maxResults },
+    ),
+    ranges,
+    (r) => r.memory.createdAt,
+  ).slice(0, maxResults);
+
+  let exchangeSearch = pastSearch ? await pastSearch : undefined;
+  // Only memories that survived hydration and ranking count: an expired memory is no evidence.
+  const bm25Hits = ranked.filter((r) => fusedById.get(r.memory.id)?.routes.includes('bm25')).length;
+  const bestSimilarity = Math.max(0, ...ranked.map((r) => annSimilarity.get(r.memory.id) ?? 0));
+  if (!exchangeSearch && episodic && enabled.has('exchanges') && queryTokens.length > 0 && memoryHitsAreWeak({ bm25Hits, bestSimilarity })) {
+    exchangeSearch = await weakHitExchangeSearch(deps, userId, { tokens: queryTokens, now, deadline });
+  }
+  if (exchangeSearch) {
+    routeReport.push(...exchangeSearch.routes);
+    failures.push(...exchangeSearch.failures);
+  }
+  const exchanges = exchangeSearch?.exchanges ?? [];
+
   const formatted: FormattedContext = formatContext({
     memories: ranked.map((r) => r.memory),
     instructions,
+    pastExchanges: toPastExchanges(exchanges),
     budget: options.tokenBudget ?? deps.config.recall.tokenBudget,
-    timeZone: options.timeZone,
+    timeZone: episodic?.timeZone ?? options.timeZone,
   });
   const included = new Set(formatted.included);
   const scoreOf = new Map(ranked.map((r) => [r.memory.id, r.score]));
@@ -175,6 +239,9 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
     memories,
     tokens: formatted.tokens,
     routes: routeReport,
+    pastExchanges: recalledExchanges(exchanges, formatted.includedMessageIds),
+    injectedMessageIds: formatted.includedMessageIds,
+    ...(ranges.length > 0 ? { dateRanges: ranges.map((r) => ({ text: r.text, start: r.start.toISOString(), end: r.end.toISOString() })) } : {}),
   };
   if (failures.length > 0) {
     const first = failures[0]!;

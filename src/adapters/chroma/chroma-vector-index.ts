@@ -67,6 +67,15 @@ export class ChromaVectorIndex implements VectorIndex {
     await this.guard('remove', () => this.collection.delete({ ids, where: { user_id: userId } }));
   }
 
+  async removeMany({ items }: { items: { userId: string; id: string }[] }): Promise<void> {
+    if (items.length === 0) return;
+    // Ids are unique across users; the owner filter still confines the delete to the users the
+    // caller named, so no call can reach vectors of a user it did not mention.
+    const users = [...new Set(items.map((i) => i.userId))];
+    const where: Where = users.length === 1 ? { user_id: users[0]! } : { user_id: { $in: users } };
+    await this.guard('remove', () => this.collection.delete({ ids: items.map((i) => i.id), where }));
+  }
+
   async heartbeat(): Promise<void> {
     await this.guard('heartbeat', () => this.client.heartbeat());
   }

@@ -14,6 +14,12 @@ export const userStore = {
     return rows[0]!.tenant_id;
   },
 
+  /** The user's IANA zone (users.timezone, 'UTC' until set); undefined for an unknown user. */
+  async timeZoneOf(q: Queryable, userId: string): Promise<string | undefined> {
+    const { rows } = await q.query<{ timezone: string }>('SELECT timezone FROM users WHERE user_id = $1', [userId]);
+    return rows[0]?.timezone;
+  },
+
   async tenantOf(q: Queryable, userId: string): Promise<string | undefined> {
     const { rows } = await q.query<{ tenant_id: string }>('SELECT tenant_id FROM users WHERE user_id = $1', [userId]);
     return rows[0]?.tenant_id;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { zoneFromIsoOffset } from '../../core/time/zone-hint';
 import { recall } from '../../services/recall';
 import type { ApiDeps } from '../deps';
 import { recallBody, userParams } from '../schemas';
@@ -32,6 +33,19 @@ export const recallRoutes =
               tokens: z.number(),
               routes: z.array(z.object({ route: z.string(), ok: z.boolean(), ms: z.number(), hits: z.number() })),
               error: z.object({ code: z.string(), message: z.string(), routes: z.array(z.string()) }).optional(),
+              pastExchanges: z.array(
+                z.object({
+                  conversationId: z.string(),
+                  date: z.string(),
+                  messageIds: z.array(z.string()),
+                  userText: z.string(),
+                  assistantText: z.string(),
+                  score: z.number(),
+                  routes: z.array(z.string()),
+                }),
+              ),
+              injectedMessageIds: z.array(z.string()),
+              dateRanges: z.array(z.object({ text: z.string(), start: z.string(), end: z.string() })).optional(),
             }),
           },
         },
@@ -46,6 +60,8 @@ export const recallRoutes =
           recentMessages: b.recentMessages,
           now: b.now ? new Date(b.now) : undefined,
           timeZone: b.timeZone,
+          // Without a zone from the request or the user's settings, the offset `now` was written with is the best hint.
+          fallbackTimeZone: b.now ? zoneFromIsoOffset(b.now) : undefined,
           routes: b.routes,
         });
         if (result.memories.length > 0) hooks.afterRecall?.(userId, result.memories.map((m) => m.id), b.now ? new Date(b.now) : new Date());

@@ -155,7 +155,8 @@ function renderEntry(entry: Entry, zone: string, style: Style = 'full'): Rendere
       const x = entry.exchange;
       const user = neutralizeText(x.userText);
       const assistant = neutralizeText(x.assistantText);
-      const body = assistant.length > 0 ? `用户: ${user} / 助手: ${assistant}` : `用户: ${user}`;
+      // Either side may be missing (an unanswered question, a reply whose question was not kept).
+      const body = [user.length > 0 ? `用户: ${user}` : '', assistant.length > 0 ? `助手: ${assistant}` : ''].filter(Boolean).join(' / ');
       return { prefix: `- ${dateIn(x.date, zone)} `, body };
     }
   }

@@ -1,0 +1,184 @@
+import type { StoredLine } from '../../core/recall/exchanges';
+import { termFrequencies } from '../../core/text/tokenize';
+import type { Queryable } from './pool';
+
+/** A message found by a search, with how well it matched. */
+export interface MessageHit {
+  conversationId: string;
+  messageId: string;
+  score: number;
+  /** Distinct query terms the message contains. */
+  matched: string[];
+}
+
+/** A (conversation, message) reference. */
+export interface MessageRef {
+  conversationId: string;
+  messageId: string;
+}
+
+interface LineRow {
+  conversation_id: string;
+  message_id: string;
+  seq: string;
+  role: StoredLine['role'];
+  content: string;
+  said_at: Date;
+}
+
+function toLine(r: LineRow): StoredLine {
+  return { conversationId: r.conversation_id, messageId: r.message_id, seq: Number(r.seq), role: r.role, content: r.content, at: r.said_at };
+}
+
+/** A stored line and whether it must stay out of what is shown. */
+export type ShownLine = StoredLine & { hidden: boolean };
+
+/** Per-user collection statistics and document frequencies of the query terms ($1 user, $2 terms). */
+const BM25_CTES = `q(term) AS (SELECT DISTINCT unnest($2::text[])),
+            stats AS (SELECT doc_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(doc_count, 0), 1) AS avgdl
+                        FROM message_index_stats WHERE user_id = $1),
+            df AS (SELECT t.term, count(*)::float8 AS df FROM message_terms t JOIN q USING (term) WHERE t.user_id = $1 GROUP BY t.term)`;
+/** One term's Okapi BM25 contribution (k1 = 1.2, b = 0.75), as in the memory index. */
+const BM25_TERM = `ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * (t.tf * 2.2) / (t.tf + 1.2 * (0.25 + 0.75 * m.doc_length / stats.avgdl))`;
+/**
+ * Forget requests of user $1: the decision rows of "忘掉…/forget…" candidates, whether they
+ * expired memories (action forget, affectedIds) or named nothing stored (ignored). The predicate
+ * matches the partial index memory_events_forget_idx.
+ */
+const FORGET_EVENTS = `SELECT conversation_id, message_ids, after FROM memory_events
+                        WHERE user_id = $1 AND (action = 'forget' OR (action = 'ignore' AND reason LIKE 'forget request%'))`;
+/** A day with more messages than this is read from its start; the words route covers the rest. */
+const MAX_MESSAGES_IN_RANGE = 2000;
+
+const rangeArrays = (ranges: readonly { start: Date; end: Date }[]): [Date[], Date[]] => [ranges.map((r) => r.start), ranges.map((r) => r.end)];
+
+/**
+ * Search over the user's raw messages (L0): BM25 over `message_terms` with per-user statistics
+ * kept by triggers (migration 1764461100000), messages said in a date range, the neighbours that
+ * make a message an exchange, and which messages must stay hidden. Every query takes the user.
+ */
+export const messageSearchStore = {
+  /** BM25 over the user's messages, best first. Document frequencies come from the postings per query. */
+  async bm25(q: Queryable, userId: string, tokens: string[], k: number): Promise<MessageHit[]> {
+    const terms = [...termFrequencies(tokens).keys()];
+    if (terms.length === 0) return [];
+    const { rows } = await q.query<{ conversation_id: string; message_id: string; score: number; matched: string[] }>(
+      `WITH ${BM25_CTES}
+       SELECT t.conversation_id, t.message_id, sum(${BM25_TERM})::float8 AS score, array_agg(t.term) AS matched
+         FROM message_terms t
+         JOIN df USING (term)
+         JOIN messages m ON m.user_id = $1 AND m.conversation_id = t.conversation_id AND m.message_id = t.message_id
+         CROSS JOIN stats
+        WHERE t.user_id = $1
+        GROUP BY t.conversation_id, t.message_id
+        ORDER BY score DESC, t.conversation_id, t.message_id
+        LIMIT $3`,
+      [userId, terms, k],
+    );
+    return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id, score: r.score, matched: r.matched }));
+  },
+
+  /**
+   * Messages said inside the ranges (the time route): those that match the query's words first,
+   * by BM25, then the rest of those days in the order they were said. One round trip.
+   */
+  async saidIn(q: Queryable, userId: string, tokens: string[], ranges: readonly { start: Date; end: Date }[], k: number): Promise<MessageHit[]> {
+    if (ranges.length === 0) return [];
+    const [starts, ends] = rangeArrays(ranges);
+    const { rows } = await q.query<{ conversation_id: string; message_id: string; score: number | null; matched: string[] | null }>(
+      `WITH ${BM25_CTES},
+            inside AS (
+              SELECT DISTINCT m.conversation_id, m.message_id, m.seq, m.said_at, m.doc_length
+                FROM unnest($4::timestamptz[], $5::timestamptz[]) AS r(s, x)
+                JOIN messages m ON m.user_id = $1 AND m.said_at >= r.s AND m.said_at < r.x
+               ORDER BY m.said_at, m.seq
+               LIMIT ${MAX_MESSAGES_IN_RANGE}),
+            scored AS (
+              SELECT m.conversation_id, m.message_id, sum(${BM25_TERM})::float8 AS score, array_agg(t.term) AS matched
+                FROM inside m
+                JOIN message_terms t ON t.user_id = $1 AND t.conversation_id = m.conversation_id AND t.message_id = m.message_id
+                JOIN df ON df.term = t.term
+                CROSS JOIN stats
+               GROUP BY m.conversation_id, m.message_id)
+       SELECT i.conversation_id, i.message_id, s.score, s.matched
+         FROM inside i LEFT JOIN scored s USING (conversation_id, message_id)
+        ORDER BY s.score DESC NULLS LAST, i.said_at, i.seq
+        LIMIT $3`,
+      [userId, [...termFrequencies(tokens).keys()], k, starts, ends],
+    );
+    return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id, score: r.score ?? 0, matched: r.matched ?? [] }));
+  },
+
+  /**
+   * The given messages with the message right before and right after each in its conversation
+   * (pairing a question with its answer needs them), each line flagged `hidden` when it must not
+   * be shown: the user asked to forget it (the forget request itself, or the source of a memory
+   * it expired) or, with `staleSources`, it is the source of a memory that was superseded,
+   * expired or archived — stale unless the user asks about the past. One round trip.
+   */
+  async withNeighbours(
+    q: Queryable,
+    userId: string,
+    refs: readonly MessageRef[],
+    opts: { staleSources: boolean; now: Date },
+  ): Promise<{ anchor: ShownLine; previous?: ShownLine; next?: ShownLine }[]> {
+    if (refs.length === 0) return [];
+    const { rows } = await q.query<LineRow & { anchor_conversation_id: string; anchor_message_id: string; position: number; hidden: boolean }>(
+      `WITH a AS (
+              SELECT m.conversation_id, m.message_id, m.seq
+                FROM unnest($2::text[], $3::text[]) AS x(cid, mid)
+                JOIN messages m ON m.user_id = $1 AND m.conversation_id = x.cid AND m.message_id = x.mid),
+            forget AS (${FORGET_EVENTS}),
+            forgotten AS (SELECT DISTINCT (jsonb_array_elements_text(after -> 'affectedIds'))::uuid AS id
+                            FROM forget WHERE jsonb_typeof(after -> 'affectedIds') = 'array'),
+            lines AS (
+              SELECT a.conversation_id AS anchor_conversation_id, a.message_id AS anchor_message_id, n.*
+                FROM a CROSS JOIN LATERAL (
+                  SELECT 0 AS position, conversation_id, message_id, seq, role, content, said_at FROM messages
+                   WHERE user_id = $1 AND conversation_id = a.conversation_id AND message_id = a.message_id
+                  UNION ALL
+                  (SELECT -1, conversation_id, message_id, seq, role, content, said_at FROM messages
+                    WHERE user_id = $1 AND conversation_id = a.conversation_id AND seq < a.seq ORDER BY seq DESC LIMIT 1)
+                  UNION ALL
+                  (SELECT 1, conversation_id, message_id, seq, role, content, said_at FROM messages
+                    WHERE user_id = $1 AND conversation_id = a.conversation_id AND seq > a.seq ORDER BY seq LIMIT 1)
+                ) n)
+       SELECT l.*,
+              (EXISTS (SELECT 1 FROM forget f WHERE f.conversation_id = l.conversation_id AND l.message_id = ANY (f.message_ids))
+               OR EXISTS (SELECT 1 FROM memories m
+                           WHERE m.user_id = $1 AND (m.source -> 'messageIds') ? l.message_id
+                             AND m.source ->> 'conversationId' = l.conversation_id
+                             AND (m.id IN (SELECT id FROM forgotten)
+                                  OR ($4 AND (m.status <> 'active' OR (m.expires_at IS NOT NULL AND m.expires_at <= $5)))))) AS hidden
+         FROM lines l`,
+      [userId, refs.map((r) => r.conversationId), refs.map((r) => r.messageId), opts.staleSources, opts.now],
+    );
+    const byAnchor = new Map<string, { anchor?: ShownLine; previous?: ShownLine; next?: ShownLine }>();
+    for (const r of rows) {
+      const key = `${r.anchor_conversation_id}\u0000${r.anchor_message_id}`;
+      const entry = byAnchor.get(key) ?? {};
+      const line = { ...toLine(r), hidden: r.hidden };
+      if (r.position === 0) entry.anchor = line;
+      else if (r.position < 0) entry.previous = line;
+      else entry.next = line;
+      byAnchor.set(key, entry);
+    }
+    return [...byAnchor.values()].flatMap((e) => (e.anchor ? [{ anchor: e.anchor, previous: e.previous, next: e.next }] : []));
+  },
+
+  /** Every message of the user that a forget request covers (to rebuild episodes built before it). */
+  async forgotten(q: Queryable, userId: string): Promise<MessageRef[]> {
+    const { rows } = await q.query<{ cid: string; mid: string }>(
+      `WITH forget AS (${FORGET_EVENTS})
+       SELECT conversation_id AS cid, unnest(message_ids) AS mid FROM forget WHERE conversation_id IS NOT NULL
+       UNION
+       SELECT m.source ->> 'conversationId', jsonb_array_elements_text(m.source -> 'messageIds')
+         FROM memories m
+        WHERE m.user_id = $1 AND jsonb_typeof(m.source -> 'messageIds') = 'array' AND m.source ? 'conversationId'
+          AND m.id IN (SELECT (jsonb_array_elements_text(after -> 'affectedIds'))::uuid FROM forget
+                        WHERE jsonb_typeof(after -> 'affectedIds') = 'array')`,
+      [userId],
+    );
+    return rows.map((r) => ({ conversationId: r.cid, messageId: r.mid }));
+  },
+};

@@ -1,0 +1,20 @@
+import type { VectorHit } from '../ports';
+
+/** What the episode vector index stores per episode (besides the vector and the user). */
+export interface EpisodeVectorItem {
+  id: string;
+  embedding: number[];
+  conversationId: string;
+  /** Local day, YYYY-MM-DD. */
+  day: string;
+}
+
+/**
+ * Vector index of episode summaries, in its own collection so memory search never sees them.
+ * Every call takes the user: nothing can be searched, written or removed across users.
+ */
+export interface EpisodeVectorIndex {
+  upsert(input: { userId: string; items: EpisodeVectorItem[] }): Promise<void>;
+  query(input: { userId: string; embedding: number[]; k: number }): Promise<VectorHit[]>;
+  remove(input: { userId: string; ids: string[] }): Promise<void>;
+}

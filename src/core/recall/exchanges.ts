@@ -1,0 +1,120 @@
+/**
+ * Past exchanges (L0 conversation recall): a raw user line with the assistant line that answered
+ * it, found by keyword search over messages, by the date a query names, or through the episode
+ * of that day. Pure: the adapters fetch rows, this module pairs, filters and orders them.
+ */
+import type { DateRange } from '../time/query-dates';
+import type { MessageRole } from '../types';
+import { fuseRankings, type RouteRanking } from './rrf';
+
+/** A stored message as the exchange builder needs it. */
+export interface StoredLine {
+  conversationId: string;
+  messageId: string;
+  seq: number;
+  role: MessageRole;
+  content: string;
+  at: Date;
+}
+
+/** One user line and the assistant line that answered it (either may be missing). */
+export interface ExchangeCandidate {
+  /** Stable identity of the pair, so the same exchange found by several routes is one. */
+  key: string;
+  conversationId: string;
+  user?: StoredLine;
+  assistant?: StoredLine;
+  /** When the exchange happened: the user line's time, else the assistant's. */
+  date: Date;
+  messageIds: string[];
+}
+
+/** An exchange chosen by {@link rankExchanges}. */
+export interface RankedExchange extends ExchangeCandidate {
+  score: number;
+  routes: string[];
+  /** Said inside one of the query's date ranges. */
+  inRange: boolean;
+}
+
+/**
+ * A line without its counterpart ("Love it.", "好的") says nothing on its own; below this many
+ * code points such a one-sided exchange is not worth a line of the budget.
+ */
+export const MIN_LONE_LINE_CODE_POINTS = 12;
+
+/** Key of a message inside a user's data (message ids are unique per conversation only). */
+export function messageKey(conversationId: string, messageId: string): string {
+  return `${conversationId}\u0000${messageId}`;
+}
+
+/**
+ * The exchange around `anchor`: a user line pairs with the assistant line right after it, an
+ * assistant line with the user line right before it. Lines of the same role never pair.
+ */
+export function pairExchange(anchor: StoredLine, previous?: StoredLine, next?: StoredLine): ExchangeCandidate {
+  const same = (x?: StoredLine): x is StoredLine => x !== undefined && x.conversationId === anchor.conversationId;
+  const user = anchor.role === 'user' ? anchor : same(previous) && previous.role === 'user' ? previous : undefined;
+  const assistant = anchor.role === 'assistant' ? anchor : same(next) && next.role === 'assistant' ? next : undefined;
+  const lines = [user, assistant].filter((x): x is StoredLine => x !== undefined);
+  return {
+    key: lines.map((l) => messageKey(l.conversationId, l.messageId)).join('\u0001'),
+    conversationId: anchor.conversationId,
+    ...(user ? { user } : {}),
+    ...(assistant ? { assistant } : {}),
+    date: (user ?? anchor).at,
+    messageIds: lines.map((l) => l.messageId),
+  };
+}
+
+/** True when `at` falls in one of the ranges ([start, end)). */
+export function inRanges(at: Date, ranges: readonly Pick<DateRange, 'start' | 'end'>[]): boolean {
+  const t = at.getTime();
+  return ranges.some((r) => t >= r.start.getTime() && t < r.end.getTime());
+}
+
+/** Input of {@link rankExchanges}. */
+export interface RankExchangesInput {
+  /** One ranking per route; ids are exchange keys. */
+  rankings: readonly RouteRanking[];
+  exchanges: ReadonlyMap<string, ExchangeCandidate>;
+  /** Date ranges the query named; exchanges inside them come first. */
+  ranges: readonly Pick<DateRange, 'start' | 'end'>[];
+  /** Message keys that must never be shown (forgotten, or stale when asked without a past cue). */
+  hidden: ReadonlySet<string>;
+  /**
+   * Keep only exchanges that matched at least this many distinct query terms (route-independent
+   * evidence); exchanges in a named date range are exempt, the date is their evidence.
+   */
+  minMatchedTerms?: number;
+  /** Distinct query terms matched per exchange key. */
+  matchedTerms?: ReadonlyMap<string, number>;
+  limit: number;
+}
+
+/**
+ * Fuses the routes' exchange rankings with RRF, drops hidden and unsupported exchanges, and
+ * orders what is left: exchanges from the named date range first, then by fused score.
+ */
+export function rankExchanges(input: RankExchangesInput): RankedExchange[] {
+  const out: RankedExchange[] = [];
+  for (const fused of fuseRankings(input.rankings)) {
+    const x = input.exchanges.get(fused.id);
+    if (!x) continue;
+    const lines = [x.user, x.assistant].filter((l): l is StoredLine => l !== undefined);
+    if (lines.some((l) => input.hidden.has(messageKey(l.conversationId, l.messageId)))) continue;
+    if (lines.length === 1 && Array.from(lines[0]!.content.trim()).length < MIN_LONE_LINE_CODE_POINTS) continue;
+    const inRange = input.ranges.length > 0 && lines.some((l) => inRanges(l.at, input.ranges));
+    if (!inRange && input.minMatchedTerms !== undefined && (input.matchedTerms?.get(x.key) ?? 0) < input.minMatchedTerms) continue;
+    out.push({ ...x, score: fused.score, routes: fused.routes, inRange });
+  }
+  // Stable: within each group the fused order stands.
+  out.sort((a, b) => Number(b.inRange) - Number(a.inRange));
+  return out.slice(0, Math.max(0, input.limit));
+}
+
+/** Cuts text to `max` code points (never inside a surrogate pair), marking the cut with "…". */
+export function cutCodePoints(text: string, max: number): string {
+  const cps = Array.from(text);
+  return cps.length <= max ? text : `${cps.slice(0, Math.max(0, max - 1)).join('')}…`;
+}

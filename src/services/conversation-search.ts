@@ -1,0 +1,230 @@
+import { episodeStore, type Episode } from '../adapters/postgres/episode-repository';
+import { messageSearchStore, type MessageHit, type MessageRef } from '../adapters/postgres/message-search-repository';
+import {
+  messageKey,
+  pairExchange,
+  rankExchanges,
+  type ExchangeCandidate,
+  type RankedExchange,
+} from '../core/recall/exchanges';
+import { fuseRankings, type RouteRanking } from '../core/recall/rrf';
+import type { DateRange } from '../core/time/query-dates';
+import { withDeadline } from './deadline';
+import type { ServiceDeps } from './deps';
+
+/** Routes of the exchange search, as reported per request. */
+export const ExchangeRoute = {
+  /** BM25 over all of the user's raw messages. */
+  messages: 'exchange_bm25',
+  /** Messages said inside the query's date ranges (matching ones first). */
+  time: 'exchange_time',
+  /** Episodes by BM25 over their summaries and by date overlap. */
+  episodes: 'episode_bm25',
+  /** Episodes by vector similarity of their summaries. */
+  episodeAnn: 'episode_ann',
+} as const;
+export type ExchangeRoute = (typeof ExchangeRoute)[keyof typeof ExchangeRoute];
+
+/**
+ * Why the search runs, which decides what may be shown:
+ * - `past`: the user asks about the shared past (or names a date), or searches conversations:
+ *   only what they asked to forget is hidden — history is history, and it is shown with its date;
+ * - `weak`: recall found no good memory and falls back to raw exchanges: the sources of
+ *   superseded or expired memories are hidden too (stale), and an exchange must share enough
+ *   words with the query to count as evidence.
+ */
+export type ExchangeSearchMode = 'past' | 'weak';
+
+export interface ExchangeSearchInput {
+  /** Index tokens of the query (tokenizeForIndex). */
+  tokens: string[];
+  ranges: readonly DateRange[];
+  limit: number;
+  mode: ExchangeSearchMode;
+  now: Date;
+  /** Epoch ms after which a route counts as failed (dependencyTimeout). */
+  deadline: number;
+  /** The query embedding, shared with the memory ANN route; omitted: no episode ANN route. */
+  embedding?: () => Promise<number[]>;
+}
+
+export interface ExchangeSearchResult {
+  exchanges: RankedExchange[];
+  routes: { route: ExchangeRoute; ok: boolean; ms: number; hits: number }[];
+  failures: { route: string; err: unknown }[];
+}
+
+const MESSAGE_CANDIDATES = 30;
+/** Fewest messages paired with their neighbours per search (see shortlist). */
+const SHORTLIST_MIN = 12;
+/** Messages of the named days: a day is usually a few dozen; the words route covers busier ones. */
+const TIME_CANDIDATES = 40;
+const EPISODE_CANDIDATES = 8;
+/** Messages taken from each episode hit: its most salient ones. */
+const PER_EPISODE = 2;
+
+/** A route's result: message refs best first, with the query terms each matched (when known). */
+interface RouteOutput {
+  refs: MessageRef[];
+  matched?: MessageHit[];
+}
+
+function refsOfEpisodes(episodes: readonly Episode[]): MessageRef[] {
+  return episodes.flatMap((e) =>
+    (e.summaryMessageIds.length > 0 ? e.summaryMessageIds : e.messageIds.slice(0, 1))
+      .slice(0, PER_EPISODE)
+      .map((messageId) => ({ conversationId: e.conversationId, messageId })),
+  );
+}
+
+function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {
+  const { tokens, ranges } = input;
+  const tasks: { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] = [];
+  if (tokens.length > 0) {
+    tasks.push({
+      route: ExchangeRoute.messages,
+      run: async () => {
+        const hits = await messageSearchStore.bm25(deps.pool, userId, tokens, MESSAGE_CANDIDATES);
+        return { refs: hits, matched: hits };
+      },
+    });
+  }
+  if (ranges.length > 0) {
+    tasks.push({
+      route: ExchangeRoute.time,
+      run: async () => {
+        // Inside the range, what matches the words comes first; then the rest of the day in order.
+        const said = await messageSearchStore.saidIn(deps.pool, userId, tokens, ranges, TIME_CANDIDATES);
+        return { refs: said, matched: said };
+      },
+    });
+  }
+  if (tokens.length > 0 || ranges.length > 0) {
+    tasks.push({
+      route: ExchangeRoute.episodes,
+      run: async () => {
+        const { byWords, byDate } = await episodeStore.search(deps.pool, userId, tokens, ranges, EPISODE_CANDIDATES);
+        const byId = new Map([...byWords, ...byDate].map((e) => [e.id, e]));
+        const fused = fuseRankings([
+          { route: 'words', ids: byWords.map((e) => e.id) },
+          { route: 'date', ids: byDate.map((e) => e.id) },
+        ]);
+        return { refs: refsOfEpisodes(fused.flatMap((f) => (byId.has(f.id) ? [byId.get(f.id)!] : []))) };
+      },
+    });
+  }
+  const index = deps.episodeVectors;
+  if (index && input.embedding) {
+    const embed = input.embedding;
+    tasks.push({
+      route: ExchangeRoute.episodeAnn,
+      run: async () => {
+        const hits = await index.query({ userId, embedding: await embed(), k: EPISODE_CANDIDATES });
+        const episodes = new Map((await episodeStore.get(deps.pool, userId, hits.map((h) => h.id))).map((e) => [e.id, e]));
+        return { refs: refsOfEpisodes(hits.flatMap((h) => (episodes.has(h.id) ? [episodes.get(h.id)!] : []))) };
+      },
+    });
+  }
+  return tasks;
+}
+
+/**
+ * The messages worth pairing: the best by message-level RRF over the routes, plus the first of
+ * the time route (the named days come first later, so they must not be cut here). Pairing and the
+ * hidden checks cost a query per candidate set; a few times the requested number is plenty.
+ */
+function shortlist(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[], limit: number): MessageRef[] {
+  const n = Math.max(SHORTLIST_MIN, limit * 3);
+  const byKey = new Map<string, MessageRef>();
+  for (const { out } of outputs) for (const r of out.refs) byKey.set(messageKey(r.conversationId, r.messageId), r);
+  const fused = fuseRankings(outputs.map(({ route, out }) => ({ route, ids: out.refs.map((r) => messageKey(r.conversationId, r.messageId)) })));
+  const keys = new Set(fused.slice(0, n).map((f) => f.id));
+  const timed = outputs.find((o) => o.route === ExchangeRoute.time)?.out.refs ?? [];
+  for (const r of timed.slice(0, n)) keys.add(messageKey(r.conversationId, r.messageId));
+  return [...keys].map((k) => byKey.get(k)!);
+}
+
+/** Fewest distinct query terms a fallback exchange must contain to count as evidence. */
+export function minMatchedTerms(distinctQueryTerms: number): number {
+  return distinctQueryTerms <= 2 ? distinctQueryTerms : Math.max(2, Math.ceil(distinctQueryTerms / 2));
+}
+
+/**
+ * Finds the past exchanges (a user line with the assistant's reply) that answer a query: BM25
+ * over raw messages ∥ messages said on the dates the query names ∥ episodes by keywords, date and
+ * vector. Each route's messages are paired with their neighbours, fused with RRF, cleared of what
+ * must stay hidden, and ordered with the named dates first. Route failures are reported, never
+ * thrown: the other routes still answer.
+ */
+export async function searchExchanges(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
+  const tasks = plan(deps, userId, input);
+  const started = Date.now();
+  const settled = await Promise.allSettled(
+    tasks.map(async (t) => {
+      const t0 = Date.now();
+      const out = await withDeadline(t.run(), input.deadline);
+      return { out, ms: Date.now() - t0 };
+    }),
+  );
+  const routes: ExchangeSearchResult['routes'] = [];
+  const failures: ExchangeSearchResult['failures'] = [];
+  const outputs: { route: ExchangeRoute; out: RouteOutput }[] = [];
+  settled.forEach((s, i) => {
+    const route = tasks[i]!.route;
+    if (s.status === 'fulfilled') {
+      outputs.push({ route, out: s.value.out });
+      routes.push({ route, ok: true, ms: s.value.ms, hits: s.value.out.refs.length });
+    } else {
+      failures.push({ route, err: s.reason });
+      routes.push({ route, ok: false, ms: Date.now() - started, hits: 0 });
+    }
+  });
+
+  const refs = shortlist(outputs, input.limit);
+  if (refs.length === 0) return { exchanges: [], routes, failures };
+
+  try {
+    const neighbourhoods = await withDeadline(
+      messageSearchStore.withNeighbours(deps.pool, userId, refs, { staleSources: input.mode === 'weak', now: input.now }),
+      input.deadline + 500,
+    );
+    const exchanges = new Map<string, ExchangeCandidate>();
+    const exchangeOf = new Map<string, string>();
+    const hidden = new Set<string>();
+    for (const n of neighbourhoods) {
+      const x = pairExchange(n.anchor, n.previous, n.next);
+      exchanges.set(x.key, x);
+      exchangeOf.set(messageKey(n.anchor.conversationId, n.anchor.messageId), x.key);
+      for (const l of [n.anchor, n.previous, n.next]) if (l?.hidden) hidden.add(messageKey(l.conversationId, l.messageId));
+    }
+
+    const matchedTerms = new Map<string, Set<string>>();
+    for (const { out } of outputs) {
+      for (const hit of out.matched ?? []) {
+        const key = exchangeOf.get(messageKey(hit.conversationId, hit.messageId));
+        if (!key) continue;
+        const set = matchedTerms.get(key) ?? new Set<string>();
+        for (const term of hit.matched) set.add(term);
+        matchedTerms.set(key, set);
+      }
+    }
+    const rankings: RouteRanking[] = outputs.map(({ route, out }) => ({
+      route,
+      ids: out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []),
+    }));
+    const ranked = rankExchanges({
+      rankings,
+      exchanges,
+      ranges: input.ranges,
+      hidden,
+      ...(input.mode === 'weak'
+        ? { minMatchedTerms: minMatchedTerms(new Set(input.tokens).size), matchedTerms: new Map([...matchedTerms].map(([k, v]) => [k, v.size])) }
+        : {}),
+      limit: input.limit,
+    });
+    return { exchanges: ranked, routes, failures };
+  } catch (err) {
+    failures.push({ route: 'exchange_hydrate', err });
+    return { exchanges: [], routes, failures };
+  }
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { cutCodePoints, inRanges, messageKey, pairExchange, rankExchanges, type ExchangeCandidate, type StoredLine } from '../../../src/core/recall/exchanges';
+
+const line = (conversationId: string, messageId: string, seq: number, role: 'user' | 'assistant', content: string, iso: string): StoredLine => ({
+  conversationId,
+  messageId,
+  seq,
+  role,
+  content,
+  at: new Date(iso),
+});
+
+describe('pairExchange', () => {
+  const q = line('c1', 'm1', 1, 'user', 'Any podcast for my commute?', '2026-04-14T08:30:00Z');
+  const a = line('c1', 'm2', 2, 'assistant', "Try Dan Carlin's Hardcore History.", '2026-04-14T08:30:30Z');
+  const next = line('c1', 'm3', 3, 'user', 'Sounds perfect, I will queue it up.', '2026-04-14T08:31:00Z');
+
+  it('pairs a user line with the reply after it, and a reply with the question before it, as one exchange', () => {
+    const fromUser = pairExchange(q, undefined, a);
+    const fromAssistant = pairExchange(a, q, next);
+    expect(fromUser.key).toBe(fromAssistant.key);
+    expect(fromUser.messageIds).toEqual(['m1', 'm2']);
+    expect(fromUser.date).toEqual(q.at);
+    expect(fromAssistant.user?.content).toBe(q.content);
+    expect(fromAssistant.assistant?.content).toBe(a.content);
+  });
+
+  it('never pairs two lines of the same role, nor lines of another conversation', () => {
+    expect(pairExchange(next, a, undefined).messageIds).toEqual(['m3']);
+    const foreign = line('c2', 'm9', 9, 'assistant', 'Unrelated.', '2026-04-14T08:32:00Z');
+    expect(pairExchange(next, undefined, foreign).assistant).toBeUndefined();
+  });
+});
+
+describe('rankExchanges', () => {
+  const day = (d: string) => `2026-09-${d}T19:30:00Z`;
+  const mk = (id: string, userText: string, iso: string): ExchangeCandidate =>
+    pairExchange(line('c', `${id}u`, 1, 'user', userText, iso), undefined, line('c', `${id}a`, 2, 'assistant', `reply to ${userText}`, iso));
+  const tuesday = mk('t', 'Made mushroom risotto tonight', day('08'));
+  const thursday = mk('h', 'Grilled salmon with lemon today', day('10'));
+  const secret = mk('s', 'I have type 2 diabetes', day('09'));
+  const exchanges = new Map([tuesday, thursday, secret].map((x) => [x.key, x]));
+  const range = [{ start: new Date('2026-09-08T00:00:00Z'), end: new Date('2026-09-09T00:00:00Z') }];
+
+  it('puts exchanges from the named date first, whatever their fused score', () => {
+    const ranked = rankExchanges({
+      rankings: [
+        { route: 'bm25', ids: [thursday.key, tuesday.key] },
+        { route: 'episode', ids: [thursday.key] },
+      ],
+      exchanges,
+      ranges: range,
+      hidden: new Set(),
+      limit: 3,
+    });
+    expect(ranked.map((x) => x.key)).toEqual([tuesday.key, thursday.key]);
+    expect(ranked[0]!.inRange).toBe(true);
+    expect(ranked[1]!.routes).toEqual(['bm25', 'episode']);
+  });
+
+  it('orders by fused score without a date', () => {
+    const ranked = rankExchanges({ rankings: [{ route: 'bm25', ids: [thursday.key, tuesday.key] }], exchanges, ranges: [], hidden: new Set(), limit: 3 });
+    expect(ranked.map((x) => x.key)).toEqual([thursday.key, tuesday.key]);
+  });
+
+  it('drops an exchange when any of its lines is hidden', () => {
+    const ranked = rankExchanges({
+      rankings: [{ route: 'bm25', ids: [secret.key, tuesday.key] }],
+      exchanges,
+      ranges: [],
+      hidden: new Set([messageKey('c', 'sa')]),
+      limit: 3,
+    });
+    expect(ranked.map((x) => x.key)).toEqual([tuesday.key]);
+  });
+
+  it('requires keyword evidence when asked to, except inside a named date range', () => {
+    const input = {
+      rankings: [{ route: 'bm25', ids: [thursday.key, tuesday.key] }],
+      exchanges,
+      hidden: new Set<string>(),
+      minMatchedTerms: 2,
+      matchedTerms: new Map([[thursday.key, 1], [tuesday.key, 2]]),
+      limit: 3,
+    };
+    expect(rankExchanges({ ...input, ranges: [] }).map((x) => x.key)).toEqual([tuesday.key]);
+    const inRange = rankExchanges({ ...input, matchedTerms: new Map(), ranges: range });
+    expect(inRange.map((x) => x.key)).toEqual([tuesday.key]);
+  });
+
+  it('skips a short line that has no counterpart, and respects the limit', () => {
+    const lone = pairExchange(line('c', 'lu', 5, 'user', 'Love it.', day('08')));
+    const all = new Map([...exchanges, [lone.key, lone]]);
+    const ranked = rankExchanges({ rankings: [{ route: 'time', ids: [lone.key, tuesday.key, thursday.key] }], exchanges: all, ranges: [], hidden: new Set(), limit: 1 });
+    expect(ranked.map((x) => x.key)).toEqual([tuesday.key]);
+  });
+});
+
+describe('helpers', () => {
+  it('inRanges is half-open', () => {
+    const r = [{ start: new Date('2026-01-01T00:00:00Z'), end: new Date('2026-01-02T00:00:00Z') }];
+    expect(inRanges(new Date('2026-01-01T00:00:00Z'), r)).toBe(true);
+    expect(inRanges(new Date('2026-01-02T00:00:00Z'), r)).toBe(false);
+  });
+
+  it('cutCodePoints never splits a surrogate pair', () => {
+    expect(cutCodePoints('😀😀😀😀', 3)).toBe('😀😀…');
+    expect(cutCodePoints('短', 3)).toBe('短');
+  });
+});
