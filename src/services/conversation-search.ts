@@ -99,7 +99,8 @@ function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string
       },
     });
   }
-  if (tokens.length > 0 || ranges.length > 0) {
+  // A weak-hit fallback needs words shared with the query, which only the message index can show.
+  if (input.mode === 'past' && (tokens.length > 0 || ranges.length > 0)) {
     tasks.push({
       route: ExchangeRoute.episodes,
       run: async () => {
@@ -180,6 +181,11 @@ export async function searchExchanges(deps: Pick<ServiceDeps, 'pool' | 'episodeV
     }
   });
 
+  const minTerms = input.mode === 'weak' ? minMatchedTerms(new Set(input.tokens).size) : 0;
+  if (minTerms > 0) {
+    // Evidence must come from a line itself; without any such line there is nothing to pair.
+    for (const o of outputs) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched };
+  }
   const refs = shortlist(outputs, input.limit);
   if (refs.length === 0) return { exchanges: [], routes, failures };
 
@@ -217,9 +223,7 @@ export async function searchExchanges(deps: Pick<ServiceDeps, 'pool' | 'episodeV
       exchanges,
       ranges: input.ranges,
       hidden,
-      ...(input.mode === 'weak'
-        ? { minMatchedTerms: minMatchedTerms(new Set(input.tokens).size), matchedTerms: new Map([...matchedTerms].map(([k, v]) => [k, v.size])) }
-        : {}),
+      ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...matchedTerms].map(([k, v]) => [k, v.size])) } : {}),
       limit: input.limit,
     });
     return { exchanges: ranked, routes, failures };

@@ -200,9 +200,9 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
   ).slice(0, maxResults);
 
   let exchangeSearch = pastSearch ? await pastSearch : undefined;
-  // Only memories that survived hydration and ranking count: an expired memory is no evidence.
-  const bm25Hits = ranked.filter((r) => fusedById.get(r.memory.id)?.routes.includes('bm25')).length;
-  const bestSimilarity = Math.max(0, ...ranked.map((r) => annSimilarity.get(r.memory.id) ?? 0));
+  // Only memories that survived hydration count: an expired memory's words or vector are no evidence.
+  const bm25Hits = hydrated.filter((m) => fusedById.get(m.id)?.routes.includes('bm25')).length;
+  const bestSimilarity = Math.max(0, ...hydrated.map((m) => annSimilarity.get(m.id) ?? 0));
   if (!exchangeSearch && episodic && enabled.has('exchanges') && queryTokens.length > 0 && memoryHitsAreWeak({ bm25Hits, bestSimilarity })) {
     exchangeSearch = await weakHitExchangeSearch(deps, userId, { tokens: queryTokens, now, deadline });
   }
