@@ -10,6 +10,7 @@ import { memorySweepWorkflow, type MemorySweepResult } from '../workflows/memory
 import { weeklyReinforcementWorkflow } from '../workflows/weekly-reinforcement';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, OTHER_TENANT_KEY, type TestContext } from './support/harness';
+import { mulberry32 } from './support/prng';
 
 const CAP = 60;
 const DAY = 86_400_000;
@@ -21,17 +22,6 @@ let ctx: TestContext;
 let collection: Collection;
 const ids = { vectorUsers: [] as string[] };
 
-/** Deterministic PRNG (mulberry32): the same world on every run. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function uuid(rand: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(rand() * 16).toString(16)).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
@@ -41,7 +31,7 @@ const LEVEL_RANGES: Record<ImportanceLevel, [number, number]> = { low: [0.1, 0.3
 
 /** 64 users: 60 with 50 memories, 4 with 150 (above the cap of 60). Mixed types, levels, statuses, expiries. */
 function world(prefix: string): BulkMemory[] {
-  const rand = prng(20260301);
+  const rand = mulberry32(20260301);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const out: BulkMemory[] = [];
   for (let u = 0; u < 64; u++) {
@@ -206,7 +196,7 @@ beforeAll(async () => {
   await insertBulkMemories(ctx.runtime.deps.pool, memories);
   // Real vectors in Chroma for three users' active memories (random embeddings: the sweep only
   // deletes by id, so no model is needed to prove that archived vectors disappear).
-  const rand = prng(7);
+  const rand = mulberry32(7);
   ids.vectorUsers = [`${ctx.prefix}-u00`, `${ctx.prefix}-u10`, `${ctx.prefix}-u20`];
   for (const userId of ids.vectorUsers) {
     const mine = memories.filter((m) => m.userId === userId && m.status === 'active');

@@ -5,6 +5,7 @@ import { countTokens } from '../src/core/recall/budget';
 import { recall } from '../src/services/recall';
 import { createTestContext, type TestContext } from './support/harness';
 import { seedMemories } from './support/seed';
+import { mulberry32 } from './support/prng';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -13,18 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ctx?.close();
 });
-
-/** Small deterministic PRNG so a failing randomized case can be replayed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VOCAB_ZH = ['花生', '过敏', '咖啡', '杭州', '爬山', '论文', '超时', 'payment-svc', '寿司', '猫', '跑步', '目标', 'Rust', '项目'];
 const VOCAB_EN = ['peanuts', 'allergic', 'coffee', 'Berlin', 'hiking', 'thesis', 'timeout', 'payment-svc', 'sushi', 'cat', 'running', 'goal', 'Rust', 'project'];
@@ -39,7 +28,7 @@ function sentence(rand: () => number): string {
 
 describe('recall on the real stack', () => {
   it('never exceeds the token budget over randomized memory sets', async () => {
-    const rand = prng(7);
+    const rand = mulberry32(7);
     const user = `${ctx.prefix}-budget`;
     await seedMemories(ctx.runtime.deps, user, Array.from({ length: 60 }, () => ({ text: sentence(rand).repeat(1 + Math.floor(rand() * 6)), type: TYPES[Math.floor(rand() * TYPES.length)]!, importance: rand() })));
     await seedMemories(ctx.runtime.deps, user, [{ text: '以后回复用中文，回答简洁点', type: 'instruction', importance: 0.9 }]);
@@ -107,7 +96,7 @@ describe('recall on the real stack', () => {
   });
 
   it('returns zero memories of another user over thousands of randomized queries on shared vocabulary', async () => {
-    const rand = prng(42);
+    const rand = mulberry32(42);
     const users = Array.from({ length: 12 }, (_, i) => `${ctx.prefix}-iso${i}`);
     const owner = new Map<string, string>();
     for (const u of users) {

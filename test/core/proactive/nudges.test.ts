@@ -3,22 +3,11 @@ import { decideNudge, inQuietHours } from '../../../src/core/proactive/nudge-pol
 import { findNudgeTriggers, goalDeadline, type NudgeTrigger } from '../../../src/core/proactive/nudge-triggers';
 import { composeNudge, quoteSubject } from '../../../src/core/proactive/nudge-wording';
 import { DEFAULT_PROACTIVE, type ProactiveSettings } from '../../../src/core/proactive/settings';
+import { mulberry32 } from '../../support/prng';
 
 const NOON_SH = new Date('2026-06-10T04:00:00Z'); // 12:00 in Shanghai
 const trigger: NudgeTrigger = { kind: 'pain_point_recurring', key: 'pain:1', subject: '最困扰我的是 payment-svc 每天晚上超时', memoryId: '1', priority: 103 };
 const settings = (p: Partial<ProactiveSettings> = {}): ProactiveSettings => ({ ...DEFAULT_PROACTIVE, ...p });
-
-/** A small seeded PRNG (mulberry32): the workflow's Math.random() is seeded the same way per run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('nudge policy', () => {
   it('quiet hours wrap midnight and are read in the user’s zone', () => {
@@ -41,7 +30,7 @@ describe('nudge policy', () => {
   });
 
   it.each([0, 0.1, 0.3, 0.75, 1])('over many draws the nudge rate matches probability %s', (probability) => {
-    const random = seeded(Math.round(probability * 1000) + 7);
+    const random = mulberry32(Math.round(probability * 1000) + 7);
     const N = 20_000;
     let sent = 0;
     for (let i = 0; i < N; i++) {
@@ -54,7 +43,7 @@ describe('nudge policy', () => {
   });
 
   it('opt-out stops nudges whatever the draws', () => {
-    const random = seeded(42);
+    const random = mulberry32(42);
     for (let i = 0; i < 1000; i++) {
       expect(decideNudge({ settings: settings({ enabled: false, probability: 1 }), timeZone: 'UTC', now: NOON_SH, sentToday: 0, triggers: [trigger], draw: random() }).send).toBe(false);
     }

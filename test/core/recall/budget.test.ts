@@ -9,18 +9,7 @@ import {
   selectWithinBudget,
   truncateToTokens,
 } from '../../../src/core/recall/budget';
-
-/** Deterministic PRNG (mulberry32) so randomized cases are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/prng';
 
 const PIECES = ['用户对花生过敏', '最近在学 Rust', 'payment-svc 又挂了', '😀', '👨‍👩‍👧‍👦', '🇨🇳', '👍🏽', 'deploy on Friday', '以后回复用中文', '𠮷野家', ' ', '，', 'ok'];
 function randomText(rand: () => number, maxPieces: number): string {
@@ -47,7 +36,7 @@ describe('countTokens', () => {
   });
 
   it('equals js-tiktoken encode().length (the piece cache changes no count)', () => {
-    const rand = prng(7);
+    const rand = mulberry32(7);
     for (let i = 0; i < 30; i += 1) {
       const text = randomText(rand, 20) + (i % 3 === 0 ? '\n\n  - [x] <tag> 1234567 \t' : '');
       expect(countTokens(text)).toBe(reference.encode(text, [], []).length);
@@ -133,7 +122,7 @@ describe('selectWithinBudget', () => {
   });
 
   it('never exceeds the budget over randomized mixed zh/en/emoji items (seeded)', () => {
-    const rand = prng(20260901);
+    const rand = mulberry32(20260901);
     for (let run = 0; run < 150; run += 1) {
       const items = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => randomText(rand, 30));
       const budget = 20 + Math.floor(rand() * 1981);

@@ -17,18 +17,7 @@ import {
 import { rankMemories, type RankableMemory } from '../../../src/core/recall/rank';
 import { fuseRankings } from '../../../src/core/recall/rrf';
 import type { MemoryType } from '../../../src/core/types';
-
-/** Deterministic PRNG (mulberry32) so randomized cases are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/prng';
 
 const AT = new Date('2026-09-01T03:00:00Z');
 
@@ -185,7 +174,7 @@ describe('token budget', () => {
   }
 
   it('never exceeds the budget over randomized memory sets (seeded), budgets 20–2000', () => {
-    const rand = prng(42);
+    const rand = mulberry32(42);
     for (let run = 0; run < 100; run += 1) {
       const memories = Array.from({ length: Math.floor(rand() * 25) }, (_, i) =>
         mem(`m${i}`, randomText(rand), {

@@ -1,0 +1,14 @@
+/**
+ * Deterministic PRNG (mulberry32): randomized tests draw from a seed, so a failing case can be
+ * replayed exactly. The workflow sandbox seeds its Math.random() per run in the same spirit.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
