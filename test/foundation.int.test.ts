@@ -1,4 +1,5 @@
 import { ChromaClient } from 'chromadb';
+import { userCollectionName } from '../src/adapters/chroma/user-collections';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, OTHER_TENANT_KEY, type TestContext } from './support/harness';
 
@@ -34,13 +35,14 @@ describe('foundation: the real stack end to end', () => {
     const { rows } = await ctx.runtime.deps.pool.query('SELECT user_id, text FROM memories WHERE id = $1', [id]);
     expect(rows).toEqual([{ user_id: alice, text: '我对花生过敏，吃了会起疹子' }]);
 
-    // Chroma vector with user_id metadata.
+    // Chroma vector in alice's own collection, with user_id metadata; bob's collection does not exist.
     const stack = new URL(ctx.runtime.endpoints.chromaUrl);
     const chroma = new ChromaClient({ host: stack.hostname, port: Number(stack.port) });
-    const collection = await chroma.getCollection({ name: ctx.runtime.config.chroma.collection, embeddingFunction: null as never });
+    const collection = await chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, alice), embeddingFunction: null as never });
     const got = await collection.get({ ids: [id], include: ['metadatas', 'embeddings'] });
     expect(got.metadatas[0]).toMatchObject({ user_id: alice, type: 'fact' });
     expect(got.embeddings[0]).toHaveLength(384);
+    await expect(chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, bob), embeddingFunction: null as never })).rejects.toThrow();
 
     const mine = await ctx.call('POST', `/v1/users/${alice}/recall`, { query: '我有什么过敏的东西吗？' });
     expect(mine.status).toBe(200);

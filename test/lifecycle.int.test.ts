@@ -1,4 +1,5 @@
-import { ChromaClient, type Collection } from 'chromadb';
+import { ChromaClient } from 'chromadb';
+import { userCollectionName } from '../src/adapters/chroma/user-collections';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../src/adapters/postgres/memory-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
@@ -19,7 +20,7 @@ const T0 = new Date('2026-03-01T00:00:00.000Z');
 const at = (days: number) => new Date(T0.getTime() + days * DAY);
 
 let ctx: TestContext;
-let collection: Collection;
+let chroma: ChromaClient;
 const ids = { vectorUsers: [] as string[] };
 
 function uuid(rand: () => number): string {
@@ -138,9 +139,18 @@ async function expectIndexConsistent(): Promise<void> {
   expect(pending.rows[0].n).toBe(0);
 }
 
+/** Which of these ids still have a vector, looked up in each owner's own collection. */
 async function vectorIdsPresent(idsToCheck: string[]): Promise<Set<string>> {
-  const got = await collection.get({ ids: idsToCheck, include: [] });
-  return new Set(got.ids);
+  const { rows } = await ctx.runtime.deps.pool.query<{ user_id: string; ids: string[] }>(
+    'SELECT user_id, array_agg(id::text) AS ids FROM memories WHERE id = ANY($1::uuid[]) GROUP BY user_id',
+    [idsToCheck],
+  );
+  const present = new Set<string>();
+  for (const { user_id: userId, ids: owned } of rows) {
+    const collection = await chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, userId), embeddingFunction: null as never }).catch(() => undefined);
+    for (const id of (await collection?.get({ ids: owned, include: [] }))?.ids ?? []) present.add(id);
+  }
+  return present;
 }
 
 /** Asserts a sweep did exactly what the pure functions say, in the database and in its result. */
@@ -203,8 +213,7 @@ beforeAll(async () => {
     await ctx.runtime.deps.vectors.upsert({ userId, items: mine.map((m) => ({ id: m.id, embedding: Array.from({ length: 384 }, () => rand() - 0.5), type: m.type, createdAt: T0.toISOString() })) });
   }
   const url = new URL(ctx.runtime.endpoints.chromaUrl);
-  const chroma = new ChromaClient({ host: url.hostname, port: Number(url.port) });
-  collection = await chroma.getCollection({ name: ctx.runtime.config.chroma.collection, embeddingFunction: null as never });
+  chroma = new ChromaClient({ host: url.hostname, port: Number(url.port) });
 });
 
 afterAll(async () => {

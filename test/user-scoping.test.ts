@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { userCollectionName } from '../src/adapters/chroma/user-collections';
 
 // A static guard for "no code path searches without a user filter": every SQL statement in the
 // adapters that touches a per-user table must mention user_id, unless it says why not with an
@@ -35,11 +36,27 @@ describe('user scoping', () => {
     });
   }
 
-  it('the Chroma adapter filters every read and delete by user_id', () => {
-    const source = readFileSync('src/adapters/chroma/chroma-vector-index.ts', 'utf8');
-    const calls = [...source.matchAll(/this\.collection\.(query|get|delete)\(([^;]*)/g)];
-    expect(calls.length).toBeGreaterThan(0);
-    for (const call of calls) expect(call[0]).toMatch(/where/);
-    expect(source).toMatch(/user_id: userId/);
+  for (const file of ['src/adapters/chroma/chroma-vector-index.ts', 'src/adapters/chroma/chroma-episode-index.ts']) {
+    it(`${file} reaches records only through the caller's own collection`, () => {
+      const source = readFileSync(file, 'utf8');
+      const calls = [...source.matchAll(/collection\.(query|get|delete|upsert)\(/g)];
+      expect(calls.length).toBeGreaterThan(0);
+      // Every record operation sits in a callback handed the collection resolved from the userId.
+      const scoped = [...source.matchAll(/this\.users\.with\(userId, \{[^}]*\}, (?:async )?\(collection\) =>/g)];
+      expect(scoped.length).toBe(calls.length);
+      expect(source).not.toMatch(/getCollection|getOrCreateCollection|listCollections/);
+      expect(source).toMatch(/user_id: userId/);
+    });
+  }
+
+  it('gives every user a distinct, valid collection name', () => {
+    const users = ['alice', 'Alice', 'alice ', '张三', 'a'.repeat(500), 'user/../../etc', ''];
+    const names = users.map((u) => userCollectionName('jarvis_memories', u));
+    expect(new Set(names).size).toBe(users.length);
+    for (const name of [...names, userCollectionName('x'.repeat(80), 'bob')]) {
+      expect(name.length).toBeLessThanOrEqual(63);
+      expect(name).toMatch(/^[a-zA-Z0-9][a-zA-Z0-9._-]*[a-zA-Z0-9]$/);
+    }
+    expect(userCollectionName('jarvis_memories', 'alice')).toBe(userCollectionName('jarvis_memories', 'alice'));
   });
 });

@@ -1,63 +1,59 @@
-import { ChromaClient, type Collection } from 'chromadb';
 import type { EpisodeVectorIndex, EpisodeVectorItem } from '../../core/episodes/ports';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit } from '../../core/ports';
+import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, UserCollections } from './user-collections';
 
-/** Chroma limits collection names to 63 characters. */
-const MAX_COLLECTION_NAME = 63;
 const SUFFIX = '_episodes';
 
-/** Name of the episode collection that goes with a memory collection. */
+/** Prefix of the per-user episode collections that go with a memory collection prefix. */
 export function episodeCollectionName(memoryCollection: string): string {
-  return `${memoryCollection.slice(0, MAX_COLLECTION_NAME - SUFFIX.length)}${SUFFIX}`;
+  return `${memoryCollection.slice(0, MAX_PREFIX - SUFFIX.length)}${SUFFIX}`;
 }
 
 /**
- * Episode summaries in Chroma (`${CHROMA_COLLECTION}_episodes`), `user_id` in every record's
- * metadata and in every filter.
+ * Episode summaries in Chroma, one collection per user (`${CHROMA_COLLECTION}_episodes_u<hash>`,
+ * for the same reason as the memory vectors), `user_id` on every record and checked on read.
  */
 export class ChromaEpisodeIndex implements EpisodeVectorIndex {
-  private constructor(private readonly collection: Collection) {}
+  private constructor(private readonly users: UserCollections) {}
 
-  /** Connects and creates the collection (cosine space, embeddings supplied by us) if missing. */
+  /** Connects, and moves a pre-0.2 shared episode collection (if any) into per-user ones. */
   static async create(opts: { url: string; memoryCollection: string }): Promise<ChromaEpisodeIndex> {
-    const url = new URL(opts.url);
-    const client = new ChromaClient({
-      host: url.hostname,
-      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-      ssl: url.protocol === 'https:',
-    });
-    const collection = await client.getOrCreateCollection({
-      name: episodeCollectionName(opts.memoryCollection),
-      embeddingFunction: null,
-      configuration: { hnsw: { space: 'cosine' } },
-    });
-    return new ChromaEpisodeIndex(collection);
+    const prefix = episodeCollectionName(opts.memoryCollection);
+    const users = new UserCollections(chromaClient(opts.url), prefix, 'episodes');
+    // The shared layout named its collection with the full 63-character budget.
+    await migrateSharedCollection(users, `${opts.memoryCollection.slice(0, MAX_COLLECTION_NAME - SUFFIX.length)}${SUFFIX}`);
+    return new ChromaEpisodeIndex(users);
   }
 
   async upsert({ userId, items }: { userId: string; items: EpisodeVectorItem[] }): Promise<void> {
     if (items.length === 0) return;
     await guard('upsert', () =>
-      this.collection.upsert({
-        ids: items.map((i) => i.id),
-        embeddings: items.map((i) => i.embedding),
-        metadatas: items.map((i) => ({ user_id: userId, conversation_id: i.conversationId, day: i.day })),
-      }),
+      this.users.with(userId, { create: true, whenMissing: undefined }, (collection) =>
+        collection.upsert({
+          ids: items.map((i) => i.id),
+          embeddings: items.map((i) => i.embedding),
+          metadatas: items.map((i) => ({ user_id: userId, conversation_id: i.conversationId, day: i.day })),
+        }),
+      ),
     );
   }
 
   async query({ userId, embedding, k }: { userId: string; embedding: number[]; k: number }): Promise<VectorHit[]> {
-    const result = await guard('query', () =>
-      this.collection.query({ queryEmbeddings: [embedding], nResults: k, where: { user_id: userId }, include: ['distances'] }),
+    return guard('query', () =>
+      this.users.with(userId, { create: false, whenMissing: [] as VectorHit[] }, async (collection) => {
+        const result = await collection.query({ queryEmbeddings: [embedding], nResults: k, include: ['distances', 'metadatas'] });
+        const ids = result.ids[0] ?? [];
+        const distances = result.distances?.[0] ?? [];
+        const metadatas = result.metadatas?.[0] ?? [];
+        return ids.flatMap((id, i) => (metadatas[i]?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1) }] : []));
+      }),
     );
-    const ids = result.ids[0] ?? [];
-    const distances = result.distances?.[0] ?? [];
-    return ids.map((id, i) => ({ id, similarity: 1 - (distances[i] ?? 1) }));
   }
 
   async remove({ userId, ids }: { userId: string; ids: string[] }): Promise<void> {
     if (ids.length === 0) return;
-    await guard('remove', () => this.collection.delete({ ids, where: { user_id: userId } }));
+    await guard('remove', () => this.users.with(userId, { create: false, whenMissing: undefined }, (collection) => collection.delete({ ids, where: { user_id: userId } })));
   }
 }
 

@@ -1,89 +1,86 @@
-import { ChromaClient, type Collection, type Where } from 'chromadb';
+import type { Where } from 'chromadb';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit, VectorIndex, VectorItem } from '../../core/ports';
 import type { MemoryType } from '../../core/types';
+import { chromaClient, forEachLimited, migrateSharedCollection, UserCollections } from './user-collections';
+
+/** Parallel deletes when the sweep retires vectors of many users at once. */
+const DELETE_CONCURRENCY = 8;
 
 /**
- * Chroma-backed vector index. One collection holds every user's vectors with `user_id` in the
- * metadata, and every operation is filtered by it: the adapter has no method that can search or
- * delete across users.
+ * Chroma-backed vector index with one collection per user (`${CHROMA_COLLECTION}_u<hash>`), so
+ * a search is confined to the user by construction and costs what an unfiltered search costs.
+ * Every record still carries `user_id`, and reads drop any hit whose owner is not the caller.
+ * The adapter has no method that can search or delete without naming the user.
  */
 export class ChromaVectorIndex implements VectorIndex {
-  private constructor(
-    private readonly client: ChromaClient,
-    private readonly collection: Collection,
-  ) {}
+  private constructor(private readonly users: UserCollections) {}
 
-  /** Connects and creates the collection (cosine space, embeddings supplied by us) if missing. */
+  /**
+   * Connects, and moves the vectors of a pre-0.2 shared collection named `collection` (if any)
+   * into per-user collections.
+   */
   static async create(opts: { url: string; collection: string }): Promise<ChromaVectorIndex> {
-    const url = new URL(opts.url);
-    const client = new ChromaClient({
-      host: url.hostname,
-      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-      ssl: url.protocol === 'https:',
-    });
-    const collection = await client.getOrCreateCollection({
-      name: opts.collection,
-      embeddingFunction: null,
-      configuration: { hnsw: { space: 'cosine' } },
-    });
-    return new ChromaVectorIndex(client, collection);
+    const users = new UserCollections(chromaClient(opts.url), opts.collection, 'memories');
+    await migrateSharedCollection(users, opts.collection);
+    return new ChromaVectorIndex(users);
+  }
+
+  /** The Chroma collection that holds this user's vectors (for operators and tests). */
+  collectionName(userId: string): string {
+    return this.users.name(userId);
   }
 
   async upsert({ userId, items }: { userId: string; items: VectorItem[] }): Promise<void> {
     if (items.length === 0) return;
     await this.guard('upsert', () =>
-      this.collection.upsert({
-        ids: items.map((i) => i.id),
-        embeddings: items.map((i) => i.embedding),
-        metadatas: items.map((i) => ({ user_id: userId, type: i.type, created_at: i.createdAt })),
+      this.users.with(userId, { create: true, whenMissing: undefined }, (collection) =>
+        collection.upsert({
+          ids: items.map((i) => i.id),
+          embeddings: items.map((i) => i.embedding),
+          metadatas: items.map((i) => ({ user_id: userId, type: i.type, created_at: i.createdAt })),
+        }),
+      ),
+    );
+  }
+
+  async query({ userId, embedding, k, types }: { userId: string; embedding: number[]; k: number; types?: MemoryType[] }): Promise<VectorHit[]> {
+    // Only a type restriction needs a metadata filter; the user is the collection.
+    const where: Where | undefined = types && types.length > 0 ? { type: { $in: types } } : undefined;
+    return this.guard('query', () =>
+      this.users.with(userId, { create: false, whenMissing: [] as VectorHit[] }, async (collection) => {
+        const result = await collection.query({ queryEmbeddings: [embedding], nResults: k, where, include: ['distances', 'metadatas'] });
+        const ids = result.ids[0] ?? [];
+        const distances = result.distances?.[0] ?? [];
+        const metadatas = result.metadatas?.[0] ?? [];
+        return ids.flatMap((id, i) => (metadatas[i]?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1) }] : []));
       }),
     );
   }
 
-  async query({
-    userId,
-    embedding,
-    k,
-    types,
-  }: {
-    userId: string;
-    embedding: number[];
-    k: number;
-    types?: MemoryType[];
-  }): Promise<VectorHit[]> {
-    const where: Where =
-      types && types.length > 0 ? { $and: [{ user_id: userId }, { type: { $in: types } }] } : { user_id: userId };
-    const result = await this.guard('query', () =>
-      this.collection.query({ queryEmbeddings: [embedding], nResults: k, where, include: ['distances'] }),
-    );
-    const ids = result.ids[0] ?? [];
-    const distances = result.distances?.[0] ?? [];
-    return ids.map((id, i) => ({ id, similarity: 1 - (distances[i] ?? 1) }));
-  }
-
   async remove({ userId, ids }: { userId: string; ids: string[] }): Promise<void> {
     if (ids.length === 0) return;
-    await this.guard('remove', () => this.collection.delete({ ids, where: { user_id: userId } }));
+    await this.guard('remove', () =>
+      this.users.with(userId, { create: false, whenMissing: undefined }, (collection) => collection.delete({ ids, where: { user_id: userId } })),
+    );
   }
 
   async removeMany({ items }: { items: { userId: string; id: string }[] }): Promise<void> {
     if (items.length === 0) return;
-    // Ids are unique across users; the owner filter still confines the delete to the users the
-    // caller named, so no call can reach vectors of a user it did not mention.
-    const users = [...new Set(items.map((i) => i.userId))];
-    const where: Where = users.length === 1 ? { user_id: users[0]! } : { user_id: { $in: users } };
-    await this.guard('remove', () => this.collection.delete({ ids: items.map((i) => i.id), where }));
+    const byUser = new Map<string, string[]>();
+    for (const { userId, id } of items) byUser.set(userId, [...(byUser.get(userId) ?? []), id]);
+    await forEachLimited([...byUser], DELETE_CONCURRENCY, ([userId, ids]) => this.remove({ userId, ids }));
   }
 
   async heartbeat(): Promise<void> {
-    await this.guard('heartbeat', () => this.client.heartbeat());
+    await this.guard('heartbeat', () => this.users.client.heartbeat());
   }
 
   private async guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
+      if (err instanceof MemoryServiceError) throw err;
       throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${operation} failed`, { operation }, { cause: err });
     }
   }
