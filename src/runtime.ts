@@ -16,6 +16,7 @@ import type { ServiceDeps } from './services/deps';
 import { OfflineExtractor, type Extractor } from './services/extractor';
 import { createChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';
+import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { signalRecalled } from './services/reinforcement-signal';
 import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
 import type { StackEndpoints } from './stack';
@@ -68,6 +69,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const embeddings = createEmbeddings(config, endpoints);
   const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config };
+  // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
+  if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const workers: NativeConnection[] = [];
@@ -95,6 +98,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           vectors,
           episodeVectors,
           embeddings,
+          queryRewriter: deps.queryRewriter,
           config,
           temporal,
           taskQueue: o.taskQueue ?? config.temporal.taskQueue,

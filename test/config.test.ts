@@ -16,6 +16,10 @@ describe('config', () => {
     expect(() => loadConfig({ API_KEYS: 'nokey' })).toThrow(/API_KEYS/);
     expect(() => loadConfig({ LLM_PROVIDER: 'openai-compatible' })).toThrow(/LLM_BASE_URL/);
     expect(() => loadConfig({ SCHEDULE_TIMEZONE: 'Mars/Olympus' })).toThrow(/SCHEDULE_TIMEZONE/);
+    // A rewrite policy without a model would quietly do nothing on every message.
+    expect(() => loadConfig({ RECALL_QUERY_REWRITE: 'referential' })).toThrow(/RECALL_QUERY_REWRITE.*LLM_PROVIDER/);
+    expect(() => loadConfig({ RECALL_QUERY_REWRITE: 'sometimes' })).toThrow(/RECALL_QUERY_REWRITE/);
+    expect(loadConfig({ RECALL_QUERY_REWRITE: 'referential', LLM_PROVIDER: 'openai-compatible', LLM_BASE_URL: 'http://127.0.0.1:1/v1', LLM_MODEL: 'm' }).recall.queryRewrite).toBe('referential');
     try {
       loadConfig({ TEMPORAL_RETENTION_DAYS: '-1' });
     } catch (err) {

@@ -69,6 +69,8 @@ export const recallBody = z.object({
   now: isoDate.optional(),
   timeZone: ianaZone.optional(),
   routes: z.array(z.enum(['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges'])).optional(),
+  /** LLM query rewrite for this message (true/false); absent: the server's RECALL_QUERY_REWRITE policy. */
+  rewrite: z.boolean().optional(),
 });
 
 export const memoryView = z.object({

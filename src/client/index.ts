@@ -41,6 +41,8 @@ export interface RecallRequest {
   timeZone?: string;
   /** Restrict the routes; 'time' and 'exchanges' are the episodic ones. */
   routes?: ('ann' | 'bm25' | 'recent' | 'important' | 'type' | 'time' | 'exchanges')[];
+  /** Ask the server's LLM to rewrite this message into extra queries (pronouns resolved from `recentMessages`); absent: the server's policy. */
+  rewrite?: boolean;
 }
 
 /** A past exchange injected by recall (or found by conversation search), citable by its ids. */
@@ -90,6 +92,8 @@ export interface RecallResponse {
   injectedMessageIds: string[];
   /** Date ranges the query named (the time route). */
   dateRanges?: { text: string; start: string; end: string }[];
+  /** Extra queries the LLM rewrite proposed and recall searched (route "rewrite"). */
+  rewrittenQueries?: string[];
 }
 
 export interface ChatMessage {

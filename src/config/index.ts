@@ -124,6 +124,8 @@ const envSchema = z.object({
   CONVERSATION_IDLE_SECONDS: positiveInt.default(1800),
   RECALL_TIMEOUT_MS: positiveInt.default(5000),
   RECALL_TOKEN_BUDGET: positiveInt.default(800),
+  RECALL_QUERY_REWRITE: z.enum(['off', 'referential', 'always']).default('off'),
+  RECALL_REWRITE_TIMEOUT_MS: positiveInt.default(2000),
   DEDUP_SIMILARITY: z.coerce.number().min(0).max(1).default(0.93),
   MAX_MESSAGE_CHARS: positiveInt.default(8000),
   MAX_MESSAGES_PER_CONVERSATION: positiveInt.default(10000),
@@ -166,7 +168,8 @@ export interface AppConfig {
     maxMessageChars: number;
     maxMessagesPerConversation: number;
   };
-  recall: { timeoutMs: number; tokenBudget: number };
+  /** `queryRewrite`: when recall asks the LLM for extra queries (off the default hot path). */
+  recall: { timeoutMs: number; tokenBudget: number; queryRewrite: 'off' | 'referential' | 'always'; rewriteTimeoutMs: number };
   scheduleTimezone: string;
   /** Reminders, daily digests and nudges (issue #7). */
   proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number };
@@ -224,6 +227,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         },
   );
 
+  // A rewrite policy without a model would silently do nothing on every message: refuse to start.
+  if (e.RECALL_QUERY_REWRITE !== 'off' && e.LLM_PROVIDER === 'none') fail('RECALL_QUERY_REWRITE', `"${e.RECALL_QUERY_REWRITE}" needs an LLM (set LLM_PROVIDER) or "off"`);
   if (!isValidTimezone(e.SCHEDULE_TIMEZONE)) fail('SCHEDULE_TIMEZONE', `unknown IANA timezone "${e.SCHEDULE_TIMEZONE}"`);
 
   return {
@@ -252,7 +257,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       maxMessageChars: e.MAX_MESSAGE_CHARS,
       maxMessagesPerConversation: e.MAX_MESSAGES_PER_CONVERSATION,
     },
-    recall: { timeoutMs: e.RECALL_TIMEOUT_MS, tokenBudget: e.RECALL_TOKEN_BUDGET },
+    recall: { timeoutMs: e.RECALL_TIMEOUT_MS, tokenBudget: e.RECALL_TOKEN_BUDGET, queryRewrite: e.RECALL_QUERY_REWRITE, rewriteTimeoutMs: e.RECALL_REWRITE_TIMEOUT_MS },
     scheduleTimezone: e.SCHEDULE_TIMEZONE,
     proactive: { digestDefaultTime: e.DIGEST_DEFAULT_TIME, nudgeIntervalMinutes: e.NUDGE_INTERVAL_MINUTES, reminderAckSeconds: e.REMINDER_ACK_SECONDS },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },

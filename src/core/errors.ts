@@ -16,6 +16,8 @@ export const ErrorCode = {
   databaseUnavailable: 'databaseUnavailable',
   embedderUnavailable: 'embedderUnavailable',
   workflowUnavailable: 'workflowUnavailable',
+  /** The configured chat model failed or is not configured (query rewrite). */
+  llmUnavailable: 'llmUnavailable',
   internal: 'internal_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -46,6 +48,7 @@ const STATUS: Record<ErrorCode, number> = {
   databaseUnavailable: 503,
   embedderUnavailable: 503,
   workflowUnavailable: 503,
+  llmUnavailable: 503,
   internal_error: 500,
 };
 

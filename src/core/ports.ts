@@ -29,3 +29,12 @@ export interface VectorIndex {
   removeMany(input: { items: { userId: string; id: string }[] }): Promise<void>;
   heartbeat(): Promise<void>;
 }
+
+/**
+ * Turns a chat message and the messages before it into extra recall queries (pronouns resolved,
+ * alternatives named). Optional: recall runs without one; an LLM adapter implements it.
+ */
+export interface QueryRewriter {
+  /** Up to a few clean queries besides the original; empty when the model proposes nothing new. */
+  rewrite(input: { query: string; recentMessages: readonly string[]; signal?: AbortSignal }): Promise<string[]>;
+}

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
-import type { VectorIndex } from '../core/ports';
+import type { QueryRewriter, VectorIndex } from '../core/ports';
 import type { AppConfig } from '../config';
 import type { Extractor } from './extractor';
 
@@ -13,5 +13,7 @@ export interface ServiceDeps {
   episodeVectors?: EpisodeVectorIndex;
   embeddings: Embeddings;
   extractor: Extractor;
+  /** Present when an LLM is configured; recall uses it only when a request or RECALL_QUERY_REWRITE asks. */
+  queryRewriter?: QueryRewriter;
   config: Pick<AppConfig, 'extraction' | 'recall' | 'llm' | 'proactive' | 'lifecycle'>;
 }

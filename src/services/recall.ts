@@ -6,6 +6,8 @@ import { formatContext, type FormattedContext } from '../core/recall/format';
 import { rankMemories } from '../core/recall/rank';
 import { fuseRankings, type RouteRanking } from '../core/recall/rrf';
 import { planRoutes } from '../core/recall/query-intent';
+import { shouldRewrite } from '../core/recall/query-rewrite';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { tokenizeForIndex } from '../core/text/tokenize';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
@@ -55,6 +57,11 @@ export interface RecallOptions {
   timeoutMs?: number;
   /** Restrict the routes (evaluation measures each route's contribution this way). */
   routes?: RecallRoute[];
+  /**
+   * Ask the configured LLM for extra queries (pronouns resolved from `recentMessages`) and search
+   * them with the ANN and BM25 routes too. Default: the `RECALL_QUERY_REWRITE` policy (off).
+   */
+  rewrite?: boolean;
 }
 
 export interface RecalledMemory {
@@ -74,7 +81,9 @@ export interface RecallResult {
   tokens: number;
   /** Set when a route failed or timed out; the context still holds what the other routes found. */
   error?: { code: Code; message: string; routes: string[] };
-  routes: { route: RecallRoute | ExchangeRoute; ok: boolean; ms: number; hits: number }[];
+  routes: { route: RecallRoute | ExchangeRoute | 'rewrite'; ok: boolean; ms: number; hits: number }[];
+  /** The extra queries the LLM rewrite proposed and recall searched (memories they found carry the route "rewrite"). */
+  rewrittenQueries?: string[];
   /** The past exchanges injected into `context.userPrefix` (after the memories), best first. */
   pastExchanges: RecalledExchange[];
   /** Ids of every message injected (the messages of `pastExchanges`), so a client can cite them. */
@@ -94,7 +103,7 @@ const IMPORTANT_K = 5;
  * priority, cut to the token budget and formatted for the prompt. Never throws for a dependency
  * failure: the failed routes are named in `error` and the others still contribute.
  */
-export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings' | 'config'>, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
+export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings' | 'config' | 'queryRewriter'>, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
   const started = Date.now();
   const deadline = started + (options.timeoutMs ?? deps.config.recall.timeoutMs);
   const now = options.now ?? new Date();
@@ -134,6 +143,7 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
   };
   const running = routeTasks.map(runRoute);
   const failures: { route: string; err: unknown }[] = [];
+  const rewriteSearch = startRewriteSearch(deps, userId, query, options, { enabled, types, started, deadline, failures });
 
   // Episodic routes (issue #8), planned while the memory routes run; off, recall is what it was.
   let episodic: EpisodicPlan | undefined;
@@ -173,6 +183,14 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
       routeReport.push({ route, ok: false, ms: Date.now() - started, hits: 0 });
     }
   });
+
+  let rewrittenQueries: string[] | undefined;
+  if (rewriteSearch) {
+    const outcome = await rewriteSearch;
+    routeReport.push({ route: 'rewrite', ok: outcome.ok, ms: outcome.ms, hits: new Set(outcome.rankings.flatMap((r) => r.ids)).size });
+    rankings.push(...outcome.rankings);
+    rewrittenQueries = outcome.queries;
+  }
 
   let instructions: Memory[] = [];
   let hydrated: Memory[] = [];
@@ -241,6 +259,7 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
     routes: routeReport,
     pastExchanges: recalledExchanges(exchanges, formatted.includedMessageIds),
     injectedMessageIds: formatted.includedMessageIds,
+    ...(rewrittenQueries ? { rewrittenQueries } : {}),
     ...(ranges.length > 0 ? { dateRanges: ranges.map((r) => ({ text: r.text, start: r.start.toISOString(), end: r.end.toISOString() })) } : {}),
   };
   if (failures.length > 0) {
@@ -252,4 +271,60 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
     };
   }
   return result;
+}
+
+interface RewriteOutcome {
+  ok: boolean;
+  ms: number;
+  queries: string[];
+  /** One ranking per rewritten query and route, all named "rewrite" so RRF sums them. */
+  rankings: RouteRanking[];
+}
+
+/**
+ * The optional LLM rewrite (issue #4 §4), off the default hot path: nothing happens unless the
+ * request or the RECALL_QUERY_REWRITE policy asks. It runs beside the ordinary routes, so their
+ * results never wait on the model beyond its own budget (RECALL_REWRITE_TIMEOUT_MS); whatever
+ * goes wrong is reported in `failures` and the original query's results stand.
+ */
+function startRewriteSearch(
+  deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings' | 'config' | 'queryRewriter'>,
+  userId: string,
+  query: string,
+  options: RecallOptions,
+  ctx: { enabled: Set<RecallRoute>; types?: MemoryType[]; started: number; deadline: number; failures: { route: string; err: unknown }[] },
+): Promise<RewriteOutcome> | undefined {
+  const recent = options.recentMessages ?? [];
+  if (!shouldRewrite(deps.config.recall.queryRewrite, options.rewrite, query, recent)) return undefined;
+  if (!ctx.enabled.has('ann') && !ctx.enabled.has('bm25')) return undefined;
+  const rewriter = deps.queryRewriter;
+  if (!rewriter) {
+    ctx.failures.push({ route: 'rewrite', err: new MemoryServiceError(ErrorCode.llmUnavailable, 'query rewrite was asked for, but no LLM is configured (LLM_PROVIDER=none)') });
+    return Promise.resolve({ ok: false, ms: 0, queries: [], rankings: [] });
+  }
+  const rewriteDeadline = Math.min(ctx.deadline, ctx.started + deps.config.recall.rewriteTimeoutMs);
+  const run = async (): Promise<RewriteOutcome> => {
+    const t0 = Date.now();
+    const abort = new AbortController();
+    let queries: string[];
+    try {
+      queries = await withDeadline(rewriter.rewrite({ query, recentMessages: recent, signal: abort.signal }), rewriteDeadline);
+    } catch (err) {
+      abort.abort();
+      ctx.failures.push({ route: 'rewrite', err });
+      return { ok: false, ms: Date.now() - t0, queries: [], rankings: [] };
+    }
+    const searches = queries.flatMap((q) => [
+      ...(ctx.enabled.has('ann')
+        ? [async () => (await deps.vectors.query({ userId, embedding: await deps.embeddings.embedQuery(q), k: CANDIDATES_PER_ROUTE, types: ctx.types })).map((h) => h.id)]
+        : []),
+      ...(ctx.enabled.has('bm25') ? [async () => (await memoryStore.bm25(deps.pool, userId, tokenizeForIndex(q), CANDIDATES_PER_ROUTE, ctx.types)).map((h) => h.id)] : []),
+    ]);
+    const settled = await Promise.allSettled(searches.map((search) => withDeadline(search(), ctx.deadline)));
+    const rankings = settled.flatMap((s) => (s.status === 'fulfilled' ? [{ route: 'rewrite', ids: s.value }] : []));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) ctx.failures.push({ route: 'rewrite', err: failed.reason });
+    return { ok: !failed, ms: Date.now() - t0, queries, rankings };
+  };
+  return run();
 }

@@ -45,6 +45,7 @@ export const recallRoutes =
                 }),
               ),
               injectedMessageIds: z.array(z.string()),
+              rewrittenQueries: z.array(z.string()).optional(),
               dateRanges: z.array(z.object({ text: z.string(), start: z.string(), end: z.string() })).optional(),
             }),
           },
@@ -63,6 +64,7 @@ export const recallRoutes =
           // Without a zone from the request or the user's settings, the offset `now` was written with is the best hint.
           fallbackTimeZone: b.now ? zoneFromIsoOffset(b.now) : undefined,
           routes: b.routes,
+          rewrite: b.rewrite,
         });
         if (result.memories.length > 0) hooks.afterRecall?.(userId, result.memories.map((m) => m.id), b.now ? new Date(b.now) : new Date());
         return { ...result, memories: result.memories.map((m) => ({ ...m, source: m.source as Record<string, unknown> })) };
