@@ -82,12 +82,16 @@ async function gatherNeighbours(
 ): Promise<Neighbour[]> {
   const candTokens = tokenizeForIndex(candidate.text);
   const subjectTokens = candidate.subject ? tokenizeForIndex(candidate.subject) : [];
-  const [vectorHits, lexicalHits, subjectHits, sameFact] = await Promise.all([
-    embedding ? deps.vectors.query({ userId, embedding, k: NEIGHBOURS }) : Promise.resolve([]),
-    memoryStore.bm25(client, userId, candTokens, NEIGHBOURS),
-    subjectTokens.length > 0 ? memoryStore.bm25(client, userId, subjectTokens, NEIGHBOURS) : Promise.resolve([]),
-    memoryStore.findActiveByNormalized(client, userId, normalizeFact(candidate.text)),
-  ]);
+  // Chroma answers in parallel with PostgreSQL; the statements share one transaction's client,
+  // which runs them one at a time anyway (and pg 9 will refuse overlapping ones).
+  const vectorSearch = embedding ? deps.vectors.query({ userId, embedding, k: NEIGHBOURS }) : Promise.resolve([]);
+  // Observed now so a Chroma failure during the SQL below is not an unhandled rejection; the
+  // await further down still throws it.
+  vectorSearch.catch(() => {});
+  const lexicalHits = await memoryStore.bm25(client, userId, candTokens, NEIGHBOURS);
+  const subjectHits = subjectTokens.length > 0 ? await memoryStore.bm25(client, userId, subjectTokens, NEIGHBOURS) : [];
+  const sameFact = await memoryStore.findActiveByNormalized(client, userId, normalizeFact(candidate.text));
+  const vectorHits = await vectorSearch;
   const sims = new Map(vectorHits.map((h) => [h.id, h.similarity]));
   const ids = [...new Set([...vectorHits.map((h) => h.id), ...lexicalHits.map((h) => h.id), ...subjectHits.map((h) => h.id), ...(sameFact ? [sameFact.id] : [])])];
   const active = await memoryStore.getActive(client, userId, ids);
