@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
+import { poll } from './support/poll';
 
 // The memory page in real headless Chromium: a reminder fires, its toast appears (pushed over
 // SSE), "稍后" snoozes it and "知道了" dismisses it — each checked through the API and in the
@@ -25,14 +26,6 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-async function poll<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function signals(workflowId: string): Promise<string[]> {
   const h = await ctx.runtime.temporal.workflow.getHandle(workflowId).fetchHistory();

@@ -10,6 +10,7 @@ import { digestWorkflow, extractMemoriesWorkflow, nudgeWorkflow } from '../workf
 import { ReminderStatusKey } from '../workflows/search-attributes';
 import { createTestContext, OTHER_TENANT_KEY, TEST_KEY, type TestContext } from './support/harness';
 import { openSse } from './support/sse';
+import { poll } from './support/poll';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -21,14 +22,6 @@ afterAll(async () => {
 
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
-async function poll<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function reminder(user: string, id: string) {
   return (await ctx.call('GET', `/v1/users/${user}/reminders/${id}`)).body;

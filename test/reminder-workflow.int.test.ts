@@ -13,6 +13,7 @@ import type { ReminderWorkflowInput } from '../workflows/proactive-types';
 import { MemoryUserIdKey, ReminderStatusKey } from '../workflows/search-attributes';
 import { createTestContext, type TestContext } from './support/harness';
 import { createTimeSkippingEnv } from './support/time-skipping';
+import { poll } from './support/poll';
 
 // ReminderWorkflow on the Java time-skipping test server: 30-day timers pass in seconds. The
 // activities are the real ones, writing to this file's own PostgreSQL database.
@@ -86,14 +87,7 @@ async function historyEvents(handle: WorkflowHandle): Promise<string[]> {
 }
 
 /** Lets the workflow catch up after a skip or a signal (activities run in real time). */
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000) => poll(read, ok, ms, 100);
 
 describe('ReminderWorkflow with time skipping', () => {
   it('a reminder 30 days out fires on time, stores the notification, and closes after the ack window', async () => {

@@ -1,0 +1,125 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { digestWorkflow } from '../workflows/digest';
+import { memorySweepWorkflow } from '../workflows/memory-sweep';
+import { nudgeWorkflow } from '../workflows/nudge';
+import { weeklyReinforcementWorkflow } from '../workflows/weekly-reinforcement';
+import { createTestContext, type TestContext } from './support/harness';
+import { poll } from './support/poll';
+
+// Workflow code must stay deterministic, and a change must not break workflows already running.
+// 1. Every workflow type runs on the real dev server (through the API where one exists), and each
+//    history is replayed against the current bundle.
+// 2. Histories recorded from an earlier version (test/fixtures/histories, written by
+//    RECORD_HISTORIES=1 from step 1) are replayed against the current bundle. A change to workflow
+//    code that would make them diverge must be guarded with patched(), or this test fails.
+
+type History = temporal.api.history.v1.IHistory;
+// Binary protobuf, not JSON: the SDK's JSON helpers fail here ("type must be a Type") because
+// @temporalio/common and @temporalio/proto each carry their own copy of protobufjs.
+const { History: HistoryCodec } = temporal.api.history.v1;
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'histories');
+
+let ctx: TestContext;
+const fresh: { workflowId: string; type: string; history: History }[] = [];
+
+beforeAll(async () => {
+  ctx = await createTestContext({ CONVERSATION_IDLE_SECONDS: '3600' });
+  const user = `${ctx.prefix}-replay`;
+  const client = ctx.runtime.temporal;
+
+  // storeMemoryWorkflow
+  expect((await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我对花生过敏，吃了会起疹子', type: 'fact' })).status).toBe(201);
+  // conversationWorkflow → extractMemoriesWorkflow (→ a reminder child from "明天早上9点提醒我…")
+  const messages = [
+    { id: 'm1', role: 'user', content: '我最近在准备马拉松，目标是跑进4小时。明天早上9点提醒我交房租。', at: '2026-06-01T10:00:00+08:00' },
+    { id: 'm2', role: 'assistant', content: '好的，我推荐你读《跑步圣经》。', at: '2026-06-01T10:00:30+08:00' },
+  ];
+  expect((await ctx.call('POST', `/v1/users/${user}/conversations/c1/messages`, { messages })).status).toBeLessThan(300);
+  expect((await ctx.call('POST', `/v1/users/${user}/conversations/c1/end?wait=true`, {})).status).toBe(200);
+  // recallReinforcementWorkflow (signalled after a recall that found something)
+  await ctx.call('POST', `/v1/users/${user}/recall`, { query: '我对什么过敏？' });
+  // reminderWorkflow: timer fires, snooze signal, dismiss signal
+  const created = await ctx.call('POST', `/v1/users/${user}/reminders`, { text: '提醒：喝水', dueAt: new Date(Date.now() + 1_500).toISOString(), timezone: 'Asia/Shanghai' });
+  expect(created.status).toBe(201);
+  const reminderPath = `/v1/users/${user}/reminders/${created.body.id}`;
+  await poll(() => ctx.call('GET', reminderPath), (r) => r.body.status === 'fired');
+  expect((await ctx.call('POST', `${reminderPath}/snooze`, { seconds: 600 })).status).toBe(202);
+  await poll(() => ctx.call('GET', reminderPath), (r) => r.body.status === 'snoozed');
+  expect((await ctx.call('POST', `${reminderPath}/dismiss`, {})).status).toBe(202);
+  await client.workflow.getHandle(created.body.workflowId).result();
+  // The scheduled ones, started directly (Schedules start exactly these workflows).
+  const now = new Date().toISOString();
+  await client.workflow.execute(digestWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-digest:${ctx.prefix}`, args: [{ userId: user }] });
+  await client.workflow.execute(nudgeWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-nudge:${ctx.prefix}`, args: [{ userId: user }] });
+  await client.workflow.execute(memorySweepWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-sweep:${ctx.prefix}`, args: [{ now, batchSize: 400, maxStepsPerRun: 3, stepBudgetMs: 1 }] });
+  await client.workflow.execute(weeklyReinforcementWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-weekly:${ctx.prefix}`, args: [{ now, batchSize: 150, maxStepsPerRun: 2, stepBudgetMs: 1 }] });
+
+  // Every execution on this test's task queue, finished or still running (a running history replays too).
+  for await (const execution of client.workflow.list({ query: `TaskQueue = "${ctx.taskQueue}"` })) {
+    const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
+    fresh.push({ workflowId: execution.workflowId, type: execution.type, history: await handle.fetchHistory() });
+  }
+
+  if (process.env.RECORD_HISTORIES) {
+    mkdirSync(FIXTURES, { recursive: true });
+    for (const type of new Set(fresh.map((f) => f.type))) {
+      const first = fresh.find((f) => f.type === type)!;
+      writeFileSync(join(FIXTURES, `${type}.binpb`), HistoryCodec.encode(first.history).finish());
+    }
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await ctx?.close();
+});
+
+async function replay(histories: { workflowId: string; history: History }[]): Promise<{ workflowId: string; error?: string }[]> {
+  const outcomes: { workflowId: string; error?: string }[] = [];
+  const results = Worker.runReplayHistories({ workflowBundle: { code: inject('workflowBundle') }, replayName: 'replay-test' }, histories);
+  for await (const r of results) outcomes.push({ workflowId: r.workflowId, ...(r.error ? { error: String(r.error) } : {}) });
+  return outcomes;
+}
+
+describe('workflow histories replay against the current code', () => {
+  it('runs every workflow type on the dev server, and each history replays without nondeterminism', async () => {
+    const types = new Set(fresh.map((f) => f.type));
+    for (const type of [
+      'storeMemoryWorkflow',
+      'conversationWorkflow',
+      'extractMemoriesWorkflow',
+      'recallReinforcementWorkflow',
+      'reminderWorkflow',
+      'digestWorkflow',
+      'nudgeWorkflow',
+      'memorySweepWorkflow',
+      'weeklyReinforcementWorkflow',
+    ])
+      expect(types, `no ${type} ran`).toContain(type);
+    const outcomes = await replay(fresh);
+    expect(outcomes).toHaveLength(fresh.length);
+    expect(outcomes.filter((o) => o.error)).toEqual([]);
+  });
+
+  it('replays the histories recorded from an earlier version (in-flight workflows survive the change)', async () => {
+    const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.binpb'));
+    expect(files.length).toBeGreaterThanOrEqual(9);
+    const recorded = files.map((f) => ({ workflowId: f.replace(/\.binpb$/, ''), history: HistoryCodec.decode(readFileSync(join(FIXTURES, f))) }));
+    const outcomes = await replay(recorded);
+    expect(outcomes).toHaveLength(files.length);
+    expect(outcomes.filter((o) => o.error)).toEqual([]);
+  });
+
+  it('would catch a nondeterministic change: a history replayed against a different workflow fails', async () => {
+    // The reminder's history offered to the store workflow's code: the commands cannot match.
+    const reminder = fresh.find((f) => f.type === 'reminderWorkflow')!;
+    const events = reminder.history.events!.map((e, i) =>
+      i === 0 ? { ...e, workflowExecutionStartedEventAttributes: { ...e.workflowExecutionStartedEventAttributes, workflowType: { name: 'storeMemoryWorkflow' } } } : e,
+    );
+    const outcomes = await replay([{ workflowId: 'tampered', history: { events } }]);
+    expect(outcomes[0]?.error).toBeDefined();
+  });
+});
