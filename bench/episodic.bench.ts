@@ -4,7 +4,7 @@ import type { Runtime } from '../src/runtime';
 import { syncEpisodeVectors, writeEpisodes } from '../src/services/episodes';
 import { EPISODIC_ROUTES, recall, type RecallRoute } from '../src/services/recall';
 import { fmt, startBenchStack, stats, timed, type Stats } from './support';
-import { BENCH_QUERIES, embeddingPool, loadUser, syntheticText } from './synthetic';
+import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser, syntheticText } from './synthetic';
 
 /**
  * Recall latency with and without the episodic routes (issue #8: time route, past exchanges,
@@ -63,6 +63,7 @@ export async function run(args: string[]): Promise<void> {
     const pool = await embeddingPool(runtime);
     let t0 = performance.now();
     await loadUser(runtime, pool, user, memories, 0);
+    await analyzeAfterBulkLoad(runtime);
     const end = new Date();
     const conversations = await loadConversations(runtime, user, days, perDay, end);
     console.log(`loaded ${memories} memories and ${days * perDay} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

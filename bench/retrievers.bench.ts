@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble';
+import { BM25Retriever } from '@langchain/community/retrievers/bm25';
+import { Document } from '@langchain/core/documents';
+import { BaseRetriever } from '@langchain/core/retrievers';
+import { memoryStore } from '../src/adapters/postgres/memory-repository';
+import { MemoryClient } from '../src/client';
+import { fuseRankings } from '../src/core/recall/rrf';
+import { sanitizeQuery } from '../src/core/recall/sanitize-query';
+import { tokenizeForIndex } from '../src/core/text/tokenize';
+import { contains, loadScenarios } from '../src/eval/scenarios';
+import { ingestScenario } from '../src/eval/runner';
+import type { Runtime } from '../src/runtime';
+import { fmt, startBenchStack, stats, timed } from './support';
+import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './synthetic';
+
+/**
+ * Our retrieval against LangChain's: `BM25Retriever` (@langchain/community) and
+ * `EnsembleRetriever` (@langchain/classic, weighted RRF with c = 60), the components issue #4
+ * names, on the same real stack in the same run.
+ *
+ * 1. Quality on the bilingual eval scenarios (ingested through the real extraction pipeline):
+ *    with 300 distractor memories per user, does the top 5 of each retriever hold what the check expects?
+ * 2. Latency at growing N for one user: our SQL BM25 over postings kept on write vs.
+ *    BM25Retriever prebuilt in memory (query only) and rebuilt from PostgreSQL per query (what a
+ *    stateless service must do to see the latest writes without a per-user cache to invalidate),
+ *    and our ANN ∥ BM25 → RRF vs. EnsembleRetriever over the same ANN retriever.
+ *
+ * Asserts nothing: it prints medians, tails and hit counts. `--no-quality` / `--no-latency` run
+ * one half; `--quick` stops at 10k.
+ */
+const TOP_K = 5;
+/** Memories of other topics added to every scenario user, so that ranking matters: with a handful of memories any retriever's top 5 holds them all. */
+const DISTRACTORS_PER_USER = 300;
+
+// Distractors are other facts about the same person on other topics, with the function words
+// memories share (我, 了, I, a, the…) but no true answer to any check: no allergies, no plans for
+// next week, and none of the strings a check expects or forbids ("go" included, which "goal"
+// would contain). Otherwise BM25 would be right to rank "我对陶艺过敏" next to the peanut allergy.
+const D_SUBJECTS_ZH = ['乐高', '陶艺', '象棋', '露营', '摄影', '书法', '潜水', '滑雪', '园艺', '吉他', '剪纸', '茶道', '拼图', '航模', '瑜伽', '插花'];
+const D_SUBJECTS_EN = ['pottery', 'chess', 'camping', 'birdwatching', 'origami', 'calligraphy', 'kayaking', 'skiing', 'knitting', 'violin', 'baking bread', 'stamps', 'puzzles', 'archery', 'sailing', 'tennis'];
+const D_FRAMES_ZH = ['我有一套{}的工具', '朋友送了我一本关于{}的书', '小区里新开了{}课', '我表哥在教{}', '{}俱乐部在城东', '昨天路过一家{}店', '我收藏了很多{}的照片', '我同事也玩{}', '{}是我小时候学过的', '我家楼下有人在练{}'];
+const D_FRAMES_EN = ['I own a set of {} tools', 'a friend gave me a book about {}', 'there is a new {} class nearby', 'my cousin teaches {}', 'the {} club meets downtown', 'I walked past a {} shop yesterday', 'I keep photos of {}', 'my colleague also does {}', 'I tried {} as a kid', 'my neighbour practises {}'];
+const D_TYPES = ['fact', 'fact', 'event', 'fact', 'fact', 'event', 'preference', 'fact', 'fact', 'fact'] as const;
+const DISTRACTOR_COMBOS = [D_FRAMES_ZH, D_FRAMES_EN].flatMap((frames, lang) =>
+  frames.flatMap((frame, f) => (lang === 0 ? D_SUBJECTS_ZH : D_SUBJECTS_EN).map((subject) => ({ text: frame.replace('{}', subject), type: D_TYPES[f]! }))),
+);
+const distractor = (i: number) => {
+  const combo = DISTRACTOR_COMBOS[i % DISTRACTOR_COMBOS.length]!;
+  return { text: `${combo.text} (#${i})`, type: combo.type };
+};
+
+type Deps = Runtime['deps'];
+
+/**
+ * BM25Retriever fed a query pre-segmented by our tokenizer (jieba + English), so the comparison
+ * is not only about segmentation: its own preprocessing splits on whitespace, which leaves a
+ * Chinese sentence as one "word". (Its scoring counts substrings, so Chinese documents match.)
+ */
+class SegmentedBM25Retriever extends BaseRetriever {
+  lc_namespace = ['jarvis', 'bench'];
+  private readonly inner: BM25Retriever;
+  constructor(docs: Document[], k: number) {
+    super();
+    this.inner = BM25Retriever.fromDocuments(docs, { k });
+  }
+  static fromDocuments(docs: Document[], opts: { k: number }): SegmentedBM25Retriever {
+    return new SegmentedBM25Retriever(docs, opts.k);
+  }
+  override async _getRelevantDocuments(query: string): Promise<Document[]> {
+    return this.inner.invoke(tokenizeForIndex(query).join(' '));
+  }
+}
+
+/** ANN over one user's Chroma vectors as a LangChain retriever, texts hydrated from PostgreSQL. */
+class UserAnnRetriever extends BaseRetriever {
+  lc_namespace = ['jarvis', 'bench'];
+  constructor(
+    private readonly deps: Deps,
+    private readonly userId: string,
+    private readonly k: number,
+  ) {
+    super();
+  }
+  override async _getRelevantDocuments(query: string): Promise<Document[]> {
+    const ids = await annIds(this.deps, this.userId, query, this.k);
+    return hydrate(this.deps, this.userId, ids);
+  }
+}
+
+async function annIds(deps: Deps, userId: string, query: string, k: number): Promise<string[]> {
+  const hits = await deps.vectors.query({ userId, embedding: await deps.embeddings.embedQuery(query), k });
+  return hits.map((h) => h.id);
+}
+
+async function hydrate(deps: Deps, userId: string, ids: string[]): Promise<Document[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await deps.pool.query<{ id: string; text: string }>(`SELECT id, text FROM memories WHERE user_id = $1 AND status = 'active' AND id = ANY($2::uuid[])`, [userId, ids]);
+  const byId = new Map(rows.map((r) => [r.id, r.text]));
+  return ids.flatMap((id) => (byId.has(id) ? [new Document({ id, pageContent: byId.get(id)! })] : []));
+}
+
+/**
+ * The user's active memories in an order unrelated to when they were written: BM25Retriever keeps
+ * the input order for equal scores (zero included), so insertion order would decide its ties.
+ */
+async function activeDocuments(deps: Deps, userId: string): Promise<Document[]> {
+  const { rows } = await deps.pool.query<{ id: string; text: string }>(`SELECT id, text FROM memories WHERE user_id = $1 AND status = 'active' ORDER BY md5(id::text)`, [userId]);
+  return rows.map((r) => new Document({ id: r.id, pageContent: r.text }));
+}
+
+async function ourBm25(deps: Deps, userId: string, query: string, k: number): Promise<string[]> {
+  return (await memoryStore.bm25(deps.pool, userId, tokenizeForIndex(sanitizeQuery(query)), k)).map((h) => h.id);
+}
+
+async function ourFused(deps: Deps, userId: string, query: string, k: number): Promise<Document[]> {
+  const clean = sanitizeQuery(query);
+  const [ann, bm25] = await Promise.all([annIds(deps, userId, clean, 20), ourBm25(deps, userId, clean, 20)]);
+  const fused = fuseRankings([
+    { route: 'ann', ids: ann },
+    { route: 'bm25', ids: bm25 },
+  ]);
+  return hydrate(deps, userId, fused.slice(0, k).map((f) => f.id));
+}
+
+export async function run(args: string[]): Promise<void> {
+  const quick = args.includes('--quick');
+  const bench = await startBenchStack();
+  try {
+    if (!args.includes('--no-quality')) await compareQuality(bench.runtime, bench.config.tenants[0]!.key);
+    if (!args.includes('--no-latency')) await compareLatency(bench.runtime, quick);
+  } finally {
+    await bench.stop();
+  }
+}
+
+async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
+  const deps = runtime.deps;
+  const worker = await runtime.createWorker();
+  const running = worker.run();
+  const api = await runtime.createApi();
+  await api.listen({ host: '127.0.0.1', port: 0 });
+  const address = api.server.address();
+  const client = new MemoryClient({ baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, apiKey });
+  try {
+    const scenarios = loadScenarios(resolve('../shared/eval/scenarios.jsonl'));
+    const runId = `cmp${randomBytes(3).toString('hex')}`;
+    for (const s of scenarios) await ingestScenario(client, s, runId);
+    // Each combo's real e5 vector (perturbed per memory by loadUser), aligned with distractor(i).
+    const comboVectors = await deps.embeddings.embedDocuments(DISTRACTOR_COMBOS.map((c) => c.text));
+    const scenarioUsers = [...new Set(scenarios.flatMap((s) => s.checks.map((c) => `${runId}-${c.user}`)))];
+    for (const userId of scenarioUsers) await loadUser(runtime, comboVectors, userId, DISTRACTORS_PER_USER, 0, distractor);
+    await analyzeAfterBulkLoad(runtime);
+
+    const arms: Record<string, (userId: string, query: string) => Promise<string[]>> = {
+      'ours: SQL BM25 (jieba)': async (u, q) => (await hydrate(deps, u, await ourBm25(deps, u, q, TOP_K))).map((d) => d.pageContent),
+      'LangChain BM25Retriever (default tokenizer)': async (u, q) => (await BM25Retriever.fromDocuments(await activeDocuments(deps, u), { k: TOP_K }).invoke(q)).map((d) => d.pageContent),
+      'LangChain BM25Retriever (our jieba tokenizer)': async (u, q) => (await SegmentedBM25Retriever.fromDocuments(await activeDocuments(deps, u), { k: TOP_K }).invoke(q)).map((d) => d.pageContent),
+      'ours: ANN ∥ BM25 → RRF': async (u, q) => (await ourFused(deps, u, q, TOP_K)).map((d) => d.pageContent),
+      'LangChain EnsembleRetriever(ANN, BM25Retriever default)': async (u, q) =>
+        (await new EnsembleRetriever({ retrievers: [new UserAnnRetriever(deps, u, 20), BM25Retriever.fromDocuments(await activeDocuments(deps, u), { k: 20 })] }).invoke(q))
+          .slice(0, TOP_K)
+          .map((d) => d.pageContent),
+      'LangChain EnsembleRetriever(ANN, BM25Retriever jieba)': async (u, q) =>
+        (await new EnsembleRetriever({ retrievers: [new UserAnnRetriever(deps, u, 20), SegmentedBM25Retriever.fromDocuments(await activeDocuments(deps, u), { k: 20 })] }).invoke(q))
+          .slice(0, TOP_K)
+          .map((d) => d.pageContent),
+    };
+    const checks = scenarios.flatMap((s) => s.checks.filter((c) => c.expect.length > 0).map((c) => ({ scenario: s, check: c })));
+    console.log(
+      `\nquality: ${checks.length} checks of ${scenarios.length} scenarios, ${DISTRACTORS_PER_USER} distractor memories added per user; a check passes when the top ${TOP_K} texts hold every expected group and nothing forbidden`,
+    );
+    for (const [name, retrieve] of Object.entries(arms)) {
+      let passed = 0;
+      const missed: string[] = [];
+      for (const { scenario, check } of checks) {
+        const texts = (await retrieve(`${runId}-${check.user}`, check.query)).join('\n');
+        const ok = check.expect.every((group) => group.some((s) => contains(texts, s))) && !check.forbid.some((s) => contains(texts, s));
+        if (ok) passed++;
+        else missed.push(scenario.id);
+      }
+      console.log(`  ${name.padEnd(58)} ${String(passed).padStart(2)}/${checks.length}${missed.length > 0 ? `   missed: ${missed.join(', ')}` : ''}`);
+    }
+  } finally {
+    worker.shutdown();
+    await running;
+    await api.close();
+  }
+}
+
+/** Samples `fn` until `samples` runs or `budgetMs` of wall time, whichever comes first (the slow arms at 100k). */
+async function sample(samples: number, budgetMs: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < samples && (out.length < 5 || performance.now() - t0 < budgetMs); i++) out.push((await timed(() => fn(i)))[1]);
+  return out;
+}
+
+async function compareLatency(runtime: Runtime, quick: boolean): Promise<void> {
+  const deps = runtime.deps;
+  const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  const samples = quick ? 60 : 200;
+  const pool = await embeddingPool(runtime);
+  for (let u = 0; u < 20; u++) await loadUser(runtime, pool, `cmp-other-${u}`, 200, u * 200);
+  const q = (i: number) => BENCH_QUERIES[i % BENCH_QUERIES.length]!;
+  // Query embeddings are cached by the embedder, so every arm pays the same (warm) embedding cost.
+  const queryVectors = new Map<string, number[]>();
+  for (const query of BENCH_QUERIES) queryVectors.set(query, await deps.embeddings.embedQuery(query));
+
+  const table: string[] = [];
+  for (const n of sizes) {
+    const user = `cmp-target-${n}`;
+    await loadUser(runtime, pool, user, n, 2_000_000);
+    await analyzeAfterBulkLoad(runtime);
+    const [docs, loadMs] = await timed(() => activeDocuments(deps, user));
+    const [prebuilt, buildMs] = await timed(async () => SegmentedBM25Retriever.fromDocuments(docs, { k: 20 }));
+    const ensemble = new EnsembleRetriever({ retrievers: [new UserAnnRetriever(deps, user, 20), prebuilt] });
+    const heapMb = (process.memoryUsage().heapUsed / 2 ** 20).toFixed(0);
+
+    const floor = await sample(samples, 20_000, (i) => deps.vectors.query({ userId: user, embedding: queryVectors.get(q(i))!, k: 20 }));
+    const oursBm25 = await sample(samples, 20_000, (i) => ourBm25(deps, user, q(i), 20));
+    const lcPrebuilt = await sample(samples, 20_000, (i) => prebuilt.invoke(q(i)));
+    const lcRebuilt = await sample(samples, 20_000, async (i) => SegmentedBM25Retriever.fromDocuments(await activeDocuments(deps, user), { k: 20 }).invoke(q(i)));
+    const oursFused = await sample(samples, 20_000, (i) => ourFused(deps, user, q(i), 20));
+    const lcEnsemble = await sample(samples, 20_000, (i) => ensemble.invoke(q(i)));
+
+    const row = (name: string, xs: number[]) => {
+      const s = stats(xs);
+      return `  ${name.padEnd(50)} p50 ${fmt(s.p50).padStart(9)}  p95 ${fmt(s.p95).padStart(9)}  (n=${s.n})`;
+    };
+    const block = [
+      `N = ${n} (docs loaded from PostgreSQL in ${fmt(loadMs)}, BM25Retriever built in ${fmt(buildMs)}, heap ${heapMb} MB)`,
+      row('raw Chroma query, k = 20 (floor)', floor),
+      row('ours: SQL BM25 over postings', oursBm25),
+      row('LangChain BM25Retriever, prebuilt in memory', lcPrebuilt),
+      row('LangChain BM25Retriever, rebuilt per query', lcRebuilt),
+      row('ours: ANN ∥ BM25 → RRF → hydrate', oursFused),
+      row('LangChain EnsembleRetriever(ANN, prebuilt BM25)', lcEnsemble),
+    ];
+    console.log(block.join('\n'));
+    table.push(...block);
+  }
+  console.log('\nretriever latency (one user, 20 others present, k = 20, warm query embeddings)');
+  for (const line of table) console.log(line);
+}
