@@ -119,13 +119,12 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
     routeTasks.push({
       route: 'ann',
       run: async () => {
-        const embedding = await deps.embeddings.embedQuery(query);
-        const hits = await deps.vectors.query({ userId, embedding, k, types });
+        const hits = await annHits(deps, userId, query, types);
         for (const h of hits) annSimilarity.set(h.id, h.similarity);
         return hits.map((h) => h.id);
       },
     });
-  if (enabled.has('bm25')) routeTasks.push({ route: 'bm25', run: async () => (await memoryStore.bm25(deps.pool, userId, tokens, k, types)).map((h) => h.id) });
+  if (enabled.has('bm25')) routeTasks.push({ route: 'bm25', run: () => bm25Ids(deps, userId, tokens, types) });
   const plan = planRoutes(query);
   if (enabled.has('recent') && (plan.recent || options.routes?.includes('recent')))
     routeTasks.push({ route: 'recent', run: () => memoryStore.recent(deps.pool, userId, Math.floor(k / 2), types) });
@@ -273,6 +272,16 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
   return result;
 }
 
+/** The ANN route for one query text: the user's nearest vectors (the embedder caches queries). */
+async function annHits(deps: Pick<ServiceDeps, 'vectors' | 'embeddings'>, userId: string, text: string, types?: MemoryType[]) {
+  return deps.vectors.query({ userId, embedding: await deps.embeddings.embedQuery(text), k: CANDIDATES_PER_ROUTE, types });
+}
+
+/** The BM25 route for one query's tokens, ids best first. */
+async function bm25Ids(deps: Pick<ServiceDeps, 'pool'>, userId: string, tokens: string[], types?: MemoryType[]): Promise<string[]> {
+  return (await memoryStore.bm25(deps.pool, userId, tokens, CANDIDATES_PER_ROUTE, types)).map((h) => h.id);
+}
+
 interface RewriteOutcome {
   ok: boolean;
   ms: number;
@@ -315,10 +324,8 @@ function startRewriteSearch(
       return { ok: false, ms: Date.now() - t0, queries: [], rankings: [] };
     }
     const searches = queries.flatMap((q) => [
-      ...(ctx.enabled.has('ann')
-        ? [async () => (await deps.vectors.query({ userId, embedding: await deps.embeddings.embedQuery(q), k: CANDIDATES_PER_ROUTE, types: ctx.types })).map((h) => h.id)]
-        : []),
-      ...(ctx.enabled.has('bm25') ? [async () => (await memoryStore.bm25(deps.pool, userId, tokenizeForIndex(q), CANDIDATES_PER_ROUTE, ctx.types)).map((h) => h.id)] : []),
+      ...(ctx.enabled.has('ann') ? [async () => (await annHits(deps, userId, q, ctx.types)).map((h) => h.id)] : []),
+      ...(ctx.enabled.has('bm25') ? [() => bm25Ids(deps, userId, tokenizeForIndex(q), ctx.types)] : []),
     ]);
     const settled = await Promise.allSettled(searches.map((search) => withDeadline(search(), ctx.deadline)));
     const rankings = settled.flatMap((s) => (s.status === 'fulfilled' ? [{ route: 'rewrite', ids: s.value }] : []));
