@@ -64,6 +64,18 @@ describe('per-user Chroma collections', () => {
     expect((await index.query({ userId: 'dave', embedding: v, k: 10 })).map((h) => h.id)).toEqual(['00000000-0000-4000-8000-0000000000d1']);
   });
 
+  it('survives many concurrent first writes for a new user (one collection, every vector kept)', async () => {
+    const index = await ChromaVectorIndex.create({ url: chromaUrl(), collection: `${prefix}_d` });
+    const name = userCollectionName(`${prefix}_d`, 'ivy');
+    created.push(name);
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        index.upsert({ userId: 'ivy', items: [{ id: `00000000-0000-4000-8000-0000000001${String(i).padStart(2, '0')}`, embedding: vector(), type: 'fact', createdAt: new Date().toISOString() }] }),
+      ),
+    );
+    expect(await (await client().getCollection({ name, embeddingFunction: null as never })).count()).toBe(12);
+  });
+
   it('recovers when a cached collection was deleted by another process', async () => {
     const index = await ChromaVectorIndex.create({ url: chromaUrl(), collection: `${prefix}_c` });
     const name = userCollectionName(`${prefix}_c`, 'frank');

@@ -34,6 +34,7 @@ const COLLECTION_CONFIG = { hnsw: { space: 'cosine' as const } };
  */
 export class UserCollections {
   private readonly cache = new Map<string, Collection>();
+  private readonly resolving = new Map<string, Promise<Collection | undefined>>();
 
   constructor(
     readonly client: ChromaClient,
@@ -71,6 +72,16 @@ export class UserCollections {
       this.cache.set(userId, cached);
       return cached;
     }
+    // Concurrent first writes for a new user share one creation instead of racing Chroma's.
+    const key = `${create}:${userId}`;
+    const inFlight = this.resolving.get(key);
+    if (inFlight) return inFlight;
+    const lookup = this.lookup(userId, create).finally(() => this.resolving.delete(key));
+    this.resolving.set(key, lookup);
+    return lookup;
+  }
+
+  private async lookup(userId: string, create: boolean): Promise<Collection | undefined> {
     let collection: Collection;
     if (create) {
       const metadata: Metadata = { user_id: userId, kind: this.kind };
