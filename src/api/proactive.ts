@@ -12,23 +12,29 @@ import { reminderRoutes } from './routes/reminders';
  * live event stream, and the page. The event stream is fed by LISTEN on PostgreSQL, so
  * notifications written by workers in other processes reach this process's open pages.
  */
-export async function registerProactive(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onUserActive: (userId: string) => Promise<void>): Promise<void> {
   const hub = new NotificationHub();
   const listener = listenForProactiveEvents(deps.pool, hub, (msg, err) => app.log.warn({ err }, msg));
   app.addHook('onClose', async () => listener.close());
 
   const sync = (userId: string) => syncProactiveSchedules(deps, userId);
-  // A user's schedules are made when they first create a reminder here (once per process) or change settings.
-  const synced = new Set<string>();
-  const onUserActive = async (userId: string) => {
-    if (synced.has(userId)) return;
-    await sync(userId);
-    if (synced.size > 50_000) synced.clear();
-    synced.add(userId);
-  };
-
   await app.register(reminderRoutes(deps, { onUserActive }));
   await app.register(proactiveRoutes(deps, { onSettingsChanged: sync }));
   await app.register(eventRoutes(deps, hub));
   await app.register(pageRoutes);
+}
+
+/**
+ * Gives a user their digest and nudge schedules the first time this process sees them active
+ * (a message, a reminder), so the daily digest needs no settings change to start. Idempotent;
+ * the set only saves the two Temporal calls on later activity.
+ */
+export function userActivation(deps: ApiDeps): (userId: string) => Promise<void> {
+  const synced = new Set<string>();
+  return async (userId) => {
+    if (synced.has(userId)) return;
+    await syncProactiveSchedules(deps, userId);
+    if (synced.size > 50_000) synced.clear();
+    synced.add(userId);
+  };
 }

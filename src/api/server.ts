@@ -5,7 +5,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { installAuth } from './auth';
 import type { ApiDeps } from './deps';
 import { installErrorHandling } from './errors';
-import { registerProactive } from './proactive';
+import { registerProactive, userActivation } from './proactive';
 import { conversationSearchRoutes } from './routes/conversation-search';
 import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
@@ -63,8 +63,9 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(memoryRoutes(deps));
   await app.register(lifecycleRoutes(deps));
   await app.register(recallRoutes(deps, { afterRecall: options.afterRecall }));
-  await app.register(conversationRoutes(deps, options));
-  await registerProactive(app, deps);
+  const onUserActive = userActivation(deps);
+  await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
+  await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
   return app;
 }

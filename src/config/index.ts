@@ -134,6 +134,7 @@ const envSchema = z.object({
   DIGEST_DEFAULT_TIME: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM').default('22:00'),
   NUDGE_INTERVAL_MINUTES: positiveInt.default(60),
   REMINDER_ACK_SECONDS: positiveInt.default(86400),
+  PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE: z.enum(['true', 'false']).default('true'),
   // Memory lifecycle (forgetting curve, capacity, expiry sweep)
   MAX_ACTIVE_MEMORIES_PER_USER: positiveInt.default(5000),
   MEMORY_TTL_DAYS: ttlSchema.prefault('event:30'),
@@ -172,7 +173,8 @@ export interface AppConfig {
   recall: { timeoutMs: number; tokenBudget: number; queryRewrite: 'off' | 'referential' | 'always'; rewriteTimeoutMs: number };
   scheduleTimezone: string;
   /** Reminders, daily digests and nudges (issue #7). */
-  proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number };
+  /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
+  proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number; schedulesOnFirstMessage: boolean };
   /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
   lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
 }
@@ -259,7 +261,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     recall: { timeoutMs: e.RECALL_TIMEOUT_MS, tokenBudget: e.RECALL_TOKEN_BUDGET, queryRewrite: e.RECALL_QUERY_REWRITE, rewriteTimeoutMs: e.RECALL_REWRITE_TIMEOUT_MS },
     scheduleTimezone: e.SCHEDULE_TIMEZONE,
-    proactive: { digestDefaultTime: e.DIGEST_DEFAULT_TIME, nudgeIntervalMinutes: e.NUDGE_INTERVAL_MINUTES, reminderAckSeconds: e.REMINDER_ACK_SECONDS },
+    proactive: {
+      digestDefaultTime: e.DIGEST_DEFAULT_TIME,
+      nudgeIntervalMinutes: e.NUDGE_INTERVAL_MINUTES,
+      reminderAckSeconds: e.REMINDER_ACK_SECONDS,
+      schedulesOnFirstMessage: e.PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE === 'true',
+    },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
   };
 }

@@ -46,6 +46,8 @@ export async function createTestContext(overrides: Partial<Record<string, string
     TEMPORAL_TASK_QUEUE: `q-${prefix}`,
     LOG_LEVEL: 'warn',
     CONVERSATION_IDLE_SECONDS: '3600',
+    // Timed per-user schedules firing mid-run would add digests and nudges to other tests' users.
+    PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE: 'false',
     ...overrides,
   });
   const runtime = await createRuntime(config, { ...stack, databaseUrl: databaseUrl.toString(), dataDir: '' });

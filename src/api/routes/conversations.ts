@@ -25,7 +25,10 @@ const decisionView = z.object({
 });
 
 export const conversationRoutes =
-  (deps: ApiDeps, limits: { maxMessageChars: number; maxMessagesPerConversation: number }): FastifyPluginAsyncZod =>
+  (
+    deps: ApiDeps,
+    limits: { maxMessageChars: number; maxMessagesPerConversation: number; onUserActive?: (userId: string) => Promise<void> },
+  ): FastifyPluginAsyncZod =>
   async (app) => {
     const message = z.object({
       id: z.string().min(1).max(128),
@@ -88,6 +91,9 @@ export const conversationRoutes =
           // The messages are stored; repeating the call is safe (ids dedupe) and re-arms the timer.
           throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'messages stored, but the idle timer could not be armed; retry the call', { workflowId }, { cause: err });
         }
+        // The user's digest and nudge schedules, set up off the request: a failure is logged and
+        // retried on their next message, the messages are safe either way.
+        if (limits.onUserActive) void limits.onUserActive(userId).catch((err: unknown) => request.log.warn({ err, userId }, 'proactive schedules not ensured'));
         return reply.status(202).send({ accepted: result.inserted, duplicates: result.duplicates, workflowId });
       },
     );
