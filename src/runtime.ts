@@ -17,6 +17,7 @@ import { OfflineExtractor, type Extractor } from './services/extractor';
 import { createChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
+import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './services/reinforcement-signal';
 import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
 import type { StackEndpoints } from './stack';
@@ -71,6 +72,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
+  if (config.llm.provider !== 'none' && config.extraction.conflictResolver === 'llm') deps.conflictJudge = new LlmConflictJudge(createChatModel(config.llm), config.llm.model);
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const workers: NativeConnection[] = [];

@@ -20,6 +20,11 @@ describe('config', () => {
     expect(() => loadConfig({ RECALL_QUERY_REWRITE: 'referential' })).toThrow(/RECALL_QUERY_REWRITE.*LLM_PROVIDER/);
     expect(() => loadConfig({ RECALL_QUERY_REWRITE: 'sometimes' })).toThrow(/RECALL_QUERY_REWRITE/);
     expect(loadConfig({ RECALL_QUERY_REWRITE: 'referential', LLM_PROVIDER: 'openai-compatible', LLM_BASE_URL: 'http://127.0.0.1:1/v1', LLM_MODEL: 'm' }).recall.queryRewrite).toBe('referential');
+    // The LLM conflict resolver follows the model unless turned off.
+    const withModel = { LLM_PROVIDER: 'openai-compatible', LLM_BASE_URL: 'http://127.0.0.1:1/v1', LLM_MODEL: 'm' };
+    expect(loadConfig({}).extraction.conflictResolver).toBe('rules');
+    expect(loadConfig(withModel).extraction.conflictResolver).toBe('llm');
+    expect(loadConfig({ ...withModel, CONFLICT_RESOLVER: 'rules' }).extraction.conflictResolver).toBe('rules');
     try {
       loadConfig({ TEMPORAL_RETENTION_DAYS: '-1' });
     } catch (err) {

@@ -127,6 +127,7 @@ const envSchema = z.object({
   RECALL_QUERY_REWRITE: z.enum(['off', 'referential', 'always']).default('off'),
   RECALL_REWRITE_TIMEOUT_MS: positiveInt.default(2000),
   DEDUP_SIMILARITY: z.coerce.number().min(0).max(1).default(0.93),
+  CONFLICT_RESOLVER: z.enum(['auto', 'rules']).default('auto'),
   MAX_MESSAGE_CHARS: positiveInt.default(8000),
   MAX_MESSAGES_PER_CONVERSATION: positiveInt.default(10000),
   SCHEDULE_TIMEZONE: z.string().default('UTC'),
@@ -164,6 +165,8 @@ export interface AppConfig {
   embedder: z.infer<typeof embedderSchema> & { localPort: number };
   llm: z.infer<typeof llmSchema>;
   extraction: {
+    /** `llm` when a model is configured and CONFLICT_RESOLVER=auto; else `rules`. */
+    conflictResolver: 'llm' | 'rules';
     idleSeconds: number;
     dedupSimilarity: number;
     maxMessageChars: number;
@@ -254,6 +257,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     embedder: { ...embedder, localPort: e.EMBEDDINGS_PORT },
     llm: llm.data!,
     extraction: {
+      conflictResolver: e.CONFLICT_RESOLVER === 'auto' && e.LLM_PROVIDER !== 'none' ? 'llm' : 'rules',
       idleSeconds: e.CONVERSATION_IDLE_SECONDS,
       dedupSimilarity: e.DEDUP_SIMILARITY,
       maxMessageChars: e.MAX_MESSAGE_CHARS,

@@ -1,4 +1,5 @@
 import type { MemoryType } from './types';
+import type { LlmProposal } from './decisions/llm-resolution';
 
 /** A nearest neighbour from the vector index; `similarity` is cosine similarity in [-1, 1]. */
 export interface VectorHit {
@@ -37,4 +38,14 @@ export interface VectorIndex {
 export interface QueryRewriter {
   /** Up to a few clean queries besides the original; empty when the model proposes nothing new. */
   rewrite(input: { query: string; recentMessages: readonly string[]; signal?: AbortSignal }): Promise<string[]>;
+}
+
+/**
+ * A model that proposes how a candidate memory relates to its labelled neighbours (the LLM
+ * conflict resolver). Transport failures throw; an unusable answer is reported as `unusable`.
+ */
+export interface ConflictJudge {
+  /** Shown in audit reasons, e.g. "llm:gpt-4o-mini". */
+  readonly name: string;
+  propose(input: { system: string; prompt: string }): Promise<{ proposal: LlmProposal } | { unusable: string }>;
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
-import type { QueryRewriter, VectorIndex } from '../core/ports';
+import type { ConflictJudge, QueryRewriter, VectorIndex } from '../core/ports';
 import type { AppConfig } from '../config';
 import type { Extractor } from './extractor';
 
@@ -15,5 +15,7 @@ export interface ServiceDeps {
   extractor: Extractor;
   /** Present when an LLM is configured; recall uses it only when a request or RECALL_QUERY_REWRITE asks. */
   queryRewriter?: QueryRewriter;
+  /** The LLM conflict resolver (present when an LLM is configured and CONFLICT_RESOLVER is not "rules"). */
+  conflictJudge?: ConflictJudge;
   config: Pick<AppConfig, 'extraction' | 'recall' | 'llm' | 'proactive' | 'lifecycle'>;
 }

@@ -1,5 +1,5 @@
-import type pg from 'pg';
-import { decide, DEFAULT_DECIDE_OPTIONS, type Neighbour } from '../core/decisions/decide';
+import { decide, DEFAULT_DECIDE_OPTIONS, type Decision, type Neighbour } from '../core/decisions/decide';
+import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT, type LlmProposal } from '../core/decisions/llm-resolution';
 import type { AppliedDecision } from '../core/dto';
 import { normalizeFact } from '../core/extraction/offline-extractor';
 import { uuidFromKey } from '../core/ids';
@@ -8,7 +8,7 @@ import type { Memory, MemoryCandidate } from '../core/types';
 import { eventStore } from '../adapters/postgres/event-repository';
 import { graphStore } from '../adapters/postgres/graph-repository';
 import { memoryStore, type NewMemory } from '../adapters/postgres/memory-repository';
-import { inUserTransaction } from '../adapters/postgres/pool';
+import { inUserTransaction, type Queryable } from '../adapters/postgres/pool';
 import type { ServiceDeps } from './deps';
 import { importanceFor } from './importance';
 import { restoreInTransaction } from './memory-lifecycle';
@@ -75,7 +75,7 @@ function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { co
 
 async function gatherNeighbours(
   deps: ServiceDeps,
-  client: pg.PoolClient,
+  client: Queryable,
   userId: string,
   candidate: MemoryCandidate,
   embedding: number[] | undefined,
@@ -129,6 +129,7 @@ export async function applyCandidate(
   const { userId, candidate, key, audit } = input;
   const [embedding] = candidate.confidence >= DEFAULT_DECIDE_OPTIONS.minConfidence ? await deps.embeddings.embedDocuments([candidate.text]) : [undefined];
   const base = { text: candidate.text, type: candidate.type, messageIds: candidate.messageIds };
+  const judgement = await judgeOutsideLock(deps, userId, candidate, embedding);
 
   const applied = await inUserTransaction(deps.pool, userId, async (client) => {
     const previous = await eventStore.findByKey(client, userId, key);
@@ -137,7 +138,7 @@ export async function applyCandidate(
       return { ...base, action: previous.action as AppliedDecision['action'], reason: previous.reason, memoryId: previous.memoryId ?? undefined, affectedIds: after.affectedIds ?? [], replayed: true };
     }
     const neighbours = await gatherNeighbours(deps, client, userId, candidate, embedding);
-    const decision = decide(candidate, neighbours, { ...DEFAULT_DECIDE_OPTIONS, dedupSimilarity: deps.config.extraction.dedupSimilarity });
+    const decision = resolve(candidate, neighbours, judgement, deps.config.extraction.dedupSimilarity);
     const at = candidate.saidAt;
     const eventBase = { userId, workflowId: audit.workflowId, runId: audit.runId, conversationId: audit.conversationId, messageIds: candidate.messageIds, actor: audit.actor };
     let result: AppliedDecision;
@@ -214,6 +215,37 @@ export async function applyCandidate(
     await syncVectors(deps, { userId, memoryIds: ids, known: embedding && applied.memoryId ? { [applied.memoryId]: embedding } : {} });
   }
   return applied;
+}
+
+type Judgement = { judge: string; labelled: ReturnType<typeof labelNeighbours> } & ({ proposal: LlmProposal } | { unusable: string });
+
+/**
+ * Asks the LLM conflict resolver, when one is configured and the candidate has neighbours worth
+ * weighing, before the user's lock is taken: a model call must not hold up the user's other
+ * writes. The answer is checked against the neighbours again under the lock.
+ */
+async function judgeOutsideLock(deps: ServiceDeps, userId: string, candidate: MemoryCandidate, embedding: number[] | undefined): Promise<Judgement | undefined> {
+  const judge = deps.conflictJudge;
+  if (!judge) return undefined;
+  const neighbours = await gatherNeighbours(deps, deps.pool, userId, candidate, embedding);
+  if (!needsJudgement(candidate, neighbours, DEFAULT_DECIDE_OPTIONS)) return undefined;
+  const labelled = labelNeighbours(candidate, neighbours);
+  const answer = await judge.propose({ system: RESOLVER_SYSTEM_PROMPT, prompt: resolverPrompt(candidate, labelled) });
+  return { judge: judge.name, labelled, ...answer };
+}
+
+/**
+ * The decision: the model's, when it asked and its answer holds against the neighbours as they
+ * are now; otherwise the rules', with the reason saying why the model's was not used.
+ */
+function resolve(candidate: MemoryCandidate, neighbours: Neighbour[], judgement: Judgement | undefined, dedupSimilarity: number): Decision {
+  const rules = decide(candidate, neighbours, { ...DEFAULT_DECIDE_OPTIONS, dedupSimilarity });
+  if (!judgement) return rules;
+  if (!needsJudgement(candidate, neighbours, DEFAULT_DECIDE_OPTIONS)) return { ...rules, reason: `${rules.reason} (rules decided: the memories changed while ${judgement.judge} was deciding)` };
+  if ('unusable' in judgement) return { ...rules, reason: `${rules.reason} (rules decided: ${judgement.judge} reply unusable: ${judgement.unusable})` };
+  const outcome = decisionFromProposal(candidate, judgement.proposal, judgement.labelled, new Set(neighbours.map((n) => n.memory.id)), judgement.judge);
+  if ('rejected' in outcome) return { ...rules, reason: `${rules.reason} (rules decided: ${judgement.judge} answer rejected: ${outcome.rejected})` };
+  return outcome.decision;
 }
 
 function snapshot(m: Memory | undefined): Record<string, unknown> | undefined {
