@@ -72,7 +72,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
-  if (config.llm.provider !== 'none' && config.extraction.conflictResolver === 'llm') deps.conflictJudge = new LlmConflictJudge(createChatModel(config.llm), config.llm.model);
+  // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
+  if (config.llm.provider !== 'none' && config.extraction.conflictResolver === 'llm')
+    deps.conflictJudge = new LlmConflictJudge(createChatModel(config.llm, { timeoutMs: 10_000, maxRetries: 0 }), config.llm.model);
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const workers: NativeConnection[] = [];
