@@ -25,7 +25,7 @@ export async function writeDigest(llm: AppConfig['llm'], sections: DigestSection
   try {
     const model = createChatModel(llm);
     const answer = await model.invoke([new SystemMessage(PROMPT), new HumanMessage(JSON.stringify(sections))]);
-    const text = (typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content)).trim();
+    const text = answer.text.trim();
     if (text.length < 20) return { text: template, generatedBy: 'template', fallbackReason: 'model reply too short' };
     return { text, generatedBy: 'llm' };
   } catch (err) {

@@ -28,7 +28,7 @@ export class LlmConflictJudge implements ConflictJudge {
 
   async propose(input: { system: string; prompt: string }): Promise<{ proposal: LlmProposal } | { unusable: string }> {
     const answer = await this.model.invoke([new SystemMessage(input.system), new HumanMessage(input.prompt)]);
-    const reply = typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content);
+    const reply = answer.text;
     let parsed;
     try {
       parsed = proposalSchema.safeParse(extractJsonObject(reply));

@@ -44,7 +44,7 @@ export class LlmExtractor implements Extractor {
       // Transport failures propagate: the activity's retry policy (with backoff) handles them,
       // falling back to rules would silently lower quality during a short outage.
       const answer = await this.model.invoke(conversation);
-      const reply = typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content);
+      const reply = answer.text;
       try {
         const parsed = parseExtractionReply(reply);
         problems.push(...parsed.problems.map((p) => `attempt ${attempt}: ${p}`));

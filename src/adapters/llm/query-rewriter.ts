@@ -20,7 +20,7 @@ export class LlmQueryRewriter implements QueryRewriter {
     let reply: string;
     try {
       const answer = await this.model.invoke([new SystemMessage(REWRITE_SYSTEM_PROMPT), new HumanMessage(rewritePrompt(input.query, input.recentMessages))], { signal: input.signal });
-      reply = typeof answer.content === 'string' ? answer.content : JSON.stringify(answer.content);
+      reply = answer.text;
     } catch (err) {
       throw new MemoryServiceError(ErrorCode.llmUnavailable, `query rewrite: the model call failed: ${err instanceof Error ? err.message : String(err)}`, {}, { cause: err });
     }
