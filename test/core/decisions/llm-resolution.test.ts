@@ -1,4 +1,5 @@
-import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { AIMessage } from '@langchain/core/messages';
+import { FakeListChatModel, FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { describe, expect, it } from 'vitest';
 import { LlmConflictJudge } from '../../../src/adapters/llm/conflict-judge';
 import type { Neighbour } from '../../../src/core/decisions/decide';
@@ -74,6 +75,12 @@ describe('LlmConflictJudge', () => {
     const judge = new LlmConflictJudge(new FakeListChatModel({ responses: ['```json\n{"action":"supersede","targets":["n1"],"reason":"new job"}\n```'] }), 'm');
     await expect(judge.propose({ system: 's', prompt: 'p' })).resolves.toEqual({ proposal: { action: 'supersede', targets: ['n1'], reason: 'new job' } });
     expect(judge.name).toBe('llm:m');
+  });
+
+  it('reads an answer given as content blocks (Anthropic’s shape), not only a plain string', async () => {
+    const blocks = new AIMessage({ content: [{ type: 'text', text: '{"action":"reinforce","targets":["n2"],"reason":"same"}' }] });
+    const judge = new LlmConflictJudge(new FakeStreamingChatModel({ responses: [blocks] }), 'm');
+    await expect(judge.propose({ system: 's', prompt: 'p' })).resolves.toEqual({ proposal: { action: 'reinforce', targets: ['n2'], reason: 'same' } });
   });
 
   it('reports an unusable answer instead of guessing', async () => {
