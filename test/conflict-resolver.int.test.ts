@@ -65,6 +65,7 @@ describe('LLM conflict resolver', () => {
     // A retry of the same step replays the recorded decision; the model is not asked again.
     const again = await applyCandidate({ ...ctx.runtime.deps, conflictJudge: judge }, { userId: user, candidate: candidate('I work at Globex now'), key: 'judged', audit: { actor: 'test' } });
     expect(again).toMatchObject({ action: 'supersede', replayed: true });
+    expect(judge.calls).toBe(1);
   });
 
   it('falls back to the rules when the model’s target changed while it was deciding', async () => {

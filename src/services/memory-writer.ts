@@ -129,7 +129,7 @@ export async function applyCandidate(
   const { userId, candidate, key, audit } = input;
   const [embedding] = candidate.confidence >= DEFAULT_DECIDE_OPTIONS.minConfidence ? await deps.embeddings.embedDocuments([candidate.text]) : [undefined];
   const base = { text: candidate.text, type: candidate.type, messageIds: candidate.messageIds };
-  const judgement = await judgeOutsideLock(deps, userId, candidate, embedding);
+  const judgement = await judgeOutsideLock(deps, userId, candidate, embedding, key);
 
   const applied = await inUserTransaction(deps.pool, userId, async (client) => {
     const previous = await eventStore.findByKey(client, userId, key);
@@ -224,9 +224,10 @@ type Judgement = { judge: string; labelled: ReturnType<typeof labelNeighbours> }
  * weighing, before the user's lock is taken: a model call must not hold up the user's other
  * writes. The answer is checked against the neighbours again under the lock.
  */
-async function judgeOutsideLock(deps: ServiceDeps, userId: string, candidate: MemoryCandidate, embedding: number[] | undefined): Promise<Judgement | undefined> {
+async function judgeOutsideLock(deps: ServiceDeps, userId: string, candidate: MemoryCandidate, embedding: number[] | undefined, key: string): Promise<Judgement | undefined> {
   const judge = deps.conflictJudge;
-  if (!judge) return undefined;
+  // A retried step whose decision is already recorded replays it: no need to pay for the model.
+  if (!judge || (await eventStore.findByKey(deps.pool, userId, key))) return undefined;
   const neighbours = await gatherNeighbours(deps, deps.pool, userId, candidate, embedding);
   if (!needsJudgement(candidate, neighbours, DEFAULT_DECIDE_OPTIONS)) return undefined;
   const labelled = labelNeighbours(candidate, neighbours);
