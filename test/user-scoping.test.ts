@@ -39,7 +39,8 @@ describe('user scoping', () => {
   for (const file of ['src/adapters/chroma/chroma-vector-index.ts', 'src/adapters/chroma/chroma-episode-index.ts']) {
     it(`${file} reaches records only through the caller's own collection`, () => {
       const source = readFileSync(file, 'utf8');
-      const calls = [...source.matchAll(/collection\.(query|get|delete|upsert)\(/g)];
+      // nearestOwned queries the collection it is handed (and drops records of other owners).
+      const calls = [...source.matchAll(/collection\.(query|get|delete|upsert)\(|nearestOwned\(collection, userId/g)];
       expect(calls.length).toBeGreaterThan(0);
       // Every record operation sits in a callback handed the collection resolved from the userId.
       const scoped = [...source.matchAll(/this\.users\.with\(userId, \{[^}]*\}, (?:async )?\(collection\) =>/g)];

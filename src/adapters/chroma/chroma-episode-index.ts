@@ -1,7 +1,7 @@
 import type { EpisodeVectorIndex, EpisodeVectorItem } from '../../core/episodes/ports';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit } from '../../core/ports';
-import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, UserCollections } from './user-collections';
+import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, nearestOwned, UserCollections } from './user-collections';
 
 const SUFFIX = '_episodes';
 
@@ -41,13 +41,7 @@ export class ChromaEpisodeIndex implements EpisodeVectorIndex {
 
   async query({ userId, embedding, k }: { userId: string; embedding: number[]; k: number }): Promise<VectorHit[]> {
     return guard('query', () =>
-      this.users.with(userId, { create: false, whenMissing: [] as VectorHit[] }, async (collection) => {
-        const result = await collection.query({ queryEmbeddings: [embedding], nResults: k, include: ['distances', 'metadatas'] });
-        const ids = result.ids[0] ?? [];
-        const distances = result.distances?.[0] ?? [];
-        const metadatas = result.metadatas?.[0] ?? [];
-        return ids.flatMap((id, i) => (metadatas[i]?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1) }] : []));
-      }),
+      this.users.with(userId, { create: false, whenMissing: [] as VectorHit[] }, (collection) => nearestOwned(collection, userId, { embedding, k })),
     );
   }
 

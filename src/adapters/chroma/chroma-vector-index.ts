@@ -2,7 +2,7 @@ import type { Where } from 'chromadb';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit, VectorIndex, VectorItem } from '../../core/ports';
 import type { MemoryType } from '../../core/types';
-import { chromaClient, forEachLimited, migrateSharedCollection, UserCollections } from './user-collections';
+import { chromaClient, forEachLimited, migrateSharedCollection, nearestOwned, UserCollections } from './user-collections';
 
 /** Parallel deletes when the sweep retires vectors of many users at once. */
 const DELETE_CONCURRENCY = 8;
@@ -48,13 +48,7 @@ export class ChromaVectorIndex implements VectorIndex {
     // Only a type restriction needs a metadata filter; the user is the collection.
     const where: Where | undefined = types && types.length > 0 ? { type: { $in: types } } : undefined;
     return this.guard('query', () =>
-      this.users.with(userId, { create: false, whenMissing: [] as VectorHit[] }, async (collection) => {
-        const result = await collection.query({ queryEmbeddings: [embedding], nResults: k, where, include: ['distances', 'metadatas'] });
-        const ids = result.ids[0] ?? [];
-        const distances = result.distances?.[0] ?? [];
-        const metadatas = result.metadatas?.[0] ?? [];
-        return ids.flatMap((id, i) => (metadatas[i]?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1) }] : []));
-      }),
+      this.users.with(userId, { create: false, whenMissing: [] as VectorHit[] }, (collection) => nearestOwned(collection, userId, { embedding, k, where })),
     );
   }
 

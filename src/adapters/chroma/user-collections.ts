@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ChromaClient, ChromaNotFoundError, type Collection, type Metadata } from 'chromadb';
+import { ChromaClient, ChromaNotFoundError, type Collection, type Metadata, type Where } from 'chromadb';
+import type { VectorHit } from '../../core/ports';
 
 /** Chroma limits collection names to 63 characters. */
 export const MAX_COLLECTION_NAME = 63;
@@ -99,6 +100,18 @@ export class UserCollections {
     if (this.cache.size > this.maxCached) this.cache.delete(this.cache.keys().next().value!);
     return collection;
   }
+}
+
+/**
+ * k nearest neighbours in a user's own collection, as similarities. Hits whose record names
+ * another owner are dropped: the collection already is the user filter, this is the second lock.
+ */
+export async function nearestOwned(collection: Collection, userId: string, query: { embedding: number[]; k: number; where?: Where }): Promise<VectorHit[]> {
+  const result = await collection.query({ queryEmbeddings: [query.embedding], nResults: query.k, where: query.where, include: ['distances', 'metadatas'] });
+  const ids = result.ids[0] ?? [];
+  const distances = result.distances?.[0] ?? [];
+  const metadatas = result.metadatas?.[0] ?? [];
+  return ids.flatMap((id, i) => (metadatas[i]?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1) }] : []));
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight (deletes across many users' collections). */
