@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { candidateKey } from '../activities';
 import { conversationStore } from '../src/adapters/postgres/conversation-repository';
 import { inTransaction } from '../src/adapters/postgres/pool';
-import { MemoryClient } from '../src/client';
+import { serveInProcess } from '../src/cli/in-process';
 import { applyCandidate } from '../src/services/memory-writer';
 import { fmt, startBenchStack, stats, timed } from './support';
 
@@ -26,12 +26,8 @@ export async function run(args: string[]): Promise<void> {
   const bench = await startBenchStack();
   try {
     const { runtime, config } = bench;
-    const worker = await runtime.createWorker();
-    const running = worker.run();
-    const api = await runtime.createApi();
-    await api.listen({ host: '127.0.0.1', port: 0 });
-    const address = api.server.address();
-    const client = new MemoryClient({ baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, apiKey: config.tenants[0]!.key });
+    const service = await serveInProcess(runtime, config.tenants[0]!.key);
+    const { client } = service;
     const run = randomBytes(3).toString('hex');
     const send = (user: string, conv: string) =>
       client.addMessages(user, conv, CONVERSATION.map(([role, content], i) => ({ id: `m${i}`, role, content })));
@@ -87,9 +83,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`Temporal overhead ratio (p50)               ×${(L.p50 / D.p50).toFixed(2)}`);
     console.log(`pipeline throughput, 4 in flight            ${pipelinePerSecond.toFixed(2)} conversations/s`);
     console.log(`direct throughput, sequential               ${(1000 / D.mean).toFixed(2)} conversations/s`);
-    worker.shutdown();
-    await running;
-    await api.close();
+    await service.close();
   } finally {
     await bench.stop();
   }

@@ -5,7 +5,7 @@ import { BM25Retriever } from '@langchain/community/retrievers/bm25';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever } from '@langchain/core/retrievers';
 import { memoryStore } from '../src/adapters/postgres/memory-repository';
-import { MemoryClient } from '../src/client';
+import { serveInProcess } from '../src/cli/in-process';
 import { fuseRankings } from '../src/core/recall/rrf';
 import { sanitizeQuery } from '../src/core/recall/sanitize-query';
 import { tokenizeForIndex } from '../src/core/text/tokenize';
@@ -137,12 +137,8 @@ export async function run(args: string[]): Promise<void> {
 
 async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
   const deps = runtime.deps;
-  const worker = await runtime.createWorker();
-  const running = worker.run();
-  const api = await runtime.createApi();
-  await api.listen({ host: '127.0.0.1', port: 0 });
-  const address = api.server.address();
-  const client = new MemoryClient({ baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, apiKey });
+  const service = await serveInProcess(runtime, apiKey);
+  const { client } = service;
   try {
     const scenarios = loadScenarios(resolve('../shared/eval/scenarios.jsonl'));
     const runId = `cmp${randomBytes(3).toString('hex')}`;
@@ -183,9 +179,7 @@ async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
       console.log(`  ${name.padEnd(58)} ${String(passed).padStart(2)}/${checks.length}${missed.length > 0 ? `   missed: ${missed.join(', ')}` : ''}`);
     }
   } finally {
-    worker.shutdown();
-    await running;
-    await api.close();
+    await service.close();
   }
 }
 

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { MemoryClient } from '../client';
 import { loadConfig } from '../config';
 import { checkScenario, formatReport, ingestScenario, summarize, type RouteMode, type ScenarioOutcome } from '../eval/runner';
 import { loadScenarios } from '../eval/scenarios';
 import { createRuntime } from '../runtime';
 import { startStack } from '../stack';
 import { loadDotEnv } from './env-file';
+import { serveInProcess } from './in-process';
 
 /**
  * `npm run eval [-- files…]`: replays the bilingual scenarios through the public API of a fresh
@@ -20,12 +20,8 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, DATA_DIR: process.env.EVAL_DATA_DIR ?? `.data/eval-${process.pid}`, LOG_LEVEL: 'warn', CHROMA_COLLECTION: `eval_${randomBytes(3).toString('hex')}` });
   const stack = await startStack(config, { ephemeral: true });
   const runtime = await createRuntime(config, stack);
-  const worker = await runtime.createWorker();
-  const running = worker.run();
-  const api = await runtime.createApi();
-  await api.listen({ host: '127.0.0.1', port: 0 });
-  const address = api.server.address();
-  const client = new MemoryClient({ baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, apiKey: config.tenants[0]!.key });
+  const service = await serveInProcess(runtime, config.tenants[0]!.key);
+  const { client } = service;
   let failed = false;
   try {
     for (const path of paths) {
@@ -41,9 +37,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    worker.shutdown();
-    await running;
-    await api.close();
+    await service.close();
     await runtime.close();
     await stack.stop();
   }
