@@ -61,17 +61,8 @@ function world(prefix: string): BulkMemory[] {
   return out;
 }
 
-interface Row {
-  id: string;
-  userId: string;
-  type: MemoryType;
-  status: MemoryStatus;
-  importance: number;
-  importanceLevel: ImportanceLevel;
-  lastAccessedAt: Date;
-  expiresAt: Date | null;
-  decayScore: number;
-}
+/** A bulk-loaded memory as the sweep left it (the text does not matter to the rules). */
+type Row = Omit<BulkMemory, 'text'> & { decayScore: number };
 
 async function readRows(): Promise<Row[]> {
   const { rows } = await ctx.runtime.deps.pool.query(
