@@ -6,7 +6,7 @@ import { SEARCH_ATTRIBUTES } from '../src/core/search-attributes';
 
 // No Docker engine runs here, so docker-compose.yml is kept honest by checking it against the code.
 const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
-  services: Record<string, { environment?: Record<string, string>; ports?: string[]; command?: string[]; depends_on?: unknown }>;
+  services: Record<string, { environment?: Record<string, string>; ports?: string[]; command?: string[]; depends_on?: unknown; profiles?: string[] }>;
 };
 const envExample = readFileSync('.env.example', 'utf8');
 const documented = new Set([...envExample.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!));
@@ -16,14 +16,32 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['api', 'chroma', 'embedder', 'postgresql', 'temporal', 'temporal-ui', 'worker']);
     expect(compose.services.temporal!.environment!.DB).toBe('postgres12');
     expect(compose.services.api!.ports).toContain('8080:8080');
-    expect(compose.services['temporal-ui']!.ports).toContain('8233:8080');
+  });
+
+  it('publishes only the API; the Temporal UI is an opt-in operator tool on loopback', () => {
+    const published = Object.entries(compose.services).filter(([, s]) => (s.ports ?? []).length > 0).map(([name]) => name);
+    expect(published.sort()).toEqual(['api', 'temporal-ui']);
+    expect(compose.services['temporal-ui']!.profiles).toEqual(['operator']);
+    for (const port of compose.services['temporal-ui']!.ports!) expect(port.startsWith('127.0.0.1:')).toBe(true);
+  });
+
+  it('has no default for the keys: production must be given its own', () => {
+    for (const name of ['worker', 'api']) {
+      const env = compose.services[name]!.environment!;
+      expect(env.API_KEYS).toMatch(/^\$\{API_KEYS:\?/);
+      expect(env.SECRET_KEY).toMatch(/^\$\{SECRET_KEY:\?/);
+    }
   });
 
   it('gives worker and API only variables the config knows, with values it accepts', () => {
     for (const name of ['worker', 'api']) {
       const env = compose.services[name]!.environment!;
       for (const key of Object.keys(env)) expect(documented.has(key), `${name}: ${key} is not in .env.example`).toBe(true);
-      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+      // Required variables get what an operator would set: a tenant key and a secret of 32+ bytes.
+      const operator: Record<string, string> = { API_KEYS: `acme:${'k'.repeat(40)}`, SECRET_KEY: 's'.repeat(40) };
+      const resolved = Object.fromEntries(
+        Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1').replace(/\$\{([A-Z_]+):\?[^}]*\}/g, (_m, name: string) => operator[name]!)]),
+      );
       const config = loadConfig(resolved);
       expect(config.temporal.address).toBe('temporal:7233');
       expect(config.chroma.url).toBe('http://chroma:8000');

@@ -10,6 +10,19 @@ describe('config', () => {
     expect(c.llm).toEqual({ provider: 'none' });
   });
 
+  it('refuses to run production on a key or secret anyone could know or guess', () => {
+    const strong = { NODE_ENV: 'production', API_KEYS: `acme:${'k'.repeat(32)}`, SECRET_KEY: 's'.repeat(32) };
+    expect(loadConfig(strong).tenants).toEqual([{ tenantId: 'acme', key: 'k'.repeat(32) }]);
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRET_KEY: strong.SECRET_KEY })).toThrow(/API_KEYS.*development key/);
+    expect(() => loadConfig({ ...strong, API_KEYS: 'acme:dev-key-change-me' })).toThrow(/API_KEYS/);
+    expect(() => loadConfig({ ...strong, API_KEYS: `acme:${'k'.repeat(31)}` })).toThrow(/API_KEYS.*shorter than 32 bytes/);
+    expect(() => loadConfig({ ...strong, API_KEYS: `acme:${'k'.repeat(40)},beta:short-key-1` })).toThrow(/beta/);
+    expect(() => loadConfig({ ...strong, SECRET_KEY: undefined })).toThrow(/SECRET_KEY.*required/);
+    expect(() => loadConfig({ ...strong, SECRET_KEY: 'x'.repeat(31) })).toThrow(/SECRET_KEY/);
+    // Development and tests keep working with no configuration at all.
+    expect(() => loadConfig({ NODE_ENV: 'development' })).not.toThrow();
+  });
+
   it('fails fast naming the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ CHROMA_URL: 'not a url' })).toThrow(/CHROMA_URL/);

@@ -6,6 +6,12 @@ import { MEMORY_TYPES, type MemoryType } from '../core/types';
  * fast with the variable's name, so a misconfigured deployment never half-starts.
  */
 
+/** Accepted outside production only: `npm run dev` must work with no configuration at all. */
+export const DEV_API_KEY = 'dev-key-change-me';
+const DEV_SECRET_KEY = 'jarvis-memory development secret: never use in production';
+/** Production keys must carry at least this much entropy-bearing length. */
+export const MIN_PRODUCTION_KEY_BYTES = 32;
+
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optionalUrl = z.preprocess(blankToUndefined, z.string().trim().url().optional());
 const optionalString = z.preprocess(blankToUndefined, z.string().trim().optional());
@@ -90,7 +96,8 @@ const envSchema = z.object({
   PORT: port.default(8080),
   DATA_DIR: z.string().default('.data'),
   STACK_DIR: z.string().default('.stack'),
-  API_KEYS: tenantsSchema.prefault('dev:dev-key-change-me'),
+  API_KEYS: tenantsSchema.prefault(`dev:${DEV_API_KEY}`),
+  SECRET_KEY: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   TEMPORAL_ADDRESS: optionalString,
@@ -150,6 +157,8 @@ export interface AppConfig {
   dataDir: string;
   stackDir: string;
   tenants: { tenantId: string; key: string }[];
+  /** Operator secret: keyed user pseudonyms and signed tokens derive from it (src/security/secrets.ts). */
+  secretKey: Buffer;
   logLevel: Env['LOG_LEVEL'];
   temporal: {
     address?: string;
@@ -236,12 +245,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if (e.RECALL_QUERY_REWRITE !== 'off' && e.LLM_PROVIDER === 'none') fail('RECALL_QUERY_REWRITE', `"${e.RECALL_QUERY_REWRITE}" needs an LLM (set LLM_PROVIDER) or "off"`);
   if (!isValidTimezone(e.SCHEDULE_TIMEZONE)) fail('SCHEDULE_TIMEZONE', `unknown IANA timezone "${e.SCHEDULE_TIMEZONE}"`);
 
+  if (e.NODE_ENV === 'production') refuseUnsafeProductionConfig(e);
+
   return {
     env: e.NODE_ENV,
     http: { host: e.HOST, port: e.PORT },
     dataDir: e.DATA_DIR,
     stackDir: e.STACK_DIR,
     tenants: e.API_KEYS,
+    secretKey: Buffer.from(e.SECRET_KEY ?? DEV_SECRET_KEY, 'utf8'),
     logLevel: e.LOG_LEVEL,
     temporal: {
       address: e.TEMPORAL_ADDRESS,
@@ -273,6 +285,23 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
   };
+}
+
+/**
+ * A production deployment holds people's most personal data: it does not start with a key anyone
+ * can read in this repository, a key short enough to guess, or without its own secret.
+ */
+function refuseUnsafeProductionConfig(e: Env): void {
+  const problems: { variable: string; message: string }[] = [];
+  for (const { tenantId, key } of e.API_KEYS) {
+    if (key === DEV_API_KEY) problems.push({ variable: 'API_KEYS', message: `tenant "${tenantId}" uses the development key; set a random key` });
+    else if (Buffer.byteLength(key, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
+      problems.push({ variable: 'API_KEYS', message: `tenant "${tenantId}" has a key shorter than ${MIN_PRODUCTION_KEY_BYTES} bytes` });
+  }
+  if (!e.SECRET_KEY) problems.push({ variable: 'SECRET_KEY', message: `required in production (at least ${MIN_PRODUCTION_KEY_BYTES} random bytes; it must never change)` });
+  else if (e.SECRET_KEY === DEV_SECRET_KEY || Buffer.byteLength(e.SECRET_KEY, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
+    problems.push({ variable: 'SECRET_KEY', message: `must be at least ${MIN_PRODUCTION_KEY_BYTES} bytes and not the development secret` });
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 function isValidTimezone(tz: string): boolean {
