@@ -65,7 +65,7 @@ export async function run(args: string[]): Promise<void> {
       const user = `direct-${run}-${i}`;
       const messages = CONVERSATION.map(([role, content], j) => ({ id: `m${j}`, role, content, at: new Date(), truncated: false }));
       await inTransaction(runtime.deps.pool, async (c) => {
-        await c.query(`INSERT INTO users (user_id, tenant_id) VALUES ($1, 'bench') ON CONFLICT DO NOTHING`, [user]);
+        await c.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'bench', $1) ON CONFLICT DO NOTHING`, [user]);
         await conversationStore.append(c, user, 'c1', messages);
       });
       const [, ms] = await timed(async () => {

@@ -31,7 +31,7 @@ async function load(pool: import('pg').Pool, count: number, base: Date): Promise
   const c = await pool.connect();
   try {
     await c.query('SET session_replication_role = replica');
-    await c.query(`INSERT INTO users (user_id, tenant_id) SELECT 'bench-u' || g, 'bench' FROM generate_series(0, $1::int - 1) g`, [users]);
+    await c.query(`INSERT INTO users (user_id, tenant_id, external_id) SELECT 'bench-u' || g, 'bench', 'bench-u' || g FROM generate_series(0, $1::int - 1) g`, [users]);
     // Levels spread evenly; last access 0–200 days before `base`; 5 % events (expiring −20…+40
     // days around base), 5 % instructions, the rest facts. md5 ids scatter users over the id order.
     await c.query(

@@ -69,7 +69,7 @@ export async function loadUser(
   textOf: (i: number) => { text: string; type: MemoryType } = syntheticText,
 ): Promise<void> {
   const db: pg.Pool = runtime.deps.pool;
-  await db.query(`INSERT INTO users (user_id, tenant_id) VALUES ($1, 'bench') ON CONFLICT DO NOTHING`, [userId]);
+  await db.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'bench', $1) ON CONFLICT DO NOTHING`, [userId]);
   const now = Date.now();
   const BATCH = 2000;
   let totalLength = 0;

@@ -21,6 +21,9 @@ import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './services/reinforcement-signal';
 import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
 import type { StackEndpoints } from './stack';
+import { finishVectorMoves, rekeyLegacyUsers } from './adapters/postgres/tenant-rekey';
+import { ServiceSecrets } from './security/secrets';
+import { SubjectKeys } from './security/subject';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -28,6 +31,8 @@ export interface Runtime {
   config: AppConfig;
   endpoints: StackEndpoints;
   deps: ServiceDeps;
+  /** Maps (tenant, user) to the key every store uses; the Temporal and MCP entry points need it too. */
+  subjects: SubjectKeys;
   temporal: Client;
   createWorker(opts?: { taskQueue?: string; workflowBundle?: WorkflowBundleOption }): Promise<Worker>;
   createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number }): ReturnType<typeof buildApi>;
@@ -69,6 +74,15 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const embeddings = createEmbeddings(config, endpoints);
+  const secrets = new ServiceSecrets(config.secretKey);
+  const subjects = new SubjectKeys(secrets);
+  if (opts.migrate !== false) {
+    await rekeyLegacyUsers(pool, (tenantId, userId) => subjects.userKey({ tenantId, userId }));
+    await finishVectorMoves(pool, async (move) => {
+      await vectors.moveUser(move);
+      await episodeVectors.moveUser(move);
+    });
+  }
   const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
@@ -83,6 +97,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     config,
     endpoints,
     deps,
+    subjects,
     temporal,
     async createWorker(o = {}) {
       const nativeConnection = await NativeConnection.connect({ address: endpoints.temporalAddress });
@@ -107,6 +122,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           temporal,
           taskQueue: o.taskQueue ?? config.temporal.taskQueue,
           tenants: config.tenants,
+          secrets,
+          subjects,
           idleSeconds: config.extraction.idleSeconds,
           probes: { embedder: async () => void (await embeddings.embedQuery('healthz')) },
         },

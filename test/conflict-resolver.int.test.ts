@@ -42,7 +42,8 @@ const status = async (user: string, id: string) => (await memoryStore.get(ctx.ru
 
 describe('LLM conflict resolver', () => {
   it('supersedes what the rules would have kept beside the new fact, asked outside the user’s lock, and audits it', async () => {
-    const user = `${ctx.prefix}-job`;
+    const name = `${ctx.prefix}-job`;
+    const user = ctx.userKey(name);
     const [initech] = await seedMemories(ctx.runtime.deps, user, [{ text: 'I work at Initech as a backend engineer' }]);
     const rulesOnly = await applyCandidate(ctx.runtime.deps, { userId: user, candidate: candidate('I work at Globex now'), key: 'rules-only', audit: { actor: 'test' } });
     expect(rulesOnly.action).toBe('create'); // what the rules do: no "no longer", no shared wording
@@ -59,7 +60,7 @@ describe('LLM conflict resolver', () => {
     expect(lockFree).toBe(true);
     expect(applied).toMatchObject({ action: 'supersede', affectedIds: [initech], reason: 'llm:scripted: changed jobs' });
     expect(await status(user, initech!)).toBe('superseded');
-    const history = await ctx.call('GET', `/v1/users/${user}/memories/${initech}/history`);
+    const history = await ctx.call('GET', `/v1/users/${name}/memories/${initech}/history`);
     expect(history.body.events.map((e: { action: string; reason: string }) => [e.action, e.reason])).toContainEqual(['superseded', expect.stringMatching(/^llm:scripted: changed jobs; replaced by /)]);
 
     // A retry of the same step replays the recorded decision; the model is not asked again.

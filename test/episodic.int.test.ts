@@ -87,7 +87,7 @@ describe('episodes', () => {
   it('ExtractMemories writes one episode per conversation-day, idempotently, with the workflow that wrote it', async () => {
     const user = `${ctx.prefix}-ep`;
     await client.addMessages(user, 'warmup', [{ id: 'w1', role: 'user', content: 'hi', at: '2026-05-01T00:00:00Z' }]);
-    await ctx.runtime.deps.pool.query(`UPDATE users SET timezone = 'Asia/Shanghai' WHERE user_id = $1`, [user]);
+    await ctx.runtime.deps.pool.query(`UPDATE users SET timezone = 'Asia/Shanghai' WHERE user_id = $1`, [ctx.userKey(user)]);
     await converse(user, 'trip', '2026-05-20T23:59:00+08:00', [
       ['user', '晚上在鼓浪屿吃了一碗沙茶面，特别地道。'],
       ['assistant', '鼓浪屿的小吃确实有名。'],
@@ -97,7 +97,7 @@ describe('episodes', () => {
     const { rows } = await ctx.runtime.deps.pool.query(
       `SELECT id, to_char(day, 'YYYY-MM-DD') AS day, summary, message_ids, workflow_id, run_id, updated_at, vector_hash = content_hash AS synced
          FROM episodes WHERE user_id = $1 AND conversation_id = 'trip' ORDER BY day`,
-      [user],
+      [ctx.userKey(user)],
     );
     expect(rows.map((r) => r.day)).toEqual(['2026-05-20', '2026-05-21']);
     expect(rows[0].message_ids).toEqual(['trip-m1', 'trip-m2']);
@@ -106,19 +106,19 @@ describe('episodes', () => {
     expect(rows[0].summary).not.toContain('确实有名');
     expect(rows[1].summary).toContain('日光岩');
     for (const r of rows) {
-      expect(r.workflow_id).toBe(`extract:${user}:trip`);
+      expect(r.workflow_id).toBe(ctx.extractWorkflowId(user, 'trip'));
       expect(r.run_id).toBeTruthy();
       expect(r.synced).toBe(true);
     }
-    const postings = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM episode_terms WHERE user_id = $1', [user]);
+    const postings = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM episode_terms WHERE user_id = $1', [ctx.userKey(user)]);
     expect(postings.rows[0].n).toBeGreaterThan(0);
     const embedding = await ctx.runtime.deps.embeddings.embedQuery('鼓浪屿 沙茶面');
-    const hits = await ctx.runtime.deps.episodeVectors!.query({ userId: user, embedding, k: 5 });
+    const hits = await ctx.runtime.deps.episodeVectors!.query({ userId: ctx.userKey(user), embedding, k: 5 });
     expect(hits.map((h) => h.id)).toContain(rows[0].id);
 
     // Ending again (a re-run) rewrites nothing: same ids, untouched rows.
     await client.endConversation(user, 'trip', { wait: true });
-    const again = await ctx.runtime.deps.pool.query(`SELECT id, updated_at FROM episodes WHERE user_id = $1 AND conversation_id = 'trip' ORDER BY day`, [user]);
+    const again = await ctx.runtime.deps.pool.query(`SELECT id, updated_at FROM episodes WHERE user_id = $1 AND conversation_id = 'trip' ORDER BY day`, [ctx.userKey(user)]);
     expect(again.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id));
     expect(again.rows.map((r) => r.updated_at.getTime())).toEqual(rows.map((r) => r.updated_at.getTime()));
   });
@@ -130,13 +130,13 @@ describe('episodes', () => {
       { id: 'b', role: 'assistant', content: 'Noted the cabin wifi.', at: '2026-05-01T00:00:10Z' },
     ]);
     await client.addMessages(user, 's1', [{ id: 'a', role: 'user', content: 'The cabin wifi is PineLodge5G', at: '2026-05-01T00:00:00Z' }]);
-    const stats = await ctx.runtime.deps.pool.query('SELECT doc_count::int, total_length::int FROM message_index_stats WHERE user_id = $1', [user]);
+    const stats = await ctx.runtime.deps.pool.query('SELECT doc_count::int, total_length::int FROM message_index_stats WHERE user_id = $1', [ctx.userKey(user)]);
     const truth = await ctx.runtime.deps.pool.query(
       'SELECT count(DISTINCT message_id)::int AS docs, sum(tf)::int AS len FROM message_terms WHERE user_id = $1',
-      [user],
+      [ctx.userKey(user)],
     );
     expect(stats.rows[0]).toEqual({ doc_count: truth.rows[0].docs, total_length: truth.rows[0].len });
-    const lengths = await ctx.runtime.deps.pool.query('SELECT message_id, doc_length FROM messages WHERE user_id = $1 ORDER BY message_id', [user]);
+    const lengths = await ctx.runtime.deps.pool.query('SELECT message_id, doc_length FROM messages WHERE user_id = $1 ORDER BY message_id', [ctx.userKey(user)]);
     expect(lengths.rows.every((r) => r.doc_length > 0)).toBe(true);
   });
 });
@@ -241,8 +241,10 @@ describe('conversation search (L0)', () => {
     expect(zone.status).toBe(400);
     const badRecallZone = await ctx.call('POST', `/v1/users/${user}/recall`, { query: 'key', timeZone: 'Mars/Olympus' });
     expect(badRecallZone.status).toBe(400);
+    // Another tenant's user of the same id is another person: nothing of this one's.
     const foreign = await ctx.call('POST', `/v1/users/${user}/conversations/search`, { query: 'spare key' }, { authorization: `Bearer ${OTHER_TENANT_KEY}` });
-    expect(foreign.status).toBe(403);
+    expect(foreign.status).toBe(200);
+    expect(JSON.stringify(foreign.body)).not.toContain('flowerpot');
     const other = await client.searchConversations(`${ctx.prefix}-l0other`, { query: 'spare key flowerpot' });
     expect(other.exchanges).toEqual([]);
   });
@@ -256,7 +258,7 @@ describe('forgotten messages stay forgotten', () => {
       ['assistant', 'Noted.'],
       ['user', 'Also we visited the Louvre in Paris today.'],
     ]);
-    const before = await ctx.runtime.deps.pool.query(`SELECT summary FROM episodes WHERE user_id = $1 AND conversation_id = 'c1'`, [user]);
+    const before = await ctx.runtime.deps.pool.query(`SELECT summary FROM episodes WHERE user_id = $1 AND conversation_id = 'c1'`, [ctx.userKey(user)]);
     expect(before.rows[0].summary).toContain('diabetes');
 
     await converse(user, 'c2', '2026-01-20T10:00:00Z', [
@@ -269,7 +271,7 @@ describe('forgotten messages stay forgotten', () => {
     expect(past.context.userPrefix).not.toMatch(/diabetes/iu);
     // The rest of that day is still there.
     expect(past.context.userPrefix).toContain('Louvre');
-    const after = await ctx.runtime.deps.pool.query(`SELECT summary, message_ids FROM episodes WHERE user_id = $1 AND conversation_id = 'c1'`, [user]);
+    const after = await ctx.runtime.deps.pool.query(`SELECT summary, message_ids FROM episodes WHERE user_id = $1 AND conversation_id = 'c1'`, [ctx.userKey(user)]);
     expect(after.rows[0].summary).not.toContain('diabetes');
     expect(after.rows[0].message_ids).not.toContain('c1-m1');
   });

@@ -44,7 +44,7 @@ describe('ExtractMemories on the real stack', () => {
       ['user', '哈哈，谢谢'],
     ]);
     const ended = await end(user, 'c1');
-    expect(ended.workflowId).toBe(`extract:${user}:c1`);
+    expect(ended.workflowId).toBe(ctx.extractWorkflowId(user, 'c1'));
     const memories = await active(user);
     const types = new Set(memories.map((m) => m.type));
     expect(types).toContain('goal');
@@ -103,7 +103,7 @@ describe('ExtractMemories on the real stack', () => {
     const actions = history.body.events.map((e: { action: string }) => e.action);
     expect(actions).toEqual(['create', 'superseded']);
     const superseded = history.body.events[1];
-    expect(superseded.workflowId).toBe(`extract:${user}:c2`);
+    expect(superseded.workflowId).toBe(ctx.extractWorkflowId(user, 'c2'));
     expect(superseded.runId).toBeTruthy();
     expect(superseded.conversationId).toBe('c2');
     expect(superseded.messageIds).toEqual(['c2-m1']);
@@ -161,7 +161,7 @@ describe('ExtractMemories on the real stack', () => {
     });
     expect(invalidUtf8.status).toBe(400);
     expect((await ctx.call('POST', `/v1/users/${user}/conversations/nope/end`, {})).status).toBe(404);
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [user]);
+    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [ctx.userKey(user)]);
     expect(rows[0].n).toBe(0);
   });
 
@@ -195,13 +195,14 @@ describe('durability', () => {
       const user = `${idle.prefix}-idle`;
       const res = await idle.call('POST', `/v1/users/${user}/conversations/c1/messages`, { id: 'm1', role: 'user', content: 'My goal is to run a marathon next year.' });
       expect(res.status).toBe(202);
+      const timerId = res.body.workflowId as string;
       let memories: { text: string }[] = [];
       for (let i = 0; i < 60 && memories.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 500));
         memories = (await idle.call('GET', `/v1/users/${user}/memories?status=active`)).body.memories;
       }
       expect(memories.map((m) => m.text).join()).toMatch(/marathon/);
-      const conv = await idle.runtime.temporal.workflow.getHandle(`conversation:${user}:c1`).result();
+      const conv = await idle.runtime.temporal.workflow.getHandle(timerId).result();
       expect(conv.outcome).toBe('idle-extracted');
     } finally {
       await idle.close();
@@ -247,18 +248,18 @@ describe('durability', () => {
       let decided = 0;
       for (let i = 0; i < 600 && decided < 5; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL`, [crashed]);
+        const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL`, [ctx.userKey(crashed)]);
         decided = rows[0].n;
       }
       expect(decided).toBeGreaterThanOrEqual(5);
       child.kill('SIGKILL');
-      const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL`, [crashed]);
+      const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL`, [ctx.userKey(crashed)]);
       expect(rows[0].n).toBeLessThan(lines.length);
     } finally {
       child.kill('SIGKILL');
     }
     await ctx.startWorker();
-    const result = await ctx.runtime.temporal.workflow.getHandle(`extract:${crashed}:c1`).result();
+    const result = await ctx.runtime.temporal.workflow.getHandle(ctx.extractWorkflowId(crashed, 'c1')).result();
     expect(result.messagesProcessed).toBe(lines.length);
     const got = (await active(crashed)).map((m) => `${m.type}|${m.text}`).sort();
     expect(got).toEqual(expected);

@@ -29,20 +29,23 @@ describe('foundation: the real stack end to end', () => {
     expect(created.status).toBe(201);
     const id = created.body.memory.id as string;
     expect(created.body.memory.status).toBe('active');
-    expect(created.body.workflowId).toMatch(new RegExp(`^store:${alice}:`));
+    // Temporal sees the pseudonymous user key, never the user's own id.
+    const aliceKey = ctx.userKey(alice);
+    expect(created.body.workflowId).toMatch(new RegExp(`^store:${aliceKey}:[a-z2-7]{16}$`));
+    expect(created.body.workflowId).not.toContain(alice);
 
-    // PostgreSQL row, scoped by user.
+    // PostgreSQL row, scoped by (tenant, user).
     const { rows } = await ctx.runtime.deps.pool.query('SELECT user_id, text FROM memories WHERE id = $1', [id]);
-    expect(rows).toEqual([{ user_id: alice, text: '我对花生过敏，吃了会起疹子' }]);
+    expect(rows).toEqual([{ user_id: aliceKey, text: '我对花生过敏，吃了会起疹子' }]);
 
     // Chroma vector in alice's own collection, with user_id metadata; bob's collection does not exist.
     const stack = new URL(ctx.runtime.endpoints.chromaUrl);
     const chroma = new ChromaClient({ host: stack.hostname, port: Number(stack.port) });
-    const collection = await chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, alice), embeddingFunction: null as never });
+    const collection = await chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, aliceKey), embeddingFunction: null as never });
     const got = await collection.get({ ids: [id], include: ['metadatas', 'embeddings'] });
-    expect(got.metadatas[0]).toMatchObject({ user_id: alice, type: 'fact' });
+    expect(got.metadatas[0]).toMatchObject({ user_id: aliceKey, type: 'fact' });
     expect(got.embeddings[0]).toHaveLength(384);
-    await expect(chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, bob), embeddingFunction: null as never })).rejects.toThrow();
+    await expect(chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, ctx.userKey(bob)), embeddingFunction: null as never })).rejects.toThrow();
 
     const mine = await ctx.call('POST', `/v1/users/${alice}/recall`, { query: '我有什么过敏的东西吗？' });
     expect(mine.status).toBe(200);
@@ -56,14 +59,16 @@ describe('foundation: the real stack end to end', () => {
     expect(JSON.stringify(theirs.body.context)).not.toContain('花生');
   });
 
-  it('finds the store workflow again by its MemoryUserId search attribute', async () => {
+  it('finds the store workflow again by its MemoryUserId and MemoryTenant search attributes', async () => {
     const user = `${ctx.prefix}-carol`;
     const created = await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'I prefer tabs over spaces', type: 'preference' });
     expect(created.status).toBe(201);
+    const who = await ctx.call('GET', `/v1/users/${user}`);
+    expect(who.body).toMatchObject({ userId: user, tenantId: 'tenant-a', userKey: ctx.userKey(user) });
     const found: string[] = [];
     // Visibility is eventually consistent; poll briefly.
     for (let i = 0; i < 50 && found.length === 0; i++) {
-      for await (const wf of ctx.runtime.temporal.workflow.list({ query: `MemoryUserId = '${user}'` })) found.push(wf.workflowId);
+      for await (const wf of ctx.runtime.temporal.workflow.list({ query: `${who.body.temporalQuery} AND MemoryTenant = 'tenant-a'` })) found.push(wf.workflowId);
       if (found.length === 0) await new Promise((r) => setTimeout(r, 200));
     }
     expect(found).toEqual([created.body.workflowId]);
@@ -77,7 +82,7 @@ describe('foundation: the real stack end to end', () => {
     expect(seconds).toBe(ctx.runtime.config.temporal.retentionDays * 86_400);
   });
 
-  it('refuses requests without a key, with an unknown key, or with another tenant’s key', async () => {
+  it('refuses requests without a key or with an unknown key; another tenant’s key reaches another person', async () => {
     const user = `${ctx.prefix}-dave`;
     await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'I live in Berlin', type: 'fact' });
     const none = await ctx.call('GET', `/v1/users/${user}/memories`, undefined, { authorization: '' });
@@ -85,11 +90,15 @@ describe('foundation: the real stack end to end', () => {
     expect(none.body.error.code).toBe('unauthorized');
     const wrong = await ctx.call('GET', `/v1/users/${user}/memories`, undefined, { authorization: 'Bearer nope-nope-nope' });
     expect(wrong.status).toBe(401);
+    // Tenant B's user of the same id is somebody else, with nothing stored: no 403 that would
+    // tell tenant B the id exists elsewhere, and none of tenant A's data.
     const other = await ctx.call('GET', `/v1/users/${user}/memories`, undefined, { authorization: `Bearer ${OTHER_TENANT_KEY}` });
-    expect(other.status).toBe(403);
-    expect(other.body.error.code).toBe('forbidden');
+    expect(other.status).toBe(200);
+    expect(other.body.memories).toEqual([]);
     const otherRecall = await ctx.call('POST', `/v1/users/${user}/recall`, { query: 'Berlin' }, { authorization: `Bearer ${OTHER_TENANT_KEY}` });
-    expect(otherRecall.status).toBe(403);
+    expect(otherRecall.status).toBe(200);
+    expect(otherRecall.body.memories).toEqual([]);
+    expect(JSON.stringify(otherRecall.body)).not.toContain('Berlin');
   });
 
   it('answers bad input with a 4xx and a machine-readable code, writing nothing', async () => {

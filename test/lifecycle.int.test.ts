@@ -30,13 +30,24 @@ function uuid(rand: () => number): string {
 
 const LEVEL_RANGES: Record<ImportanceLevel, [number, number]> = { low: [0.1, 0.39], medium: [0.4, 0.69], high: [0.7, 0.84], critical: [0.85, 1] };
 
+/** Tenant-a's id of each bulk-loaded user, by the storage key the rows carry. */
+const externalIds = new Map<string, string>();
+const worldKey = (u: number) => {
+  const external = `${ctx.prefix}-u${String(u).padStart(2, '0')}`;
+  const key = ctx.userKey(external);
+  externalIds.set(key, external);
+  return key;
+};
+/** The path segment of a bulk-loaded user, whose rows are stored under their (tenant, user) key. */
+const ext = (userKey: string) => externalIds.get(userKey) ?? userKey;
+
 /** 64 users: 60 with 50 memories, 4 with 150 (above the cap of 60). Mixed types, levels, statuses, expiries. */
-function world(prefix: string): BulkMemory[] {
+function world(): BulkMemory[] {
   const rand = mulberry32(20260301);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const out: BulkMemory[] = [];
   for (let u = 0; u < 64; u++) {
-    const userId = `${prefix}-u${String(u).padStart(2, '0')}`;
+    const userId = worldKey(u);
     for (let i = 0; i < (u < 4 ? 150 : 50); i++) {
       const level = pick(['low', 'medium', 'medium', 'high', 'critical'] as const);
       const [lo, hi] = LEVEL_RANGES[level];
@@ -66,8 +77,8 @@ type Row = Omit<BulkMemory, 'text'> & { decayScore: number };
 
 async function readRows(): Promise<Row[]> {
   const { rows } = await ctx.runtime.deps.pool.query(
-    `SELECT id, user_id, type, status, importance, importance_level, last_accessed_at, expires_at, decay_score FROM memories WHERE user_id LIKE $1 ORDER BY id`,
-    [`${ctx.prefix}-u%`],
+    `SELECT id, user_id, type, status, importance, importance_level, last_accessed_at, expires_at, decay_score FROM memories WHERE user_id = ANY($1::text[]) ORDER BY id`,
+    [[...externalIds.keys()]],
   );
   return rows.map((r) => ({ id: r.id, userId: r.user_id, type: r.type, status: r.status, importance: r.importance, importanceLevel: r.importance_level, lastAccessedAt: r.last_accessed_at, expiresAt: r.expires_at, decayScore: r.decay_score }));
 }
@@ -109,7 +120,7 @@ async function runSweep(now: Date, name: string, extra: Record<string, unknown> 
 async function eventCounts(workflowId?: string): Promise<Record<string, number>> {
   const { rows } = await ctx.runtime.deps.pool.query<{ action: string; n: number }>(
     `SELECT action, count(*)::int AS n FROM memory_events WHERE user_id LIKE $1 AND ($2::text IS NULL OR workflow_id = $2) GROUP BY action`,
-    [`${ctx.prefix}-%`, workflowId ?? null],
+    ['tenant-a:%', workflowId ?? null],
   );
   return Object.fromEntries(rows.map((r) => [r.action, r.n]));
 }
@@ -117,16 +128,16 @@ async function eventCounts(workflowId?: string): Promise<Record<string, number>>
 /** Postings, index statistics and the vector outbox agree with the statuses. */
 async function expectIndexConsistent(): Promise<void> {
   const pool = ctx.runtime.deps.pool;
-  const stray = await pool.query(`SELECT count(*)::int AS n FROM memory_terms t JOIN memories m ON m.id = t.memory_id WHERE m.status <> 'active' AND m.user_id LIKE $1`, [`${ctx.prefix}-%`]);
+  const stray = await pool.query(`SELECT count(*)::int AS n FROM memory_terms t JOIN memories m ON m.id = t.memory_id WHERE m.status <> 'active' AND m.user_id LIKE $1`, ['tenant-a:%']);
   expect(stray.rows[0].n).toBe(0);
   const stats = await pool.query(
     `SELECT s.user_id FROM user_index_stats s
       LEFT JOIN (SELECT user_id, count(*)::int AS n, sum(doc_length)::bigint AS len FROM memories WHERE status = 'active' GROUP BY user_id) a USING (user_id)
      WHERE s.user_id LIKE $1 AND (s.doc_count <> COALESCE(a.n, 0) OR s.total_length <> COALESCE(a.len, 0))`,
-    [`${ctx.prefix}-%`],
+    ['tenant-a:%'],
   );
   expect(stats.rows).toEqual([]);
-  const pending = await pool.query(`SELECT count(*)::int AS n FROM vector_outbox WHERE op = 'delete' AND user_id LIKE $1`, [`${ctx.prefix}-%`]);
+  const pending = await pool.query(`SELECT count(*)::int AS n FROM vector_outbox WHERE op = 'delete' AND user_id LIKE $1`, ['tenant-a:%']);
   expect(pending.rows[0].n).toBe(0);
 }
 
@@ -193,12 +204,12 @@ async function sweepAndCheck(now: Date, name: string) {
 
 beforeAll(async () => {
   ctx = await createTestContext({ MAX_ACTIVE_MEMORIES_PER_USER: String(CAP), SWEEP_BATCH_SIZE: '400' });
-  const memories = world(ctx.prefix);
+  const memories = world();
   await insertBulkMemories(ctx.runtime.deps.pool, memories);
   // Real vectors in Chroma for three users' active memories (random embeddings: the sweep only
   // deletes by id, so no model is needed to prove that archived vectors disappear).
   const rand = mulberry32(7);
-  ids.vectorUsers = [`${ctx.prefix}-u00`, `${ctx.prefix}-u10`, `${ctx.prefix}-u20`];
+  ids.vectorUsers = [worldKey(0), worldKey(10), worldKey(20)];
   for (const userId of ids.vectorUsers) {
     const mine = memories.filter((m) => m.userId === userId && m.status === 'active');
     await ctx.runtime.deps.vectors.upsert({ userId, items: mine.map((m) => ({ id: m.id, embedding: Array.from({ length: 384 }, () => rand() - 0.5), type: m.type, createdAt: T0.toISOString() })) });
@@ -295,7 +306,7 @@ describe('explicit restore and forget through the API', () => {
     const countBefore = await docCount(archived.userId);
     expect(await postings(archived.id)).toBe(0);
 
-    const res = await ctx.call('POST', `/v1/users/${archived.userId}/memories/${archived.id}/restore`);
+    const res = await ctx.call('POST', `/v1/users/${ext(archived.userId)}/memories/${archived.id}/restore`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ memory: { id: archived.id, status: 'active', decayScore: 1 }, vectorSynced: true });
     expect(await postings(archived.id)).toBeGreaterThan(0);
@@ -304,39 +315,40 @@ describe('explicit restore and forget through the API', () => {
 
     // Searchable again: BM25 finds it by its own words.
     const text = (await ctx.runtime.deps.pool.query('SELECT text FROM memories WHERE id = $1', [archived.id])).rows[0].text as string;
-    const recall = await ctx.call('POST', `/v1/users/${archived.userId}/recall`, { query: text, routes: ['bm25'], topK: 50 });
+    const recall = await ctx.call('POST', `/v1/users/${ext(archived.userId)}/recall`, { query: text, routes: ['bm25'], topK: 50 });
     expect(recall.body.memories.map((m: { id: string }) => m.id)).toContain(archived.id);
 
-    const history = await ctx.call('GET', `/v1/users/${archived.userId}/memories/${archived.id}/history`);
+    const history = await ctx.call('GET', `/v1/users/${ext(archived.userId)}/memories/${archived.id}/history`);
     expect(history.body.events.at(-1)).toMatchObject({ action: 'restore', actor: 'api', before: { status: 'archived' }, after: { status: 'active' } });
   });
 
-  it('refuses to restore what is not archived (409), what does not exist (404) and another tenant’s memory (403)', async () => {
-    const again = await ctx.call('POST', `/v1/users/${restored.userId}/memories/${restored.id}/restore`);
+  it('refuses to restore what is not archived (409), what does not exist (404), and another tenant’s user of that id has no such memory', async () => {
+    const again = await ctx.call('POST', `/v1/users/${ext(restored.userId)}/memories/${restored.id}/restore`);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('invalid_state');
 
     const expired = (await readRows()).find((r) => r.status === 'expired')!;
-    const refused = await ctx.call('POST', `/v1/users/${expired.userId}/memories/${expired.id}/restore`);
+    const refused = await ctx.call('POST', `/v1/users/${ext(expired.userId)}/memories/${expired.id}/restore`);
     expect(refused.status).toBe(409);
     expect(refused.body.error).toMatchObject({ code: 'invalid_state', details: { reason: 'not_archived', status: 'expired' } });
 
-    const missing = await ctx.call('POST', `/v1/users/${restored.userId}/memories/00000000-0000-4000-8000-000000000000/restore`);
+    const missing = await ctx.call('POST', `/v1/users/${ext(restored.userId)}/memories/00000000-0000-4000-8000-000000000000/restore`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('not_found');
 
-    const foreign = await ctx.call('POST', `/v1/users/${restored.userId}/memories/${restored.id}/restore`, undefined, { authorization: `Bearer ${OTHER_TENANT_KEY}` });
-    expect(foreign.status).toBe(403);
+    const foreign = await ctx.call('POST', `/v1/users/${ext(restored.userId)}/memories/${restored.id}/restore`, undefined, { authorization: `Bearer ${OTHER_TENANT_KEY}` });
+    expect(foreign.status).toBe(404);
   });
 
   it('forgets a memory: expired, out of BM25 and Chroma, audited; repeating it is a no-op; 404 for unknown ids', async () => {
-    const { id, userId } = restored;
-    const countBefore = await docCount(userId);
+    const { id, userId: key } = restored;
+    const userId = ext(key);
+    const countBefore = await docCount(key);
     const res = await ctx.call('DELETE', `/v1/users/${userId}/memories/${id}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ memory: { id, status: 'expired' }, changed: true, vectorRemoved: true });
     expect(await postings(id)).toBe(0);
-    expect(await docCount(userId)).toBe(countBefore - 1);
+    expect(await docCount(key)).toBe(countBefore - 1);
     expect((await vectorIdsPresent([id])).has(id)).toBe(false);
     const history = await ctx.call('GET', `/v1/users/${userId}/memories/${id}/history`);
     expect(history.body.events.at(-1)).toMatchObject({ action: 'expire', actor: 'api', before: { status: 'active' }, after: { status: 'expired' } });
@@ -355,7 +367,7 @@ describe('explicit restore and forget through the API', () => {
 
   it('lists memories by status and type, paged', async () => {
     const userId = `${ctx.prefix}-u01`;
-    const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memories WHERE user_id = $1 AND status = 'archived'`, [userId]);
+    const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memories WHERE user_id = $1 AND status = 'archived'`, [ctx.userKey(userId)]);
     const total = rows[0].n as number;
     expect(total).toBeGreaterThan(4);
     const page1 = await ctx.call('GET', `/v1/users/${userId}/memories?status=archived&limit=3&offset=0`);
@@ -382,7 +394,8 @@ describe('explicit restore and forget through the API', () => {
     const created = (await say('c1')).find((d) => d.action === 'create')!;
     expect(created.memoryId).toBeDefined();
     const id = created.memoryId!;
-    await inUserTransaction(ctx.runtime.deps.pool, userId, (c) => memoryStore.setStatus(c, userId, id, 'archived', new Date()));
+    const key = ctx.userKey(userId);
+    await inUserTransaction(ctx.runtime.deps.pool, key, (c) => memoryStore.setStatus(c, key, id, 'archived', new Date()));
     expect((await ctx.call('GET', `/v1/users/${userId}/memories/${id}`)).body.memory.status).toBe('archived');
 
     const decisions = await say('c2');

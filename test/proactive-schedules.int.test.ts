@@ -24,20 +24,20 @@ const describeSchedule = (ctx: TestContext, id: string) => ctx.runtime.temporal.
 describe('proactive schedules for every active user', () => {
   it('a first message sets up the digest (22:00 in the user’s zone) and the nudges, without a settings change', async () => {
     const user = `${on.prefix}-first`;
-    made.push(digestScheduleId(user), nudgeScheduleId(user));
+    made.push(digestScheduleId(on.userKey(user)), nudgeScheduleId(on.userKey(user)));
     const res = await on.call('POST', `/v1/users/${user}/conversations/c1/messages`, { id: 'm1', role: 'user', content: '今天好累，论文还没写完' });
     expect(res.status).toBe(202);
-    const digest = await poll(() => describeSchedule(on, digestScheduleId(user)), (d) => d !== undefined);
+    const digest = await poll(() => describeSchedule(on, digestScheduleId(on.userKey(user))), (d) => d !== undefined);
     expect(digest?.spec.timezone).toBe('UTC');
     expect(digest?.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 22, end: 22, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] });
     expect(digest?.action).toMatchObject({ type: 'startWorkflow', workflowType: 'digestWorkflow', taskQueue: on.taskQueue });
-    const nudge = await describeSchedule(on, nudgeScheduleId(user));
+    const nudge = await describeSchedule(on, nudgeScheduleId(on.userKey(user)));
     expect(nudge?.state.paused).toBe(false);
 
     // A later change of settings moves the same schedule; it is not created twice.
     expect((await on.call('PUT', `/v1/users/${user}/settings`, { timezone: 'Asia/Shanghai', proactive: { enabled: false } })).status).toBe(200);
-    expect((await describeSchedule(on, digestScheduleId(user)))?.spec.timezone).toBe('Asia/Shanghai');
-    expect((await describeSchedule(on, nudgeScheduleId(user)))?.state.paused).toBe(true);
+    expect((await describeSchedule(on, digestScheduleId(on.userKey(user))))?.spec.timezone).toBe('Asia/Shanghai');
+    expect((await describeSchedule(on, nudgeScheduleId(on.userKey(user))))?.state.paused).toBe(true);
   });
 
   it('with the option off, messages alone create no schedules', async () => {
@@ -45,6 +45,6 @@ describe('proactive schedules for every active user', () => {
     expect((await off.call('POST', `/v1/users/${user}/conversations/c1/messages`, { id: 'm1', role: 'user', content: 'hello there' })).status).toBe(202);
     // Give a background setup the time it took above to show up, if it (wrongly) ran.
     await new Promise((r) => setTimeout(r, 1_500));
-    expect(await describeSchedule(off, digestScheduleId(user))).toBeUndefined();
+    expect(await describeSchedule(off, digestScheduleId(off.userKey(user)))).toBeUndefined();
   });
 });

@@ -11,7 +11,8 @@ import { seedMemories } from './support/seed';
 // searches, fusion, deadlines, error reporting) is the real path on PostgreSQL and Chroma.
 
 let ctx: TestContext;
-const user = () => `${ctx.prefix}-rw`;
+/** The seeded user's storage key: services take it; the HTTP path takes the tenant's own id. */
+const user = () => ctx.userKey(`${ctx.prefix}-rw`);
 const now = new Date('2026-06-02T00:00:00Z');
 let camera: string;
 
@@ -107,12 +108,12 @@ describe('LLM query rewrite in recall', () => {
     expect(direct.error).toMatchObject({ code: 'llmUnavailable', routes: ['rewrite'] });
     expect(direct.memories.map((m) => m.id)).toContain(camera);
 
-    const res = await ctx.call('POST', `/v1/users/${user()}/recall`, { query: '索尼相机', now: now.toISOString(), rewrite: true });
+    const res = await ctx.call('POST', `/v1/users/${ctx.prefix}-rw/recall`, { query: '索尼相机', now: now.toISOString(), rewrite: true });
     expect(res.status).toBe(200);
     expect(res.body.error).toMatchObject({ code: 'llmUnavailable' });
     expect(res.body.memories.map((m: { id: string }) => m.id)).toContain(camera);
 
-    const bad = await ctx.call('POST', `/v1/users/${user()}/recall`, { query: '索尼相机', rewrite: 'yes' });
+    const bad = await ctx.call('POST', `/v1/users/${ctx.prefix}-rw/recall`, { query: '索尼相机', rewrite: 'yes' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('validation_failed');
   });

@@ -121,7 +121,8 @@ describe('recall on the real stack', () => {
     const reinforcing = await createTestContext({});
     try {
       const user = `${reinforcing.prefix}-reinf`;
-      const [id] = await seedMemories(reinforcing.runtime.deps, user, [{ text: 'I am allergic to walnuts', type: 'fact', at: new Date() }]);
+      const key = reinforcing.userKey(user);
+      const [id] = await seedMemories(reinforcing.runtime.deps, key, [{ text: 'I am allergic to walnuts', type: 'fact', at: new Date() }]);
       const api = await reinforcing.call('POST', `/v1/users/${user}/recall`, { query: 'what am I allergic to?' });
       expect(api.body.memories.map((m: { id: string }) => m.id)).toContain(id);
       let memory: { frequencyCount: number; lastRecalledAt: string | null } | undefined;
@@ -134,8 +135,9 @@ describe('recall on the real stack', () => {
       expect(memory!.lastRecalledAt).not.toBeNull();
       const history = await reinforcing.call('GET', `/v1/users/${user}/memories/${id}/history`);
       expect(history.body.events.map((e: { action: string }) => e.action)).toContain('recall_reinforce');
-      const wf = await reinforcing.runtime.temporal.workflow.getHandle(`reinforce:${user}`).describe();
-      expect(wf.searchAttributes.MemoryUserId).toEqual([user]);
+      const wf = await reinforcing.runtime.temporal.workflow.getHandle(`reinforce:${key}`).describe();
+      expect(wf.searchAttributes.MemoryUserId).toEqual([key]);
+      expect(wf.searchAttributes.MemoryTenant).toEqual(['tenant-a']);
     } finally {
       await reinforcing.close();
     }

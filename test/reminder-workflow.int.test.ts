@@ -10,7 +10,7 @@ import { createActivities } from '../activities';
 import { userStore } from '../src/adapters/postgres/user-repository';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../workflows';
 import type { ReminderWorkflowInput } from '../workflows/proactive-types';
-import { MemoryUserIdKey, ReminderStatusKey } from '../workflows/search-attributes';
+import { ReminderStatusKey, userSearchAttributes } from '../workflows/search-attributes';
 import { createTestContext, type TestContext } from './support/harness';
 import { createTimeSkippingEnv } from './support/time-skipping';
 import { poll } from './support/poll';
@@ -46,7 +46,7 @@ const HOUR = 3600;
 const DAY = 24 * HOUR;
 
 async function start(user: string, over: Partial<ReminderWorkflowInput> & { inSeconds?: number }): Promise<WorkflowHandle<typeof reminderWorkflow>> {
-  await userStore.claim(ctx.runtime.deps.pool, user, 'tenant-a');
+  await userStore.ensure(ctx.runtime.deps.pool, { userKey: user, tenantId: 'tenant-a', externalId: user });
   const now = await env.currentTimeMs();
   const reminderId = randomUUID();
   const input: ReminderWorkflowInput = {
@@ -64,7 +64,7 @@ async function start(user: string, over: Partial<ReminderWorkflowInput> & { inSe
     workflowId: reminderWorkflowId(user, reminderId),
     args: [input],
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    typedSearchAttributes: [{ key: MemoryUserIdKey, value: user }],
+    typedSearchAttributes: userSearchAttributes(user),
   });
 }
 

@@ -53,8 +53,8 @@ beforeAll(async () => {
   await client.workflow.getHandle(created.body.workflowId).result();
   // The scheduled ones, started directly (Schedules start exactly these workflows).
   const now = new Date().toISOString();
-  await client.workflow.execute(digestWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-digest:${ctx.prefix}`, args: [{ userId: user }] });
-  await client.workflow.execute(nudgeWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-nudge:${ctx.prefix}`, args: [{ userId: user }] });
+  await client.workflow.execute(digestWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-digest:${ctx.prefix}`, args: [{ userId: ctx.userKey(user) }] });
+  await client.workflow.execute(nudgeWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-nudge:${ctx.prefix}`, args: [{ userId: ctx.userKey(user) }] });
   await client.workflow.execute(memorySweepWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-sweep:${ctx.prefix}`, args: [{ now, batchSize: 400, maxStepsPerRun: 3, stepBudgetMs: 1 }] });
   await client.workflow.execute(weeklyReinforcementWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-weekly:${ctx.prefix}`, args: [{ now, batchSize: 150, maxStepsPerRun: 2, stepBudgetMs: 1 }] });
 

@@ -9,14 +9,23 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { extractMemoriesWorkflow } from './extract-memories';
-import { ConversationIdKey, MemoryUserIdKey } from './search-attributes';
+import { ConversationIdKey, userSearchAttributes } from './search-attributes';
 import type { ConversationInput, ConversationOutcome, MessagesAddedInput } from './types';
 
 export const messagesAddedSignal = defineSignal<[MessagesAddedInput]>('messagesAddedSignal');
 export const conversationEndedSignal = defineSignal<[]>('conversationEndedSignal');
 
-export function extractWorkflowId(userId: string, conversationId: string): string {
-  return `extract:${userId}:${conversationId}`;
+/**
+ * `conversationRef` is a keyed reference to the client's conversation id (which may carry personal
+ * words); the user key is already a pseudonym. No part contains ":", so no two (tenant, user,
+ * conversation) triples share an id.
+ */
+export function extractWorkflowId(userKey: string, conversationRef: string): string {
+  return `extract:${userKey}:${conversationRef}`;
+}
+
+export function conversationWorkflowId(userKey: string, conversationRef: string): string {
+  return `conversation:${userKey}:${conversationRef}`;
 }
 
 /**
@@ -43,15 +52,14 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
     if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof conversationWorkflow>(input);
   }
 
+  // Runs started before conversation refs existed carry none; their ids stay as they were.
+  const conversationRef = input.conversationRef ?? input.conversationId;
   try {
     const extraction = await executeChild(extractMemoriesWorkflow, {
-      workflowId: extractWorkflowId(input.userId, input.conversationId),
+      workflowId: extractWorkflowId(input.userId, conversationRef),
       args: [{ userId: input.userId, conversationId: input.conversationId }],
-      typedSearchAttributes: [
-        { key: MemoryUserIdKey, value: input.userId },
-        { key: ConversationIdKey, value: input.conversationId },
-      ],
-      staticSummary: `Extract memories of conversation ${input.conversationId} (idle ${input.idleSeconds}s)`,
+      typedSearchAttributes: [...userSearchAttributes(input.userId), { key: ConversationIdKey, value: conversationRef }],
+      staticSummary: `Extract memories of conversation ${conversationRef} (idle ${input.idleSeconds}s)`,
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
     return { outcome: 'idle-extracted', extraction };

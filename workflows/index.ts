@@ -1,7 +1,7 @@
 // The worker bundles this file: every workflow the task queue runs is exported here.
 export { storeMemoryWorkflow } from './store-memory';
 export { extractMemoriesWorkflow } from './extract-memories';
-export { conversationWorkflow, messagesAddedSignal, conversationEndedSignal, extractWorkflowId } from './conversation';
+export { conversationWorkflow, messagesAddedSignal, conversationEndedSignal, extractWorkflowId, conversationWorkflowId } from './conversation';
 export { recallReinforcementWorkflow, memoriesRecalledSignal, reinforcementWorkflowId } from './recall-reinforcement';
 // Proactive memory (issue #7): reminders, daily digests, nudges.
 export { reminderWorkflow, reminderWorkflowId, snoozeSignal, dismissSignal, rescheduleUpdate, stateQuery } from './reminder';

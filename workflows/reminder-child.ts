@@ -2,7 +2,7 @@ import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { ReminderWorkflowInput } from './proactive-types';
 import { reminderWorkflow, reminderWorkflowId } from './reminder';
-import { MemoryUserIdKey, ReminderStatusKey } from './search-attributes';
+import { ReminderStatusKey, userSearchAttributes } from './search-attributes';
 
 /**
  * Starts the ReminderWorkflow for a reminder found in a conversation, from a parent workflow
@@ -18,10 +18,7 @@ export async function startReminderChild(input: ReminderWorkflowInput): Promise<
       args: [input],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: MemoryUserIdKey, value: input.userId },
-        { key: ReminderStatusKey, value: 'scheduled' },
-      ],
+      typedSearchAttributes: [...userSearchAttributes(input.userId), { key: ReminderStatusKey, value: 'scheduled' }],
       staticSummary: `Reminder due ${input.dueAt} (${input.timeZone})${input.rrule ? `, repeats ${input.rrule}` : ''}, from a conversation`,
     });
     return 'started';

@@ -26,7 +26,7 @@ import {
 } from '../src/core/proactive/reminder-state';
 import { nextOccurrence } from '../src/core/time/recurrence';
 import type { DismissInput, ReminderWorkflowInput, RescheduleInput, SnoozeInput } from './proactive-types';
-import { MemoryUserIdKey, ReminderStatusKey } from './search-attributes';
+import { ReminderStatusKey, userSearchAttributes } from './search-attributes';
 
 type Activities = ReturnType<typeof createProactiveActivities>;
 
@@ -101,10 +101,7 @@ export async function reminderWorkflow(input: ReminderWorkflowInput): Promise<Re
     saved = v;
   };
 
-  upsertSearchAttributes([
-    { key: MemoryUserIdKey, value: input.userId },
-    { key: ReminderStatusKey, value: state.status },
-  ]);
+  upsertSearchAttributes([...userSearchAttributes(input.userId), { key: ReminderStatusKey, value: state.status }]);
   const recorded = await acts.recordReminder({ ...input, occurrence, at: workflowNow().toISOString() });
   if (recorded.closedBefore) {
     log.info('reminder was closed by an earlier run; not firing again', { status: recorded.closedBefore.status });

@@ -19,6 +19,8 @@ export interface StoreMemoryInput {
 export interface ConversationInput {
   userId: string;
   conversationId: string;
+  /** Keyed reference to the conversation id, used in workflow ids and search attributes. */
+  conversationRef?: string;
   idleSeconds: number;
 }
 

@@ -1,51 +1,78 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { userStore } from '../adapters/postgres/user-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { SubjectKeys } from '../security/subject';
 import type { ApiDeps } from './deps';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The tenant whose API key authenticated the request. */
     tenantId?: string;
+    /** The storage key of (tenant, :userId) — what every service and store calls `userId`. */
+    userKey?: string;
+  }
+  interface FastifyContextConfig {
+    /** Served without a key. Only routes that hold no data may say so. */
+    public?: boolean;
   }
 }
 
-function sameKey(a: string, b: string): boolean {
-  const A = Buffer.from(a);
-  const B = Buffer.from(b);
-  return A.length === B.length && timingSafeEqual(A, B);
+const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+
+/**
+ * Compares the presented key with every configured key's digest, all of them every time: equal-
+ * length digests make `timingSafeEqual` usable, and visiting every entry keeps the time the same
+ * whether the key matches the first tenant, the last or none.
+ */
+export function tenantForKey(tenants: readonly { tenantId: string; digest: Buffer }[], presented: string): string | undefined {
+  const d = digest(presented);
+  let found: string | undefined;
+  for (const t of tenants) {
+    if (timingSafeEqual(t.digest, d) && found === undefined) found = t.tenantId;
+  }
+  return found;
 }
 
 /**
- * Bearer-key authentication for every /v1 route, and tenant isolation: a user id belongs to the
- * tenant that first used it, and another tenant's key gets 403 for it. Ownership never changes,
- * so it is cached to keep the recall hot path free of an extra query.
+ * Deny by default. Whether a request needs a key is decided on the route the router matched
+ * (`request.routeOptions`), never on the raw URL: the router decodes `%76`, collapses nothing and
+ * reads absolute-form targets differently from a string prefix test, and every such difference was
+ * a way in. Only routes that declare `config.public` skip the key; an unmatched path needs one too,
+ * so probing for routes without a key learns nothing.
  */
-export function installAuth(app: FastifyInstance, deps: Pick<ApiDeps, 'tenants' | 'pool'>): void {
-  const owners = new Map<string, string>();
-  const OWNER_CACHE = 50_000;
+export function installAuth(app: FastifyInstance, deps: Pick<ApiDeps, 'tenants' | 'pool'> & { subjects: SubjectKeys }): void {
+  const tenants = deps.tenants.map((t) => ({ tenantId: t.tenantId, digest: digest(t.key) }));
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!request.url.startsWith('/v1/')) return;
+    if (request.routeOptions.config?.public === true) return;
     const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const match = /^Bearer +([\x21-\x7E]+)$/i.exec(header);
     if (!match) throw new MemoryServiceError(ErrorCode.unauthorized, 'missing "Authorization: Bearer <key>" header');
-    const tenant = deps.tenants.find((t) => sameKey(t.key, match[1]!));
-    if (!tenant) throw new MemoryServiceError(ErrorCode.unauthorized, 'unknown API key');
-    request.tenantId = tenant.tenantId;
+    const tenantId = tenantForKey(tenants, match[1]!);
+    if (!tenantId) throw new MemoryServiceError(ErrorCode.unauthorized, 'unknown API key');
+    request.tenantId = tenantId;
   });
 
+  // After validation, so the user id is the schema-checked one.
   app.addHook('preHandler', async (request: FastifyRequest) => {
-    const userId = (request.params as { userId?: string } | undefined)?.userId;
-    if (!request.tenantId || !userId) return;
-    let owner = owners.get(userId);
-    if (!owner) {
-      owner = await userStore.claim(deps.pool, userId, request.tenantId);
-      if (owners.size >= OWNER_CACHE) owners.delete(owners.keys().next().value!);
-      owners.set(userId, owner);
+    const userId = (request.params as { userId?: unknown } | undefined)?.userId;
+    if (userId === undefined) return;
+    if (typeof userId !== 'string' || !request.tenantId) {
+      // Fails closed: a user route reached without a tenant is a wiring bug, never a free pass.
+      throw new MemoryServiceError(ErrorCode.unauthorized, 'this route needs an API key');
     }
-    if (owner !== request.tenantId) {
-      throw new MemoryServiceError(ErrorCode.forbidden, 'this API key may not access this user', { userId });
+    request.userKey = deps.subjects.userKey({ tenantId: request.tenantId, userId });
+    // Reads never create a user; a write registers (tenant, user) once, for export and for the
+    // foreign keys of the user's rows.
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'DELETE') {
+      await userStore.ensure(deps.pool, { userKey: request.userKey, tenantId: request.tenantId, externalId: userId });
     }
   });
+}
+
+/** The user key the auth hook resolved; throws rather than let a handler run unscoped. */
+export function userKeyOf(request: FastifyRequest): string {
+  if (!request.userKey) throw new MemoryServiceError(ErrorCode.unauthorized, 'no user resolved for this request');
+  return request.userKey;
 }

@@ -12,6 +12,7 @@ import { healthRoutes } from './routes/health';
 import { memoryRoutes } from './routes/memories';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { recallRoutes } from './routes/recall';
+import { userRoutes } from './routes/users';
 
 export interface ApiOptions {
   logLevel?: string;
@@ -57,9 +58,10 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   });
   installErrorHandling(app);
   installAuth(app, deps);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps));
+  await app.register(userRoutes);
   await app.register(memoryRoutes(deps));
   await app.register(lifecycleRoutes(deps));
   await app.register(recallRoutes(deps, { afterRecall: options.afterRecall }));

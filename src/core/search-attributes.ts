@@ -4,6 +4,7 @@
  */
 export const SEARCH_ATTRIBUTES = {
   MemoryUserId: 'Keyword',
+  MemoryTenant: 'Keyword',
   ConversationId: 'Keyword',
   MemoryDecisions: 'KeywordList',
   ReminderStatus: 'Keyword',

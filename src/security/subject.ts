@@ -49,9 +49,3 @@ export class SubjectKeys {
     return base32(this.secrets.mac('id-ref', `${userKey}\u0000${kind}\u0000${id}`), 16);
   }
 }
-
-/** The tenant part of a user key. */
-export function tenantOfUserKey(userKey: string): string {
-  const i = userKey.indexOf(':');
-  return i > 0 ? userKey.slice(0, i) : '';
-}

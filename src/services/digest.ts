@@ -8,9 +8,18 @@ import { settingsStore } from '../adapters/postgres/settings-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { buildSuggestions, dominantLanguage, findOpenQuestions, summarizeConversations, type DigestSections } from '../core/proactive/digest-content';
 import { digestDay } from '../core/proactive/digest-schedule';
-import type { UserSettings } from '../core/proactive/settings';
+import { resolveSettings, type UserSettings } from '../core/proactive/settings';
 import type { ServiceDeps } from './deps';
 import { storeAndAnnounce } from './notifications';
+
+/**
+ * What a person who has never written anything has: the defaults. Reads must not register users
+ * (only writes do), so the settings page of a new user shows these without creating a row.
+ */
+export async function settingsOrDefaults(deps: Pick<ServiceDeps, 'pool' | 'config'>, userId: string): Promise<UserSettings> {
+  const defaults = { digestTime: deps.config.proactive.digestDefaultTime };
+  return (await settingsStore.get(deps.pool, userId, defaults)) ?? resolveSettings('UTC', {}, defaults);
+}
 
 export async function userSettings(deps: Pick<ServiceDeps, 'pool' | 'config'>, userId: string): Promise<UserSettings> {
   const settings = await settingsStore.get(deps.pool, userId, { digestTime: deps.config.proactive.digestDefaultTime });

@@ -9,7 +9,7 @@ import type { Workflow } from '@temporalio/common';
 import { digestCalendarSpec } from '../core/proactive/digest-schedule';
 import type { UserSettings } from '../core/proactive/settings';
 import { digestWorkflow, nudgeWorkflow } from '../../workflows';
-import { MemoryUserIdKey } from '../../workflows/search-attributes';
+import { userSearchAttributes } from '../../workflows/search-attributes';
 import type { ServiceDeps } from './deps';
 import { userSettings } from './digest';
 
@@ -38,7 +38,7 @@ async function upsertSchedule<W extends Workflow>(temporal: Client, userId: stri
       spec: d.spec,
       action: d.action,
       policies,
-      typedSearchAttributes: [{ key: MemoryUserIdKey, value: userId }],
+      typedSearchAttributes: userSearchAttributes(userId),
       state: { paused: d.paused, note: d.note },
     });
   } catch (err) {
@@ -72,7 +72,7 @@ export async function ensureProactiveSchedules(
       args: [{ userId, notify: true }],
       taskQueue,
       workflowId: `digest:${userId}`,
-      typedSearchAttributes: [{ key: MemoryUserIdKey, value: userId }],
+      typedSearchAttributes: userSearchAttributes(userId),
       staticSummary: `Daily digest for ${userId} at ${settings.digestTime} ${settings.timezone}`,
     },
     paused: false,
@@ -87,7 +87,7 @@ export async function ensureProactiveSchedules(
       args: [{ userId }],
       taskQueue,
       workflowId: `nudge:${userId}`,
-      typedSearchAttributes: [{ key: MemoryUserIdKey, value: userId }],
+      typedSearchAttributes: userSearchAttributes(userId),
       staticSummary: `Proactive nudge check for ${userId}`,
     },
     // Opt-out pauses the checks altogether; the workflow and the delivery check it again.

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { memoriesRecalledSignal, recallReinforcementWorkflow, reinforcementWorkflowId } from '../../workflows';
-import { MemoryUserIdKey } from '../../workflows/search-attributes';
+import { userSearchAttributes } from '../../workflows/search-attributes';
 
 /**
  * Hands recalled memory ids to the user's reinforcement workflow (signal-with-start). Called after
@@ -14,7 +14,7 @@ export function signalRecalled(temporal: Client, taskQueue: string, userId: stri
       args: [{ userId, flushSeconds }],
       signal: memoriesRecalledSignal,
       signalArgs: [{ memoryIds, at: at.toISOString() }],
-      typedSearchAttributes: [{ key: MemoryUserIdKey, value: userId }],
+      typedSearchAttributes: userSearchAttributes(userId),
       staticSummary: `Recall reinforcement for ${userId} (batched every ${flushSeconds}s)`,
     })
     .catch(onError);

@@ -17,7 +17,7 @@ import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal } from '../../workflows';
 import type { ReminderWorkflowInput } from '../../workflows/proactive-types';
-import { MemoryUserIdKey, ReminderStatusKey } from '../../workflows/search-attributes';
+import { ReminderStatusKey, userSearchAttributes } from '../../workflows/search-attributes';
 
 export interface ReminderDeps {
   pool: pg.Pool;
@@ -96,7 +96,7 @@ export async function createReminder(deps: ReminderDeps, req: CreateReminderRequ
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [
-        { key: MemoryUserIdKey, value: req.userId },
+        ...userSearchAttributes(req.userId),
         { key: ReminderStatusKey, value: 'scheduled' },
       ],
       staticSummary: `Reminder due ${input.dueAt} (${timeZone})${req.rrule ? `, repeats ${req.rrule}` : ''}`,

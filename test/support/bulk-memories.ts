@@ -28,7 +28,7 @@ export async function insertBulkMemories(pool: pg.Pool, memories: BulkMemory[], 
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query(`INSERT INTO users (user_id, tenant_id) SELECT DISTINCT u, $2 FROM unnest($1::text[]) AS u ON CONFLICT DO NOTHING`, [
+    await client.query(`INSERT INTO users (user_id, tenant_id, external_id) SELECT DISTINCT u, $2, 'seed:' || u FROM unnest($1::text[]) AS u ON CONFLICT DO NOTHING`, [
       [...new Set(rows.map((r) => r.userId))],
       tenantId,
     ]);

@@ -5,6 +5,7 @@ import type { Worker } from '@temporalio/worker';
 import { ensureDatabase } from '../../src/stack/local-postgres';
 import { loadConfig, type AppConfig } from '../../src/config';
 import { createRuntime, type Runtime } from '../../src/runtime';
+import { extractWorkflowId } from '../../workflows/conversation';
 
 export const TEST_KEY = 'test-key-tenant-a';
 export const OTHER_TENANT_KEY = 'test-key-tenant-b';
@@ -17,6 +18,10 @@ export interface TestContext {
   baseUrl: string;
   taskQueue: string;
   prefix: string;
+  /** The storage key of a user of tenant-a (TEST_KEY's tenant) or of another tenant. */
+  userKey(userId: string, tenantId?: string): string;
+  /** The ExtractMemories workflow id of a tenant-a user's conversation. */
+  extractWorkflowId(userId: string, conversationId: string): string;
   /** fetch against the API with the test tenant's key (or another header set). */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   stopWorker(): Promise<void>;
@@ -72,6 +77,11 @@ export async function createTestContext(overrides: Partial<Record<string, string
     baseUrl,
     taskQueue,
     prefix,
+    userKey: (userId, tenantId = 'tenant-a') => runtime.subjects.userKey({ tenantId, userId }),
+    extractWorkflowId(userId, conversationId) {
+      const key = runtime.subjects.userKey({ tenantId: 'tenant-a', userId });
+      return extractWorkflowId(key, runtime.subjects.ref(key, 'conversation', conversationId));
+    },
     async call(method, path, body, headers) {
       const res = await fetch(`${baseUrl}${path}`, {
         method,

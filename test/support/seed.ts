@@ -25,7 +25,7 @@ export interface SeedMemory {
 export async function seedMemories(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings'>, userId: string, items: SeedMemory[]): Promise<string[]> {
   const ids: string[] = [];
   await inUserTransaction(deps.pool, userId, async (c) => {
-    await c.query(`INSERT INTO users (user_id, tenant_id) VALUES ($1, 'tenant-a') ON CONFLICT DO NOTHING`, [userId]);
+    await c.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', 'seed:' || $1) ON CONFLICT DO NOTHING`, [userId]);
     for (const [i, item] of items.entries()) {
       const at = item.at ?? new Date('2026-06-01T00:00:00Z');
       const importance = item.importance ?? 0.5;

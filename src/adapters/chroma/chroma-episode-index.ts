@@ -1,7 +1,7 @@
 import type { EpisodeVectorIndex, EpisodeVectorItem } from '../../core/episodes/ports';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit } from '../../core/ports';
-import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, nearestOwned, UserCollections } from './user-collections';
+import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, moveUserRecords, nearestOwned, UserCollections } from './user-collections';
 
 const SUFFIX = '_episodes';
 
@@ -48,6 +48,10 @@ export class ChromaEpisodeIndex implements EpisodeVectorIndex {
   async remove({ userId, ids }: { userId: string; ids: string[] }): Promise<void> {
     if (ids.length === 0) return;
     await guard('remove', () => this.users.with(userId, { create: false, whenMissing: undefined }, (collection) => collection.delete({ ids, where: { user_id: userId } })));
+  }
+  /** Moves a user's vectors to their new key (see rekeyLegacyUsers). */
+  async moveUser({ from, to }: { from: string; to: string }): Promise<number> {
+    return moveUserRecords(this.users, from, to);
   }
 }
 

@@ -2,7 +2,7 @@ import type { Where } from 'chromadb';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit, VectorIndex, VectorItem } from '../../core/ports';
 import type { MemoryType } from '../../core/types';
-import { chromaClient, forEachLimited, migrateSharedCollection, nearestOwned, UserCollections } from './user-collections';
+import { chromaClient, forEachLimited, migrateSharedCollection, moveUserRecords, nearestOwned, UserCollections } from './user-collections';
 
 /** Parallel deletes when the sweep retires vectors of many users at once. */
 const DELETE_CONCURRENCY = 8;
@@ -64,6 +64,11 @@ export class ChromaVectorIndex implements VectorIndex {
     const byUser = new Map<string, string[]>();
     for (const { userId, id } of items) byUser.set(userId, [...(byUser.get(userId) ?? []), id]);
     await forEachLimited([...byUser], DELETE_CONCURRENCY, ([userId, ids]) => this.remove({ userId, ids }));
+  }
+
+  /** Moves a user's vectors to their new key (see rekeyLegacyUsers). */
+  async moveUser({ from, to }: { from: string; to: string }): Promise<number> {
+    return moveUserRecords(this.users, from, to);
   }
 
   async heartbeat(): Promise<void> {

@@ -168,3 +168,39 @@ export async function migrateSharedCollection(
   });
   return moved;
 }
+
+/**
+ * Moves a user's records to the collection of their new key (the rekey to (tenant, user) keys),
+ * rewriting the owner on each record, then deletes the old collection. Idempotent: a second run
+ * finds no old collection.
+ */
+export async function moveUserRecords(users: UserCollections, from: string, to: string): Promise<number> {
+  let old: Collection;
+  try {
+    old = await users.client.getCollection({ name: users.name(from), embeddingFunction: null as never });
+  } catch (err) {
+    if (err instanceof ChromaNotFoundError) return 0;
+    throw err;
+  }
+  let moved = 0;
+  const PAGE = 1000;
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await old.get({ limit: PAGE, offset, include: ['embeddings', 'metadatas'] });
+    if (page.ids.length === 0) break;
+    const keep = page.ids.flatMap((id, i) => (page.metadatas[i]?.user_id === from && page.embeddings[i] ? [i] : []));
+    if (keep.length > 0) {
+      await users.with(to, { create: true, whenMissing: undefined }, (c) =>
+        c.upsert({
+          ids: keep.map((i) => page.ids[i]!),
+          embeddings: keep.map((i) => page.embeddings[i]!),
+          metadatas: keep.map((i) => ({ ...page.metadatas[i]!, user_id: to })),
+        }),
+      );
+    }
+    moved += keep.length;
+  }
+  await users.client.deleteCollection({ name: users.name(from) }).catch((err: unknown) => {
+    if (!(err instanceof ChromaNotFoundError)) throw err;
+  });
+  return moved;
+}

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { zoneFromIsoOffset } from '../../core/time/zone-hint';
 import { searchConversations } from '../../services/search-conversations';
+import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { ianaZone, isoDate, userParams } from '../schemas';
 
@@ -47,7 +48,7 @@ export const conversationSearchRoutes =
       },
       async (request) => {
         const b = request.body;
-        return searchConversations(deps, request.params.userId, b.query, {
+        return searchConversations(deps, userKeyOf(request), b.query, {
           topK: b.topK,
           now: b.now ? new Date(b.now) : undefined,
           timeZone: b.timeZone,

@@ -4,14 +4,11 @@ import { z } from 'zod';
 import { conversationStore } from '../../adapters/postgres/conversation-repository';
 import { inTransaction } from '../../adapters/postgres/pool';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { conversationEndedSignal, conversationWorkflow, extractMemoriesWorkflow, extractWorkflowId, messagesAddedSignal } from '../../../workflows';
-import { ConversationIdKey, MemoryUserIdKey } from '../../../workflows/search-attributes';
+import { conversationEndedSignal, conversationWorkflow, conversationWorkflowId, extractMemoriesWorkflow, extractWorkflowId, messagesAddedSignal } from '../../../workflows';
+import { ConversationIdKey, userSearchAttributes } from '../../../workflows/search-attributes';
+import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { conversationParams, isoDate, textSchema } from '../schemas';
-
-export function conversationWorkflowId(userId: string, conversationId: string): string {
-  return `conversation:${userId}:${conversationId}`;
-}
 
 const decisionView = z.object({
   action: z.string(),
@@ -49,7 +46,9 @@ export const conversationRoutes =
         },
       },
       async (request, reply) => {
-        const { userId, conversationId } = request.params;
+        const { conversationId } = request.params;
+        const userId = userKeyOf(request);
+        const conversationRef = deps.subjects.ref(userId, 'conversation', conversationId);
         const messages = 'messages' in request.body ? request.body.messages : [request.body];
         const ids = new Set(messages.map((m) => m.id));
         if (ids.size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
@@ -73,19 +72,16 @@ export const conversationRoutes =
             messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
           );
         });
-        const workflowId = conversationWorkflowId(userId, conversationId);
+        const workflowId = conversationWorkflowId(userId, conversationRef);
         try {
           await deps.temporal.workflow.signalWithStart(conversationWorkflow, {
             taskQueue: deps.taskQueue,
             workflowId,
-            args: [{ userId, conversationId, idleSeconds: deps.idleSeconds }],
+            args: [{ userId, conversationId, conversationRef, idleSeconds: deps.idleSeconds }],
             signal: messagesAddedSignal,
             signalArgs: [{ count: result.inserted.length }],
-            typedSearchAttributes: [
-              { key: MemoryUserIdKey, value: userId },
-              { key: ConversationIdKey, value: conversationId },
-            ],
-            staticSummary: `Conversation ${conversationId}: idle timer (${deps.idleSeconds}s) before extraction`,
+            typedSearchAttributes: [...userSearchAttributes(userId), { key: ConversationIdKey, value: conversationRef }],
+            staticSummary: `Conversation ${conversationRef}: idle timer (${deps.idleSeconds}s) before extraction`,
           });
         } catch (err) {
           // The messages are stored; repeating the call is safe (ids dedupe) and re-arms the timer.
@@ -116,27 +112,26 @@ export const conversationRoutes =
         },
       },
       async (request, reply) => {
-        const { userId, conversationId } = request.params;
+        const { conversationId } = request.params;
+        const userId = userKeyOf(request);
+        const conversationRef = deps.subjects.ref(userId, 'conversation', conversationId);
         if (!(await conversationStore.exists(deps.pool, userId, conversationId))) {
           throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
         }
         try {
-          await deps.temporal.workflow.getHandle(conversationWorkflowId(userId, conversationId)).signal(conversationEndedSignal);
+          await deps.temporal.workflow.getHandle(conversationWorkflowId(userId, conversationRef)).signal(conversationEndedSignal);
         } catch (err) {
           // No open idle timer (already fired or never armed) is fine: the extraction below is what counts.
           if (!(err instanceof WorkflowNotFoundError)) throw err;
         }
-        const workflowId = extractWorkflowId(userId, conversationId);
+        const workflowId = extractWorkflowId(userId, conversationRef);
         const handle = await deps.temporal.workflow.start(extractMemoriesWorkflow, {
           taskQueue: deps.taskQueue,
           workflowId,
           workflowIdConflictPolicy: 'USE_EXISTING',
           args: [{ userId, conversationId }],
-          typedSearchAttributes: [
-            { key: MemoryUserIdKey, value: userId },
-            { key: ConversationIdKey, value: conversationId },
-          ],
-          staticSummary: `Extract memories of conversation ${conversationId} (ended by call)`,
+          typedSearchAttributes: [...userSearchAttributes(userId), { key: ConversationIdKey, value: conversationRef }],
+          staticSummary: `Extract memories of conversation ${conversationRef} (ended by call)`,
         });
         const runId = handle.firstExecutionRunId;
         if (request.query.wait !== 'true') return reply.status(202).send({ workflowId, runId });

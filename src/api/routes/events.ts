@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notificationStore } from '../../adapters/postgres/notification-repository';
 import type { LiveEvent, NotificationHub } from '../../services/notifications';
+import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { notificationToView, reminderToView } from '../proactive-views';
 import { userParams } from '../schemas';
@@ -42,7 +43,7 @@ export const eventRoutes =
         },
       },
       async (request, reply) => {
-        const { userId } = request.params;
+        const userId = userKeyOf(request);
         const header = request.headers['last-event-id'];
         const lastId = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : request.query.after;
 
@@ -71,7 +72,7 @@ export const eventRoutes =
         };
         res.on('close', cleanup);
 
-        res.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ userId })}\n\n`);
+        res.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ userId: request.params.userId })}\n\n`);
         if (lastId !== undefined) {
           try {
             const missed = await notificationStore.list(deps.pool, userId, { limit: REPLAY_LIMIT, afterSeq: lastId });

@@ -20,6 +20,8 @@ export const healthRoutes =
     app.get(
       '/healthz',
       {
+        // Load balancers probe it without a key; it names dependencies and latencies, no user data.
+        config: { public: true },
         schema: {
           summary: 'Status and latency of each dependency (no authentication)',
           response: { 200: z.object({ status: z.enum(['ok', 'degraded']), checks: z.record(z.string(), check) }), 503: z.object({ status: z.enum(['ok', 'degraded']), checks: z.record(z.string(), check) }) },

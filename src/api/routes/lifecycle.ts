@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forgetMemory, restoreMemory } from '../../services/memory-lifecycle';
+import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { memoryParams, memoryView } from '../schemas';
 import { memoryToView } from '../views';
@@ -23,7 +24,8 @@ export const lifecycleRoutes =
         },
       },
       async (request) => {
-        const { userId, id } = request.params;
+        const { id } = request.params;
+        const userId = userKeyOf(request);
         const result = await forgetMemory(deps, { userId, id, now: new Date(), audit: { actor: 'api' } });
         return { memory: memoryToView(result.memory), changed: result.changed, vectorRemoved: result.vectorRemoved };
       },
@@ -39,7 +41,8 @@ export const lifecycleRoutes =
         },
       },
       async (request) => {
-        const { userId, id } = request.params;
+        const { id } = request.params;
+        const userId = userKeyOf(request);
         const result = await restoreMemory(deps, { userId, id, now: new Date(), audit: { actor: 'api' } });
         return { memory: memoryToView(result.memory), vectorSynced: result.vectorSynced };
       },

@@ -6,7 +6,8 @@ import { eventStore } from '../../adapters/postgres/event-repository';
 import { memoryStore } from '../../adapters/postgres/memory-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { storeMemoryWorkflow } from '../../../workflows';
-import { MemoryUserIdKey } from '../../../workflows/search-attributes';
+import { userSearchAttributes } from '../../../workflows/search-attributes';
+import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
@@ -25,10 +26,10 @@ export const memoryRoutes =
         },
       },
       async (request, reply) => {
-        const { userId } = request.params;
+        const userId = userKeyOf(request);
         const body = request.body;
         const requestId = body.requestId ?? randomUUID();
-        const workflowId = `store:${userId}:${requestId}`;
+        const workflowId = `store:${userId}:${deps.subjects.ref(userId, 'request', requestId)}`;
         let decision;
         try {
           decision = await deps.temporal.workflow.execute(storeMemoryWorkflow, {
@@ -36,7 +37,7 @@ export const memoryRoutes =
             workflowId,
             workflowIdConflictPolicy: 'USE_EXISTING',
             args: [{ userId, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
-            typedSearchAttributes: [{ key: MemoryUserIdKey, value: userId }],
+            typedSearchAttributes: userSearchAttributes(userId),
             staticSummary: `Store a ${body.type} memory for ${userId}`,
           });
         } catch (err) {
@@ -61,7 +62,7 @@ export const memoryRoutes =
         },
       },
       async (request) => {
-        const { memories, total } = await memoryStore.list(deps.pool, request.params.userId, request.query);
+        const { memories, total } = await memoryStore.list(deps.pool, userKeyOf(request), request.query);
         return { memories: memories.map(memoryToView), total, limit: request.query.limit, offset: request.query.offset };
       },
     );
@@ -70,7 +71,7 @@ export const memoryRoutes =
       '/v1/users/:userId/memories/:id',
       { schema: { summary: 'One memory', params: memoryParams, response: { 200: z.object({ memory: memoryView }) } } },
       async (request) => {
-        const memory = await memoryStore.get(deps.pool, request.params.userId, request.params.id);
+        const memory = await memoryStore.get(deps.pool, userKeyOf(request), request.params.id);
         if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id: request.params.id });
         return { memory: memoryToView(memory) };
       },
@@ -105,7 +106,8 @@ export const memoryRoutes =
         },
       },
       async (request) => {
-        const { userId, id } = request.params;
+        const { id } = request.params;
+        const userId = userKeyOf(request);
         const memory = await memoryStore.get(deps.pool, userId, id);
         if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id });
         const events = await eventStore.history(deps.pool, userId, id);

@@ -7,9 +7,10 @@ import { notificationStore } from '../../adapters/postgres/notification-reposito
 import { settingsStore } from '../../adapters/postgres/settings-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { digestDay } from '../../core/proactive/digest-schedule';
-import { userSettings } from '../../services/digest';
+import { settingsOrDefaults, userSettings } from '../../services/digest';
 import { digestWorkflow } from '../../../workflows';
-import { MemoryUserIdKey } from '../../../workflows/search-attributes';
+import { userSearchAttributes } from '../../../workflows/search-attributes';
+import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { digestsQuery, digestView, listNotificationsQuery, notificationView, settingsBody, settingsView } from '../proactive-schemas';
 import { digestToView, notificationToView } from '../proactive-views';
@@ -24,7 +25,7 @@ export const proactiveRoutes =
       { schema: { summary: 'Notifications (fired reminders, digests, nudges), newest first', params: userParams, querystring: listNotificationsQuery, response: { 200: z.object({ notifications: z.array(notificationView) }) } } },
       async (request) => {
         const q = request.query;
-        const list = await notificationStore.list(deps.pool, request.params.userId, { limit: q.limit, kind: q.kind, unread: q.unread === 'true' });
+        const list = await notificationStore.list(deps.pool, userKeyOf(request), { limit: q.limit, kind: q.kind, unread: q.unread === 'true' });
         return { notifications: list.map(notificationToView) };
       },
     );
@@ -32,13 +33,13 @@ export const proactiveRoutes =
     app.post(
       '/v1/users/:userId/notifications/read',
       { schema: { summary: 'Mark notifications read', params: userParams, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(200) }), response: { 200: z.object({ updated: z.number() }) } } },
-      async (request) => ({ updated: await notificationStore.markRead(deps.pool, request.params.userId, request.body.ids, new Date()) }),
+      async (request) => ({ updated: await notificationStore.markRead(deps.pool, userKeyOf(request), request.body.ids, new Date()) }),
     );
 
     app.get(
       '/v1/users/:userId/settings',
       { schema: { summary: 'Timezone, digest time and proactive (nudge) settings', params: userParams, response: { 200: settingsView } } },
-      async (request) => userSettings(deps, request.params.userId),
+      async (request) => settingsOrDefaults(deps, userKeyOf(request)),
     );
 
     app.put(
@@ -52,7 +53,7 @@ export const proactiveRoutes =
         },
       },
       async (request) => {
-        const { userId } = request.params;
+        const userId = userKeyOf(request);
         const body = request.body;
         if (body.timezone !== undefined && !IANAZone.isValidZone(body.timezone)) {
           throw new MemoryServiceError(ErrorCode.validationFailed, `unknown IANA timezone "${body.timezone}"`, { field: 'timezone' });
@@ -74,8 +75,8 @@ export const proactiveRoutes =
       '/v1/users/:userId/digests',
       { schema: { summary: 'Daily digests of the last `days` local days, newest first', params: userParams, querystring: digestsQuery, response: { 200: z.object({ digests: z.array(digestView) }) } } },
       async (request) => {
-        const { userId } = request.params;
-        const settings = await userSettings(deps, userId);
+        const userId = userKeyOf(request);
+        const settings = await settingsOrDefaults(deps, userId);
         const today = digestDay(new Date(), settings.timezone).date;
         const digests = await digestStore.recent(deps.pool, userId, today, request.query.days);
         return { digests: digests.map(digestToView) };
@@ -86,7 +87,7 @@ export const proactiveRoutes =
       '/v1/users/:userId/digests',
       { schema: { summary: "Write today's digest now (DigestWorkflow; not pushed as a notification)", params: userParams, response: { 201: digestView } } },
       async (request, reply) => {
-        const { userId } = request.params;
+        const userId = userKeyOf(request);
         const settings = await userSettings(deps, userId);
         const today = digestDay(new Date(), settings.timezone).date;
         const workflowId = `digest:${userId}:now:${today}:${Date.now()}`;
@@ -95,7 +96,7 @@ export const proactiveRoutes =
             taskQueue: deps.taskQueue,
             workflowId,
             args: [{ userId, notify: false }],
-            typedSearchAttributes: [{ key: MemoryUserIdKey, value: userId }],
+            typedSearchAttributes: userSearchAttributes(userId),
             staticSummary: `Digest for ${userId} on request`,
           });
         } catch (err) {

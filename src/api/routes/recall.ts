@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { zoneFromIsoOffset } from '../../core/time/zone-hint';
 import { recall } from '../../services/recall';
+import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { recallBody, userParams } from '../schemas';
 
@@ -52,7 +53,7 @@ export const recallRoutes =
         },
       },
       async (request) => {
-        const { userId } = request.params;
+        const userId = userKeyOf(request);
         const b = request.body;
         const result = await recall(deps, userId, b.query, {
           topK: b.topK,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { reminderStore } from '../../adapters/postgres/reminder-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { cancelReminder, createReminder, dismissReminder, rescheduleReminder, snoozeReminder } from '../../services/reminders';
+import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createReminderBody, listRemindersQuery, reminderParams, reminderView, rescheduleBody, snoozeBody } from '../proactive-schemas';
 import { reminderToView } from '../proactive-views';
@@ -30,7 +31,7 @@ export const reminderRoutes =
         },
       },
       async (request, reply) => {
-        const { userId } = request.params;
+        const userId = userKeyOf(request);
         const { reminder, created } = await createReminder(deps, { userId, ...request.body }, new Date());
         if (opts.onUserActive) await opts.onUserActive(userId).catch((err: unknown) => request.log.warn({ err }, 'proactive schedules not ensured'));
         return reply.status(created ? 201 : 200).send(reminderToView(reminder));
@@ -41,7 +42,7 @@ export const reminderRoutes =
       '/v1/users/:userId/reminders',
       { schema: { summary: 'List reminders, newest due first', params: userParams, querystring: listRemindersQuery, response: { 200: z.object({ reminders: z.array(reminderView) }) } } },
       async (request) => {
-        const reminders = await reminderStore.list(deps.pool, request.params.userId, request.query);
+        const reminders = await reminderStore.list(deps.pool, userKeyOf(request), request.query);
         return { reminders: reminders.map(reminderToView) };
       },
     );
@@ -50,7 +51,7 @@ export const reminderRoutes =
       '/v1/users/:userId/reminders/:id',
       { schema: { summary: 'One reminder', params: reminderParams, response: { 200: reminderView } } },
       async (request) => {
-        const reminder = await reminderStore.get(deps.pool, request.params.userId, request.params.id);
+        const reminder = await reminderStore.get(deps.pool, userKeyOf(request), request.params.id);
         if (!reminder) throw new MemoryServiceError(ErrorCode.notFound, 'reminder not found', { id: request.params.id });
         return reminderToView(reminder);
       },
@@ -60,7 +61,7 @@ export const reminderRoutes =
       '/v1/users/:userId/reminders/:id/snooze',
       { schema: { summary: '"稍后": fire again in `seconds` (snoozeSignal)', params: reminderParams, body: snoozeBody, response: { 202: accepted } } },
       async (request, reply) => {
-        const r = await snoozeReminder(deps, request.params.userId, request.params.id, request.body.seconds);
+        const r = await snoozeReminder(deps, userKeyOf(request), request.params.id, request.body.seconds);
         return reply.status(202).send({ id: r.id, accepted: true as const, action: 'snooze' as const, workflowId: r.workflowId });
       },
     );
@@ -69,7 +70,7 @@ export const reminderRoutes =
       '/v1/users/:userId/reminders/:id/dismiss',
       { schema: { summary: '"知道了": this occurrence is done (dismissSignal)', params: reminderParams, response: { 202: accepted } } },
       async (request, reply) => {
-        const r = await dismissReminder(deps, request.params.userId, request.params.id);
+        const r = await dismissReminder(deps, userKeyOf(request), request.params.id);
         return reply.status(202).send({ id: r.id, accepted: true as const, action: 'dismiss' as const, workflowId: r.workflowId });
       },
     );
@@ -85,7 +86,7 @@ export const reminderRoutes =
         },
       },
       async (request) => {
-        const state = await rescheduleReminder(deps, request.params.userId, request.params.id, request.body.dueAt);
+        const state = await rescheduleReminder(deps, userKeyOf(request), request.params.id, request.body.dueAt);
         return { id: state.reminderId, status: state.status, dueAt: state.dueAt, occurrence: state.occurrence };
       },
     );
@@ -94,7 +95,7 @@ export const reminderRoutes =
       '/v1/users/:userId/reminders/:id',
       { schema: { summary: 'Cancel a reminder (and a recurring series)', params: reminderParams, response: { 202: accepted } } },
       async (request, reply) => {
-        const r = await cancelReminder(deps, request.params.userId, request.params.id);
+        const r = await cancelReminder(deps, userKeyOf(request), request.params.id);
         return reply.status(202).send({ id: r.id, accepted: true as const, action: 'cancel' as const, workflowId: r.workflowId });
       },
     );
