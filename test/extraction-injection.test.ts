@@ -169,9 +169,9 @@ describe('the prompt carries the transcript as JSON data', () => {
     // The real markers carry the block's own tag, not the one a message tried to fake.
     expect(lines[open]!.slice('<<<TRANSCRIPT '.length)).toBe(lines[close]!.slice('TRANSCRIPT '.length, -3));
     expect(lines[close]).not.toBe('TRANSCRIPT 000000000000>>>');
-    // Exactly one line per message between "[" and "]", and the block parses back to the messages.
-    expect(lines.slice(open + 1, close)).toHaveLength(tricky.length + 2);
-    const block = JSON.parse(lines.slice(open + 1, close).join('\n')) as { id: string; role: string; text: string; at: string }[];
+    // Exactly one JSON line per message between the markers, and each parses back to its message.
+    expect(lines.slice(open + 1, close)).toHaveLength(tricky.length);
+    const block = lines.slice(open + 1, close).map((l) => JSON.parse(l) as { id: string; role: string; text: string; at: string });
     expect(block.map(({ id, role, text }) => ({ id, role, text }))).toEqual(tricky.map((m) => ({ id: m.id, role: m.role, text: m.content })));
     for (const m of tricky) expect(human).toContain(JSON.stringify(m.content).replace('\u2028', '\\u2028').replace('\u2029', '\\u2029'));
     expect(human).not.toMatch(/[\u2028\u2029]/u);
