@@ -18,6 +18,7 @@ import { createChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
+import { ServiceSecrets } from './security/secrets';
 import { signalRecalled } from './services/reinforcement-signal';
 import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
 import type { StackEndpoints } from './stack';
@@ -78,6 +79,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const workers: NativeConnection[] = [];
+  const secrets = new ServiceSecrets(Buffer.from(config.secretKey, 'utf8'));
 
   return {
     config,
@@ -109,6 +111,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           tenants: config.tenants,
           idleSeconds: config.extraction.idleSeconds,
           probes: { embedder: async () => void (await embeddings.embedQuery('healthz')) },
+          secrets,
         },
         {
           logLevel: config.logLevel,

@@ -140,6 +140,10 @@ const envSchema = z.object({
   MAX_ACTIVE_MEMORIES_PER_USER: positiveInt.default(5000),
   MEMORY_TTL_DAYS: ttlSchema.prefault('event:30'),
   SWEEP_BATCH_SIZE: z.coerce.number().int().min(100).max(50_000).default(5000),
+  // Keyed operations (page sign-in, pseudonymous user keys); required in production
+  SECRET_KEY: optionalString,
+  PAGE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+  PAGE_CODE_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -180,7 +184,14 @@ export interface AppConfig {
   proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number; schedulesOnFirstMessage: boolean };
   /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
   lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
+  /** The operator secret (≥ 32 bytes, UTF-8) every keyed operation derives its key from. */
+  secretKey: string;
+  /** The memory page's sign-in: lifetime of a page session and of the one-time code in its link. */
+  page: { sessionTtlSeconds: number; codeTtlSeconds: number };
 }
+
+/** Outside production only: a fixed, public secret, so development and tests need no setup. */
+const DEV_SECRET_KEY = 'jarvis-memory-development-secret-key-not-for-production';
 
 /** Thrown at start when the environment is invalid; names every offending variable. */
 export class ConfigError extends Error {
@@ -235,6 +246,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   // A rewrite policy without a model would silently do nothing on every message: refuse to start.
   if (e.RECALL_QUERY_REWRITE !== 'off' && e.LLM_PROVIDER === 'none') fail('RECALL_QUERY_REWRITE', `"${e.RECALL_QUERY_REWRITE}" needs an LLM (set LLM_PROVIDER) or "off"`);
   if (!isValidTimezone(e.SCHEDULE_TIMEZONE)) fail('SCHEDULE_TIMEZONE', `unknown IANA timezone "${e.SCHEDULE_TIMEZONE}"`);
+  // The development default is public: a production deployment using it would let anyone forge page sessions.
+  if (e.SECRET_KEY === undefined && e.NODE_ENV === 'production') fail('SECRET_KEY', 'required in production (at least 32 bytes, e.g. `openssl rand -base64 48`)');
+  const secretKey = e.SECRET_KEY ?? DEV_SECRET_KEY;
+  if (Buffer.byteLength(secretKey, 'utf8') < 32) fail('SECRET_KEY', 'must be at least 32 bytes');
 
   return {
     env: e.NODE_ENV,
@@ -272,6 +287,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       schedulesOnFirstMessage: e.PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE === 'true',
     },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
+    secretKey,
+    page: { sessionTtlSeconds: e.PAGE_TOKEN_TTL_SECONDS, codeTtlSeconds: Math.min(e.PAGE_CODE_TTL_SECONDS, e.PAGE_TOKEN_TTL_SECONDS) },
   };
 }
 
