@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { userStore } from '../adapters/postgres/user-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import type { ApiDeps } from './deps';
+import { authenticatePageSession, type PageSessionDeps } from './page-session';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,16 +17,25 @@ function sameKey(a: string, b: string): boolean {
 }
 
 /**
- * Bearer-key authentication for every /v1 route, and tenant isolation: a user id belongs to the
+ * Bearer-key authentication for every /v1 route (or a memory-page session on the routes that
+ * accept one, see page-session.ts), and tenant isolation: a user id belongs to the
  * tenant that first used it, and another tenant's key gets 403 for it. Ownership never changes,
  * so it is cached to keep the recall hot path free of an extra query.
  */
-export function installAuth(app: FastifyInstance, deps: Pick<ApiDeps, 'tenants' | 'pool'>): void {
+export function installAuth(app: FastifyInstance, deps: PageSessionDeps): void {
   const owners = new Map<string, string>();
   const OWNER_CACHE = 50_000;
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (!request.url.startsWith('/v1/')) return;
+    // Without a key, the memory page's session cookie — on the routes the page calls, for its own user.
+    if (request.headers.authorization === undefined) {
+      const page = await authenticatePageSession(request, deps);
+      if (page) {
+        request.tenantId = page.tenantId;
+        return;
+      }
+    }
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw new MemoryServiceError(ErrorCode.unauthorized, 'missing "Authorization: Bearer <key>" header');
