@@ -267,6 +267,8 @@ async function connectEvents() {
 function forget() {
   sessionStorage.removeItem('jarvis.user');
   sessionStorage.removeItem('jarvis.expiresAt');
+  // Earlier versions of the page kept the tenant's API key here.
+  sessionStorage.removeItem('jarvis.key');
 }
 
 // The code is removed from the address bar before anything else, then traded for the session cookie.
@@ -369,6 +371,7 @@ async function init() {
       showError(err);
     }
   });
+  sessionStorage.removeItem('jarvis.key');
   const problem = await signIn();
   applyLanguage();
   if (problem) {
