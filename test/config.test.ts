@@ -46,6 +46,19 @@ describe('config', () => {
     }
   });
 
+  it('needs its own SECRET_KEY in production, at least 32 bytes anywhere', () => {
+    expect(loadConfig({}).secretKey.length).toBeGreaterThanOrEqual(32);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SECRET_KEY/);
+    expect(() => loadConfig({ SECRET_KEY: 'too-short' })).toThrow(/SECRET_KEY/);
+    expect(loadConfig({ NODE_ENV: 'production', API_KEYS: `acme:${'k'.repeat(32)}`, SECRET_KEY: 'x'.repeat(32) }).secretKey.toString('utf8')).toBe('x'.repeat(32));
+  });
+
+  it('caps the page sign-in code at the page session lifetime', () => {
+    expect(loadConfig({}).page).toEqual({ sessionTtlSeconds: 900, codeTtlSeconds: 300 });
+    expect(loadConfig({ PAGE_TOKEN_TTL_SECONDS: '120' }).page).toEqual({ sessionTtlSeconds: 120, codeTtlSeconds: 120 });
+    expect(() => loadConfig({ PAGE_TOKEN_TTL_SECONDS: '5' })).toThrow(/PAGE_TOKEN_TTL_SECONDS/);
+  });
+
   it('parses several tenants', () => {
     const c = loadConfig({ API_KEYS: 'acme:key-acme-123, globex:key-globex-456' });
     expect(c.tenants.map((t) => t.tenantId)).toEqual(['acme', 'globex']);

@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 
-// The memory page in real headless Chromium: a reminder fires, its toast appears (pushed over
-// SSE), "稍后" snoozes it and "知道了" dismisses it — each checked through the API and in the
-// workflow's history. Screenshots are kept in test-artifacts/.
+// The memory page in real headless Chromium: it signs in with a one-time code from the tenant's
+// link, a reminder fires, its toast appears (pushed over SSE), "稍后" snoozes it and "知道了"
+// dismisses it — each checked through the API and in the workflow's history. Then the sign-in's
+// edges: a used link, an ended session, signing out. Screenshots are kept in test-artifacts/.
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
 
@@ -26,6 +27,23 @@ afterAll(async () => {
   await ctx?.close();
 });
 
+
+/** The tenant's side: a sign-in link for one user, minted with its API key. */
+async function signInLink(user: string, lang = 'zh'): Promise<string> {
+  const minted = await ctx.call('POST', `/v1/users/${user}/page-token`);
+  expect(minted.status).toBe(201);
+  return `${ctx.baseUrl}${minted.body.url}&lang=${lang}`;
+}
+
+/** Messages the browser logs when the page's CSP blocks something (an inline style, a script). */
+function watchConsole(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 401/.test(msg.text())) errors.push(`${msg.text()} (${msg.location().url})`);
+  });
+  return errors;
+}
 
 async function signals(workflowId: string): Promise<string[]> {
   const h = await ctx.runtime.temporal.workflow.getHandle(workflowId).fetchHistory();
@@ -58,13 +76,20 @@ describe('memory page in headless Chromium', () => {
     const user = `${ctx.prefix}-page`;
     await seed(user);
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
-    const consoleErrors: string[] = [];
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
+    const consoleErrors = watchConsole(page);
 
-    await page.goto(`${ctx.baseUrl}/app#user=${user}&key=${TEST_KEY}&lang=zh`);
+    const link = await signInLink(user);
+    expect(link).not.toContain(TEST_KEY);
+    await page.goto(link);
     await page.waitForSelector('#live[data-state="on"]', { timeout: 15_000 });
-    expect(page.url()).not.toContain(TEST_KEY); // the key leaves the address bar at once
-    expect(await page.locator('#login').isVisible()).toBe(false);
+    expect(page.url()).toBe(`${ctx.baseUrl}/app`); // the code leaves the address bar at once
+    expect(await page.locator('#signed-out').isVisible()).toBe(false);
+    expect(await page.locator('#who').textContent()).toBe(user);
+    // The session is a cookie the page's script cannot read, sent only to this user's API paths.
+    const cookies = await page.context().cookies();
+    expect(cookies).toEqual([expect.objectContaining({ name: 'jm_page', path: `/v1/users/${user}`, httpOnly: true, sameSite: 'Strict' })]);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain(cookies[0]!.value);
     await page.waitForSelector('#memories li[data-memory-id]');
     expect(await page.locator('#memories .bar-fill.imp').count()).toBe(5);
     expect(await page.locator('#digest-text').textContent()).toContain('今日对话');
@@ -111,6 +136,59 @@ describe('memory page in headless Chromium', () => {
     await page.locator('#lang').click();
     expect(await page.locator('#memories-card h2').textContent()).toBe('Memories');
     expect(consoleErrors).toEqual([]);
+
+    // Reloaded, the page still knows its user and the cookie still opens the data.
+    await page.reload();
+    await page.waitForSelector('#live[data-state="on"]', { timeout: 15_000 });
+    await page.waitForSelector('#memories li[data-memory-id]');
+
+    // Signing out ends the session on the server as well as in the page.
+    const cookie = (await page.context().cookies())[0]!;
+    const [signOut] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/page-session')), page.locator('#logout').click()]);
+    expect(signOut.status()).toBe(204);
+    await page.waitForSelector('#signed-out-text[data-reason="signed_out"]');
+    expect(await page.locator('#app').isVisible()).toBe(false);
+    const after = await fetch(`${ctx.baseUrl}/v1/users/${user}/reminders`, { headers: { cookie: `${cookie.name}=${cookie.value}` } });
+    expect(after.status).toBe(401);
+    expect(await page.context().cookies()).toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}/proactive-page-signed-out.png` });
+    expect(consoleErrors).toEqual([]);
     await page.close();
+  });
+
+  it('says so when a link was already used, when the session has ended, and when there is no link', async () => {
+    const user = `${ctx.prefix}-edges`;
+    await ctx.call('PUT', `/v1/users/${user}/settings`, { timezone: 'UTC' });
+    const link = await signInLink(user, 'en');
+
+    const first = await browser.newPage({ locale: 'en-GB' });
+    const firstErrors = watchConsole(first);
+    await first.goto(link);
+    await first.waitForSelector('#live[data-state="on"]', { timeout: 15_000 });
+
+    // The same link again (from history, a forwarded message): it worked once and is spent now.
+    const second = await browser.newPage({ locale: 'en-GB' });
+    await second.goto(link);
+    await second.waitForSelector('#signed-out-text[data-reason="used"]');
+    expect(await second.locator('#signed-out-text').textContent()).toContain('already been used');
+    expect(await second.context().cookies()).toEqual([]);
+    expect(second.url()).toBe(`${ctx.baseUrl}/app`);
+    await second.close();
+
+    // The session ends (its cookie gone, as at Max-Age): the next read says so instead of failing silently.
+    await first.context().clearCookies();
+    await first.locator('#lang').click(); // reloads the lists
+    await first.waitForSelector('#signed-out-text[data-reason="expired"]');
+    expect(await first.locator('#signed-out-text').textContent()).toContain('新链接');
+    expect(await first.locator('#app').isVisible()).toBe(false);
+    await first.screenshot({ path: `${ARTIFACTS}/proactive-page-expired.png` });
+    expect(firstErrors).toEqual([]);
+    await first.close();
+
+    const bare = await browser.newPage({ locale: 'en-GB' });
+    await bare.goto(`${ctx.baseUrl}/app`);
+    await bare.waitForSelector('#signed-out-text[data-reason="none"]');
+    expect(await bare.locator('#signed-out-text').textContent()).toContain('link your assistant gives you');
+    await bare.close();
   });
 });

@@ -1,13 +1,18 @@
-/* global window, document, fetch, sessionStorage, navigator, location, history, TextDecoderStream, AbortController, URLSearchParams, setTimeout, console */
+/* global window, document, fetch, sessionStorage, navigator, location, history, TextDecoderStream, AbortController, URLSearchParams, setTimeout, clearTimeout, console */
 // Jarvis memory page: memories with importance and freshness bars, a memory's decision history,
 // today's digest, reminders, and live toasts (fired reminders, nudges, digests) over Server-Sent
-// Events read with fetch streaming, so the API key travels only in the Authorization header.
+// Events read with fetch streaming.
+// Sign-in: the page opens from a link `/app#code=…` holding a one-time code for one user. The code
+// leaves the address bar at once and is exchanged (POST /app/session) for an HttpOnly session
+// cookie that only that user's API paths receive; this script never sees a key or the session.
 'use strict';
 
 const I18N = {
   zh: {
-    title: 'Jarvis 记忆', offline: '未连接', online: '实时', logout: '退出', loginTitle: '打开你的记忆', userId: '用户 ID',
-    apiKey: 'API 密钥', open: '打开', loginHint: '密钥只保存在本标签页，不会出现在网址或服务器日志里。', digest: '今日摘要',
+    title: 'Jarvis 记忆', offline: '未连接', online: '实时', logout: '退出', loginTitle: '打开你的记忆',
+    none: '请通过助手发给你的链接打开这个页面。', signingIn: '正在登录……',
+    expired: '登录已过期。请让助手给你一个新链接。', used: '这个链接已经用过了（每个链接只能用一次）。请让助手给你一个新链接。',
+    invalid: '这个链接无效或已过期。请让助手给你一个新链接。', signed_out: '你已退出。要再次打开，请让助手给你一个新链接。', digest: '今日摘要',
     digestNow: '现在生成', noDigest: '今天的摘要还没生成（每天会在你设定的时间自动生成）。', reminders: '提醒', reminderText: '提醒我……',
     add: '添加', memories: '记忆', importance: '重要性', decay: '新鲜度', history: '决策历史',
     historyHint: '点一条记忆，看它是怎么被记住、更新或遗忘的。', noMemories: '还没有记忆。', noReminders: '没有提醒。',
@@ -17,8 +22,10 @@ const I18N = {
     fact: '事实', preference: '偏好', goal: '目标', pain_point: '痛点', event: '事件', instruction: '指令', decision: '决定', assistant_contribution: '助手建议',
   },
   en: {
-    title: 'Jarvis Memory', offline: 'offline', online: 'live', logout: 'Sign out', loginTitle: 'Open your memory', userId: 'User id',
-    apiKey: 'API key', open: 'Open', loginHint: 'The key stays in this tab only; it never appears in a URL or a server log.', digest: "Today's digest",
+    title: 'Jarvis Memory', offline: 'offline', online: 'live', logout: 'Sign out', loginTitle: 'Open your memory',
+    none: 'Open this page through the link your assistant gives you.', signingIn: 'Signing in…',
+    expired: 'Your session has expired. Ask your assistant for a new link.', used: 'This link has already been used (each link works once). Ask your assistant for a new link.',
+    invalid: 'This link is not valid or has expired. Ask your assistant for a new link.', signed_out: 'You have signed out. Ask your assistant for a new link to come back.', digest: "Today's digest",
     digestNow: 'Write now', noDigest: "Today's digest has not been written yet (it comes daily at your digest time).", reminders: 'Reminders', reminderText: 'Remind me to…',
     add: 'Add', memories: 'Memories', importance: 'importance', decay: 'freshness', history: 'Decision history',
     historyHint: 'Pick a memory to see how it was learned, updated or forgotten.', noMemories: 'No memories yet.', noReminders: 'No reminders.',
@@ -29,7 +36,7 @@ const I18N = {
   },
 };
 
-const state = { user: '', key: '', lang: 'zh', lastSeq: '', abort: null, toasts: new Map(), selected: '' };
+const state = { user: '', expiresAt: '', lang: 'zh', lastSeq: '', abort: null, expiryTimer: null, toasts: new Map(), selected: '' };
 
 const $ = (sel) => document.querySelector(sel);
 const t = (k, vars) => (I18N[state.lang][k] ?? k).replace(/\{(\w+)\}/g, (_, v) => (vars && vars[v]) ?? '');
@@ -37,6 +44,8 @@ const el = (tag, attrs, ...children) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (k === 'class') node.className = v;
+    // Through CSSOM: the page's CSP allows no inline style attributes.
+    else if (k === 'style') Object.assign(node.style, v);
     else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
     else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, String(v));
   }
@@ -45,13 +54,21 @@ const el = (tag, attrs, ...children) => {
 };
 const fmtTime = (iso) => new Date(iso).toLocaleString(state.lang === 'zh' ? 'zh-CN' : 'en-GB', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 
+class SignedOut extends Error {}
+
+// Every call carries the page session cookie (same origin only); a 401 means the session is over.
 async function api(method, path, body) {
   const res = await fetch(`/v1/users/${encodeURIComponent(state.user)}${path}`, {
     method,
-    headers: { authorization: `Bearer ${state.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    credentials: 'same-origin',
+    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = res.status === 204 ? {} : await res.json().catch(() => ({}));
+  if (res.status === 401) {
+    signedOut(data.error && data.error.details && data.error.details.reason === 'signed_out' ? 'signed_out' : 'expired');
+    throw new SignedOut('signed out');
+  }
   if (!res.ok) throw new Error((data.error && (data.error.code + ': ' + data.error.message)) || res.statusText);
   return data;
 }
@@ -61,6 +78,7 @@ function applyLanguage() {
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of document.querySelectorAll('[data-i18n-placeholder]')) node.placeholder = t(node.dataset.i18nPlaceholder);
   $('#lang').textContent = state.lang === 'zh' ? 'EN' : '中文';
+  $('#signed-out-text').textContent = t($('#signed-out-text').dataset.reason);
   setLive($('#live').dataset.state === 'on');
 }
 
@@ -96,7 +114,7 @@ async function loadReminders() {
 
 function bar(label, value, cls) {
   const pct = Math.round(Math.max(0, Math.min(1, value)) * 100);
-  return [el('span', {}, label), el('span', { class: 'bar-track', title: `${pct}%` }, el('span', { class: `bar-fill ${cls}`, style: `width:${pct}%` }))];
+  return [el('span', {}, label), el('span', { class: 'bar-track', title: `${pct}%` }, el('span', { class: `bar-fill ${cls}`, style: { width: `${pct}%` } }))];
 }
 
 async function loadMemories() {
@@ -128,6 +146,7 @@ function closeToast(key) {
 }
 
 function showError(err) {
+  if (err instanceof SignedOut) return;
   infoToast({ title: '⚠️', body: t('failed', { m: err.message }) }, 6000);
 }
 
@@ -205,9 +224,13 @@ async function connectEvents() {
   state.abort = abort;
   let retryMs = 3000;
   try {
-    const headers = { authorization: `Bearer ${state.key}`, accept: 'text/event-stream' };
+    const headers = { accept: 'text/event-stream' };
     if (state.lastSeq) headers['last-event-id'] = state.lastSeq;
-    const res = await fetch(`/v1/users/${encodeURIComponent(state.user)}/events`, { headers, signal: abort.signal });
+    const res = await fetch(`/v1/users/${encodeURIComponent(state.user)}/events`, { headers, credentials: 'same-origin', signal: abort.signal });
+    if (res.status === 401) {
+      signedOut('expired');
+      return;
+    }
     if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`);
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
@@ -241,29 +264,80 @@ async function connectEvents() {
 
 // ---------------------------------------------------------------- start
 
-function readCredentials() {
-  // The key may arrive in the fragment (never sent to the server); it is moved to this tab's storage.
+function forget() {
+  sessionStorage.removeItem('jarvis.user');
+  sessionStorage.removeItem('jarvis.expiresAt');
+  // Earlier versions of the page kept the tenant's API key here.
+  sessionStorage.removeItem('jarvis.key');
+}
+
+// The code is removed from the address bar before anything else, then traded for the session cookie.
+async function signIn() {
   const hash = new URLSearchParams(location.hash.slice(1));
-  if (hash.get('key')) sessionStorage.setItem('jarvis.key', hash.get('key'));
-  if (hash.get('user')) sessionStorage.setItem('jarvis.user', hash.get('user'));
+  const code = hash.get('code');
   if (hash.get('lang')) sessionStorage.setItem('jarvis.lang', hash.get('lang'));
   if (location.hash) history.replaceState(null, '', location.pathname + location.search);
-  state.key = sessionStorage.getItem('jarvis.key') || '';
-  state.user = sessionStorage.getItem('jarvis.user') || '';
   state.lang = sessionStorage.getItem('jarvis.lang') || (navigator.language.startsWith('zh') ? 'zh' : 'en');
+  if (code) {
+    forget();
+    showSignedOut('signingIn');
+    const res = await fetch('/app/session', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    }).catch(() => undefined);
+    const data = res ? await res.json().catch(() => ({})) : {};
+    if (!res || !res.ok) {
+      const reason = data.error && data.error.details && data.error.details.reason;
+      return reason === 'used' || reason === 'expired' ? reason : 'invalid';
+    }
+    sessionStorage.setItem('jarvis.user', data.userId);
+    sessionStorage.setItem('jarvis.expiresAt', data.expiresAt);
+  }
+  state.user = sessionStorage.getItem('jarvis.user') || '';
+  state.expiresAt = sessionStorage.getItem('jarvis.expiresAt') || '';
+  if (!state.user) return 'none';
+  if (!(Date.parse(state.expiresAt) > Date.now())) return 'expired';
+  return '';
+}
+
+function showSignedOut(reason) {
+  $('#app').hidden = true;
+  $('#logout').hidden = true;
+  $('#signed-out').hidden = false;
+  const text = $('#signed-out-text');
+  text.dataset.reason = reason;
+  text.textContent = t(reason);
+}
+
+// The session ended (expired, signed out, refused): stop everything and say what to do.
+function signedOut(reason) {
+  if (state.abort) state.abort.abort();
+  state.abort = null;
+  if (state.expiryTimer) clearTimeout(state.expiryTimer);
+  state.expiryTimer = null;
+  forget();
+  state.user = '';
+  $('#who').textContent = '';
+  setLive(false);
+  for (const key of [...state.toasts.keys()]) closeToast(key);
+  showSignedOut(reason);
 }
 
 async function start() {
-  $('#login').hidden = true;
+  $('#signed-out').hidden = true;
   $('#app').hidden = false;
+  $('#logout').hidden = false;
   $('#who').textContent = state.user;
   applyLanguage();
+  // The page says so the moment the session ends, not at the next click.
+  state.expiryTimer = setTimeout(() => signedOut('expired'), Math.max(0, Date.parse(state.expiresAt) - Date.now()));
   void connectEvents();
   await Promise.all([loadDigest(), loadReminders(), loadMemories()]).catch(showError);
 }
 
-function init() {
-  readCredentials();
+async function init() {
   applyLanguage();
   $('#lang').addEventListener('click', () => {
     state.lang = state.lang === 'zh' ? 'en' : 'zh';
@@ -271,18 +345,11 @@ function init() {
     applyLanguage();
     if (state.user) void Promise.all([loadReminders(), loadMemories()]).catch(showError);
   });
-  $('#logout').addEventListener('click', () => {
-    sessionStorage.clear();
-    location.reload();
-  });
-  $('#login').addEventListener('submit', (e) => {
-    e.preventDefault();
-    const form = new window.FormData(e.target);
-    state.user = String(form.get('user')).trim();
-    state.key = String(form.get('key')).trim();
-    sessionStorage.setItem('jarvis.user', state.user);
-    sessionStorage.setItem('jarvis.key', state.key);
-    void start();
+  $('#logout').addEventListener('click', async () => {
+    const user = state.user;
+    signedOut('signed_out');
+    // Ends the session on the server too, so the cookie is worthless even if it survived somewhere.
+    await fetch(`/v1/users/${encodeURIComponent(user)}/page-session`, { method: 'DELETE', credentials: 'same-origin' }).catch(() => undefined);
   });
   $('#digest-now').addEventListener('click', async () => {
     try {
@@ -304,10 +371,15 @@ function init() {
       showError(err);
     }
   });
-  if (state.user && state.key) void start();
-  else $('#login').hidden = false;
+  sessionStorage.removeItem('jarvis.key');
+  const problem = await signIn();
+  applyLanguage();
+  if (problem) {
+    forget();
+    showSignedOut(problem);
+  } else void start();
 }
 
 // Exposed for the browser test and for debugging in the console.
 window.jarvisPage = { state, loadReminders, loadMemories };
-init();
+void init();

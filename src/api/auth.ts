@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { userStore } from '../adapters/postgres/user-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { SubjectKeys } from '../security/subject';
-import type { ApiDeps } from './deps';
+import { authenticatePageSession, type PageSessionDeps } from './page-session';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,11 +41,19 @@ export function tenantForKey(tenants: readonly { tenantId: string; digest: Buffe
  * a way in. Only routes that declare `config.public` skip the key; an unmatched path needs one too,
  * so probing for routes without a key learns nothing.
  */
-export function installAuth(app: FastifyInstance, deps: Pick<ApiDeps, 'tenants' | 'pool'> & { subjects: SubjectKeys }): void {
+export function installAuth(app: FastifyInstance, deps: PageSessionDeps & { subjects: SubjectKeys }): void {
   const tenants = deps.tenants.map((t) => ({ tenantId: t.tenantId, digest: digest(t.key) }));
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.routeOptions.config?.public === true) return;
+    // Without a key, the memory page's session cookie — on the routes the page calls, for its own user.
+    if (request.headers.authorization === undefined) {
+      const page = await authenticatePageSession(request, deps);
+      if (page) {
+        request.tenantId = page.tenantId;
+        return;
+      }
+    }
     const header = request.headers.authorization ?? '';
     const match = /^Bearer +([\x21-\x7E]+)$/i.exec(header);
     if (!match) throw new MemoryServiceError(ErrorCode.unauthorized, 'missing "Authorization: Bearer <key>" header');

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { syncProactiveSchedules } from '../services/proactive-schedules';
 import { listenForProactiveEvents, NotificationHub } from '../services/notifications';
 import type { ApiDeps } from './deps';
+import { installPageSessionHeaders } from './page-session';
 import { eventRoutes } from './routes/events';
 import { pageRoutes } from './routes/page';
 import { proactiveRoutes } from './routes/proactive';
@@ -9,7 +10,7 @@ import { reminderRoutes } from './routes/reminders';
 
 /**
  * Proactive memory in the API (issue #7): reminder, notification, settings and digest routes, the
- * live event stream, and the page. The event stream is fed by LISTEN on PostgreSQL, so
+ * live event stream, and the page with its per-user sign-in. The event stream is fed by LISTEN on PostgreSQL, so
  * notifications written by workers in other processes reach this process's open pages.
  */
 export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onUserActive: (userId: string) => Promise<void>): Promise<void> {
@@ -21,7 +22,8 @@ export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onU
   await app.register(reminderRoutes(deps, { onUserActive }));
   await app.register(proactiveRoutes(deps, { onSettingsChanged: sync }));
   await app.register(eventRoutes(deps, hub));
-  await app.register(pageRoutes);
+  installPageSessionHeaders(app);
+  await app.register(pageRoutes(deps));
 }
 
 /**

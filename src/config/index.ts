@@ -147,6 +147,8 @@ const envSchema = z.object({
   MAX_ACTIVE_MEMORIES_PER_USER: positiveInt.default(5000),
   MEMORY_TTL_DAYS: ttlSchema.prefault('event:30'),
   SWEEP_BATCH_SIZE: z.coerce.number().int().min(100).max(50_000).default(5000),
+  PAGE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+  PAGE_CODE_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -189,7 +191,12 @@ export interface AppConfig {
   proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number; schedulesOnFirstMessage: boolean };
   /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
   lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
+  /** The operator secret (≥ 32 bytes, UTF-8) every keyed operation derives its key from. */
+  /** The memory page's sign-in: lifetime of a page session and of the one-time code in its link. */
+  page: { sessionTtlSeconds: number; codeTtlSeconds: number };
 }
+
+/** Outside production only: a fixed, public secret, so development and tests need no setup. */
 
 /** Thrown at start when the environment is invalid; names every offending variable. */
 export class ConfigError extends Error {
@@ -244,6 +251,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   // A rewrite policy without a model would silently do nothing on every message: refuse to start.
   if (e.RECALL_QUERY_REWRITE !== 'off' && e.LLM_PROVIDER === 'none') fail('RECALL_QUERY_REWRITE', `"${e.RECALL_QUERY_REWRITE}" needs an LLM (set LLM_PROVIDER) or "off"`);
   if (!isValidTimezone(e.SCHEDULE_TIMEZONE)) fail('SCHEDULE_TIMEZONE', `unknown IANA timezone "${e.SCHEDULE_TIMEZONE}"`);
+  if (e.SECRET_KEY !== undefined && Buffer.byteLength(e.SECRET_KEY, 'utf8') < MIN_PRODUCTION_KEY_BYTES) fail('SECRET_KEY', `must be at least ${MIN_PRODUCTION_KEY_BYTES} bytes`);
 
   if (e.NODE_ENV === 'production') refuseUnsafeProductionConfig(e);
 
@@ -284,6 +292,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       schedulesOnFirstMessage: e.PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE === 'true',
     },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
+    page: { sessionTtlSeconds: e.PAGE_TOKEN_TTL_SECONDS, codeTtlSeconds: Math.min(e.PAGE_CODE_TTL_SECONDS, e.PAGE_TOKEN_TTL_SECONDS) },
   };
 }
 

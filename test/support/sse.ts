@@ -10,16 +10,19 @@ export interface SseStream {
   /** Resolves with the first event (already received or future) that matches. */
   next(match: (e: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>;
   close(): void;
+  /** Resolves when the server ends the stream (or close() aborts it). */
+  ended: Promise<void>;
 }
 
-export async function openSse(url: string, key: string, headers: Record<string, string> = {}): Promise<SseStream> {
+/** `key` undefined: no Authorization header (the credential is in `headers`, e.g. a page session cookie). */
+export async function openSse(url: string, key: string | undefined, headers: Record<string, string> = {}): Promise<SseStream> {
   const abort = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  const res = await fetch(url, { headers: { ...(key !== undefined ? { authorization: `Bearer ${key}` } : {}), accept: 'text/event-stream', ...headers }, signal: abort.signal });
   if (res.status !== 200 || !res.body) throw new Error(`SSE ${url}: HTTP ${res.status} ${await res.text()}`);
   const events: SseEvent[] = [];
   const waiters: { match: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }[] = [];
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  void (async () => {
+  const ended = (async () => {
     let buffer = '';
     try {
       for (;;) {
@@ -63,5 +66,6 @@ export async function openSse(url: string, key: string, headers: Record<string, 
       });
     },
     close: () => abort.abort(),
+    ended,
   };
 }

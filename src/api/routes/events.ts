@@ -7,6 +7,7 @@ import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { notificationToView, reminderToView } from '../proactive-views';
 import { userParams } from '../schemas';
+import { PAGE_SESSION_ROUTE } from '../page-session';
 
 const HEARTBEAT_MS = 15_000;
 const REPLAY_LIMIT = 200;
@@ -20,8 +21,8 @@ function frame(e: LiveEvent): string {
 /**
  * GET /v1/users/{userId}/events — Server-Sent Events: fired reminders, digests and nudges
  * (`event: notification`, id = notification sequence) and reminder status changes
- * (`event: reminder`). Same Bearer auth as every /v1 route (browsers read it with fetch
- * streaming, so the key never appears in a URL or a log line). A reconnect with `Last-Event-ID`
+ * (`event: reminder`). Bearer auth like every /v1 route, or the memory page's session cookie for
+ * this user (the stream then ends when the session does). A reconnect with `Last-Event-ID`
  * (or `?after=`) first replays what was missed.
  */
 export const eventRoutes =
@@ -36,6 +37,7 @@ export const eventRoutes =
     app.get(
       '/v1/users/:userId/events',
       {
+        config: PAGE_SESSION_ROUTE,
         schema: {
           summary: 'Live stream (text/event-stream) of notifications and reminder status changes',
           params: userParams,
@@ -49,7 +51,8 @@ export const eventRoutes =
 
         reply.hijack();
         const res = reply.raw;
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+        // Headers set by hooks (the page's security headers) would be lost with the hijack.
+        res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
         open.add(res);
 
         // Subscribe before replaying so nothing falls between the two; duplicates are skipped by seq.
@@ -65,8 +68,12 @@ export const eventRoutes =
         };
         const unsubscribe = hub.subscribe(userId, (e) => (replaying ? queued.push(e) : deliver(e)));
         const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+        // The stream ends with the page session: the reconnect then meets the 401 and the page says so.
+        const session = request.pageSession;
+        const expiry = session ? setTimeout(() => res.end(), Math.max(0, session.expiresAt.getTime() - Date.now())) : undefined;
         const cleanup = () => {
           clearInterval(heartbeat);
+          clearTimeout(expiry);
           unsubscribe();
           open.delete(res);
         };

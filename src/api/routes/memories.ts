@@ -11,6 +11,7 @@ import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
+import { PAGE_SESSION_ROUTE } from '../page-session';
 
 export const memoryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -54,6 +55,7 @@ export const memoryRoutes =
     app.get(
       '/v1/users/:userId/memories',
       {
+        config: PAGE_SESSION_ROUTE,
         schema: {
           summary: 'List memories, filtered by status and type, paged',
           params: userParams,
@@ -80,6 +82,7 @@ export const memoryRoutes =
     app.get(
       '/v1/users/:userId/memories/:id/history',
       {
+        config: PAGE_SESSION_ROUTE,
         schema: {
           summary: 'Every decision taken about a memory (audit trail)',
           params: memoryParams,

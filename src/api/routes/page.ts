@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { pageTokenStore } from '../../adapters/postgres/page-token-repository';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
+import type { ApiDeps } from '../deps';
+import { PAGE_API_HEADERS, PAGE_SECURITY_HEADERS, PAGE_SESSION_ROUTE, pageTokens, setSessionCookie } from '../page-session';
+import { userParams } from '../schemas';
 
 const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
 
@@ -10,17 +16,87 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/app/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
 };
 
+const signInView = z.object({
+  code: z.string().describe('One-time sign-in code for this user (single use, expires at `expiresAt`)'),
+  url: z.string().describe('Path of the page with the code in its fragment; prefix it with the public origin of this service'),
+  expiresAt: z.string().describe('The code must be used before this time'),
+  sessionTtlSeconds: z.number().describe('How long the page session lasts once the code is used'),
+});
+
 /**
  * The memory page: plain HTML, CSS and one script, read once at start and served without auth
- * (they hold no data, so they are public routes; the page asks for the API key and sends it as a
- * Bearer header).
+ * (they hold no data), under a strict CSP. Sign-in is per user (see page-session.ts): the tenant
+ * mints a one-time code, the page exchanges it for a session cookie bound to that user.
  */
-export const pageRoutes: FastifyPluginAsync = async (app) => {
-  for (const [path, { file, type }] of Object.entries(FILES)) {
-    const body = readFileSync(`${WEB_DIR}${file}`);
-    app.get(path, { schema: { hide: true }, config: { public: true } }, async (_request, reply) =>
-      reply.header('content-type', type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(body),
+export const pageRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    const tokens = pageTokens(deps);
+
+    for (const [path, { file, type }] of Object.entries(FILES)) {
+      const body = readFileSync(`${WEB_DIR}${file}`);
+      app.get(path, { schema: { hide: true }, config: { public: true } }, async (_request, reply) => reply.headers(PAGE_SECURITY_HEADERS).header('content-type', type).header('cache-control', 'no-cache').send(body));
+    }
+    app.get('/app/', { schema: { hide: true }, config: { public: true } }, async (_request, reply) => reply.headers(PAGE_SECURITY_HEADERS).redirect('/app'));
+
+    app.post(
+      '/v1/users/:userId/page-token',
+      {
+        schema: {
+          summary: "Sign-in link to this user's memory page: a one-time code the page exchanges for a session limited to this user",
+          params: userParams,
+          response: { 201: signInView },
+        },
+      },
+      async (request, reply) => {
+        // Set by the API-key auth: a page session cannot reach this route, so it cannot extend itself.
+        const tenantId = request.tenantId;
+        if (!tenantId || request.pageSession) throw new MemoryServiceError(ErrorCode.unauthorized, 'an API key is required');
+        const { userId } = request.params;
+        const { token, expiresAt } = tokens.issue('code', { tenantId, userId }, new Date());
+        return reply
+          .status(201)
+          .header('cache-control', 'no-store')
+          .send({ code: token, url: `/app#code=${token}`, expiresAt: expiresAt.toISOString(), sessionTtlSeconds: deps.config.page.sessionTtlSeconds });
+      },
     );
-  }
-  app.get('/app/', { schema: { hide: true }, config: { public: true } }, async (_request, reply) => reply.redirect('/app'));
-};
+
+    // The page calls this the moment it loads with a code; no API key, the code is the credential.
+    app.post(
+      '/app/session',
+      // Public: the one-time code in the body is the credential.
+      { config: { public: true }, schema: { hide: true, body: z.object({ code: z.string().min(1).max(2048) }) } },
+      async (request, reply) => {
+        reply.headers(PAGE_API_HEADERS);
+        // Only the page itself may sign in: a form or script on another site could otherwise sign
+        // the visitor in as a user of the attacker's choosing (login CSRF).
+        const site = request.headers['sec-fetch-site'];
+        if (site !== undefined && site !== 'same-origin') throw new MemoryServiceError(ErrorCode.forbidden, 'sign-in is only accepted from the page itself');
+        const now = new Date();
+        const check = tokens.check('code', request.body.code, now);
+        if (!check.ok) {
+          throw new MemoryServiceError(ErrorCode.unauthorized, check.reason === 'expired' ? 'this sign-in link has expired: ask for a new one' : 'invalid sign-in link', { reason: check.reason === 'expired' ? 'expired' : 'invalid' });
+        }
+        const { t: tenantId, u: userId, jti, exp } = check.claims;
+        if (!deps.tenants.some((t) => t.tenantId === tenantId)) throw new MemoryServiceError(ErrorCode.unauthorized, 'invalid sign-in link', { reason: 'invalid' });
+        await pageTokenStore.deleteExpired(deps.pool, now);
+        if (!(await pageTokenStore.markUsed(deps.pool, jti, 'code', new Date(exp * 1000)))) {
+          throw new MemoryServiceError(ErrorCode.unauthorized, 'this sign-in link was already used: ask for a new one', { reason: 'used' });
+        }
+        const session = tokens.issue('session', { tenantId, userId }, now);
+        setSessionCookie(request, reply, userId, session.token, deps.config.page.sessionTtlSeconds);
+        return { userId, expiresAt: session.expiresAt.toISOString() };
+      },
+    );
+
+    app.delete(
+      '/v1/users/:userId/page-session',
+      { config: PAGE_SESSION_ROUTE, schema: { summary: "Sign the memory page out (ends this browser's page session for good)", params: userParams, response: { 204: z.null() } } },
+      async (request, reply) => {
+        const session = request.pageSession;
+        if (session) await pageTokenStore.markUsed(deps.pool, session.id, 'session', session.expiresAt);
+        setSessionCookie(request, reply, request.params.userId, '', 0);
+        return reply.status(204).send(null);
+      },
+    );
+  };

@@ -15,6 +15,7 @@ import type { ApiDeps } from '../deps';
 import { digestsQuery, digestView, listNotificationsQuery, notificationView, settingsBody, settingsView } from '../proactive-schemas';
 import { digestToView, notificationToView } from '../proactive-views';
 import { userParams } from '../schemas';
+import { PAGE_SESSION_ROUTE } from '../page-session';
 
 /** Notifications, settings (which drive the digest and nudge schedules) and daily digests. */
 export const proactiveRoutes =
@@ -22,7 +23,7 @@ export const proactiveRoutes =
   async (app) => {
     app.get(
       '/v1/users/:userId/notifications',
-      { schema: { summary: 'Notifications (fired reminders, digests, nudges), newest first', params: userParams, querystring: listNotificationsQuery, response: { 200: z.object({ notifications: z.array(notificationView) }) } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: 'Notifications (fired reminders, digests, nudges), newest first', params: userParams, querystring: listNotificationsQuery, response: { 200: z.object({ notifications: z.array(notificationView) }) } } },
       async (request) => {
         const q = request.query;
         const list = await notificationStore.list(deps.pool, userKeyOf(request), { limit: q.limit, kind: q.kind, unread: q.unread === 'true' });
@@ -32,13 +33,13 @@ export const proactiveRoutes =
 
     app.post(
       '/v1/users/:userId/notifications/read',
-      { schema: { summary: 'Mark notifications read', params: userParams, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(200) }), response: { 200: z.object({ updated: z.number() }) } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: 'Mark notifications read', params: userParams, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(200) }), response: { 200: z.object({ updated: z.number() }) } } },
       async (request) => ({ updated: await notificationStore.markRead(deps.pool, userKeyOf(request), request.body.ids, new Date()) }),
     );
 
     app.get(
       '/v1/users/:userId/settings',
-      { schema: { summary: 'Timezone, digest time and proactive (nudge) settings', params: userParams, response: { 200: settingsView } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: 'Timezone, digest time and proactive (nudge) settings', params: userParams, response: { 200: settingsView } } },
       async (request) => settingsOrDefaults(deps, userKeyOf(request)),
     );
 
@@ -73,7 +74,7 @@ export const proactiveRoutes =
 
     app.get(
       '/v1/users/:userId/digests',
-      { schema: { summary: 'Daily digests of the last `days` local days, newest first', params: userParams, querystring: digestsQuery, response: { 200: z.object({ digests: z.array(digestView) }) } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: 'Daily digests of the last `days` local days, newest first', params: userParams, querystring: digestsQuery, response: { 200: z.object({ digests: z.array(digestView) }) } } },
       async (request) => {
         const userId = userKeyOf(request);
         const settings = await settingsOrDefaults(deps, userId);
@@ -85,7 +86,7 @@ export const proactiveRoutes =
 
     app.post(
       '/v1/users/:userId/digests',
-      { schema: { summary: "Write today's digest now (DigestWorkflow; not pushed as a notification)", params: userParams, response: { 201: digestView } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: "Write today's digest now (DigestWorkflow; not pushed as a notification)", params: userParams, response: { 201: digestView } } },
       async (request, reply) => {
         const userId = userKeyOf(request);
         const settings = await userSettings(deps, userId);

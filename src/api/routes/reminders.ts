@@ -8,6 +8,7 @@ import type { ApiDeps } from '../deps';
 import { createReminderBody, listRemindersQuery, reminderParams, reminderView, rescheduleBody, snoozeBody } from '../proactive-schemas';
 import { reminderToView } from '../proactive-views';
 import { userParams } from '../schemas';
+import { PAGE_SESSION_ROUTE } from '../page-session';
 
 const accepted = z.object({ id: z.string(), accepted: z.literal(true), action: z.enum(['snooze', 'dismiss', 'cancel']), workflowId: z.string() });
 
@@ -23,6 +24,7 @@ export const reminderRoutes =
     app.post(
       '/v1/users/:userId/reminders',
       {
+        config: PAGE_SESSION_ROUTE,
         schema: {
           summary: 'Create a reminder (one ReminderWorkflow with a durable timer; recurring with rrule)',
           params: userParams,
@@ -40,7 +42,7 @@ export const reminderRoutes =
 
     app.get(
       '/v1/users/:userId/reminders',
-      { schema: { summary: 'List reminders, newest due first', params: userParams, querystring: listRemindersQuery, response: { 200: z.object({ reminders: z.array(reminderView) }) } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: 'List reminders, newest due first', params: userParams, querystring: listRemindersQuery, response: { 200: z.object({ reminders: z.array(reminderView) }) } } },
       async (request) => {
         const reminders = await reminderStore.list(deps.pool, userKeyOf(request), request.query);
         return { reminders: reminders.map(reminderToView) };
@@ -59,7 +61,7 @@ export const reminderRoutes =
 
     app.post(
       '/v1/users/:userId/reminders/:id/snooze',
-      { schema: { summary: '"稍后": fire again in `seconds` (snoozeSignal)', params: reminderParams, body: snoozeBody, response: { 202: accepted } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: '"稍后": fire again in `seconds` (snoozeSignal)', params: reminderParams, body: snoozeBody, response: { 202: accepted } } },
       async (request, reply) => {
         const r = await snoozeReminder(deps, userKeyOf(request), request.params.id, request.body.seconds);
         return reply.status(202).send({ id: r.id, accepted: true as const, action: 'snooze' as const, workflowId: r.workflowId });
@@ -68,7 +70,7 @@ export const reminderRoutes =
 
     app.post(
       '/v1/users/:userId/reminders/:id/dismiss',
-      { schema: { summary: '"知道了": this occurrence is done (dismissSignal)', params: reminderParams, response: { 202: accepted } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: '"知道了": this occurrence is done (dismissSignal)', params: reminderParams, response: { 202: accepted } } },
       async (request, reply) => {
         const r = await dismissReminder(deps, userKeyOf(request), request.params.id);
         return reply.status(202).send({ id: r.id, accepted: true as const, action: 'dismiss' as const, workflowId: r.workflowId });
