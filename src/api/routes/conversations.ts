@@ -7,7 +7,7 @@ import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { conversationEndedSignal, conversationWorkflow, extractMemoriesWorkflow, extractWorkflowId, messagesAddedSignal } from '../../../workflows';
 import { ConversationIdKey, MemoryUserIdKey } from '../../../workflows/search-attributes';
 import type { ApiDeps } from '../deps';
-import { conversationParams, isoDate, textSchema } from '../schemas';
+import { conversationParams, isoDate, messageIdSchema, textSchema } from '../schemas';
 
 export function conversationWorkflowId(userId: string, conversationId: string): string {
   return `conversation:${userId}:${conversationId}`;
@@ -31,7 +31,7 @@ export const conversationRoutes =
   ): FastifyPluginAsyncZod =>
   async (app) => {
     const message = z.object({
-      id: z.string().min(1).max(128),
+      id: messageIdSchema,
       role: z.enum(['user', 'assistant']),
       content: textSchema(limits.maxMessageChars),
       at: isoDate.optional(),
