@@ -21,7 +21,11 @@ function sameKey(a: string, b: string): boolean {
  * tenant that first used it, and another tenant's key gets 403 for it. Ownership never changes,
  * so it is cached to keep the recall hot path free of an extra query.
  */
-export function installAuth(app: FastifyInstance, deps: Pick<ApiDeps, 'tenants' | 'pool'>): void {
+export function installAuth(
+  app: FastifyInstance,
+  deps: Pick<ApiDeps, 'tenants' | 'pool'>,
+  hooks: { /** Runs before a user id unknown to the database is registered; may refuse it (429). */ beforeNewUser?: (request: FastifyRequest) => Promise<void> } = {},
+): void {
   const owners = new Map<string, string>();
   const OWNER_CACHE = 50_000;
 
@@ -40,6 +44,7 @@ export function installAuth(app: FastifyInstance, deps: Pick<ApiDeps, 'tenants' 
     if (!request.tenantId || !userId) return;
     let owner = owners.get(userId);
     if (!owner) {
+      if (hooks.beforeNewUser && (await userStore.tenantOf(deps.pool, userId)) === undefined) await hooks.beforeNewUser(request);
       owner = await userStore.claim(deps.pool, userId, request.tenantId);
       if (owners.size >= OWNER_CACHE) owners.delete(owners.keys().next().value!);
       owners.set(userId, owner);
