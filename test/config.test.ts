@@ -59,6 +59,24 @@ describe('config', () => {
     expect(() => loadConfig({ PAGE_TOKEN_TTL_SECONDS: '5' })).toThrow(/PAGE_TOKEN_TTL_SECONDS/);
   });
 
+  it('has rate limits sized for an interactive chat, each configurable and 0 for off', () => {
+    const c = loadConfig({});
+    expect(c.rateLimits).toEqual({
+      windowSeconds: 60,
+      perUser: { recall: 120, writes: 240, llm: 60 },
+      perKey: { recall: 6000, writes: 12_000, llm: 1200 },
+      newUsersPerTenant: 120,
+    });
+    expect(c.maxMessagesBodyBytes).toBe(8 * 1024 * 1024);
+    const tuned = loadConfig({ RATE_LIMIT_WINDOW_SECONDS: '10', RATE_LIMIT_RECALL_PER_USER: '0', RATE_LIMIT_LLM_PER_KEY: '7', RATE_LIMIT_NEW_USERS_PER_TENANT: '5', MAX_MESSAGES_BODY_BYTES: '1048576' });
+    expect(tuned.rateLimits).toMatchObject({ windowSeconds: 10, perUser: { recall: 0 }, perKey: { llm: 7 }, newUsersPerTenant: 5 });
+    expect(tuned.maxMessagesBodyBytes).toBe(1024 * 1024);
+    expect(() => loadConfig({ RATE_LIMIT_RECALL_PER_USER: '-1' })).toThrow(/RATE_LIMIT_RECALL_PER_USER/);
+    expect(() => loadConfig({ RATE_LIMIT_WINDOW_SECONDS: '0' })).toThrow(/RATE_LIMIT_WINDOW_SECONDS/);
+    expect(() => loadConfig({ RATE_LIMIT_WRITES_PER_KEY: 'lots' })).toThrow(/RATE_LIMIT_WRITES_PER_KEY/);
+    expect(() => loadConfig({ MAX_MESSAGES_BODY_BYTES: '100' })).toThrow(/MAX_MESSAGES_BODY_BYTES/);
+  });
+
   it('parses several tenants', () => {
     const c = loadConfig({ API_KEYS: 'acme:key-acme-123, globex:key-globex-456' });
     expect(c.tenants.map((t) => t.tenantId)).toEqual(['acme', 'globex']);

@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without a key. Only routes that hold no data may say so. */
     public?: boolean;
+    /** A POST that only reads (recall, search): it registers no user. */
+    readOnly?: boolean;
   }
 }
 
@@ -41,7 +43,11 @@ export function tenantForKey(tenants: readonly { tenantId: string; digest: Buffe
  * a way in. Only routes that declare `config.public` skip the key; an unmatched path needs one too,
  * so probing for routes without a key learns nothing.
  */
-export function installAuth(app: FastifyInstance, deps: PageSessionDeps & { subjects: SubjectKeys }): void {
+export function installAuth(
+  app: FastifyInstance,
+  deps: PageSessionDeps & { subjects: SubjectKeys },
+  hooks: { /** Runs before a user unknown to the database is registered; may refuse it (429). */ beforeNewUser?: (request: FastifyRequest) => Promise<void> } = {},
+): void {
   const tenants = deps.tenants.map((t) => ({ tenantId: t.tenantId, digest: digest(t.key) }));
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -72,8 +78,11 @@ export function installAuth(app: FastifyInstance, deps: PageSessionDeps & { subj
     }
     request.userKey = deps.subjects.userKey({ tenantId: request.tenantId, userId });
     // Reads never create a user; a write registers (tenant, user) once, for export and for the
-    // foreign keys of the user's rows.
-    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'DELETE') {
+    // foreign keys of the user's rows. Recall and search are reads sent as POST: they stay off
+    // the registration (and its query) on the hot path.
+    const writes = !['GET', 'HEAD', 'DELETE'].includes(request.method) && request.routeOptions.config?.readOnly !== true;
+    if (writes && !(await userStore.exists(deps.pool, request.userKey))) {
+      await hooks.beforeNewUser?.(request);
       await userStore.ensure(deps.pool, { userKey: request.userKey, tenantId: request.tenantId, externalId: userId });
     }
   });

@@ -5,7 +5,8 @@ import type { SubjectKeys } from '../security/subject';
 import type { ServiceDeps } from '../services/deps';
 
 export interface ApiDeps extends Omit<ServiceDeps, 'extractor' | 'config'> {
-  config: ServiceDeps['config'] & Pick<AppConfig, 'page'>;
+  /** The services' settings, and the API's own: the page's sign-in, rate limits, the message batch body limit. */
+  config: ServiceDeps['config'] & Pick<AppConfig, 'page' | 'rateLimits' | 'maxMessagesBodyBytes'>;
   temporal: Client;
   taskQueue: string;
   tenants: { tenantId: string; key: string }[];

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ErrorCode, httpStatusFor, MemoryServiceError } from '../core/errors';
 
@@ -6,6 +6,8 @@ import { ErrorCode, httpStatusFor, MemoryServiceError } from '../core/errors';
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof MemoryServiceError) {
+      // A spent rate-limit budget says when to come back (RFC 9110 Retry-After, in seconds).
+      if (err.code === ErrorCode.rateLimited && typeof err.context.retryAfterSeconds === 'number') reply.header('retry-after', String(err.context.retryAfterSeconds));
       return reply.status(httpStatusFor(err.code)).send({ error: { code: err.code, message: err.message, details: err.context } });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
@@ -21,7 +23,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.status(400).send({ error: { code: ErrorCode.malformedJson, message: 'request body is not valid JSON' } });
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.status(413).send({ error: { code: ErrorCode.payloadTooLarge, message: 'request body too large' } });
+      const limitBytes = request.routeOptions.bodyLimit;
+      return reply.status(413).send({ error: { code: ErrorCode.payloadTooLarge, message: `request body too large${limitBytes ? `: this route takes at most ${limitBytes} bytes` : ''}`, details: { limitBytes } } });
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.status(415).send({ error: { code: ErrorCode.validationFailed, message: 'content-type must be application/json' } });
@@ -35,4 +38,15 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ error: { code: ErrorCode.notFound, message: `no route ${request.method} ${request.url.split('?')[0]}` } }),
   );
+}
+
+/**
+ * Errors the router raises before any route runs (Fastify's `frameworkErrors`), in the same JSON
+ * shape and without echoing the URL back: a malformed percent-encoding, and a path parameter
+ * longer than the router takes (ids are validated, with their own message, up to that length).
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'an id in the path is too long' : err.code === 'FST_ERR_BAD_URL' ? 'the path is not validly percent-encoded' : 'invalid request';
+  void reply.status(400).send({ error: { code: ErrorCode.validationFailed, message } });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_SNOOZE_SECONDS, MIN_SNOOZE_SECONDS, REMINDER_STATUSES } from '../core/proactive/reminder-state';
-import { textSchema, userIdSchema } from './schemas';
+import { requestIdSchema, textSchema, userIdSchema } from './schemas';
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24 h)');
 
@@ -15,7 +15,7 @@ export const createReminderBody = z.object({
   /** RFC 5545 RRULE ("FREQ=DAILY;BYHOUR=8;BYMINUTE=0"); the series starts at dueAt. */
   rrule: z.string().min(5).max(500).optional(),
   /** Client-chosen id that makes retries of this request idempotent. */
-  requestId: z.string().min(1).max(128).optional(),
+  requestId: requestIdSchema.optional(),
 });
 
 export const listRemindersQuery = z.object({

@@ -3,16 +3,23 @@ import { z } from 'zod';
 import { MEMORY_STATUSES, MEMORY_TYPES } from '../core/types';
 
 /**
- * User ids come from client systems: allow the usual id characters (including ":" and "@" for
- * "tenant:user" or e-mail-like ids) but nothing that could confuse a path, a log line or a
- * Temporal workflow id.
+ * Every id a client chooses (user, conversation, message, request) is 1–128 ASCII letters,
+ * digits and `. _ @ -`, starting with a letter or digit: nothing that could end or split a path
+ * segment, a log line, a Temporal workflow id (`conversation:<user>:<conversation>` stays
+ * unambiguous without ':') or a Chroma collection name, and no look-alike Unicode.
  */
-export const userIdSchema = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, 'userId may contain letters, digits and . _ : @ - only');
-export const conversationIdSchema = userIdSchema.describe('conversation id');
+export const MAX_ID_LENGTH = 128;
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
+export const safeIdSchema = (name: string) =>
+  z
+    .string()
+    .min(1, `${name} must not be empty`)
+    .max(MAX_ID_LENGTH, `${name} must be at most ${MAX_ID_LENGTH} characters`)
+    .regex(SAFE_ID, `${name} may contain ASCII letters, digits and . _ @ - only, and must start with a letter or digit`);
+export const userIdSchema = safeIdSchema('userId');
+export const conversationIdSchema = safeIdSchema('conversationId');
+export const messageIdSchema = safeIdSchema('message id');
+export const requestIdSchema = safeIdSchema('requestId');
 
 /** Rejects text a person cannot have typed: NUL and other C0 controls (tabs and newlines are fine). */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -39,6 +46,66 @@ export const ianaZone = z
   .max(64)
   .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone such as "Asia/Shanghai" or "UTC"');
 
+/**
+ * Bounds on free-form JSON a client may attach (memory `metadata`): it is stored in PostgreSQL
+ * jsonb, carried in Temporal payloads and returned with every view of the memory, so its size
+ * must not be the client's choice.
+ */
+export const JSON_BOUNDS = {
+  /** The object itself is depth 1; `{a: {b: [1]}}` is depth 3. */
+  maxDepth: 4,
+  maxKeysPerObject: 32,
+  maxArrayItems: 64,
+  maxKeyLength: 64,
+  maxStringLength: 1024,
+  /** UTF-8 bytes of the value as JSON. */
+  maxSerializedBytes: 8 * 1024,
+} as const;
+
+type JsonIssue = { path: (string | number)[]; message: string };
+
+/** The first bound a JSON value breaks, walking it depth first; undefined when it keeps them all. */
+export function jsonBoundsIssue(value: unknown, bounds = JSON_BOUNDS): JsonIssue | undefined {
+  const walk = (v: unknown, path: (string | number)[], depth: number): JsonIssue | undefined => {
+    if (typeof v === 'string') {
+      if (v.length > bounds.maxStringLength) return { path, message: `strings may be at most ${bounds.maxStringLength} characters` };
+      if (CONTROL_CHARS.test(v) || LONE_SURROGATE.test(v)) return { path, message: 'strings must be valid Unicode without control characters' };
+      return undefined;
+    }
+    if (v === null || typeof v === 'number' || typeof v === 'boolean') return undefined;
+    if (typeof v !== 'object') return { path, message: 'must be JSON' };
+    if (depth > bounds.maxDepth) return { path, message: `nesting may be at most ${bounds.maxDepth} levels deep` };
+    if (Array.isArray(v)) {
+      if (v.length > bounds.maxArrayItems) return { path, message: `arrays may hold at most ${bounds.maxArrayItems} items` };
+      for (let i = 0; i < v.length; i++) {
+        const issue = walk(v[i], [...path, i], depth + 1);
+        if (issue) return issue;
+      }
+      return undefined;
+    }
+    const entries = Object.entries(v);
+    if (entries.length > bounds.maxKeysPerObject) return { path, message: `objects may have at most ${bounds.maxKeysPerObject} keys` };
+    for (const [key, child] of entries) {
+      if (key.length === 0 || key.length > bounds.maxKeyLength) return { path: [...path, key], message: `keys must be 1–${bounds.maxKeyLength} characters` };
+      if (CONTROL_CHARS.test(key) || LONE_SURROGATE.test(key)) return { path: [...path, key], message: 'keys must be valid Unicode without control characters' };
+      const issue = walk(child, [...path, key], depth + 1);
+      if (issue) return issue;
+    }
+    return undefined;
+  };
+  const issue = walk(value, [], 1);
+  if (issue) return issue;
+  if (Buffer.byteLength(JSON.stringify(value), 'utf8') > bounds.maxSerializedBytes) return { path: [], message: `must be at most ${bounds.maxSerializedBytes} bytes as JSON` };
+  return undefined;
+}
+
+/** A free-form JSON object held to JSON_BOUNDS; a break is a 400 naming where it is. */
+export const boundedJsonObject = (name: string) =>
+  z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+    const issue = jsonBoundsIssue(value);
+    if (issue) ctx.addIssue({ code: 'custom', path: issue.path, message: `${name}: ${issue.message}` });
+  });
+
 export const createMemoryBody = z.object({
   text: textSchema(4000),
   type: z.enum(MEMORY_TYPES),
@@ -46,11 +113,11 @@ export const createMemoryBody = z.object({
   confidence: z.number().min(0).max(1).optional(),
   importance: z.number().min(0).max(1).optional(),
   keywords: z.array(z.string().max(64)).max(32).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: boundedJsonObject('metadata').optional(),
   expiresAt: isoDate.optional(),
   at: isoDate.optional(),
   /** Client-chosen id that makes retries of this request idempotent. */
-  requestId: z.string().min(1).max(128).optional(),
+  requestId: requestIdSchema.optional(),
 });
 
 export const listMemoriesQuery = z.object({

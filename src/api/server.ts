@@ -4,8 +4,10 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { installAuth } from './auth';
 import type { ApiDeps } from './deps';
-import { installErrorHandling } from './errors';
+import { frameworkErrors, installErrorHandling } from './errors';
+import { DEFAULT_BODY_LIMIT, installRateLimits } from './rate-limits';
 import { registerProactive, userActivation } from './proactive';
+import { MAX_ID_LENGTH } from './schemas';
 import { conversationSearchRoutes } from './routes/conversation-search';
 import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
@@ -26,7 +28,13 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Builds the HTTP API (not listening yet): auth, JSON errors, OpenAPI at /openapi.json. */
 export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: { level: options.logLevel ?? 'info' }, bodyLimit: 8 * 1024 * 1024 }).withTypeProvider<ZodTypeProvider>();
+  const app = Fastify({
+    logger: { level: options.logLevel ?? 'info' },
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // Ids a little over their limit reach the schema and its clear 400; far longer ones stop at the router.
+    routerOptions: { maxParamLength: 2 * MAX_ID_LENGTH },
+    frameworkErrors,
+  }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -57,7 +65,9 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
     transform: jsonSchemaTransform,
   });
   installErrorHandling(app);
-  installAuth(app, deps);
+  // Before auth's preHandler and the routes: per-route body limits, and budgets spent before any query.
+  const limits = await installRateLimits(app, deps.config);
+  installAuth(app, deps, { beforeNewUser: limits.admitNewUser });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps));

@@ -17,6 +17,8 @@ const optionalUrl = z.preprocess(blankToUndefined, z.string().trim().url().optio
 const optionalString = z.preprocess(blankToUndefined, z.string().trim().optional());
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+/** A rate-limit budget: requests per window; 0 turns that budget off. */
+const budget = z.coerce.number().int().min(0);
 
 const tenantsSchema = z
   .string()
@@ -149,6 +151,16 @@ const envSchema = z.object({
   SWEEP_BATCH_SIZE: z.coerce.number().int().min(100).max(50_000).default(5000),
   PAGE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
   PAGE_CODE_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+  // Rate limits (requests per RATE_LIMIT_WINDOW_SECONDS) and request body sizes
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.max(3600).default(60),
+  RATE_LIMIT_RECALL_PER_USER: budget.default(120),
+  RATE_LIMIT_RECALL_PER_KEY: budget.default(6000),
+  RATE_LIMIT_WRITES_PER_USER: budget.default(240),
+  RATE_LIMIT_WRITES_PER_KEY: budget.default(12_000),
+  RATE_LIMIT_LLM_PER_USER: budget.default(60),
+  RATE_LIMIT_LLM_PER_KEY: budget.default(1200),
+  RATE_LIMIT_NEW_USERS_PER_TENANT: budget.default(120),
+  MAX_MESSAGES_BODY_BYTES: z.coerce.number().int().min(64 * 1024).max(64 * 1024 * 1024).default(8 * 1024 * 1024),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -194,6 +206,21 @@ export interface AppConfig {
   /** The operator secret (≥ 32 bytes, UTF-8) every keyed operation derives its key from. */
   /** The memory page's sign-in: lifetime of a page session and of the one-time code in its link. */
   page: { sessionTtlSeconds: number; codeTtlSeconds: number };
+  /**
+   * Requests per window and budget, per (tenant, user) and per API key; new user ids per tenant.
+   * 0 turns a budget off. State is per API process (src/api/rate-limits.ts).
+   */
+  rateLimits: RateLimitConfig;
+  /** Body size of a message batch; every other route has a fixed limit sized to its schema. */
+  maxMessagesBodyBytes: number;
+}
+
+export type RateLimitBudget = 'recall' | 'writes' | 'llm';
+export interface RateLimitConfig {
+  windowSeconds: number;
+  perUser: Record<RateLimitBudget, number>;
+  perKey: Record<RateLimitBudget, number>;
+  newUsersPerTenant: number;
 }
 
 /** Outside production only: a fixed, public secret, so development and tests need no setup. */
@@ -293,6 +320,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
     page: { sessionTtlSeconds: e.PAGE_TOKEN_TTL_SECONDS, codeTtlSeconds: Math.min(e.PAGE_CODE_TTL_SECONDS, e.PAGE_TOKEN_TTL_SECONDS) },
+    rateLimits: {
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      perUser: { recall: e.RATE_LIMIT_RECALL_PER_USER, writes: e.RATE_LIMIT_WRITES_PER_USER, llm: e.RATE_LIMIT_LLM_PER_USER },
+      perKey: { recall: e.RATE_LIMIT_RECALL_PER_KEY, writes: e.RATE_LIMIT_WRITES_PER_KEY, llm: e.RATE_LIMIT_LLM_PER_KEY },
+      newUsersPerTenant: e.RATE_LIMIT_NEW_USERS_PER_TENANT,
+    },
+    maxMessagesBodyBytes: e.MAX_MESSAGES_BODY_BYTES,
   };
 }
 

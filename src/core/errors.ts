@@ -10,6 +10,8 @@ export const ErrorCode = {
   notFound: 'not_found',
   conflict: 'conflict',
   payloadTooLarge: 'payload_too_large',
+  /** A rate-limit budget is spent for now; the answer carries Retry-After. */
+  rateLimited: 'rate_limited',
   invalidState: 'invalid_state',
   dependencyTimeout: 'dependencyTimeout',
   vectorStoreUnavailable: 'vectorStoreUnavailable',
@@ -42,6 +44,7 @@ const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  rate_limited: 429,
   invalid_state: 409,
   dependencyTimeout: 504,
   vectorStoreUnavailable: 503,

@@ -13,6 +13,11 @@ export const userStore = {
     ]);
   },
 
+  async exists(q: Queryable, userKey: string): Promise<boolean> {
+    const { rows } = await q.query('SELECT 1 FROM users WHERE user_id = $1', [userKey]);
+    return rows.length > 0;
+  },
+
   /** The user's IANA zone (users.timezone, 'UTC' until set); undefined for an unknown user. */
   async timeZoneOf(q: Queryable, userId: string): Promise<string | undefined> {
     const { rows } = await q.query<{ timezone: string }>('SELECT timezone FROM users WHERE user_id = $1', [userId]);

@@ -15,6 +15,7 @@ export const conversationSearchRoutes =
     app.post(
       '/v1/users/:userId/conversations/search',
       {
+        config: { readOnly: true },
         schema: {
           summary: 'Search the raw conversations (L0): exchanges by keywords, by the dates the query names, and through episodes',
           params: userParams,

@@ -8,7 +8,7 @@ import { conversationEndedSignal, conversationWorkflow, conversationWorkflowId, 
 import { ConversationIdKey, userSearchAttributes } from '../../../workflows/search-attributes';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
-import { conversationParams, isoDate, textSchema } from '../schemas';
+import { conversationParams, isoDate, messageIdSchema, textSchema } from '../schemas';
 
 const decisionView = z.object({
   action: z.string(),
@@ -28,7 +28,7 @@ export const conversationRoutes =
   ): FastifyPluginAsyncZod =>
   async (app) => {
     const message = z.object({
-      id: z.string().min(1).max(128),
+      id: messageIdSchema,
       role: z.enum(['user', 'assistant']),
       content: textSchema(limits.maxMessageChars),
       at: isoDate.optional(),

@@ -12,6 +12,7 @@ export const recallRoutes =
     app.post(
       '/v1/users/:userId/recall',
       {
+        config: { readOnly: true },
         schema: {
           summary: 'Hybrid recall for one chat message, formatted for the prompt within a token budget',
           params: userParams,
