@@ -140,6 +140,13 @@ const envSchema = z.object({
   MAX_ACTIVE_MEMORIES_PER_USER: positiveInt.default(5000),
   MEMORY_TTL_DAYS: ttlSchema.prefault('event:30'),
   SWEEP_BATCH_SIZE: z.coerce.number().int().min(100).max(50_000).default(5000),
+  // Encrypted Temporal payloads (issue #12): per-user data keys wrapped by a master key
+  PAYLOAD_ENCRYPTION: z.enum(['on', 'off']).default('on'),
+  PAYLOAD_MASTER_KEY: optionalString,
+  PAYLOAD_MASTER_KEYS_OLD: optionalString,
+  PAYLOAD_KEY_CACHE_SECONDS: positiveInt.max(3600).default(30),
+  CODEC_AUTH_TOKEN: optionalString,
+  CODEC_CORS_ORIGINS: optionalString,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -180,6 +187,15 @@ export interface AppConfig {
   proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number; schedulesOnFirstMessage: boolean };
   /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
   lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
+  /**
+   * Temporal payload encryption (docs/security.md). `masterKey` wraps every data key; `oldMasterKeys`
+   * still unwrap keys wrapped before a rotation. `masterKeyIsDevDefault`: no PAYLOAD_MASTER_KEY was
+   * given and the fixed development key is in use. `keyCacheSeconds`: how long a process keeps an
+   * unwrapped data key, so a purge elsewhere takes effect within that time.
+   */
+  payloads: { encryption: boolean; masterKey: Buffer; oldMasterKeys: Buffer[]; masterKeyIsDevDefault: boolean; keyCacheSeconds: number };
+  /** The codec server for Temporal UI / CLI: operator token (unset: endpoints disabled) and the UI origins CORS admits. */
+  codec: { authToken?: string; corsOrigins: string[] };
 }
 
 /** Thrown at start when the environment is invalid; names every offending variable. */
@@ -192,6 +208,44 @@ export class ConfigError extends Error {
 
 function fail(variable: string, message: string): never {
   throw new ConfigError([{ variable, message }]);
+}
+
+/**
+ * The development payload master key: fixed and public, so a dev database stays readable across
+ * restarts. Never a secret — production sets PAYLOAD_MASTER_KEY.
+ */
+const DEV_PAYLOAD_MASTER_KEY = 'otK/xO7WGjgj1qnNixKECz1YfDzSSH4vPsRnjDaV+SM=';
+const DEV_CODEC_AUTH_TOKEN = 'dev-codec-token-change-me';
+
+/** 32 bytes of key material, written as 64 hex digits or as base64. */
+export function parseKeyMaterial(text: string): Buffer | undefined {
+  const t = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(t)) return Buffer.from(t, 'hex');
+  if (!/^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(t)) return undefined;
+  const bytes = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return bytes.length === 32 ? bytes : undefined;
+}
+
+function payloadKeys(e: Env): AppConfig['payloads'] {
+  const current = e.PAYLOAD_MASTER_KEY ? parseKeyMaterial(e.PAYLOAD_MASTER_KEY) : parseKeyMaterial(DEV_PAYLOAD_MASTER_KEY);
+  if (!current) fail('PAYLOAD_MASTER_KEY', 'expected 32 bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)');
+  const oldMasterKeys = (e.PAYLOAD_MASTER_KEYS_OLD ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((k, i) => parseKeyMaterial(k) ?? fail('PAYLOAD_MASTER_KEYS_OLD', `entry ${i + 1} is not 32 bytes of hex or base64`));
+  if (e.PAYLOAD_ENCRYPTION === 'off' && e.NODE_ENV === 'production') fail('PAYLOAD_ENCRYPTION', '"off" is a development opt-out; production encrypts Temporal payloads');
+  return { encryption: e.PAYLOAD_ENCRYPTION === 'on', masterKey: current, oldMasterKeys, masterKeyIsDevDefault: !e.PAYLOAD_MASTER_KEY, keyCacheSeconds: e.PAYLOAD_KEY_CACHE_SECONDS };
+}
+
+function codecServer(e: Env): AppConfig['codec'] {
+  const authToken = e.CODEC_AUTH_TOKEN ?? (e.NODE_ENV === 'production' ? undefined : DEV_CODEC_AUTH_TOKEN);
+  if (authToken !== undefined && authToken.length < 16) fail('CODEC_AUTH_TOKEN', 'must be at least 16 characters');
+  const corsOrigins = e.CODEC_CORS_ORIGINS
+    ? e.CODEC_CORS_ORIGINS.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean)
+    : [`http://127.0.0.1:${e.TEMPORAL_UI_PORT}`, `http://localhost:${e.TEMPORAL_UI_PORT}`];
+  for (const origin of corsOrigins) if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail('CODEC_CORS_ORIGINS', `expected origins like http://host:port, got "${origin.slice(0, 40)}"`);
+  return { authToken, corsOrigins };
 }
 
 /** Parses an environment (defaults to `process.env`) into the typed application config. */
@@ -272,6 +326,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       schedulesOnFirstMessage: e.PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE === 'true',
     },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
+    payloads: payloadKeys(e),
+    codec: codecServer(e),
   };
 }
 
