@@ -6,6 +6,7 @@ import { installAuth } from './auth';
 import type { ApiDeps } from './deps';
 import { installErrorHandling } from './errors';
 import { registerProactive, userActivation } from './proactive';
+import { codecRoutes } from './routes/codec';
 import { conversationSearchRoutes } from './routes/conversation-search';
 import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
@@ -67,5 +68,7 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
   await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
+  // Temporal payload codec server for operators (Temporal UI, CLI): outside /v1, its own auth.
+  if (deps.codecServer) await app.register(codecRoutes(deps.codecServer));
   return app;
 }
