@@ -1,5 +1,6 @@
 import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+// Default import: @temporalio/proto is CommonJS, and Node's ESM loader sees no named exports in it.
+import proto from '@temporalio/proto';
 import { decodeSubject, SUBJECT_METADATA_KEY } from '../../workflows/payload-subject';
 import { AuthenticationFailedError, open, seal } from './aes-gcm';
 import { PayloadDecryptionError, type PayloadKeyStore } from './payload-keys';
@@ -12,7 +13,7 @@ const FORMAT_V1 = 1;
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 const payloadAad = (keyId: string) => `jarvis-memory/payload/v1/${keyId}`;
-const { Payload: PayloadProto } = temporal.api.common.v1;
+const { Payload: PayloadProto } = proto.temporal.api.common.v1;
 
 export function isEncrypted(payload: Payload): boolean {
   const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
