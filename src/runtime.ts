@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
 import { createActivities } from '../activities';
@@ -24,8 +25,21 @@ import type { StackEndpoints } from './stack';
 import { finishVectorMoves, rekeyLegacyUsers } from './adapters/postgres/tenant-rekey';
 import { ServiceSecrets } from './security/secrets';
 import { SubjectKeys } from './security/subject';
+import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
+import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/**
+ * How the workflow bundle is built — by the worker here and by the test setup alike: the sandbox's
+ * payload converter tags payloads with their user, and the interceptor hands that user to
+ * activities, so the encryption codec can pick the user's data key (docs/security.md).
+ */
+export const WORKFLOW_BUNDLE_OPTIONS = {
+  workflowsPath: WORKFLOWS_PATH,
+  payloadConverterPath: fileURLToPath(new URL('../workflows/payload-converter.ts', import.meta.url)),
+  workflowInterceptorModules: [fileURLToPath(new URL('../workflows/subject-interceptors.ts', import.meta.url))],
+};
 
 export interface Runtime {
   config: AppConfig;
@@ -34,6 +48,10 @@ export interface Runtime {
   /** Maps (tenant, user) to the key every store uses; the Temporal and MCP entry points need it too. */
   subjects: SubjectKeys;
   temporal: Client;
+  /** Temporal payload encryption; undefined when PAYLOAD_ENCRYPTION=off. `keys.destroyUserKey` crypto-shreds a user's payloads. */
+  payloadEncryption?: PayloadEncryption;
+  /** The data converter of this runtime's Client and Worker; replaying its histories needs it too. */
+  dataConverter: DataConverter;
   createWorker(opts?: { taskQueue?: string; workflowBundle?: WorkflowBundleOption }): Promise<Worker>;
   createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number }): ReturnType<typeof buildApi>;
   /** Creates or updates the Temporal Schedules (idempotent; called at worker start). */
@@ -89,9 +107,19 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
   if (config.llm.provider !== 'none' && config.extraction.conflictResolver === 'llm')
     deps.conflictJudge = new LlmConflictJudge(createChatModel(config.llm, { timeoutMs: 10_000, maxRetries: 0 }), config.llm.model);
+  const payloadEncryption = createPayloadEncryption(pool, config.payloads);
+  if (payloadEncryption && config.payloads.masterKeyIsDevDefault && config.env === 'production') {
+    console.warn('PAYLOAD_MASTER_KEY is not set: Temporal payloads are encrypted under the public development master key');
+  }
+  // After a master key rotation, move every data key to the new master key (one row per user).
+  if (payloadEncryption && config.payloads.oldMasterKeys.length > 0) await payloadEncryption.keys.rewrapAll();
+  const dataConverter: DataConverter = payloadEncryption?.dataConverter ?? {};
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter, interceptors: subjectClientInterceptors });
   const workers: NativeConnection[] = [];
+  let bundle: Promise<WorkflowBundleOption> | undefined;
+  const workflowBundle = () =>
+    (bundle ??= bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: TemporalRuntime.instance().logger }).then(({ code }) => ({ code })));
 
   return {
     config,
@@ -99,14 +127,20 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     deps,
     subjects,
     temporal,
+    payloadEncryption,
+    dataConverter,
     async createWorker(o = {}) {
+      const code = o.workflowBundle ?? (await workflowBundle());
       const nativeConnection = await NativeConnection.connect({ address: endpoints.temporalAddress });
       workers.push(nativeConnection);
       return Worker.create({
         connection: nativeConnection,
         namespace: config.temporal.namespace,
         taskQueue: o.taskQueue ?? config.temporal.taskQueue,
-        ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+        // Bundled here (not from workflowsPath) so the worker never require()s the converter module.
+        workflowBundle: code,
+        dataConverter,
+        interceptors: { activity: [subjectActivityInterceptor] },
         activities: createActivities(deps),
       });
     },
@@ -120,6 +154,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           queryRewriter: deps.queryRewriter,
           config,
           temporal,
+          codecServer: payloadEncryption && { codec: payloadEncryption.codec, ...config.codec },
           taskQueue: o.taskQueue ?? config.temporal.taskQueue,
           tenants: config.tenants,
           secrets,

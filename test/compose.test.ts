@@ -30,6 +30,7 @@ describe('docker-compose.yml', () => {
       const env = compose.services[name]!.environment!;
       expect(env.API_KEYS).toMatch(/^\$\{API_KEYS:\?/);
       expect(env.SECRET_KEY).toMatch(/^\$\{SECRET_KEY:\?/);
+      expect(env.PAYLOAD_MASTER_KEY).toMatch(/^\$\{PAYLOAD_MASTER_KEY:\?/);
     }
   });
 
@@ -38,7 +39,7 @@ describe('docker-compose.yml', () => {
       const env = compose.services[name]!.environment!;
       for (const key of Object.keys(env)) expect(documented.has(key), `${name}: ${key} is not in .env.example`).toBe(true);
       // Required variables get what an operator would set: a tenant key and a secret of 32+ bytes.
-      const operator: Record<string, string> = { API_KEYS: `acme:${'k'.repeat(40)}`, SECRET_KEY: 's'.repeat(40) };
+      const operator: Record<string, string> = { API_KEYS: `acme:${'k'.repeat(40)}`, SECRET_KEY: 's'.repeat(40), PAYLOAD_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') };
       const resolved = Object.fromEntries(
         Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1').replace(/\$\{([A-Z_]+):\?[^}]*\}/g, (_m, name: string) => operator[name]!)]),
       );

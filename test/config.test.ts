@@ -11,7 +11,7 @@ describe('config', () => {
   });
 
   it('refuses to run production on a key or secret anyone could know or guess', () => {
-    const strong = { NODE_ENV: 'production', API_KEYS: `acme:${'k'.repeat(32)}`, SECRET_KEY: 's'.repeat(32) };
+    const strong = { NODE_ENV: 'production', API_KEYS: `acme:${'k'.repeat(32)}`, SECRET_KEY: 's'.repeat(32), PAYLOAD_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') };
     expect(loadConfig(strong).tenants).toEqual([{ tenantId: 'acme', key: 'k'.repeat(32) }]);
     expect(() => loadConfig({ NODE_ENV: 'production', SECRET_KEY: strong.SECRET_KEY })).toThrow(/API_KEYS.*development key/);
     expect(() => loadConfig({ ...strong, API_KEYS: 'acme:dev-key-change-me' })).toThrow(/API_KEYS/);
@@ -19,6 +19,8 @@ describe('config', () => {
     expect(() => loadConfig({ ...strong, API_KEYS: `acme:${'k'.repeat(40)},beta:short-key-1` })).toThrow(/beta/);
     expect(() => loadConfig({ ...strong, SECRET_KEY: undefined })).toThrow(/SECRET_KEY.*required/);
     expect(() => loadConfig({ ...strong, SECRET_KEY: 'x'.repeat(31) })).toThrow(/SECRET_KEY/);
+    expect(() => loadConfig({ ...strong, PAYLOAD_MASTER_KEY: undefined })).toThrow(/PAYLOAD_MASTER_KEY/);
+    expect(() => loadConfig({ ...strong, CODEC_AUTH_TOKEN: 'short-token-1234' })).toThrow(/CODEC_AUTH_TOKEN/);
     // Development and tests keep working with no configuration at all.
     expect(() => loadConfig({ NODE_ENV: 'development' })).not.toThrow();
   });
@@ -50,7 +52,7 @@ describe('config', () => {
     expect(loadConfig({}).secretKey.length).toBeGreaterThanOrEqual(32);
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SECRET_KEY/);
     expect(() => loadConfig({ SECRET_KEY: 'too-short' })).toThrow(/SECRET_KEY/);
-    expect(loadConfig({ NODE_ENV: 'production', API_KEYS: `acme:${'k'.repeat(32)}`, SECRET_KEY: 'x'.repeat(32) }).secretKey.toString('utf8')).toBe('x'.repeat(32));
+    expect(loadConfig({ NODE_ENV: 'production', API_KEYS: `acme:${'k'.repeat(32)}`, SECRET_KEY: 'x'.repeat(32), PAYLOAD_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') }).secretKey.toString('utf8')).toBe('x'.repeat(32));
   });
 
   it('caps the page sign-in code at the page session lifetime', () => {

@@ -79,7 +79,8 @@ afterAll(async () => {
 
 async function replay(histories: { workflowId: string; history: History }[]): Promise<{ workflowId: string; error?: string }[]> {
   const outcomes: { workflowId: string; error?: string }[] = [];
-  const results = Worker.runReplayHistories({ workflowBundle: { code: inject('workflowBundle') }, replayName: 'replay-test' }, histories);
+  // The runtime's data converter: fresh histories are encrypted; the recorded ones are not, and pass through.
+  const results = Worker.runReplayHistories({ workflowBundle: { code: inject('workflowBundle') }, dataConverter: ctx.runtime.dataConverter, replayName: 'replay-test' }, histories);
   for await (const r of results) outcomes.push({ workflowId: r.workflowId, ...(r.error ? { error: String(r.error) } : {}) });
   return outcomes;
 }

@@ -2,12 +2,15 @@ import type { Client } from '@temporalio/client';
 import type { AppConfig } from '../config';
 import type { ServiceSecrets } from '../security/secrets';
 import type { SubjectKeys } from '../security/subject';
+import type { PayloadCodec } from '@temporalio/common';
 import type { ServiceDeps } from '../services/deps';
 
 export interface ApiDeps extends Omit<ServiceDeps, 'extractor' | 'config'> {
   /** The services' settings, and the API's own: the page's sign-in, rate limits, the message batch body limit. */
   config: ServiceDeps['config'] & Pick<AppConfig, 'page' | 'rateLimits' | 'maxMessagesBodyBytes'>;
   temporal: Client;
+  /** The Temporal payload codec served to operators at /codec, with who may use it (undefined: encryption off). */
+  codecServer?: { codec: PayloadCodec; authToken?: string; corsOrigins: string[] };
   taskQueue: string;
   tenants: { tenantId: string; key: string }[];
   subjects: SubjectKeys;

@@ -8,6 +8,7 @@ import { frameworkErrors, installErrorHandling } from './errors';
 import { DEFAULT_BODY_LIMIT, installRateLimits } from './rate-limits';
 import { registerProactive, userActivation } from './proactive';
 import { MAX_ID_LENGTH } from './schemas';
+import { codecRoutes } from './routes/codec';
 import { conversationSearchRoutes } from './routes/conversation-search';
 import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
@@ -79,5 +80,7 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
   await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
+  // Temporal payload codec server for operators (Temporal UI, CLI): outside /v1, its own auth.
+  if (deps.codecServer) await app.register(codecRoutes(deps.codecServer));
   return app;
 }

@@ -161,6 +161,13 @@ const envSchema = z.object({
   RATE_LIMIT_LLM_PER_KEY: budget.default(1200),
   RATE_LIMIT_NEW_USERS_PER_TENANT: budget.default(120),
   MAX_MESSAGES_BODY_BYTES: z.coerce.number().int().min(64 * 1024).max(64 * 1024 * 1024).default(8 * 1024 * 1024),
+  // Encrypted Temporal payloads (issue #12): per-user data keys wrapped by a master key
+  PAYLOAD_ENCRYPTION: z.enum(['on', 'off']).default('on'),
+  PAYLOAD_MASTER_KEY: optionalString,
+  PAYLOAD_MASTER_KEYS_OLD: optionalString,
+  PAYLOAD_KEY_CACHE_SECONDS: positiveInt.max(3600).default(30),
+  CODEC_AUTH_TOKEN: optionalString,
+  CODEC_CORS_ORIGINS: optionalString,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -213,6 +220,15 @@ export interface AppConfig {
   rateLimits: RateLimitConfig;
   /** Body size of a message batch; every other route has a fixed limit sized to its schema. */
   maxMessagesBodyBytes: number;
+  /**
+   * Temporal payload encryption (docs/security.md). `masterKey` wraps every data key; `oldMasterKeys`
+   * still unwrap keys wrapped before a rotation. `masterKeyIsDevDefault`: no PAYLOAD_MASTER_KEY was
+   * given and the fixed development key is in use. `keyCacheSeconds`: how long a process keeps an
+   * unwrapped data key, so a purge elsewhere takes effect within that time.
+   */
+  payloads: { encryption: boolean; masterKey: Buffer; oldMasterKeys: Buffer[]; masterKeyIsDevDefault: boolean; keyCacheSeconds: number };
+  /** The codec server for Temporal UI / CLI: operator token (unset: endpoints disabled) and the UI origins CORS admits. */
+  codec: { authToken?: string; corsOrigins: string[] };
 }
 
 export type RateLimitBudget = 'recall' | 'writes' | 'llm';
@@ -235,6 +251,44 @@ export class ConfigError extends Error {
 
 function fail(variable: string, message: string): never {
   throw new ConfigError([{ variable, message }]);
+}
+
+/**
+ * The development payload master key: fixed and public, so a dev database stays readable across
+ * restarts. Never a secret — production sets PAYLOAD_MASTER_KEY.
+ */
+const DEV_PAYLOAD_MASTER_KEY = 'otK/xO7WGjgj1qnNixKECz1YfDzSSH4vPsRnjDaV+SM=';
+const DEV_CODEC_AUTH_TOKEN = 'dev-codec-token-change-me';
+
+/** 32 bytes of key material, written as 64 hex digits or as base64. */
+export function parseKeyMaterial(text: string): Buffer | undefined {
+  const t = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(t)) return Buffer.from(t, 'hex');
+  if (!/^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(t)) return undefined;
+  const bytes = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return bytes.length === 32 ? bytes : undefined;
+}
+
+function payloadKeys(e: Env): AppConfig['payloads'] {
+  const current = e.PAYLOAD_MASTER_KEY ? parseKeyMaterial(e.PAYLOAD_MASTER_KEY) : parseKeyMaterial(DEV_PAYLOAD_MASTER_KEY);
+  if (!current) fail('PAYLOAD_MASTER_KEY', 'expected 32 bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)');
+  const oldMasterKeys = (e.PAYLOAD_MASTER_KEYS_OLD ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((k, i) => parseKeyMaterial(k) ?? fail('PAYLOAD_MASTER_KEYS_OLD', `entry ${i + 1} is not 32 bytes of hex or base64`));
+  if (e.PAYLOAD_ENCRYPTION === 'off' && e.NODE_ENV === 'production') fail('PAYLOAD_ENCRYPTION', '"off" is a development opt-out; production encrypts Temporal payloads');
+  return { encryption: e.PAYLOAD_ENCRYPTION === 'on', masterKey: current, oldMasterKeys, masterKeyIsDevDefault: !e.PAYLOAD_MASTER_KEY, keyCacheSeconds: e.PAYLOAD_KEY_CACHE_SECONDS };
+}
+
+function codecServer(e: Env): AppConfig['codec'] {
+  const authToken = e.CODEC_AUTH_TOKEN ?? (e.NODE_ENV === 'production' ? undefined : DEV_CODEC_AUTH_TOKEN);
+  if (authToken !== undefined && authToken.length < 16) fail('CODEC_AUTH_TOKEN', 'must be at least 16 characters');
+  const corsOrigins = e.CODEC_CORS_ORIGINS
+    ? e.CODEC_CORS_ORIGINS.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean)
+    : [`http://127.0.0.1:${e.TEMPORAL_UI_PORT}`, `http://localhost:${e.TEMPORAL_UI_PORT}`];
+  for (const origin of corsOrigins) if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail('CODEC_CORS_ORIGINS', `expected origins like http://host:port, got "${origin.slice(0, 40)}"`);
+  return { authToken, corsOrigins };
 }
 
 /** Parses an environment (defaults to `process.env`) into the typed application config. */
@@ -327,6 +381,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       newUsersPerTenant: e.RATE_LIMIT_NEW_USERS_PER_TENANT,
     },
     maxMessagesBodyBytes: e.MAX_MESSAGES_BODY_BYTES,
+    payloads: payloadKeys(e),
+    codec: codecServer(e),
   };
 }
 
@@ -344,6 +400,11 @@ function refuseUnsafeProductionConfig(e: Env): void {
   if (!e.SECRET_KEY) problems.push({ variable: 'SECRET_KEY', message: `required in production (at least ${MIN_PRODUCTION_KEY_BYTES} random bytes; it must never change)` });
   else if (e.SECRET_KEY === DEV_SECRET_KEY || Buffer.byteLength(e.SECRET_KEY, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
     problems.push({ variable: 'SECRET_KEY', message: `must be at least ${MIN_PRODUCTION_KEY_BYTES} bytes and not the development secret` });
+  // Without its own master key every Temporal history would be encrypted under a key printed in
+  // this repository: encryption in name only.
+  if (!e.PAYLOAD_MASTER_KEY) problems.push({ variable: 'PAYLOAD_MASTER_KEY', message: 'required in production (32 random bytes, e.g. `openssl rand -base64 32`)' });
+  if (e.CODEC_AUTH_TOKEN !== undefined && Buffer.byteLength(e.CODEC_AUTH_TOKEN, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
+    problems.push({ variable: 'CODEC_AUTH_TOKEN', message: `decrypts every history: at least ${MIN_PRODUCTION_KEY_BYTES} bytes in production` });
   if (problems.length > 0) throw new ConfigError(problems);
 }
 

@@ -25,6 +25,16 @@ export interface RunningStack extends StackEndpoints {
   stop(): Promise<void>;
 }
 
+/**
+ * Where the Web UI (in the operator's browser) finds the API's codec server; the UI shows
+ * ciphertext until the operator signs in there (docs/security.md). None when encryption is off.
+ */
+function uiCodecEndpoint(config: AppConfig): string | undefined {
+  if (!config.payloads.encryption || !config.codec.authToken) return undefined;
+  const host = ['0.0.0.0', '::', '127.0.0.1', 'localhost'].includes(config.http.host) ? '127.0.0.1' : config.http.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.http.port}/codec`;
+}
+
 const missing = (what: string, hint: string) =>
   new Error(`${what} is not configured and no local one could be started: ${hint}. Run \`npm run setup\` first.`);
 
@@ -61,6 +71,7 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
             uiPort: await port(config.temporal.uiPort),
             namespace: config.temporal.namespace,
             logFile: join(logs, 'temporal.log'),
+            uiCodecEndpoint: opts.ephemeral ? undefined : uiCodecEndpoint(config),
           });
           started.push(t.process);
           temporalAddress = t.address;

@@ -31,6 +31,8 @@ export async function startLocalTemporal(opts: {
   uiPort: number;
   namespace: string;
   logFile: string;
+  /** Remote codec endpoint for the Web UI (the API's /codec), so an operator can read encrypted payloads. */
+  uiCodecEndpoint?: string;
 }): Promise<LocalTemporal> {
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -50,6 +52,7 @@ export async function startLocalTemporal(opts: {
     '--log-level',
     'warn',
     '--ui-disable-news-fetch',
+    ...(opts.uiCodecEndpoint ? ['--ui-codec-endpoint', opts.uiCodecEndpoint] : []),
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
   ];
   const proc = startProcess('temporal', opts.cliPath, args, opts.logFile);

@@ -1,7 +1,7 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config';
-import { WORKFLOWS_PATH } from '../../src/runtime';
+import { WORKFLOW_BUNDLE_OPTIONS } from '../../src/runtime';
 import { startStack, type RunningStack } from '../../src/stack';
 
 declare module 'vitest' {
@@ -28,7 +28,9 @@ export async function setup(project: TestProject): Promise<void> {
     embeddingsUrl: stack.embeddingsUrl,
     temporalUiUrl: stack.temporalUiUrl,
   });
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
+  // Built as the worker builds it: with the payload converter and interceptor that let the
+  // encryption codec pick each user's data key.
+  const bundle = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
   project.provide('workflowBundle', bundle.code);
 }
 
