@@ -57,6 +57,21 @@ const ttlSchema = z.string().transform((raw, ctx) => {
   return ttl;
 });
 
+/** Retention age in days: a positive whole number, or 0 / "none" for keeping forever (null). */
+const retentionDays = (fallback: number) =>
+  z.preprocess(
+    (v) => {
+      const raw = blankToUndefined(v);
+      return typeof raw === 'string' && raw.trim().toLowerCase() === 'none' ? '0' : raw;
+    },
+    z.coerce
+      .number()
+      .int('expected a whole number of days, 0 or "none"')
+      .min(0, 'expected a whole number of days, 0 or "none"')
+      .default(fallback)
+      .transform((days) => (days === 0 ? null : days)),
+  );
+
 const llmSchema = z.discriminatedUnion('provider', [
   z.object({ provider: z.literal('none') }),
   z.object({
@@ -140,6 +155,11 @@ const envSchema = z.object({
   MAX_ACTIVE_MEMORIES_PER_USER: positiveInt.default(5000),
   MEMORY_TTL_DAYS: ttlSchema.prefault('event:30'),
   SWEEP_BATCH_SIZE: z.coerce.number().int().min(100).max(50_000).default(5000),
+  // Retention (issue #12): the daily sweep deletes rows older than this many days; 0 or "none" keeps them.
+  RETENTION_MESSAGES_DAYS: retentionDays(365),
+  RETENTION_EPISODES_DAYS: retentionDays(365),
+  RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
+  RETENTION_DIGESTS_DAYS: retentionDays(90),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -180,6 +200,15 @@ export interface AppConfig {
   proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number; schedulesOnFirstMessage: boolean };
   /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
   lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
+  /** Age in days after which the daily sweep deletes each kind of row; null keeps it forever. */
+  retention: RetentionDays;
+}
+
+export interface RetentionDays {
+  messages: number | null;
+  episodes: number | null;
+  notifications: number | null;
+  digests: number | null;
 }
 
 /** Thrown at start when the environment is invalid; names every offending variable. */
@@ -272,6 +301,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       schedulesOnFirstMessage: e.PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE === 'true',
     },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
+    retention: {
+      messages: e.RETENTION_MESSAGES_DAYS,
+      episodes: e.RETENTION_EPISODES_DAYS,
+      notifications: e.RETENTION_NOTIFICATIONS_DAYS,
+      digests: e.RETENTION_DIGESTS_DAYS,
+    },
   };
 }
 
