@@ -49,6 +49,15 @@ export class ChromaEpisodeIndex implements EpisodeVectorIndex {
     if (ids.length === 0) return;
     await guard('remove', () => this.users.with(userId, { create: false, whenMissing: undefined }, (collection) => collection.delete({ ids, where: { user_id: userId } })));
   }
+
+  async dropUser(userId: string): Promise<boolean> {
+    return guard('drop', () => this.users.drop(userId));
+  }
+
+  /** The Chroma collection that holds this user's episode vectors (for operators and tests). */
+  collectionName(userId: string): string {
+    return this.users.name(userId);
+  }
 }
 
 async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {

@@ -66,6 +66,10 @@ export class ChromaVectorIndex implements VectorIndex {
     await forEachLimited([...byUser], DELETE_CONCURRENCY, ([userId, ids]) => this.remove({ userId, ids }));
   }
 
+  async dropUser(userId: string): Promise<boolean> {
+    return this.guard('drop', () => this.users.drop(userId));
+  }
+
   async heartbeat(): Promise<void> {
     await this.guard('heartbeat', () => this.users.client.heartbeat());
   }
