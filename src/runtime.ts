@@ -4,6 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker, ty
 import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
 import { createActivities } from '../activities';
+import { createPrivacyActivities } from '../activities/privacy';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
@@ -21,6 +22,8 @@ import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './services/reinforcement-signal';
 import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
 import type { StackEndpoints } from './stack';
+import type { UserKeyDestroyer } from './core/ports';
+import { ServiceSecrets } from './security/secrets';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -62,14 +65,22 @@ function createExtractor(config: AppConfig): Extractor {
  * The composition root: connects to the stack's endpoints, applies migrations, and builds the
  * adapters once. Worker and API are created from it, so both see exactly the same wiring.
  */
-export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
+/**
+ * Until SECRET_KEY is configured (the tenancy change), development and tests key the purge audit
+ * with a fixed secret; production gets none, and a purge refuses to start rather than write an
+ * audit row keyed with a public value.
+ */
+const DEVELOPMENT_SECRET = Buffer.from('jarvis-memory development secret; never used in production', 'utf8');
+
+export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean; secrets?: ServiceSecrets; userKeyDestroyer?: UserKeyDestroyer } = {}): Promise<Runtime> {
   installSdkLogger(config.logLevel);
   if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const embeddings = createEmbeddings(config, endpoints);
-  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config };
+  const secrets = opts.secrets ?? (config.env === 'production' ? undefined : new ServiceSecrets(DEVELOPMENT_SECRET));
+  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config, secrets, userKeyDestroyer: opts.userKeyDestroyer };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
   // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
@@ -92,7 +103,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         namespace: config.temporal.namespace,
         taskQueue: o.taskQueue ?? config.temporal.taskQueue,
         ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-        activities: createActivities(deps),
+        activities: { ...createActivities(deps), ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }) },
       });
     },
     createApi(o = {}) {
@@ -103,6 +114,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           episodeVectors,
           embeddings,
           queryRewriter: deps.queryRewriter,
+          secrets,
           config,
           temporal,
           taskQueue: o.taskQueue ?? config.temporal.taskQueue,
