@@ -8,6 +8,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     tenantId?: string;
   }
+  interface FastifyInstance {
+    /** Drops the cached owner of a purged user, so the next request registers them again. */
+    forgetUser(userId: string): void;
+  }
 }
 
 function sameKey(a: string, b: string): boolean {
@@ -24,6 +28,9 @@ function sameKey(a: string, b: string): boolean {
 export function installAuth(app: FastifyInstance, deps: Pick<ApiDeps, 'tenants' | 'pool'>): void {
   const owners = new Map<string, string>();
   const OWNER_CACHE = 50_000;
+  app.decorate('forgetUser', (userId: string) => {
+    owners.delete(userId);
+  });
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (!request.url.startsWith('/v1/')) return;

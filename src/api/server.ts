@@ -11,6 +11,7 @@ import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
 import { memoryRoutes } from './routes/memories';
 import { lifecycleRoutes } from './routes/lifecycle';
+import { privacyRoutes } from './routes/privacy';
 import { recallRoutes } from './routes/recall';
 
 export interface ApiOptions {
@@ -67,5 +68,13 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
   await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
+  await app.register(
+    privacyRoutes(deps, {
+      onPurged: (userKey) => {
+        app.forgetUser(userKey);
+        onUserActive.forget(userKey);
+      },
+    }),
+  );
   return app;
 }
