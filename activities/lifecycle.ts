@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { LifecycleAudit } from '../src/adapters/postgres/lifecycle-repository';
+import { addRetentionCounts, type RetentionStepResult } from '../src/core/lifecycle/retention';
 import { addSweepCounts, appendCapped, MAX_LISTED_TRANSITIONS } from '../src/core/lifecycle/sweep';
 import type { ServiceDeps } from '../src/services/deps';
 import {
@@ -8,6 +9,7 @@ import {
   expireArchived,
   reinforceImportant,
   sweepDecay,
+  sweepRetention,
   type LifecycleStepInput,
   type LifecycleStepResult,
 } from '../src/services/lifecycle-sweep';
@@ -80,6 +82,24 @@ export function createLifecycleActivities(deps: ServiceDeps) {
     /** Deletes the vectors of memories that left the active set. */
     async drainVectorDeletes(input: LifecycleBatchInput): Promise<LifecycleStepResult> {
       return withHeartbeats(input, batch, (s) => drainVectorDeletes(deps, s));
+    },
+
+    /**
+     * Retention: deletes messages, episodes, notifications and digests older than RETENTION_*_DAYS
+     * (relative to the sweep's `now`). Heartbeats per page; a retry resumes from the last one.
+     */
+    async retentionBatch(input: LifecycleBatchInput): Promise<RetentionStepResult> {
+      const ctx = Context.current();
+      const resumed = ctx.info.heartbeatDetails as RetentionStepResult | undefined;
+      if (resumed?.done) return resumed;
+      const result = await sweepRetention(deps, {
+        now: new Date(input.now),
+        cursor: resumed?.cursor ?? input.cursor,
+        limit: input.limit ?? batch,
+        budgetMs: input.budgetMs ?? DEFAULT_BUDGET_MS,
+        onPage: (progress) => ctx.heartbeat(resumed ? { ...progress, counts: addRetentionCounts(resumed.counts, progress.counts) } : progress),
+      });
+      return resumed ? { ...result, counts: addRetentionCounts(resumed.counts, result.counts) } : result;
     },
 
     /** Weekly: refreshes high/critical memories (decay reset, importance recomputed). */

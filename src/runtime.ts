@@ -5,6 +5,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime as Tempora
 import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
 import { createActivities } from '../activities';
+import { createPrivacyActivities } from '../activities/privacy';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
@@ -101,13 +102,14 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       await episodeVectors.moveUser(move);
     });
   }
-  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config };
+  const payloadEncryption = createPayloadEncryption(pool, config.payloads);
+  // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
+  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config, secrets, userKeyDestroyer: payloadEncryption?.keys };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
   // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
   if (config.llm.provider !== 'none' && config.extraction.conflictResolver === 'llm')
     deps.conflictJudge = new LlmConflictJudge(createChatModel(config.llm, { timeoutMs: 10_000, maxRetries: 0 }), config.llm.model);
-  const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   if (payloadEncryption && config.payloads.masterKeyIsDevDefault && config.env === 'production') {
     console.warn('PAYLOAD_MASTER_KEY is not set: Temporal payloads are encrypted under the public development master key');
   }
@@ -141,7 +143,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         workflowBundle: code,
         dataConverter,
         interceptors: { activity: [subjectActivityInterceptor] },
-        activities: createActivities(deps),
+        activities: { ...createActivities(deps), ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }) },
       });
     },
     createApi(o = {}) {

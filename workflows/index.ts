@@ -10,3 +10,5 @@ export { nudgeWorkflow } from './nudge';
 // Memory lifecycle (issue #5): daily forgetting sweep, weekly reinforcement.
 export { memorySweepWorkflow } from './memory-sweep';
 export { weeklyReinforcementWorkflow } from './weekly-reinforcement';
+// Privacy (issue #12): erasure of everything stored about one user.
+export { PurgeUser } from './purge-user';

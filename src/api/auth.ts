@@ -18,6 +18,10 @@ declare module 'fastify' {
     /** A POST that only reads (recall, search): it registers no user. */
     readOnly?: boolean;
   }
+  interface FastifyInstance {
+    /** Drops the cached owner of a purged user, so the next request registers them again. */
+    forgetUser(userId: string): void;
+  }
 }
 
 const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();

@@ -31,12 +31,14 @@ export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onU
  * (a message, a reminder), so the daily digest needs no settings change to start. Idempotent;
  * the set only saves the two Temporal calls on later activity.
  */
-export function userActivation(deps: ApiDeps): (userId: string) => Promise<void> {
+export function userActivation(deps: ApiDeps): ((userId: string) => Promise<void>) & { forget(userId: string): void } {
   const synced = new Set<string>();
-  return async (userId) => {
+  const activate = async (userId: string) => {
     if (synced.has(userId)) return;
     await syncProactiveSchedules(deps, userId);
     if (synced.size > 50_000) synced.clear();
     synced.add(userId);
   };
+  // A purged user who comes back gets their schedules again.
+  return Object.assign(activate, { forget: (userId: string) => void synced.delete(userId) });
 }

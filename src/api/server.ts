@@ -14,6 +14,7 @@ import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
 import { memoryRoutes } from './routes/memories';
 import { lifecycleRoutes } from './routes/lifecycle';
+import { privacyRoutes } from './routes/privacy';
 import { recallRoutes } from './routes/recall';
 import { userRoutes } from './routes/users';
 
@@ -82,5 +83,12 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationSearchRoutes(deps));
   // Temporal payload codec server for operators (Temporal UI, CLI): outside /v1, its own auth.
   if (deps.codecServer) await app.register(codecRoutes(deps.codecServer));
+  await app.register(
+    privacyRoutes(deps, {
+      onPurged: (userKey) => {
+        onUserActive.forget(userKey);
+      },
+    }),
+  );
   return app;
 }

@@ -65,6 +65,21 @@ const ttlSchema = z.string().transform((raw, ctx) => {
   return ttl;
 });
 
+/** Retention age in days: a positive whole number, or 0 / "none" for keeping forever (null). */
+const retentionDays = (fallback: number) =>
+  z.preprocess(
+    (v) => {
+      const raw = blankToUndefined(v);
+      return typeof raw === 'string' && raw.trim().toLowerCase() === 'none' ? '0' : raw;
+    },
+    z.coerce
+      .number()
+      .int('expected a whole number of days, 0 or "none"')
+      .min(0, 'expected a whole number of days, 0 or "none"')
+      .default(fallback)
+      .transform((days) => (days === 0 ? null : days)),
+  );
+
 const llmSchema = z.discriminatedUnion('provider', [
   z.object({ provider: z.literal('none') }),
   z.object({
@@ -168,6 +183,11 @@ const envSchema = z.object({
   PAYLOAD_KEY_CACHE_SECONDS: positiveInt.max(3600).default(30),
   CODEC_AUTH_TOKEN: optionalString,
   CODEC_CORS_ORIGINS: optionalString,
+  // Retention (issue #12): the daily sweep deletes rows older than this many days; 0 or "none" keeps them.
+  RETENTION_MESSAGES_DAYS: retentionDays(365),
+  RETENTION_EPISODES_DAYS: retentionDays(365),
+  RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
+  RETENTION_DIGESTS_DAYS: retentionDays(90),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -229,6 +249,15 @@ export interface AppConfig {
   payloads: { encryption: boolean; masterKey: Buffer; oldMasterKeys: Buffer[]; masterKeyIsDevDefault: boolean; keyCacheSeconds: number };
   /** The codec server for Temporal UI / CLI: operator token (unset: endpoints disabled) and the UI origins CORS admits. */
   codec: { authToken?: string; corsOrigins: string[] };
+  /** Age in days after which the daily sweep deletes each kind of row; null keeps it forever. */
+  retention: RetentionDays;
+}
+
+export interface RetentionDays {
+  messages: number | null;
+  episodes: number | null;
+  notifications: number | null;
+  digests: number | null;
 }
 
 export type RateLimitBudget = 'recall' | 'writes' | 'llm';
@@ -383,6 +412,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     maxMessagesBodyBytes: e.MAX_MESSAGES_BODY_BYTES,
     payloads: payloadKeys(e),
     codec: codecServer(e),
+    retention: {
+      messages: e.RETENTION_MESSAGES_DAYS,
+      episodes: e.RETENTION_EPISODES_DAYS,
+      notifications: e.RETENTION_NOTIFICATIONS_DAYS,
+      digests: e.RETENTION_DIGESTS_DAYS,
+    },
   };
 }
 

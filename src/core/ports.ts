@@ -28,6 +28,8 @@ export interface VectorIndex {
    * across thousands of users). Still filtered: only vectors owned by the users named are deleted.
    */
   removeMany(input: { items: { userId: string; id: string }[] }): Promise<void>;
+  /** Deletes everything the index holds for the user (a purge); false when there was nothing. Idempotent. */
+  dropUser(userId: string): Promise<boolean>;
   heartbeat(): Promise<void>;
 }
 
@@ -48,4 +50,14 @@ export interface ConflictJudge {
   /** Shown in audit reasons, e.g. "llm:gpt-4o-mini". */
   readonly name: string;
   propose(input: { system: string; prompt: string }): Promise<{ proposal: LlmProposal } | { unusable: string }>;
+}
+
+/**
+ * Destroys a user's data-encryption key (crypto-shredding): whatever was encrypted with it — in
+ * Temporal histories, backups — becomes unreadable even where it cannot be deleted. Implemented by
+ * the payload codec; optional, a purge without one deletes what it can reach. Must be idempotent:
+ * the purge activity that calls it is retried.
+ */
+export interface UserKeyDestroyer {
+  destroyUserKey(userKey: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
-import type { ConflictJudge, QueryRewriter, VectorIndex } from '../core/ports';
+import type { ConflictJudge, QueryRewriter, UserKeyDestroyer, VectorIndex } from '../core/ports';
+import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';
 import type { Extractor } from './extractor';
 
@@ -17,5 +18,9 @@ export interface ServiceDeps {
   queryRewriter?: QueryRewriter;
   /** The LLM conflict resolver (present when an LLM is configured and CONFLICT_RESOLVER is not "rules"). */
   conflictJudge?: ConflictJudge;
-  config: Pick<AppConfig, 'extraction' | 'recall' | 'llm' | 'proactive' | 'lifecycle'>;
+  /** Keyed MACs (the purge audit's user ref); absent in production until SECRET_KEY is configured. */
+  secrets: ServiceSecrets;
+  /** Crypto-shredding of a user's payload key at the end of a purge (set by the payload codec). */
+  userKeyDestroyer?: UserKeyDestroyer;
+  config: Pick<AppConfig, 'extraction' | 'recall' | 'llm' | 'proactive' | 'lifecycle' | 'retention'>;
 }

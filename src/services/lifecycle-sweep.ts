@@ -1,4 +1,6 @@
+import type pg from 'pg';
 import { FIRST_ID, lifecycleStore, type LifecycleAudit } from '../adapters/postgres/lifecycle-repository';
+import { retentionStore, type RetentionKey } from '../adapters/postgres/retention-repository';
 import { inTransaction } from '../adapters/postgres/pool';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import {
@@ -10,9 +12,18 @@ import {
   type LifecycleTransition,
   type SweepCounts,
 } from '../core/lifecycle/sweep';
+import {
+  addRetentionCounts,
+  emptyRetentionCounts,
+  RETENTION_KINDS,
+  retentionCutoff,
+  type RetentionCounts,
+  type RetentionKind,
+  type RetentionStepResult,
+} from '../core/lifecycle/retention';
 import type { ServiceDeps } from './deps';
 
-export type { LifecycleStepResult };
+export type { LifecycleStepResult, RetentionStepResult };
 import { importanceFor } from './importance';
 
 /**
@@ -160,4 +171,97 @@ export async function reinforceImportant(deps: Pick<ServiceDeps, 'pool'>, input:
     if (rows.length < input.limit) state.done = true;
     else state.cursor = rows[rows.length - 1]!.id;
   });
+}
+
+/** Input of the retention step (times fixed by the sweep; ages come from RETENTION_*_DAYS). */
+export interface RetentionStepInput {
+  now: Date;
+  /** Where a previous call stopped (kind and keyset position), null at the start. */
+  cursor: string | null;
+  /** Rows per page (one transaction each). */
+  limit: number;
+  budgetMs: number;
+  onPage?: (progress: RetentionStepResult) => void;
+}
+
+interface RetentionCursor {
+  kind: RetentionKind;
+  after: RetentionKey | null;
+}
+
+/**
+ * Retention (issue #12): deletes messages, episodes, notifications and digests older than their
+ * configured age, kind after kind, across all users, in keyset pages (one transaction each):
+ * messages with their BM25 postings (statistics follow through the trigger), episodes with their
+ * postings, statistics and Chroma vectors (deleted while the rows are locked, before the rows go:
+ * a Chroma failure rolls the page back and the step is retried), and conversations left empty.
+ * Idempotent: a repeated page finds nothing. Cursor: JSON of the kind and the last key.
+ */
+export async function sweepRetention(
+  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors' | 'config'>,
+  input: RetentionStepInput,
+): Promise<RetentionStepResult> {
+  const kinds = RETENTION_KINDS.filter((k) => deps.config.retention[k] !== null);
+  const state: RetentionStepResult = { cursor: input.cursor, done: false, counts: emptyRetentionCounts() };
+  let at: RetentionCursor | null = input.cursor ? (JSON.parse(input.cursor) as RetentionCursor) : kinds[0] ? { kind: kinds[0], after: null } : null;
+  const started = Date.now();
+  while (at && !state.done) {
+    const cutoff = retentionCutoff(input.now, deps.config.retention[at.kind])!;
+    const page = await inTransaction(deps.pool, (c) => retentionPage(c, deps, at!.kind, { cutoff, after: at!.after, limit: input.limit }));
+    state.counts = addRetentionCounts(state.counts, page.counts);
+    if (page.scanned < input.limit || !page.last) {
+      const next = kinds[kinds.indexOf(at.kind) + 1];
+      at = next ? { kind: next, after: null } : null;
+    } else {
+      at = { kind: at.kind, after: page.last };
+    }
+    state.cursor = at ? JSON.stringify(at) : null;
+    state.done = at === null;
+    input.onPage?.(state);
+    if (Date.now() - started >= input.budgetMs) break;
+  }
+  state.done = at === null;
+  return state;
+}
+
+async function retentionPage(
+  c: pg.PoolClient,
+  deps: Pick<ServiceDeps, 'episodeVectors'>,
+  kind: RetentionKind,
+  page: { cutoff: Date; after: RetentionKey | null; limit: number },
+): Promise<{ scanned: number; last: RetentionKey | null; counts: Partial<RetentionCounts> }> {
+  switch (kind) {
+    case 'messages': {
+      const r = await retentionStore.messagesPage(c, page);
+      const conversations = await retentionStore.dropEmptyConversations(c, { conversations: r.conversations, cutoff: page.cutoff });
+      return { scanned: r.scanned, last: r.last, counts: { messages: r.deleted, messagePostings: r.postings, conversations } };
+    }
+    case 'episodes': {
+      const due = await retentionStore.lockEpisodes(c, page);
+      let vectors = 0;
+      if (deps.episodeVectors) {
+        const byUser = new Map<string, string[]>();
+        for (const e of due) byUser.set(e.userId, [...(byUser.get(e.userId) ?? []), e.id]);
+        for (const [userId, ids] of byUser) {
+          await deps.episodeVectors.remove({ userId, ids });
+          vectors += ids.length;
+        }
+      }
+      const deleted = await retentionStore.deleteEpisodes(c, due.map((e) => e.id));
+      const conversations = await retentionStore.dropEmptyConversations(c, {
+        conversations: [...new Map(due.map((e) => [`${e.userId}\u0000${e.conversationId}`, { userId: e.userId, conversationId: e.conversationId }])).values()],
+        cutoff: page.cutoff,
+      });
+      const lastRow = due[due.length - 1];
+      return { scanned: due.length, last: lastRow ? [lastRow.endedAt, lastRow.id] : null, counts: { episodes: deleted, episodeVectorsRemoved: vectors, conversations } };
+    }
+    case 'notifications': {
+      const r = await retentionStore.notificationsPage(c, page);
+      return { scanned: r.scanned, last: r.last, counts: { notifications: r.deleted } };
+    }
+    case 'digests': {
+      const r = await retentionStore.digestsPage(c, page);
+      return { scanned: r.scanned, last: r.last, counts: { digests: r.deleted } };
+    }
+  }
 }

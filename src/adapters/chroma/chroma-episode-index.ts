@@ -53,6 +53,15 @@ export class ChromaEpisodeIndex implements EpisodeVectorIndex {
   async moveUser({ from, to }: { from: string; to: string }): Promise<number> {
     return moveUserRecords(this.users, from, to);
   }
+
+  async dropUser(userId: string): Promise<boolean> {
+    return guard('drop', () => this.users.drop(userId));
+  }
+
+  /** The Chroma collection that holds this user's episode vectors (for operators and tests). */
+  collectionName(userId: string): string {
+    return this.users.name(userId);
+  }
 }
 
 async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {

@@ -71,6 +71,10 @@ export class ChromaVectorIndex implements VectorIndex {
     return moveUserRecords(this.users, from, to);
   }
 
+  async dropUser(userId: string): Promise<boolean> {
+    return this.guard('drop', () => this.users.drop(userId));
+  }
+
   async heartbeat(): Promise<void> {
     await this.guard('heartbeat', () => this.users.client.heartbeat());
   }

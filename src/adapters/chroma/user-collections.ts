@@ -65,6 +65,24 @@ export class UserCollections {
     }
   }
 
+  /**
+   * Deletes the user's collection (a purge). False when it did not exist; safe to repeat. Another
+   * process's cached handle fails with not-found on its next use and resolves the name again.
+   */
+  async drop(userId: string): Promise<boolean> {
+    this.cache.delete(userId);
+    try {
+      await this.client.deleteCollection({ name: this.name(userId) });
+      return true;
+    } catch (err) {
+      if (err instanceof ChromaNotFoundError) return false;
+      throw err;
+    } finally {
+      // A lookup that raced the delete must not leave a handle to the dead collection behind.
+      this.cache.delete(userId);
+    }
+  }
+
   private async resolve(userId: string, create: boolean): Promise<Collection | undefined> {
     const cached = this.cache.get(userId);
     if (cached) {

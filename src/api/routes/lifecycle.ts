@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { eraseMemory } from '../../services/memory-erase';
 import { forgetMemory, restoreMemory } from '../../services/memory-lifecycle';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
@@ -18,14 +19,33 @@ export const lifecycleRoutes =
       '/v1/users/:userId/memories/:id',
       {
         schema: {
-          summary: 'Forget a memory: status expired, removed from search and from the vector store, audited',
+          summary:
+            'Forget a memory: status expired, removed from search and from the vector store, audited. ?hard=true erases it instead: row, history, vector, source messages and derived text deleted',
           params: memoryParams,
-          response: { 200: z.object({ memory: memoryView, changed: z.boolean(), vectorRemoved: z.boolean() }) },
+          querystring: z.object({ hard: z.enum(['true', 'false']).default('false') }),
+          response: {
+            200: z.union([
+              z.object({ memory: memoryView, changed: z.boolean(), vectorRemoved: z.boolean() }),
+              z.object({
+                id: z.string(),
+                erased: z.literal(true),
+                removed: z.record(z.string(), z.number()),
+                vectorRemoved: z.boolean(),
+                conversations: z.array(z.string()),
+                episodesRebuilt: z.boolean(),
+              }),
+            ]),
+          },
         },
       },
       async (request) => {
         const { id } = request.params;
         const userId = userKeyOf(request);
+        // Hard erasure on request; forgetting (an audited soft delete) stays the default.
+        if (request.query.hard === 'true') {
+          const erased = await eraseMemory(deps, { userKey: userId, id, now: new Date(), actor: 'api' });
+          return { ...erased, removed: { ...erased.removed } };
+        }
         const result = await forgetMemory(deps, { userId, id, now: new Date(), audit: { actor: 'api' } });
         return { memory: memoryToView(result.memory), changed: result.changed, vectorRemoved: result.vectorRemoved };
       },

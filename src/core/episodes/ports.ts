@@ -17,4 +17,6 @@ export interface EpisodeVectorIndex {
   upsert(input: { userId: string; items: EpisodeVectorItem[] }): Promise<void>;
   query(input: { userId: string; embedding: number[]; k: number }): Promise<VectorHit[]>;
   remove(input: { userId: string; ids: string[] }): Promise<void>;
+  /** Deletes all of the user's episode vectors (a purge); false when there were none. Idempotent. */
+  dropUser(userId: string): Promise<boolean>;
 }

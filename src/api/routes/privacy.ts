@@ -1,0 +1,109 @@
+import { Readable } from 'node:stream';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
+import { PURGE_WORKFLOW_TYPE, purgeWorkflowId } from '../../core/privacy/purge';
+import { openUserExport } from '../../services/user-export';
+import { assertUserKey, purgeUserRef } from '../../services/user-purge';
+import { PurgeUser } from '../../../workflows';
+import { userKeyOf } from '../auth';
+import type { ApiDeps } from '../deps';
+import { userParams } from '../schemas';
+
+/** How long `?wait=true` holds the request before answering 202 (the purge carries on). */
+const PURGE_WAIT_MS = 120_000;
+
+const purgeCounts = z.object({
+  postgres: z.record(z.string(), z.number()),
+  chroma: z.record(z.string(), z.number()),
+  schedulesDeleted: z.number(),
+  workflowsTerminated: z.number(),
+  workflowsDeleted: z.number(),
+  dataKeyDestroyed: z.boolean(),
+});
+
+/**
+ * Privacy (issue #12): export of everything stored about a user, and erasure of all of it.
+ * Both take the user key (what every store is keyed by) separately from the tenant's own user id:
+ * today they are the same path parameter; with tenancy the key comes from `request.userKey`.
+ */
+export const privacyRoutes =
+  (deps: ApiDeps, opts: { onPurged?: (userKey: string) => void } = {}): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      '/v1/users/:userId/export',
+      {
+        schema: {
+          summary: 'Export everything stored about the user as one JSON document (streamed; memories with their history, messages, episodes, reminders, notifications, digests, settings, graph)',
+          params: userParams,
+        },
+      },
+      async (request, reply) => {
+        const userKey = userKeyOf(request);
+        const exported = await openUserExport(deps, { userKey, externalUserId: request.params.userId, now: new Date() });
+        return reply
+          .header('content-type', 'application/json; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${exported.fileName}"`)
+          .header('cache-control', 'no-store')
+          .send(Readable.from(exported.chunks, { objectMode: false }));
+      },
+    );
+
+    app.delete(
+      '/v1/users/:userId',
+      {
+        schema: {
+          summary: 'Erase everything stored about the user (PurgeUser workflow): rows, vectors, schedules, workflow histories; ?wait=true waits for it',
+          params: userParams,
+          querystring: z.object({ wait: z.enum(['true', 'false']).default('false') }),
+          response: {
+            200: z.object({ workflowId: z.string(), runId: z.string(), result: z.object({ requestedAt: z.string(), completedAt: z.string(), counts: purgeCounts }) }),
+            202: z.object({ workflowId: z.string(), runId: z.string() }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const userKey = userKeyOf(request);
+        const tenantId = request.tenantId!;
+        assertUserKey(userKey);
+        const userRef = purgeUserRef(deps.secrets, userKey);
+        const workflowId = purgeWorkflowId(tenantId, userRef);
+        let handle;
+        try {
+          handle = await deps.temporal.workflow.start(PurgeUser, {
+            taskQueue: deps.taskQueue,
+            workflowId,
+            // A second request while one runs joins it; a finished purge is simply run again.
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            args: [{ userKey, tenantId, userRef, requestedAt: new Date().toISOString() }],
+            // No user key here: the summary outlives the purge in Temporal UI.
+            staticSummary: `${PURGE_WORKFLOW_TYPE}: erase every stored trace of one user of tenant ${tenantId} (ref ${userRef.slice(0, 8)})`,
+          });
+        } catch (err) {
+          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: purge not started', { workflowId }, { cause: err });
+        }
+        const runId = handle.firstExecutionRunId;
+        const finished = handle.result().then((r) => {
+          opts.onPurged?.(userKey);
+          return r;
+        });
+        finished.catch(() => {});
+        if (request.query.wait !== 'true') return reply.status(202).send({ workflowId, runId });
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timeout = new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), PURGE_WAIT_MS);
+        });
+        try {
+          const result = await Promise.race([finished, timeout]);
+          if (!result) return reply.status(202).send({ workflowId, runId });
+          return reply.status(200).send({ workflowId, runId, result: { requestedAt: result.requestedAt, completedAt: result.completedAt, counts: result.counts } });
+        } catch (err) {
+          if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'the purge failed', { workflowId }, { cause: err });
+          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable while waiting for the purge', { workflowId }, { cause: err });
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    );
+  };

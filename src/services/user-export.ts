@@ -1,0 +1,113 @@
+/**
+ * Export of everything stored about one user (GET /v1/users/{userId}/export, right of access and
+ * portability): one JSON document, written incrementally from keyset-paged queries so a user with
+ * millions of messages costs a page of memory, not the whole user.
+ */
+import { exportStore, type ExportPage } from '../adapters/postgres/export-repository';
+import type { Queryable } from '../adapters/postgres/pool';
+import { userStore } from '../adapters/postgres/user-repository';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { resolveSettings } from '../core/proactive/settings';
+import type { ServiceDeps } from './deps';
+
+/** Format tag of the document; bump it when a section changes shape. */
+export const EXPORT_FORMAT = 'jarvis-memory.export/1';
+/** Rows per query. */
+export const EXPORT_PAGE = 500;
+
+/** The sections of an export, in document order (besides `format`, `exportedAt`, `user` and `settings`). */
+export const EXPORT_SECTIONS = [
+  'memories',
+  'otherEvents',
+  'conversations',
+  'messages',
+  'episodes',
+  'reminders',
+  'notifications',
+  'digests',
+  'entities',
+  'relations',
+] as const;
+export type ExportSection = (typeof EXPORT_SECTIONS)[number];
+
+type Reader = (q: Queryable, userKey: string, after: never, limit: number) => Promise<ExportPage<unknown, unknown>>;
+const READERS: Record<ExportSection, Reader> = {
+  memories: exportStore.memories,
+  otherEvents: exportStore.otherEvents,
+  conversations: exportStore.conversations,
+  messages: exportStore.messages,
+  episodes: exportStore.episodes,
+  reminders: exportStore.reminders,
+  notifications: exportStore.notifications,
+  digests: exportStore.digests,
+  entities: exportStore.entities,
+  relations: exportStore.relations,
+} as Record<ExportSection, Reader>;
+
+export interface UserExport {
+  /** A download name without the internal key ("jarvis-memory-export-<external id>-<date>.json"). */
+  fileName: string;
+  /** The document in chunks (one page of rows each); the snapshot is released when it ends or is abandoned. */
+  chunks: AsyncGenerator<string, void, undefined>;
+}
+
+/**
+ * Opens the export of the user stored under `userKey`. The document names the user by
+ * `externalUserId` (the tenant's own id), never by the internal key: internal references (workflow
+ * ids, idempotency keys) are not exported, and any other string that contains the key has it
+ * replaced. Unknown user → not_found, before anything is streamed.
+ *
+ * The whole document is read in one REPEATABLE READ READ ONLY transaction, so it is a consistent
+ * snapshot (a memory and its history, a message and the episode quoting it agree) however long
+ * the download takes; that holds one pooled connection for the duration.
+ */
+export async function openUserExport(deps: Pick<ServiceDeps, 'pool' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize?: number }): Promise<UserExport> {
+  if (!(await userStore.exists(deps.pool, input.userKey))) throw new MemoryServiceError(ErrorCode.notFound, 'unknown user', { userId: input.externalUserId });
+  const safeId = input.externalUserId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+  return {
+    fileName: `jarvis-memory-export-${safeId}-${input.now.toISOString().slice(0, 10)}.json`,
+    chunks: documentChunks(deps, { ...input, pageSize: input.pageSize ?? EXPORT_PAGE }),
+  };
+}
+
+async function* documentChunks(deps: Pick<ServiceDeps, 'pool' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize: number }): AsyncGenerator<string, void, undefined> {
+  const json = jsonWithout(input.userKey, input.externalUserId);
+  const client = await deps.pool.connect();
+  let open = false;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    open = true;
+    const user = await exportStore.user(client, input.userKey);
+    const settings = user ? resolveSettings(user.timezone, user.settings, { digestTime: deps.config.proactive.digestDefaultTime }) : null;
+    yield `{"format":${json(EXPORT_FORMAT)},"exportedAt":${json(input.now.toISOString())}` +
+      `,"user":${json(user ? { userId: input.externalUserId, tenantId: user.tenantId, createdAt: user.createdAt } : null)}` +
+      `,"settings":${json(user ? { ...settings, stored: user.settings } : null)}`;
+    for (const section of EXPORT_SECTIONS) {
+      yield `,${json(section)}:[`;
+      let after: unknown = null;
+      let first = true;
+      do {
+        const page = await READERS[section](client, input.userKey, after as never, input.pageSize);
+        if (page.rows.length > 0) {
+          yield `${first ? '' : ','}${page.rows.map((r) => json(r)).join(',')}`;
+          first = false;
+        }
+        after = page.next;
+      } while (after !== null);
+      yield ']';
+    }
+    yield '}\n';
+    await client.query('COMMIT');
+    open = false;
+  } finally {
+    // Also reached when the download is abandoned: the stream's destroy returns the generator.
+    if (open) await client.query('ROLLBACK').catch(() => {});
+    client.release();
+  }
+}
+
+/** JSON.stringify that replaces the internal user key with the external id inside any string. */
+function jsonWithout(userKey: string, externalUserId: string): (value: unknown) => string {
+  if (userKey === externalUserId || userKey === '') return (value) => JSON.stringify(value);
+  return (value) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' && v.includes(userKey) ? v.split(userKey).join(externalUserId) : v));
+}
