@@ -48,7 +48,10 @@ export const eraseStore = {
     const cids = sources.map((s) => s.cid);
     const mids = sources.map((s) => s.mid);
 
-    const linked = await c.query<{ entity_id: string }>('SELECT entity_id FROM memory_entities WHERE memory_id = $1', [id]);
+    const linked = await c.query<{ entity_id: string }>(
+      'SELECT me.entity_id FROM memory_entities me JOIN memories m ON m.id = me.memory_id WHERE m.user_id = $1 AND me.memory_id = $2',
+      [userKey, id],
+    );
     await c.query('UPDATE memories SET supersedes = NULL WHERE user_id = $1 AND supersedes = $2', [userKey, id]);
     await c.query('UPDATE memories SET superseded_by = NULL WHERE user_id = $1 AND superseded_by = $2', [userKey, id]);
     await c.query('DELETE FROM memory_terms WHERE user_id = $1 AND memory_id = $2', [userKey, id]);
@@ -59,7 +62,7 @@ export const eraseStore = {
       );
     }
     await c.query('DELETE FROM relations WHERE user_id = $1 AND memory_id = $2', [userKey, id]);
-    await c.query('DELETE FROM memory_entities WHERE memory_id = $1', [id]);
+    await c.query('DELETE FROM memory_entities me USING memories m WHERE m.id = me.memory_id AND m.user_id = $1 AND me.memory_id = $2', [userKey, id]);
     // Relation ends are linked too (graphStore.link), so this covers "zorblax" in user —allergic_to→ zorblax.
     const entities = await c.query(
       `DELETE FROM entities e WHERE e.user_id = $1 AND e.id = ANY($2::uuid[])

@@ -111,7 +111,8 @@ export const retentionStore = {
 
   async notificationsPage(c: Queryable, input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage> {
     const { rows } = await c.query(
-      `WITH due AS MATERIALIZED (
+      `-- all-users: retention deletes by age across every user, by design
+       WITH due AS MATERIALIZED (
          SELECT id, created_at FROM notifications
           WHERE created_at < $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
           ORDER BY created_at, id LIMIT $4
