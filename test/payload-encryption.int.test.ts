@@ -107,8 +107,8 @@ describe('encrypted Temporal payloads', () => {
   });
 
   it("every payload is under its user's own data key: client, workflow and activity paths alike", async () => {
-    const aliceKey = await liveKeyId(alice);
-    const bobKey = await liveKeyId(bob);
+    const aliceKey = await liveKeyId(ctx.userKey(alice));
+    const bobKey = await liveKeyId(ctx.userKey(bob));
     expect(aliceKey).toBeDefined();
     expect(bobKey).toBeDefined();
     expect(aliceKey).not.toBe(bobKey);
@@ -178,15 +178,15 @@ describe('encrypted Temporal payloads', () => {
   });
 
   it("after destroyUserKey the user's history cannot be decoded anywhere; another user's still decodes", async () => {
-    const aliceKey = (await liveKeyId(alice))!;
+    const aliceKey = (await liveKeyId(ctx.userKey(alice)))!;
     // A second process (its own cache) that decoded alice a moment ago.
     const other = new PayloadKeyStore(ctx.runtime.deps.pool, new MasterKeyring(ctx.runtime.config.payloads.masterKey), { cacheTtlMs: 300 });
     const otherCodec = new EncryptionCodec(other);
     const alicePayloads = payloadsOf(await rawHistory(aliceWorkflows[1]!));
     await otherCodec.decode(alicePayloads);
 
-    await keys().destroyUserKey(alice);
-    await keys().destroyUserKey(alice); // idempotent
+    await keys().destroyUserKey(ctx.userKey(alice));
+    await keys().destroyUserKey(ctx.userKey(alice)); // idempotent
 
     await expect(codec().decode(alicePayloads)).rejects.toThrow(DataKeyDestroyedError);
     await expect(codec().decode(alicePayloads)).rejects.toThrow(/data key destroyed/);
@@ -203,14 +203,14 @@ describe('encrypted Temporal payloads', () => {
 
     const bobDecoded = await codec().decode(payloadsOf(await rawHistory(bobWorkflows[0]!)));
     expect(bobDecoded.map((p) => utf8(p.data)).join('\n')).toContain(bobMarker);
-    expect(await liveKeyId(bob)).toBeDefined();
+    expect(await liveKeyId(ctx.userKey(bob))).toBeDefined();
   });
 
   it('a user whose key was destroyed and who comes back gets a new key; the old history stays shredded', async () => {
     const posted = await ctx.call('POST', `/v1/users/${alice}/memories`, { text: `again ${aliceMarker}`, type: 'fact' });
     expect(posted.status, JSON.stringify(posted.body)).toBe(201);
     const fresh = payloadsOf(await rawHistory(posted.body.workflowId));
-    const newKey = await liveKeyId(alice);
+    const newKey = await liveKeyId(ctx.userKey(alice));
     expect(newKey).toBeDefined();
     expect(new Set(fresh.map((p) => utf8(p.metadata![KEY_ID_METADATA_KEY])))).toEqual(new Set([newKey]));
     await expect(codec().decode(payloadsOf(await rawHistory(aliceWorkflows[1]!)))).rejects.toThrow(/data key destroyed/);

@@ -27,7 +27,14 @@ const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 beforeAll(async () => {
   ctx = await createTestContext();
   // The payload codec's crypto-shredding hook, as the purge sees it.
-  ctx.runtime.deps.userKeyDestroyer = { destroyUserKey: async (userKey) => void destroyedKeys.push(userKey) };
+  // The real payload key store, watched: purge must reach it.
+  const keys = ctx.runtime.deps.userKeyDestroyer!;
+  ctx.runtime.deps.userKeyDestroyer = {
+    destroyUserKey: async (userKey) => {
+      destroyedKeys.push(userKey);
+      await keys.destroyUserKey(userKey);
+    },
+  };
   const u = new URL(ctx.runtime.endpoints.chromaUrl);
   chroma = new ChromaClient({ host: u.hostname, port: Number(u.port) });
 });
@@ -295,7 +302,7 @@ describe('hard delete of one memory', () => {
     const other = list.find((m) => m.text.includes('马拉松'))!;
     expect(target && other).toBeTruthy();
     expect(Object.keys(await rowsContaining('frobnitz'))).toEqual(expect.arrayContaining(['memories', 'memory_terms', 'memory_events', 'messages', 'message_terms', 'entities', 'digests']));
-    const vectors = await chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, carol), embeddingFunction: null as never });
+    const vectors = await chroma.getCollection({ name: userCollectionName(ctx.runtime.config.chroma.collection, ctx.userKey(carol)), embeddingFunction: null as never });
     expect((await vectors.get({ ids: [target.id] })).ids).toEqual([target.id]);
 
     const res = await ctx.call('DELETE', `/v1/users/${carol}/memories/${target.id}?hard=true`);
@@ -308,18 +315,18 @@ describe('hard delete of one memory', () => {
     expect((await ctx.call('GET', `/v1/users/${carol}/memories/${target.id}`)).status).toBe(404);
     expect((await ctx.call('DELETE', `/v1/users/${carol}/memories/${target.id}?hard=true`)).status).toBe(404);
     // What stays: a text-free record that an erasure happened, and everything else of the user.
-    const { rows: events } = await pool().query('SELECT action, before, actor FROM memory_events WHERE user_id = $1 AND memory_id = $2', [carol, target.id]);
+    const { rows: events } = await pool().query('SELECT action, before, actor FROM memory_events WHERE user_id = $1 AND memory_id = $2', [ctx.userKey(carol), target.id]);
     expect(events).toEqual([{ action: 'erase', before: null, actor: 'api' }]);
-    expect((await pool().query('SELECT message_id FROM messages WHERE user_id = $1 ORDER BY message_id', [carol])).rows).toEqual([{ message_id: 'm2' }]);
+    expect((await pool().query('SELECT message_id FROM messages WHERE user_id = $1 ORDER BY message_id', [ctx.userKey(carol)])).rows).toEqual([{ message_id: 'm2' }]);
     expect((await ctx.call('GET', `/v1/users/${carol}/memories/${other.id}`)).body.memory.status).toBe('active');
-    const episode = await pool().query('SELECT summary, message_ids FROM episodes WHERE user_id = $1', [carol]);
+    const episode = await pool().query('SELECT summary, message_ids FROM episodes WHERE user_id = $1', [ctx.userKey(carol)]);
     expect(episode.rows).toHaveLength(1);
     expect(episode.rows[0].message_ids).toEqual(['m2']);
     // BM25 statistics follow the deleted postings.
     const stats = await pool().query(
       `SELECT s.doc_count::int AS docs, s.total_length::int AS len, (SELECT count(*)::int FROM messages WHERE user_id = $1 AND doc_length > 0) AS n,
               (SELECT sum(doc_length)::int FROM messages WHERE user_id = $1) AS l FROM message_index_stats s WHERE s.user_id = $1`,
-      [carol],
+      [ctx.userKey(carol)],
     );
     expect(stats.rows[0].docs).toBe(stats.rows[0].n);
     expect(stats.rows[0].len).toBe(stats.rows[0].l);
@@ -344,20 +351,21 @@ describe('retention in the daily sweep', () => {
     };
     await say('old', old, ['我住在上海，在xyzzy公司上班。', '好的，记住了你在xyzzy公司上班。']);
     await say('new', recent, ['我最近在学吉他，每天练一小时。', '坚持练习吉他很好。']);
-    const q = (sql: string, params: unknown[] = [dave]) => pool().query(sql, params);
+    const daveKey = ctx.userKey(dave);
+    const q = (sql: string, params: unknown[] = [daveKey]) => pool().query(sql, params);
     await q(
       `INSERT INTO notifications (id, user_id, kind, title, body, idempotency_key, created_at)
        VALUES (gen_random_uuid(), $1, 'nudge', 'old', 'old nudge', 'old-n', $2), (gen_random_uuid(), $1, 'nudge', 'new', 'new nudge', 'new-n', $3)`,
-      [dave, new Date(now.getTime() - 100 * DAY), recent],
+      [daveKey, new Date(now.getTime() - 100 * DAY), recent],
     );
     await q(
       `INSERT INTO digests (user_id, digest_date, time_zone, text, sections, generated_by)
        VALUES ($1, ($2::timestamptz)::date, 'UTC', 'old digest', '{}', 'template'), ($1, ($3::timestamptz)::date, 'UTC', 'new digest', '{}', 'template')`,
-      [dave, new Date(now.getTime() - 100 * DAY), recent],
+      [daveKey, new Date(now.getTime() - 100 * DAY), recent],
     );
     const oldEpisode = (await q(`SELECT id FROM episodes WHERE user_id = $1 AND conversation_id = 'old'`)).rows[0].id as string;
     const newEpisode = (await q(`SELECT id FROM episodes WHERE user_id = $1 AND conversation_id = 'new'`)).rows[0].id as string;
-    const episodeVectors = await chroma.getCollection({ name: userCollectionName(episodeCollectionName(ctx.runtime.config.chroma.collection), dave), embeddingFunction: null as never });
+    const episodeVectors = await chroma.getCollection({ name: userCollectionName(episodeCollectionName(ctx.runtime.config.chroma.collection), daveKey), embeddingFunction: null as never });
     expect((await episodeVectors.get({ ids: [oldEpisode, newEpisode] })).ids.sort()).toEqual([oldEpisode, newEpisode].sort());
     const memoriesBefore = (await q('SELECT count(*)::int AS n FROM memories WHERE user_id = $1')).rows[0].n;
 
@@ -414,7 +422,7 @@ describe('workflow code', () => {
     const recorded = readFileSync(join(import.meta.dirname, 'fixtures', 'histories', 'memorySweepWorkflow.binpb'));
     histories.push({ workflowId: 'recorded-sweep-before-retention', history: temporal.api.history.v1.History.decode(recorded) });
     const outcomes: { workflowId: string; error?: string }[] = [];
-    for await (const r of Worker.runReplayHistories({ workflowBundle: { code: inject('workflowBundle') }, replayName: 'privacy-replay' }, histories)) {
+    for await (const r of Worker.runReplayHistories({ workflowBundle: { code: inject('workflowBundle') }, replayName: 'privacy-replay', dataConverter: ctx.runtime.dataConverter }, histories)) {
       outcomes.push({ workflowId: r.workflowId, ...(r.error ? { error: String(r.error) } : {}) });
     }
     expect(outcomes).toHaveLength(histories.length);

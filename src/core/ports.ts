@@ -30,6 +30,8 @@ export interface VectorIndex {
   removeMany(input: { items: { userId: string; id: string }[] }): Promise<void>;
   /** Deletes everything the index holds for the user (a purge); false when there was nothing. Idempotent. */
   dropUser(userId: string): Promise<boolean>;
+  /** Moves a user's vectors to a new user key (the upgrade to (tenant, user) keys). */
+  moveUser(input: { from: string; to: string }): Promise<number>;
   heartbeat(): Promise<void>;
 }
 

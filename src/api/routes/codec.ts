@@ -116,7 +116,7 @@ export const codecRoutes =
 
     for (const op of ['encode', 'decode'] as const) {
       // CORS preflight of Temporal UI (it sends content-type and X-Namespace); no credentials on a preflight.
-      app.options(`/codec/${op}`, { schema: { hide: true } }, async (_request, reply) =>
+      app.options(`/codec/${op}`, { schema: { hide: true }, config: { public: true } }, async (_request, reply) =>
         reply
           .status(204)
           .header('access-control-allow-methods', 'POST, OPTIONS')
@@ -127,6 +127,8 @@ export const codecRoutes =
       app.post(
         `/codec/${op}`,
         {
+          // Not an API-key route: the operator token or the /codec/login session is checked below.
+          config: { public: true },
           schema: {
             summary: `Temporal remote codec: ${op} payloads (operator token or /codec/login session)`,
             body: payloadsBody,
@@ -148,9 +150,9 @@ export const codecRoutes =
       );
     }
 
-    app.get('/codec/login', { schema: { hide: true } }, async (_request, reply) => page(reply, 200, LOGIN_PAGE));
+    app.get('/codec/login', { schema: { hide: true }, config: { public: true } }, async (_request, reply) => page(reply, 200, LOGIN_PAGE));
 
-    app.post('/codec/login', { schema: { hide: true } }, async (request, reply) => {
+    app.post('/codec/login', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
       const token = (request.body as { token?: unknown } | undefined)?.token;
       if (!deps.authToken || !sessions) return page(reply, 403, '<!doctype html><p>The codec server is disabled: set CODEC_AUTH_TOKEN.</p>');
       if (typeof token !== 'string' || !sameSecret(token, deps.authToken)) return page(reply, 401, `${LOGIN_PAGE}<p><strong>Wrong token.</strong></p>`);
@@ -159,7 +161,7 @@ export const codecRoutes =
       return page(reply, 200, `<!doctype html><meta charset="utf-8"><p>Signed in for ${SESSION_SECONDS / 3600} hours. Temporal UI in this browser can now decode payloads (with "include cross-origin credentials" on in its codec settings).</p>`);
     });
 
-    app.post('/codec/logout', { schema: { hide: true } }, async (_request, reply) => {
+    app.post('/codec/logout', { schema: { hide: true }, config: { public: true } }, async (_request, reply) => {
       reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/codec; Max-Age=0; HttpOnly; SameSite=Strict`);
       return reply.status(204).send();
     });

@@ -19,4 +19,6 @@ export interface EpisodeVectorIndex {
   remove(input: { userId: string; ids: string[] }): Promise<void>;
   /** Deletes all of the user's episode vectors (a purge); false when there were none. Idempotent. */
   dropUser(userId: string): Promise<boolean>;
+  /** Moves a user's vectors to a new user key (the upgrade to (tenant, user) keys). */
+  moveUser(input: { from: string; to: string }): Promise<number>;
 }
