@@ -67,21 +67,22 @@ export const ROW_CATCHES_UP_PATCH = 'reminder-row-catches-up';
  * the workflow (DELETE in the API) ends the series. Status is mirrored in the ReminderStatus
  * search attribute and the reminders table.
  *
- * The workflow is the reminders row's only writer after creation. A change that comes while a
- * write is in flight is written right after it, before the loop decides anything (so the row
- * always ends at the workflow's final state, in order).
+ * The workflow is the reminders row's only writer after creation. Every change bumps
+ * `state.version`; every write carries it and applies only over an older row, and a change that
+ * comes while a write is in flight is written right after it, before the loop decides anything
+ * (so the row always ends at the workflow's final state, in order).
  */
 export async function reminderWorkflow(input: ReminderWorkflowInput): Promise<ReminderState> {
   const occurrence = input.occurrence ?? 1;
   const ackWindow = input.ackWindowSeconds ?? DEFAULT_ACK_WINDOW_SECONDS;
-  let state = initialState(input.reminderId, new Date(input.dueAt), occurrence);
-  /** Counts changes to `state`; `saved` is the count the reminders row is known to hold. */
-  let version = 0;
-  let saved = 0;
+  // A series' next occurrence is one change on from where the previous run ended.
+  const base = input.stateVersion === undefined ? 0 : input.stateVersion + 1;
+  let state = initialState(input.reminderId, new Date(input.dueAt), occurrence, base);
+  /** The highest version the reminders row is known to hold. */
+  let saved = base;
   const change = (next: ReminderState) => {
     if (next === state) return;
-    state = next;
-    version++;
+    state = { ...next, version: state.version + 1 };
   };
 
   setHandler(stateQuery, () => state);
@@ -106,17 +107,17 @@ export async function reminderWorkflow(input: ReminderWorkflowInput): Promise<Re
   );
 
   const saveOnce = async () => {
-    const v = version;
-    upsertSearchAttributes([{ key: ReminderStatusKey, value: state.status }]);
-    await acts.saveReminderState({ userId: input.userId, state, at: workflowNow().toISOString() });
-    if (v > saved) saved = v;
+    const written = state;
+    upsertSearchAttributes([{ key: ReminderStatusKey, value: written.status }]);
+    await acts.saveReminderState({ userId: input.userId, state: written, at: workflowNow().toISOString() });
+    if (written.version > saved) saved = written.version;
   };
   const persist = async () => {
-    if (saved === version) return;
+    if (saved === state.version) return;
     await saveOnce();
     // A signal handled while that write was in flight (a dismiss right after a snooze) is written
     // now: deciding on the newer state first (closed → end) would leave the row one change behind.
-    while (saved < version && patched(ROW_CATCHES_UP_PATCH)) await saveOnce();
+    while (saved < state.version && patched(ROW_CATCHES_UP_PATCH)) await saveOnce();
   };
 
   const nextInSeries = (after: Date): Date | undefined =>
@@ -128,17 +129,17 @@ export async function reminderWorkflow(input: ReminderWorkflowInput): Promise<Re
       if (isClosed(state)) return;
       const wake = nextWake(state, ackWindow, nextInSeries(new Date(state.dueAt)));
       if (!wake) return;
-      const seen = version;
+      const seen = state.version;
       const wait = wake.at.getTime() - workflowNow().getTime();
-      const interrupted = wait > 0 ? await condition(() => version !== seen, wait, { summary: `${wake.reason} at ${wake.at.toISOString()}` }) : false;
+      const interrupted = wait > 0 ? await condition(() => state.version !== seen, wait, { summary: `${wake.reason} at ${wake.at.toISOString()}` }) : false;
       if (interrupted) continue;
       // Should the timer win the race against a signal handled in the same activation (the SDK
       // handles signals first today), the signal still wins: the next wake follows the new state.
-      if (version !== seen && patched(ROW_CATCHES_UP_PATCH)) continue;
+      if (state.version !== seen && patched(ROW_CATCHES_UP_PATCH)) continue;
       if (wake.reason === 'ack-window-over') return;
       change(fire(state, workflowNow()));
       upsertSearchAttributes([{ key: ReminderStatusKey, value: state.status }]);
-      const firedVersion = version;
+      const firedVersion = state.version;
       await acts.fireReminder({ userId: input.userId, text: input.text, timeZone: input.timeZone, assumedTime: input.assumedTime ?? false, state, at: workflowNow().toISOString() });
       // fireReminder wrote the fired state; a signal that arrived while it ran is saved by the next persist().
       if (saved < firedVersion) saved = firedVersion;
@@ -149,13 +150,20 @@ export async function reminderWorkflow(input: ReminderWorkflowInput): Promise<Re
     { key: MemoryUserIdKey, value: input.userId },
     { key: ReminderStatusKey, value: state.status },
   ]);
-  let recorded: { created: boolean; closedBefore?: ReminderState } | undefined;
+  let recorded: { created: boolean; closedBefore?: ReminderState; version?: number } | undefined;
   try {
-    recorded = await acts.recordReminder({ ...input, occurrence, at: workflowNow().toISOString() });
+    recorded = await acts.recordReminder({ ...input, occurrence, at: workflowNow().toISOString(), version: base });
     if (recorded.closedBefore) {
       log.info('reminder was closed by an earlier run; not firing again', { status: recorded.closedBefore.status });
       upsertSearchAttributes([{ key: ReminderStatusKey, value: recorded.closedBefore.status }]);
       return recorded.closedBefore;
+    }
+    // The row can be ahead of this run's count (a series continued by a worker from before
+    // versions, a reset run): count on from the row's version and write this run's state over it.
+    const ahead = (recorded.version ?? base) - base;
+    if (ahead > 0) {
+      state = { ...state, version: state.version + ahead + 1 };
+      saved = base + ahead;
     }
     await loop();
   } catch (err) {
@@ -175,7 +183,7 @@ export async function reminderWorkflow(input: ReminderWorkflowInput): Promise<Re
     const next = nextInSeries(after);
     if (next) {
       log.info('recurring reminder continues with its next occurrence', { next: next.toISOString(), occurrence: occurrence + 1 });
-      await continueAsNew<typeof reminderWorkflow>({ ...input, dueAt: next.toISOString(), occurrence: occurrence + 1 });
+      await continueAsNew<typeof reminderWorkflow>({ ...input, dueAt: next.toISOString(), occurrence: occurrence + 1, stateVersion: state.version });
     }
   }
   return state;
