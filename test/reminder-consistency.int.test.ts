@@ -14,7 +14,7 @@ import { mulberry32 } from './support/prng';
 // Random sequences of snooze / dismiss / reschedule / cancel with random gaps go through the API
 // against the real stack, for several users at once; after quiescence the workflow's own state
 // (stateQuery) and the listed state (GET /v1/users/{u}/reminders) must be the same, version
-// included. Replay a failure with REMINDER_PROPERTY_SEED=<seed printed in the failure>.
+// included. A failure names its REMINDER_PROPERTY_SEED and sequence; set it to replay the same draws.
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -109,7 +109,7 @@ async function runSequence(user: string, n: number): Promise<Run> {
   const created = await ctx.call('POST', `/v1/users/${user}/reminders`, { text: `r${n}`, dueAt });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const ops = Array.from({ length: 2 + Math.floor(rand() * 6) }, () => draw(rand));
-  const run: Run = { label: `seed ${seed} (${mode}: ${ops.map((o) => o.kind).join(' → ')})`, user, id: created.body.id, workflowId: created.body.workflowId, mode, ops, codes: [], dueBy: Date.now() + dueIn };
+  const run: Run = { label: `REMINDER_PROPERTY_SEED=${SEED} sequence ${n} (${mode}: ${ops.map((o) => o.kind).join(' → ')})`, user, id: created.body.id, workflowId: created.body.workflowId, mode, ops, codes: [], dueBy: Date.now() + dueIn };
   if (mode === 'overlapping') {
     const pending: Promise<void>[] = [];
     for (const [i, op] of ops.entries()) {
