@@ -47,9 +47,9 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   const reminderPath = `/v1/users/${user}/reminders/${created.body.id}`;
   await poll(() => ctx.call('GET', reminderPath), (r) => r.body.status === 'fired');
-  expect((await ctx.call('POST', `${reminderPath}/snooze`, { seconds: 600 })).status).toBe(202);
+  expect((await ctx.call('POST', `${reminderPath}/snooze`, { seconds: 600 })).status).toBe(200);
   await poll(() => ctx.call('GET', reminderPath), (r) => r.body.status === 'snoozed');
-  expect((await ctx.call('POST', `${reminderPath}/dismiss`, {})).status).toBe(202);
+  expect((await ctx.call('POST', `${reminderPath}/dismiss`, {})).status).toBe(200);
   await client.workflow.getHandle(created.body.workflowId).result();
   // The scheduled ones, started directly (Schedules start exactly these workflows).
   const now = new Date().toISOString();

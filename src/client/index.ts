@@ -251,7 +251,7 @@ export class MemoryClient {
     return this.request('POST', `${this.user(userId)}/reminders/${encodeURIComponent(id)}/dismiss`, {});
   }
 
-  rescheduleReminder(userId: string, id: string, dueAt: string): Promise<{ id: string; status: string; dueAt: string; occurrence: number }> {
+  rescheduleReminder(userId: string, id: string, dueAt: string): Promise<{ id: string; status: string; dueAt: string; occurrence: number; version: number } | ReminderActionAccepted> {
     return this.request('PATCH', `${this.user(userId)}/reminders/${encodeURIComponent(id)}`, { dueAt });
   }
 

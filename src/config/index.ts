@@ -159,6 +159,7 @@ const envSchema = z.object({
   DIGEST_DEFAULT_TIME: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM').default('22:00'),
   NUDGE_INTERVAL_MINUTES: positiveInt.default(60),
   REMINDER_ACK_SECONDS: positiveInt.default(86400),
+  REMINDER_ACCEPT_TIMEOUT_MS: positiveInt.default(5000),
   PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE: z.enum(['true', 'false']).default('true'),
   // Memory lifecycle (forgetting curve, capacity, expiry sweep)
   MAX_ACTIVE_MEMORIES_PER_USER: positiveInt.default(5000),
@@ -227,7 +228,14 @@ export interface AppConfig {
   scheduleTimezone: string;
   /** Reminders, daily digests and nudges (issue #7). */
   /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
-  proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number; schedulesOnFirstMessage: boolean };
+  proactive: {
+    digestDefaultTime: string;
+    nudgeIntervalMinutes: number;
+    reminderAckSeconds: number;
+    /** How long snooze/dismiss/cancel/reschedule wait for the reminders row to show the workflow's state before answering 202. */
+    reminderAcceptTimeoutMs: number;
+    schedulesOnFirstMessage: boolean;
+  };
   /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
   lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
   /** The operator secret (≥ 32 bytes, UTF-8) every keyed operation derives its key from. */
@@ -399,6 +407,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       digestDefaultTime: e.DIGEST_DEFAULT_TIME,
       nudgeIntervalMinutes: e.NUDGE_INTERVAL_MINUTES,
       reminderAckSeconds: e.REMINDER_ACK_SECONDS,
+      reminderAcceptTimeoutMs: e.REMINDER_ACCEPT_TIMEOUT_MS,
       schedulesOnFirstMessage: e.PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE === 'true',
     },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
