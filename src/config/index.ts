@@ -107,7 +107,7 @@ const embedderSchema = z.discriminatedUnion('provider', [
   z.object({ provider: z.literal('hashing'), dimensions: positiveInt }),
 ]);
 
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('127.0.0.1'),
   PORT: port.default(8080),
