@@ -140,7 +140,7 @@ async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
   const service = await serveInProcess(runtime, apiKey);
   const { client } = service;
   try {
-    const scenarios = loadScenarios(resolve('../shared/eval/scenarios.jsonl'));
+    const scenarios = loadScenarios(resolve('test/fixtures/eval/scenarios.jsonl'));
     const runId = `cmp${randomBytes(3).toString('hex')}`;
     for (const s of scenarios) await ingestScenario(client, s, runId);
     // Each combo's real e5 vector (perturbed per memory by loadUser), aligned with distractor(i).

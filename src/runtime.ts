@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime as TemporalRuntime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { createPrivacyActivities } from '../activities/privacy';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
@@ -14,6 +15,7 @@ import { migrate } from './adapters/postgres/migrate';
 import { createPool } from './adapters/postgres/pool';
 import { buildApi } from './api/server';
 import type { AppConfig } from './config';
+import { bundlerLogger, createLogger, temporalLogger } from './logging';
 import type { ServiceDeps } from './services/deps';
 import { OfflineExtractor, type Extractor } from './services/extractor';
 import { createChatModel } from './adapters/llm/chat-model';
@@ -62,12 +64,11 @@ export interface Runtime {
 
 let sdkLoggerInstalled = false;
 
-/** The SDK logs every worker state change at INFO; follow the service's LOG_LEVEL instead. */
-function installSdkLogger(level: AppConfig['logLevel']): void {
+/** The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts). */
+function installSdkLogger(logger: Logger): void {
   if (sdkLoggerInstalled) return;
   sdkLoggerInstalled = true;
-  const map: Record<AppConfig['logLevel'], LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' };
-  TemporalRuntime.install({ logger: new DefaultLogger(map[level]) });
+  TemporalRuntime.install({ logger: temporalLogger(logger) });
 }
 
 function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddings {
@@ -87,7 +88,8 @@ function createExtractor(config: AppConfig): Extractor {
  * adapters once. Worker and API are created from it, so both see exactly the same wiring.
  */
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
-  installSdkLogger(config.logLevel);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+  installSdkLogger(logger);
   if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
@@ -121,7 +123,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const workers: NativeConnection[] = [];
   let bundle: Promise<WorkflowBundleOption> | undefined;
   const workflowBundle = () =>
-    (bundle ??= bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: TemporalRuntime.instance().logger }).then(({ code }) => ({ code })));
+    (bundle ??= bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: bundlerLogger(TemporalRuntime.instance().logger) }).then(({ code }) => ({ code })));
 
   return {
     config,
@@ -166,6 +168,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         },
         {
           logLevel: config.logLevel,
+          logger,
+          logFormat: config.logFormat,
           maxMessageChars: config.extraction.maxMessageChars,
           maxMessagesPerConversation: config.extraction.maxMessagesPerConversation,
           afterRecall: (userId, ids, at) =>
