@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppConfig, RateLimitBudget } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { shouldRewrite } from '../core/recall/query-rewrite';
+import { requestUserId } from './auth';
 
 /**
  * Rate limits and request body sizes (issue #12 item 5).
@@ -106,8 +107,8 @@ export const limitKey = {
 };
 
 function userOf(request: FastifyRequest): string | undefined {
-  const userId = (request.params as { userId?: unknown } | undefined)?.userId;
-  return request.tenantId && typeof userId === 'string' ? limitKey.user(request.tenantId, userId) : undefined;
+  const userId = requestUserId(request);
+  return request.tenantId && userId !== undefined ? limitKey.user(request.tenantId, userId) : undefined;
 }
 
 function apiKeyOf(request: FastifyRequest): string {
