@@ -17,6 +17,7 @@ import { lifecycleRoutes } from './routes/lifecycle';
 import { privacyRoutes } from './routes/privacy';
 import { recallRoutes } from './routes/recall';
 import { userRoutes } from './routes/users';
+import { mcpRoutes } from '../mcp/http';
 
 export interface ApiOptions {
   logLevel?: string;
@@ -81,6 +82,8 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
   await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
+  // Integration entry points (docs/integrate.md): MCP tools at /mcp.
+  await app.register(mcpRoutes(deps, { afterRecall: options.afterRecall }));
   // Temporal payload codec server for operators (Temporal UI, CLI): outside /v1, its own auth.
   if (deps.codecServer) await app.register(codecRoutes(deps.codecServer));
   await app.register(
