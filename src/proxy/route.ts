@@ -191,7 +191,9 @@ export const proxyRoutes =
         });
         const source = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
         source.on('error', (err) => tap.destroy(err));
-        tap.on('close', () => record(completed ? answer.text : undefined));
+        // Complete: the upstream ended the stream or said [DONE] (a client may hang up right after
+        // it, before the stream ends). A caller gone mid-answer leaves the user's turn alone.
+        tap.on('close', () => record(completed || answer.done ? answer.text : undefined));
         reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
         return reply.send(source.pipe(tap));
       },
