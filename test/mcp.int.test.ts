@@ -1,9 +1,11 @@
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryMcpEndpoint } from '../src/client/index';
+import { docExamples } from './support/doc-examples';
 import { createTestContext, OTHER_TENANT_KEY, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 
@@ -167,13 +169,16 @@ describe('MCP auth', () => {
 });
 
 describe('MCP over stdio (npm run --silent mcp)', () => {
-  it('serves the same tools as a client of the API, with key and user from the environment', async () => {
+  it('serves the same tools as a client of the API, started as docs/integrate.md configures it', async () => {
+    // The MCP client configuration of the page, with this checkout, this API and this user.
+    const server = JSON.parse((await docExamples()).get('mcp-stdio-config')!).mcpServers['jarvis-memory'] as { command: string; args: string[]; env: Record<string, string> };
+    expect(Object.keys(server.env).sort()).toEqual(['MEMORY_API_KEY', 'MEMORY_API_URL', 'MEMORY_USER_ID']);
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
-      command: 'npm',
-      args: ['run', '--silent', 'mcp'],
-      cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), MEMORY_API_URL: ctx.baseUrl, MEMORY_API_KEY: TEST_KEY, MEMORY_USER_ID: user },
+      command: server.command,
+      args: server.args.map((a) => a.replace('/path/to/jarvis-memory', ROOT)),
+      cwd: tmpdir(),
+      env: { ...(process.env as Record<string, string>), ...server.env, MEMORY_API_URL: ctx.baseUrl, MEMORY_API_KEY: TEST_KEY, MEMORY_USER_ID: user },
       stderr: 'pipe',
     });
     let stderr = '';
