@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryClient } from '../src/client/index';
 import { docExamples } from './support/doc-examples';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 
@@ -101,6 +102,20 @@ describe('@jarvis-memory/client, packed and installed', () => {
     expect(out.documents).toContain('I am allergic to peanuts');
     expect(out.past).toContain('We are planning a trip to Lisbon in May');
     expect(out.temporalQuery).toMatch(/^MemoryUserId = 'tenant-a:[a-z2-7]+' AND WorkflowType = 'conversationWorkflow'$/);
+  });
+});
+
+describe('the client’s privacy calls', () => {
+  it('streams the export and purges the user', async () => {
+    const memory = new MemoryClient({ baseUrl: ctx.baseUrl, apiKey: TEST_KEY });
+    const userId = `${ctx.prefix}-gone`;
+    await memory.createMemory(userId, { text: 'I live in Porto', type: 'fact' });
+    const stream = await memory.exportUserStream(userId);
+    const exported = JSON.parse(await new Response(stream).text());
+    expect(exported.memories.map((m: { text: string }) => m.text)).toEqual(['I live in Porto']);
+    const purged = await memory.purgeUser(userId, { wait: true });
+    expect(purged.result?.counts.dataKeyDestroyed).toBe(true);
+    expect((await memory.listMemories(userId)).memories).toEqual([]);
   });
 });
 
