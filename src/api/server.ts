@@ -19,6 +19,8 @@ import { lifecycleRoutes } from './routes/lifecycle';
 import { privacyRoutes } from './routes/privacy';
 import { recallRoutes } from './routes/recall';
 import { userRoutes } from './routes/users';
+import { mcpRoutes } from '../mcp/http';
+import { proxyRoutes } from '../proxy/route';
 
 export interface ApiOptions {
   logLevel?: string;
@@ -86,6 +88,12 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
   await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
+  // Integration entry points (docs/integrate.md): MCP tools at /mcp…
+  await app.register(mcpRoutes(deps, { afterRecall: options.afterRecall }));
+  // …and the OpenAI-compatible memory proxy at /proxy/v1/chat/completions.
+  await app.register(
+    proxyRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }),
+  );
   // Temporal payload codec server for operators (Temporal UI, CLI): outside /v1, its own auth.
   if (deps.codecServer) await app.register(codecRoutes(deps.codecServer));
   await app.register(

@@ -192,6 +192,10 @@ export const envSchema = z.object({
   RETENTION_EPISODES_DAYS: retentionDays(365),
   RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
   RETENTION_DIGESTS_DAYS: retentionDays(90),
+  // OpenAI-compatible memory proxy (POST /proxy/v1/chat/completions): where answers come from
+  UPSTREAM_BASE_URL: optionalUrl,
+  UPSTREAM_API_KEY: optionalString,
+  PROXY_RECALL_TIMEOUT_MS: positiveInt.max(60_000).default(1500),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -265,6 +269,8 @@ export interface AppConfig {
   codec: { authToken?: string; corsOrigins: string[] };
   /** Age in days after which the daily sweep deletes each kind of row; null keeps it forever. */
   retention: RetentionDays;
+  /** The memory proxy: the upstream chat completions API (undefined: the proxy answers 503) and how long recall may take before a request goes out without memory. */
+  proxy: { upstreamBaseUrl?: string; upstreamApiKey?: string; recallTimeoutMs: number };
 }
 
 export interface RetentionDays {
@@ -434,6 +440,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       notifications: e.RETENTION_NOTIFICATIONS_DAYS,
       digests: e.RETENTION_DIGESTS_DAYS,
     },
+    proxy: { upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''), upstreamApiKey: e.UPSTREAM_API_KEY, recallTimeoutMs: e.PROXY_RECALL_TIMEOUT_MS },
   };
 }
 

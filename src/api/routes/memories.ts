@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { eventStore } from '../../adapters/postgres/event-repository';
 import { memoryStore } from '../../adapters/postgres/memory-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { storeMemoryWorkflow } from '../../../workflows';
-import { userSearchAttributes } from '../../../workflows/search-attributes';
+import { storeMemory } from '../../services/memory-store';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
@@ -27,28 +24,8 @@ export const memoryRoutes =
         },
       },
       async (request, reply) => {
-        const userId = userKeyOf(request);
-        const body = request.body;
-        const requestId = body.requestId ?? randomUUID();
-        const workflowId = `store:${userId}:${deps.subjects.ref(userId, 'request', requestId)}`;
-        let decision;
-        try {
-          decision = await deps.temporal.workflow.execute(storeMemoryWorkflow, {
-            taskQueue: deps.taskQueue,
-            workflowId,
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            args: [{ userId, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
-            typedSearchAttributes: userSearchAttributes(userId),
-            staticSummary: `Store a ${body.type} memory for ${userId}`,
-          });
-        } catch (err) {
-          if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'storing the memory failed', { workflowId }, { cause: err });
-          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });
-        }
-        const id = decision.memoryId;
-        const memory = id ? await memoryStore.get(deps.pool, userId, id) : undefined;
-        if (!memory) throw new MemoryServiceError(ErrorCode.internal, 'memory missing after store', { workflowId });
-        return reply.status(201).send({ memory: memoryToView(memory), decision: { action: decision.action, reason: decision.reason }, workflowId });
+        const { memory, decision, workflowId } = await storeMemory(deps, userKeyOf(request), request.body);
+        return reply.status(201).send({ memory: memoryToView(memory), decision, workflowId });
       },
     );
 
