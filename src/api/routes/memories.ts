@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { eventStore } from '../../adapters/postgres/event-repository';
-import { memoryStore } from '../../adapters/postgres/memory-repository';
-import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { storeMemoryWorkflow } from '../../../workflows';
-import { userSearchAttributes } from '../../../workflows/search-attributes';
+import { getMemory, listMemories, memoryHistory, storeMemory } from '../../services/memory-queries';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
@@ -31,23 +26,10 @@ export const memoryRoutes =
         const body = request.body;
         const requestId = body.requestId ?? randomUUID();
         const workflowId = `store:${userId}:${deps.subjects.ref(userId, 'request', requestId)}`;
-        let decision;
-        try {
-          decision = await deps.temporal.workflow.execute(storeMemoryWorkflow, {
-            taskQueue: deps.taskQueue,
-            workflowId,
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            args: [{ userId, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
-            typedSearchAttributes: userSearchAttributes(userId),
-            staticSummary: `Store a ${body.type} memory for ${userId}`,
-          });
-        } catch (err) {
-          if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'storing the memory failed', { workflowId }, { cause: err });
-          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });
-        }
-        const id = decision.memoryId;
-        const memory = id ? await memoryStore.get(deps.pool, userId, id) : undefined;
-        if (!memory) throw new MemoryServiceError(ErrorCode.internal, 'memory missing after store', { workflowId });
+        const { memory, decision } = await storeMemory(deps, {
+          workflowId,
+          store: { userId, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() },
+        });
         return reply.status(201).send({ memory: memoryToView(memory), decision: { action: decision.action, reason: decision.reason }, workflowId });
       },
     );
@@ -64,7 +46,7 @@ export const memoryRoutes =
         },
       },
       async (request) => {
-        const { memories, total } = await memoryStore.list(deps.pool, userKeyOf(request), request.query);
+        const { memories, total } = await listMemories(deps, { userId: userKeyOf(request), ...request.query });
         return { memories: memories.map(memoryToView), total, limit: request.query.limit, offset: request.query.offset };
       },
     );
@@ -73,8 +55,7 @@ export const memoryRoutes =
       '/v1/users/:userId/memories/:id',
       { schema: { summary: 'One memory', params: memoryParams, response: { 200: z.object({ memory: memoryView }) } } },
       async (request) => {
-        const memory = await memoryStore.get(deps.pool, userKeyOf(request), request.params.id);
-        if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id: request.params.id });
+        const memory = await getMemory(deps, { userId: userKeyOf(request), id: request.params.id });
         return { memory: memoryToView(memory) };
       },
     );
@@ -110,10 +91,7 @@ export const memoryRoutes =
       },
       async (request) => {
         const { id } = request.params;
-        const userId = userKeyOf(request);
-        const memory = await memoryStore.get(deps.pool, userId, id);
-        if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id });
-        const events = await eventStore.history(deps.pool, userId, id);
+        const events = await memoryHistory(deps, { userId: userKeyOf(request), id });
         return { memoryId: id, events: events.map((e) => ({ ...e, id: e.id, createdAt: e.createdAt.toISOString() })) };
       },
     );
