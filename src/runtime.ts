@@ -17,6 +17,7 @@ import { PostgresMemoryRepository } from './adapters/postgres/memory-repository'
 import { migrate } from './adapters/postgres/migrate';
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
 import { createPool } from './adapters/postgres/pool';
+import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
 import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { buildApi } from './api/server';
@@ -90,13 +91,14 @@ function createExtractor(config: AppConfig): Extractor {
 }
 
 /** The memory-side PostgreSQL adapters, around the one pool (src/core/ports.ts). */
-function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork'> {
+function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit'> {
   return {
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
     vectorOutbox: new PostgresVectorOutbox(pool),
     unitOfWork: new PostgresUnitOfWork(pool),
+    purgeAudit: new PostgresPurgeAuditLog(pool),
   };
 }
 
@@ -122,9 +124,10 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   }
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
+  const ports = memoryPorts(pool);
   const deps: ServiceDeps = {
     pool,
-    ...memoryPorts(pool),
+    ...ports,
     embedder: new LangChainEmbedder(embeddings),
     vectors,
     episodeVectors,
@@ -179,11 +182,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       return buildApi(
         {
           pool,
-          memories: deps.memories,
-          memoryEvents: deps.memoryEvents,
-          timeRoute: deps.timeRoute,
-          vectorOutbox: deps.vectorOutbox,
-          unitOfWork: deps.unitOfWork,
+          ...ports,
           embedder: deps.embedder,
           vectors,
           episodeVectors,

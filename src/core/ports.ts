@@ -2,6 +2,7 @@ import type { ConversationMessage, EntityRef, ImportanceLevel, Memory, MemoryCan
 import type { LlmProposal } from './decisions/llm-resolution';
 import type { RejectedCandidate } from './extraction/provenance';
 import type { LifecycleTransition } from './lifecycle/sweep';
+import type { PurgeCounts } from './privacy/purge';
 
 /** A nearest neighbour from the vector index; `similarity` is cosine similarity in [-1, 1]. */
 export interface VectorHit {
@@ -259,6 +260,37 @@ export interface MemoryErasure {
   vectorErased(input: { userKey: string; id: string }): Promise<void>;
 }
 
+/**
+ * Deletes a user's rows from every PostgreSQL table that holds any (a purge), table by table in an
+ * order the foreign keys allow. Only reachable inside a {@link UnitOfWork}.
+ */
+export interface UserRowPurge {
+  /**
+   * Deletes up to `limit` (null: all) of the user's rows from the first table, at `from` (default:
+   * the first) or after it, that still holds some. Undefined when none is left there or after;
+   * otherwise the table, how many rows went, and where to resume (null: no table follows).
+   */
+  deleteNextRows(input: { userKey: string; from?: string; limit: number | null }): Promise<{ table: string; deleted: number; next: string | null } | undefined>;
+}
+
+/** One purge run as audited: a keyed reference of the user and counts, never a key or text. */
+export interface PurgeAuditRecord {
+  workflowId: string;
+  runId: string;
+  requestedAt: Date;
+  completedAt: Date | null;
+  counts: PurgeCounts;
+}
+
+/** The audit of purges (operators answering "was this person's data erased?"). */
+export interface PurgeAuditLog {
+  /** Starts the audit row of a purge run (idempotent: a retried activity finds it). */
+  begin(input: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void>;
+  complete(input: { runId: string; completedAt: Date; counts: PurgeCounts }): Promise<void>;
+  /** Past purges of a user ref, oldest first. */
+  list(input: { tenantId: string; userRef: string }): Promise<PurgeAuditRecord[]>;
+}
+
 /** The repositories a {@link UnitOfWork} hands its work, all bound to the one transaction. */
 export interface MemoryTransaction {
   memories: MemoryRepository;
@@ -266,6 +298,7 @@ export interface MemoryTransaction {
   graph: MemoryGraph;
   lifecycle: LifecycleRepository;
   erasure: MemoryErasure;
+  purge: UserRowPurge;
 }
 
 /**

@@ -9,6 +9,7 @@ import type {
   MemoryReader,
   MemorySearch,
   MemoryTimeRoute,
+  PurgeAuditLog,
   QueryRewriter,
   UnitOfWork,
   UserKeyDestroyer,
@@ -28,6 +29,7 @@ export interface ServiceDeps {
   vectorOutbox: VectorOutbox;
   /** Transactions (per-user locked or not) handing out the memory repositories that write. */
   unitOfWork: UnitOfWork;
+  purgeAudit: PurgeAuditLog;
   /** `embeddings` behind the Embedder port, for the memory services. */
   embedder: Embedder;
   vectors: VectorIndex;

@@ -96,7 +96,7 @@ export class InMemoryMemoryStore {
     const run = async () => {
       const saved = copy(this.state);
       try {
-        return await work({ memories: this.memories, events: this.events, graph: this.graph, lifecycle: unsupported('lifecycle'), erasure: unsupported('erasure') });
+        return await work({ memories: this.memories, events: this.events, graph: this.graph, lifecycle: unsupported('lifecycle'), erasure: unsupported('erasure'), purge: unsupported('purge') });
       } catch (err) {
         this.state = saved;
         throw err;
@@ -123,7 +123,6 @@ export class InMemoryMemoryStore {
   enqueue(userId: string, memoryId: string, op: 'upsert' | 'delete'): void {
     this.state.outbox.set(memoryId, { userId, op, enqueuedAt: tick(), attempts: 0, lastError: null });
   }
-
 }
 
 function repositoryOf(store: InMemoryMemoryStore): MemoryRepository {

@@ -6,6 +6,7 @@ import { PostgresMemoryGraph } from './graph-repository';
 import { PostgresLifecycleRepository } from './lifecycle-repository';
 import { PostgresMemoryRepository } from './memory-repository';
 import { inTransaction, inUserTransaction, type Queryable } from './pool';
+import { PostgresUserRowPurge } from './purge-repository';
 
 /** The memory repositories bound to one transaction's client. */
 function repositoriesOf(client: Queryable): MemoryTransaction {
@@ -15,6 +16,7 @@ function repositoriesOf(client: Queryable): MemoryTransaction {
     graph: new PostgresMemoryGraph(client),
     lifecycle: new PostgresLifecycleRepository(client),
     erasure: new PostgresMemoryErasure(client),
+    purge: new PostgresUserRowPurge(client),
   };
 }
 
