@@ -291,6 +291,42 @@ export interface PurgeAuditLog {
   list(input: { tenantId: string; userRef: string }): Promise<PurgeAuditRecord[]>;
 }
 
+/** Keyset position of a retention page: the last (time, tiebreak) of the previous page. Times stay text: microseconds survive. */
+export type RetentionKey = [string, string];
+
+/** One page of a retention delete. */
+export interface RetentionPage {
+  /** Rows the page took (locked and deleted). */
+  scanned: number;
+  deleted: number;
+  /** Last key of the page; null when it was empty. */
+  last: RetentionKey | null;
+}
+
+/** A conversation of a user. */
+export interface ConversationRef {
+  userId: string;
+  conversationId: string;
+}
+
+/**
+ * Retention deletes by age, across all users by design, one keyset page per call (`after` null at
+ * the start), skipping rows a writer holds. Only reachable inside a {@link UnitOfWork}.
+ */
+export interface RetentionRepository {
+  /** Messages said before `cutoff`, with their postings; the conversations touched come back for {@link dropEmptyConversations}. */
+  messagesPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage & { postings: number; conversations: ConversationRef[] }>;
+  /** Episodes that ended before `cutoff`, locked, for the caller to delete their vectors first. */
+  lockEpisodes(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<(ConversationRef & { id: string; endedAt: string })[]>;
+  /** Deletes locked episodes with their postings and statistics. */
+  deleteEpisodes(input: { ids: string[] }): Promise<number>;
+  /** Deletes the given conversations once nothing of them is left and their last message is older than `cutoff`. */
+  dropEmptyConversations(input: { conversations: ConversationRef[]; cutoff: Date }): Promise<number>;
+  notificationsPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage>;
+  /** Digests of local days before the cutoff's (UTC) date. */
+  digestsPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage>;
+}
+
 /** The repositories a {@link UnitOfWork} hands its work, all bound to the one transaction. */
 export interface MemoryTransaction {
   memories: MemoryRepository;
@@ -299,6 +335,7 @@ export interface MemoryTransaction {
   lifecycle: LifecycleRepository;
   erasure: MemoryErasure;
   purge: UserRowPurge;
+  retention: RetentionRepository;
 }
 
 /**

@@ -1,9 +1,6 @@
-import type pg from 'pg';
-import { retentionStore, type RetentionKey } from '../adapters/postgres/retention-repository';
-import { inTransaction } from '../adapters/postgres/pool';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { importanceFor } from '../core/lifecycle/memory-importance';
-import type { LifecycleAudit, VectorDeletion } from '../core/ports';
+import type { LifecycleAudit, MemoryTransaction, RetentionKey, VectorDeletion } from '../core/ports';
 import {
   addSweepCounts,
   appendCapped,
@@ -203,7 +200,7 @@ interface RetentionCursor {
  * Idempotent: a repeated page finds nothing. Cursor: JSON of the kind and the last key.
  */
 export async function sweepRetention(
-  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors' | 'config'>,
+  deps: Pick<ServiceDeps, 'unitOfWork' | 'episodeVectors' | 'config'>,
   input: RetentionStepInput,
 ): Promise<RetentionStepResult> {
   const kinds = RETENTION_KINDS.filter((k) => deps.config.retention[k] !== null);
@@ -212,7 +209,8 @@ export async function sweepRetention(
   const started = Date.now();
   while (at && !state.done) {
     const cutoff = retentionCutoff(input.now, deps.config.retention[at.kind])!;
-    const page = await inTransaction(deps.pool, (c) => retentionPage(c, deps, at!.kind, { cutoff, after: at!.after, limit: input.limit }));
+    const { kind, after } = at;
+    const page = await deps.unitOfWork.run({ work: (tx) => retentionPage(tx, deps, kind, { cutoff, after, limit: input.limit }) });
     state.counts = addRetentionCounts(state.counts, page.counts);
     if (page.scanned < input.limit || !page.last) {
       const next = kinds[kinds.indexOf(at.kind) + 1];
@@ -230,19 +228,19 @@ export async function sweepRetention(
 }
 
 async function retentionPage(
-  c: pg.PoolClient,
+  tx: Pick<MemoryTransaction, 'retention'>,
   deps: Pick<ServiceDeps, 'episodeVectors'>,
   kind: RetentionKind,
   page: { cutoff: Date; after: RetentionKey | null; limit: number },
 ): Promise<{ scanned: number; last: RetentionKey | null; counts: Partial<RetentionCounts> }> {
   switch (kind) {
     case 'messages': {
-      const r = await retentionStore.messagesPage(c, page);
-      const conversations = await retentionStore.dropEmptyConversations(c, { conversations: r.conversations, cutoff: page.cutoff });
+      const r = await tx.retention.messagesPage(page);
+      const conversations = await tx.retention.dropEmptyConversations({ conversations: r.conversations, cutoff: page.cutoff });
       return { scanned: r.scanned, last: r.last, counts: { messages: r.deleted, messagePostings: r.postings, conversations } };
     }
     case 'episodes': {
-      const due = await retentionStore.lockEpisodes(c, page);
+      const due = await tx.retention.lockEpisodes(page);
       let vectors = 0;
       if (deps.episodeVectors) {
         const byUser = new Map<string, string[]>();
@@ -252,8 +250,8 @@ async function retentionPage(
           vectors += ids.length;
         }
       }
-      const deleted = await retentionStore.deleteEpisodes(c, due.map((e) => e.id));
-      const conversations = await retentionStore.dropEmptyConversations(c, {
+      const deleted = await tx.retention.deleteEpisodes({ ids: due.map((e) => e.id) });
+      const conversations = await tx.retention.dropEmptyConversations({
         conversations: [...new Map(due.map((e) => [`${e.userId}\u0000${e.conversationId}`, { userId: e.userId, conversationId: e.conversationId }])).values()],
         cutoff: page.cutoff,
       });
@@ -261,11 +259,11 @@ async function retentionPage(
       return { scanned: due.length, last: lastRow ? [lastRow.endedAt, lastRow.id] : null, counts: { episodes: deleted, episodeVectorsRemoved: vectors, conversations } };
     }
     case 'notifications': {
-      const r = await retentionStore.notificationsPage(c, page);
+      const r = await tx.retention.notificationsPage(page);
       return { scanned: r.scanned, last: r.last, counts: { notifications: r.deleted } };
     }
     case 'digests': {
-      const r = await retentionStore.digestsPage(c, page);
+      const r = await tx.retention.digestsPage(page);
       return { scanned: r.scanned, last: r.last, counts: { digests: r.deleted } };
     }
   }

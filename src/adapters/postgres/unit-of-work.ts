@@ -7,6 +7,7 @@ import { PostgresLifecycleRepository } from './lifecycle-repository';
 import { PostgresMemoryRepository } from './memory-repository';
 import { inTransaction, inUserTransaction, type Queryable } from './pool';
 import { PostgresUserRowPurge } from './purge-repository';
+import { PostgresRetentionRepository } from './retention-repository';
 
 /** The memory repositories bound to one transaction's client. */
 function repositoriesOf(client: Queryable): MemoryTransaction {
@@ -17,6 +18,7 @@ function repositoriesOf(client: Queryable): MemoryTransaction {
     lifecycle: new PostgresLifecycleRepository(client),
     erasure: new PostgresMemoryErasure(client),
     purge: new PostgresUserRowPurge(client),
+    retention: new PostgresRetentionRepository(client),
   };
 }
 
