@@ -6,12 +6,22 @@
  */
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { USER_KEY_PATTERN } from '../core/privacy/purge';
+import { USER_KEY_PATTERN, type PurgeCounts } from '../core/privacy/purge';
 import type { ServiceSecrets } from '../security/secrets';
 import type { ServiceDeps } from './deps';
 import { digestScheduleId, nudgeScheduleId } from './proactive-schedules';
 
 export type PurgeDeps = Pick<ServiceDeps, 'pool' | 'vectors' | 'episodeVectors' | 'userKeyDestroyer'>;
+
+/** Starts the audit row of a purge run (idempotent: a retried activity finds it). */
+export function beginPurgeAudit(deps: Pick<ServiceDeps, 'purgeAudit'>, input: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void> {
+  return deps.purgeAudit.begin(input);
+}
+
+/** Completes the audit row of a purge run with its counts (numbers only). */
+export function completePurgeAudit(deps: Pick<ServiceDeps, 'purgeAudit'>, input: { runId: string; completedAt: Date; counts: PurgeCounts }): Promise<void> {
+  return deps.purgeAudit.complete(input);
+}
 
 /** Rows per delete statement (one transaction each) in the first pass. */
 export const PURGE_BATCH = 5000;
