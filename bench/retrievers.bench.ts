@@ -4,7 +4,6 @@ import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble';
 import { BM25Retriever } from '@langchain/community/retrievers/bm25';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever } from '@langchain/core/retrievers';
-import { memoryStore } from '../src/adapters/postgres/memory-repository';
 import { serveInProcess } from '../src/cli/in-process';
 import { fuseRankings } from '../src/core/recall/rrf';
 import { sanitizeQuery } from '../src/core/recall/sanitize-query';
@@ -111,7 +110,7 @@ async function activeDocuments(deps: Deps, userId: string): Promise<Document[]> 
 }
 
 async function ourBm25(deps: Deps, userId: string, query: string, k: number): Promise<string[]> {
-  return (await memoryStore.bm25(deps.pool, userId, tokenizeForIndex(sanitizeQuery(query)), k)).map((h) => h.id);
+  return (await deps.memories.bm25({ userId, tokens: tokenizeForIndex(sanitizeQuery(query)), k })).map((h) => h.id);
 }
 
 async function ourFused(deps: Deps, userId: string, query: string, k: number): Promise<Document[]> {

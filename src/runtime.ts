@@ -11,13 +11,21 @@ import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
+import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
+import { OfflineExtractor } from './adapters/extraction/offline-extractor';
+import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
+import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
 import { migrate } from './adapters/postgres/migrate';
+import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
 import { createPool } from './adapters/postgres/pool';
+import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
+import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
+import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
+import type { Extractor } from './core/ports';
 import type { ServiceDeps } from './services/deps';
-import { OfflineExtractor, type Extractor } from './services/extractor';
 import { createChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
@@ -83,6 +91,18 @@ function createExtractor(config: AppConfig): Extractor {
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
+/** The memory-side PostgreSQL adapters, around the one pool (src/core/ports.ts). */
+function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit'> {
+  return {
+    memories: new PostgresMemoryRepository(pool),
+    memoryEvents: new PostgresMemoryEventLog(pool),
+    timeRoute: new PostgresTimeRoute(pool),
+    vectorOutbox: new PostgresVectorOutbox(pool),
+    unitOfWork: new PostgresUnitOfWork(pool),
+    purgeAudit: new PostgresPurgeAuditLog(pool),
+  };
+}
+
 /**
  * The composition root: connects to the stack's endpoints, applies migrations, and builds the
  * adapters once. Worker and API are created from it, so both see exactly the same wiring.
@@ -106,7 +126,19 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   }
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
-  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config, secrets, userKeyDestroyer: payloadEncryption?.keys };
+  const ports = memoryPorts(pool);
+  const deps: ServiceDeps = {
+    pool,
+    ...ports,
+    embedder: new LangChainEmbedder(embeddings),
+    vectors,
+    episodeVectors,
+    embeddings,
+    extractor: createExtractor(config),
+    config,
+    secrets,
+    userKeyDestroyer: payloadEncryption?.keys,
+  };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
   // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
@@ -152,6 +184,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       return buildApi(
         {
           pool,
+          ...ports,
+          embedder: deps.embedder,
           vectors,
           episodeVectors,
           embeddings,

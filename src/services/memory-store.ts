@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
-import type pg from 'pg';
-import { memoryStore } from '../adapters/postgres/memory-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { MemoryReader } from '../core/ports';
 import type { Memory, MemoryType } from '../core/types';
 import type { SubjectKeys } from '../security/subject';
 import { storeMemoryWorkflow } from '../../workflows';
 import { userSearchAttributes } from '../../workflows/search-attributes';
 
 export interface StoreMemoryDeps {
-  pool: pg.Pool;
+  memories: MemoryReader;
   temporal: Client;
   taskQueue: string;
   subjects: SubjectKeys;
@@ -51,7 +50,7 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
     throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });
   }
   const id = decision.memoryId;
-  const memory = id ? await memoryStore.get(deps.pool, userKey, id) : undefined;
+  const memory = id ? await deps.memories.get({ userId: userKey, id }) : undefined;
   if (!memory) throw new MemoryServiceError(ErrorCode.internal, 'memory missing after store', { workflowId });
   return { memory, decision: { action: decision.action, reason: decision.reason }, workflowId };
 }

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { eventStore } from '../../adapters/postgres/event-repository';
-import { memoryStore } from '../../adapters/postgres/memory-repository';
-import { ErrorCode, MemoryServiceError } from '../../core/errors';
+import { getMemory, listMemories, memoryHistory } from '../../services/memory-queries';
 import { storeMemory } from '../../services/memory-store';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
@@ -41,7 +39,7 @@ export const memoryRoutes =
         },
       },
       async (request) => {
-        const { memories, total } = await memoryStore.list(deps.pool, userKeyOf(request), request.query);
+        const { memories, total } = await listMemories(deps, { userId: userKeyOf(request), ...request.query });
         return { memories: memories.map(memoryToView), total, limit: request.query.limit, offset: request.query.offset };
       },
     );
@@ -50,8 +48,7 @@ export const memoryRoutes =
       '/v1/users/:userId/memories/:id',
       { schema: { summary: 'One memory', params: memoryParams, response: { 200: z.object({ memory: memoryView }) } } },
       async (request) => {
-        const memory = await memoryStore.get(deps.pool, userKeyOf(request), request.params.id);
-        if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id: request.params.id });
+        const memory = await getMemory(deps, { userId: userKeyOf(request), id: request.params.id });
         return { memory: memoryToView(memory) };
       },
     );
@@ -87,10 +84,7 @@ export const memoryRoutes =
       },
       async (request) => {
         const { id } = request.params;
-        const userId = userKeyOf(request);
-        const memory = await memoryStore.get(deps.pool, userId, id);
-        if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id });
-        const events = await eventStore.history(deps.pool, userId, id);
+        const events = await memoryHistory(deps, { userId: userKeyOf(request), id });
         return { memoryId: id, events: events.map((e) => ({ ...e, id: e.id, createdAt: e.createdAt.toISOString() })) };
       },
     );
