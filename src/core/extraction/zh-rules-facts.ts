@@ -4,6 +4,7 @@
  * dislikes, dated events, and generic "我的X是Y" facts.
  */
 import { ZH_SHORT_LIVED, ZH_TIME } from './dates';
+import { ZH_HABIT } from './habits';
 import { latinTokens } from './keywords';
 import { TECH_KINDS, ZH_CITIES, ZH_CONDITIONS, ZH_FAMILY, ZH_JOB_SUFFIX, ZH_PETS } from './lexicon';
 import { cleanObject, HEALTH_IMPORTANCE, makeMatch, type MatchInit } from './match';
@@ -199,6 +200,10 @@ export const ZH_FACT_RULES: readonly Rule[] = [
   rule('zh.fact.have', zh(`${SELF}有(?!点|些|时|空|事|没|什么|个问题|一个问题|问题|人|办法)(?<obj>[^，,]+)`), (m) => fact('zh.fact.have', { confidence: 0.75, relation: 'has', target: obj(m) })),
   rule('zh.fact.habit', zh(`${SELF_OPT}(?:每天|每周|每晚|每天早上|每个周末|习惯)(?<obj>[^，,]+)`), (m) =>
     makeMatch('zh.fact.habit', { type: 'preference', confidence: 0.8, relation: 'habit', target: obj(m) }),
+  ),
+  // Any other habit ("写接口我一般用 Java", "周报我都是周五写"): a standing preference, not an event.
+  rule('zh.fact.habit.any', ZH_HABIT, (_m, clause) =>
+    OTHER_SUBJECT.test(clause) ? null : makeMatch('zh.fact.habit.any', { type: 'preference', confidence: 0.8, relation: 'habit', target: cleanObject(clause, 'zh') }),
   ),
 ];
 
