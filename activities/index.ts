@@ -88,7 +88,11 @@ export function createActivities(deps: ServiceDeps) {
         Context.current().heartbeat({ afterSeq: input.afterSeq });
         // Relative dates ("明天", "next Friday") resolve in the user's own timezone.
         const tz = await deps.pool.query<{ timezone: string }>('SELECT timezone FROM users WHERE user_id = $1', [input.userId]);
-        const { candidates, report } = await deps.extractor.extract({ messages, timezone: tz.rows[0]?.timezone ?? 'UTC' });
+        // The extractor may call a model or the embedder (the recall net embeds its exemplars on
+        // first use): keep heartbeating so a slow but healthy call is not taken for a dead worker.
+        const activity = Context.current();
+        const beat = setInterval(() => activity.heartbeat({ afterSeq: input.afterSeq }), 5_000);
+        const { candidates, report } = await deps.extractor.extract({ messages, timezone: tz.rows[0]?.timezone ?? 'UTC' }).finally(() => clearInterval(beat));
         // Proactive memory (issue #7): explicit reminder requests in these messages; the workflow starts one ReminderWorkflow each.
         const reminders = reminderRequestsOf(input.userId, input.conversationId, messages, tz.rows[0]?.timezone ?? 'UTC', deps.config.proactive.reminderAckSeconds);
         const seen = new Set<string>();

@@ -10,6 +10,8 @@ import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
+import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
+import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
 import { createPool } from './adapters/postgres/pool';
 import { buildApi } from './api/server';
@@ -75,8 +77,17 @@ function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddi
   return new OpenAICompatibleEmbeddings({ baseUrl: endpoints.embeddingsUrl!, apiKey: config.embedder.apiKey, model: config.embedder.model });
 }
 
-function createExtractor(config: AppConfig): Extractor {
-  const offline = new OfflineExtractor();
+/**
+ * The extraction recall net needs the e5 model its thresholds were calibrated on (docs/extraction.md);
+ * with another embedder (or the hashing fallback) the offline rules run alone.
+ */
+function createExtractionNet(config: AppConfig, endpoints: StackEndpoints): ExtractionNet | undefined {
+  if (config.embedder.provider !== 'openai-compatible' || !/e5/iu.test(config.embedder.model) || !endpoints.embeddingsUrl) return undefined;
+  return new ExtractionNet(new E5StatementEncoder({ baseUrl: endpoints.embeddingsUrl, apiKey: config.embedder.apiKey, model: config.embedder.model }));
+}
+
+function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extractor {
+  const offline = new OfflineExtractor(createExtractionNet(config, endpoints));
   if (config.llm.provider === 'none') return offline;
   // The offline rules stay as the safe fallback when the model's output is unusable.
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
@@ -104,7 +115,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   }
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
-  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config, secrets, userKeyDestroyer: payloadEncryption?.keys };
+  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config, endpoints), config, secrets, userKeyDestroyer: payloadEncryption?.keys };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
   // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
