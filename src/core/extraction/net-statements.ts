@@ -37,7 +37,8 @@ const MAX_STATEMENT = 200;
 /** A wh-word asking (not "When I travel, I…"), or an auxiliary before its subject ("Is it…", "Do you…"). */
 const EN_QUESTION =
   /^(?:(?:what|how|why|which|where|when|who|whom|whose)\s+(?:is|are|was|were|am|do|does|did|can|could|should|would|will|shall|may|might|has|have|about|if|much|many|long|often|far|old|big|kind|sort|type|else)\b|(?:what's|how's|where's|who's|why's|when's|how come)\b|(?:is|are|am|was|were|do|does|did|can|could|should|would|will|shall|may|might|have|has|isn't|aren't|don't|doesn't|didn't|won't|can't|shouldn't)\s+(?:i|you|we|it|there|they|he|she|this|that|these|those|my|your|our|the|a|an|any|anyone|anybody|someone|somebody)\b)/iu;
-const ZH_QUESTION = /^(?:请问|怎么|怎样|如何|为什么|为啥|什么|哪|谁|是否|有没有|能不能|可不可以|要不要|会不会|是不是|该不该)|(?:吗|么|呢|没有)$|(\p{Script=Han})不\1$/u;
+const ZH_QUESTION =
+  /^(?:请问|怎么|怎样|如何|为什么|为啥|什么|哪|谁|是否|有没有|能不能|可不可以|要不要|会不会|是不是|该不该)|(?:吗|么|呢|没有)$|(\p{Script=Han})不\1$|(?:哪个|哪种|哪家|哪儿|哪里|多少|多久|几[点个天次]|怎么样|如何)(?:好|更好|比较好)?$/u;
 
 const EN_ROLES =
   'friend|friends|colleague|colleagues|coworker|coworkers|co-worker|co-workers|boss|manager|roommate|flatmate|housemate|neighbou?r|neighbou?rs|intern|teacher|doctor|landlord|landlady|cousin|uncle|aunt|nephew|niece|teammate|teammates|lead|client|clients|customer|customers|classmate|classmates|team|company|partner|family|in-laws?';
