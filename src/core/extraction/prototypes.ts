@@ -150,6 +150,11 @@ const EN: Readonly<Record<NetClass, readonly string[]>> = {
     "Please don't apologise so much.",
     'Show times in 24-hour format.',
     'Explain things to me step by step.',
+    'Numbered steps are easier for me to follow, so use them.',
+    'Leave out the disclaimers in your answers.',
+    "I'd rather you ask before making assumptions.",
+    'Long intros waste my time, get to the point.',
+    'Prices in euros, please.',
   ],
   'none.question': [
     "What's the capital of Australia?",
@@ -310,6 +315,11 @@ const ZH: Readonly<Record<NetClass, readonly string[]>> = {
     '别老是道歉。',
     '时间都用24小时制。',
     '讲解的时候一步一步来。',
+    '我希望你回答的时候多举几个例子。',
+    '记得在代码里加上类型标注。',
+    '没有示例的解释我看不懂，麻烦多给例子。',
+    '价格都换算成人民币给我。',
+    '开场白就省了，直接说重点。',
   ],
   'none.question': [
     '澳大利亚的首都是哪里？',
