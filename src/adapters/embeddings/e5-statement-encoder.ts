@@ -31,7 +31,7 @@ export class E5StatementEncoder implements StatementEncoder {
   constructor(private readonly opts: E5StatementEncoderOptions) {}
 
   async encode(texts: readonly string[]): Promise<number[][]> {
-    const batch = this.opts.batchSize ?? 32;
+    const batch = this.opts.batchSize ?? 64;
     const out: number[][] = [];
     for (let i = 0; i < texts.length; i += batch) out.push(...(await this.request(texts.slice(i, i + batch))));
     return out;
