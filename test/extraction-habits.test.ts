@@ -47,6 +47,8 @@ describe('habits are standing (global) preferences', () => {
   it('keeps a one-time use a fact, and someone else\'s habit someone else\'s', () => {
     expect(candidatesOf('I use Terraform at work.')[0]).toMatchObject({ type: 'fact' });
     expect(candidatesOf('他一般用 Emacs 写代码。')).toEqual([]);
+    expect(candidatesOf('我领导一般周五下午开会。')).toEqual([]);
+    expect(candidatesOf('我表姐每天都要喝两杯奶茶。')).toEqual([]);
     expect(candidatesOf('She usually takes the bus.')).toEqual([]);
   });
 });

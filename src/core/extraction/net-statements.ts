@@ -13,11 +13,13 @@
  */
 import type { ConversationMessage } from '../types';
 import { EN_SHORT_LIVED, ZH_SHORT_LIVED } from './dates';
-import { EN_FAMILY, ZH_FAMILY } from './lexicon';
 import { isHedged, isTaskScoped } from './match';
 import { ownWords } from './quoted';
 import { hasContent } from './segments';
+import { isAboutSomeoneElse } from './subjects';
 import { type Lang, type Span, splitSentences, stripFiller, trimPunct } from './text';
+
+export { isAboutSomeoneElse } from './subjects';
 
 /** A statement for the net: a span of the prepared message text. */
 export interface NetStatement {
@@ -40,20 +42,6 @@ const EN_QUESTION =
 const ZH_QUESTION =
   /^(?:请问|怎么|怎样|如何|为什么|为啥|什么|哪|谁|是否|有没有|能不能|可不可以|要不要|会不会|是不是|该不该)|(?:吗|么|呢|没有)$|(\p{Script=Han})不\1$|(?:哪个|哪种|哪家|哪儿|哪里|多少|多久|几[点个天次]|怎么样|如何)(?:好|更好|比较好)?$/u;
 
-const EN_ROLES =
-  'friend|friends|colleague|colleagues|coworker|coworkers|co-worker|co-workers|boss|manager|roommate|flatmate|housemate|neighbou?r|neighbou?rs|intern|teacher|doctor|landlord|landlady|cousin|uncle|aunt|nephew|niece|teammate|teammates|lead|client|clients|customer|customers|classmate|classmates|team|company|partner|family|in-laws?';
-const EN_FAMILY_WORDS = [...EN_FAMILY].join('|');
-const EN_OTHER =
-  new RegExp(
-    `^(?:(?:my|our|his|her|their)\\s+(?:[\\w'-]+\\s+){0,2}?(?:${EN_FAMILY_WORDS}|${EN_ROLES})(?:'s)?\\b|(?:a|one|some)\\s+(?:friend|colleague|coworker|co-worker|relative|neighbou?r)s?(?:\\s+of\\s+(?:mine|ours))?\\b|(?:he|she|they|he's|she's|they're|his|her|their|everyone|everybody|nobody|people|someone|somebody|the team|the company)\\b)`,
-    'iu',
-  );
-const EN_SELF = /\b(?:i|i'm|i've|i'd|i'll|me|myself)\b/iu;
-
-const ZH_ROLES =
-  '妈|爸|表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|叔叔|阿姨|舅舅|姑姑|伯伯|嫂子|姐夫|妹夫|侄子|侄女|外甥|同事|老板|领导|上司|主管|经理|组长|朋友|室友|舍友|邻居|同学|老师|客户|下属|实习生|队友|师傅|闺蜜|哥们|医生';
-const ZH_OTHER = new RegExp(`^(?:我的?|我们的?|咱们?的?)?(?:${[...ZH_FAMILY].join('|')}|${ZH_ROLES})|^(?:他|她|它|他们|她们|别人|大家|有人|人家|隔壁)`, 'u');
-
 /** Requests about material at hand: an imperative with "this/these…", "帮我把这段…". */
 const EN_REQUEST_VERB =
   /^(?:please\s+|pls\s+|kindly\s+|(?:can|could|would|will) you\s+(?:please\s+)?|let's\s+|let us\s+|just\s+)?(?:write|make|do|use|translate|draft|give|send|show|fix|rewrite|summari[sz]e|convert|create|build|add|change|turn|put|format|check|review|explain|generate|list|find|help|try|go with|run|skip|reply|answer|ignore|drop|remove|redo)\b/iu;
@@ -68,16 +56,6 @@ const DISMISSAL = /^(?:never ?mind|nvm|forget it|no worries|whatever|ok(?:ay)? t
 export function isQuestionLike(text: string, lang: Lang): boolean {
   const body = stripFiller(text, lang).text.trim();
   return /[?？]\s*$/u.test(body) || EN_QUESTION.test(body) || (lang === 'zh' && ZH_QUESTION.test(body.replace(/[。！!~～]+$/u, '')));
-}
-
-/** True when the sentence is about someone else and does not come back to the user. */
-export function isAboutSomeoneElse(text: string, lang: Lang): boolean {
-  const body = stripFiller(text, lang).text.trim();
-  const en = EN_OTHER.exec(body);
-  if (en) return !EN_SELF.test(body.slice(en[0].length));
-  const zh = ZH_OTHER.exec(body);
-  if (zh) return !/我/u.test(body.slice(zh[0].length));
-  return false;
 }
 
 /** True when the sentence asks for something about the task at hand, not about the user. */
