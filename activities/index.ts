@@ -50,7 +50,12 @@ export function createActivities(deps: ServiceDeps) {
 
     async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {
       return asActivity(async () => {
-        const page = await extractCandidates(deps, { ...input, onProgress: () => Context.current().heartbeat({ afterSeq: input.afterSeq }) });
+        // The extractor may call a model or the embedder (the recall net embeds its exemplars on
+        // first use): keep heartbeating so a slow but healthy call is not taken for a dead worker.
+        const activity = Context.current();
+        const beat = () => activity.heartbeat({ afterSeq: input.afterSeq });
+        const timer = setInterval(beat, 5_000);
+        const page = await extractCandidates(deps, { ...input, onProgress: beat }).finally(() => clearInterval(timer));
         return {
           candidates: page.candidates,
           messageCount: page.messageCount,

@@ -15,6 +15,8 @@ import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
 import { OfflineExtractor } from './adapters/extraction/offline-extractor';
 import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
 import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
+import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
+import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
 import { createPool } from './adapters/postgres/pool';
@@ -84,8 +86,17 @@ function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddi
   return new OpenAICompatibleEmbeddings({ baseUrl: endpoints.embeddingsUrl!, apiKey: config.embedder.apiKey, model: config.embedder.model });
 }
 
-function createExtractor(config: AppConfig): Extractor {
-  const offline = new OfflineExtractor();
+/**
+ * The extraction recall net needs the e5 model its thresholds were calibrated on (docs/extraction.md);
+ * with another embedder (or the hashing fallback) the offline rules run alone.
+ */
+function createExtractionNet(config: AppConfig, endpoints: StackEndpoints): ExtractionNet | undefined {
+  if (config.embedder.provider !== 'openai-compatible' || !/e5/iu.test(config.embedder.model) || !endpoints.embeddingsUrl) return undefined;
+  return new ExtractionNet(new E5StatementEncoder({ baseUrl: endpoints.embeddingsUrl, apiKey: config.embedder.apiKey, model: config.embedder.model }));
+}
+
+function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extractor {
+  const offline = new OfflineExtractor(createExtractionNet(config, endpoints));
   if (config.llm.provider === 'none') return offline;
   // The offline rules stay as the safe fallback when the model's output is unusable.
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
@@ -134,7 +145,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     vectors,
     episodeVectors,
     embeddings,
-    extractor: createExtractor(config),
+    extractor: createExtractor(config, endpoints),
     config,
     secrets,
     userKeyDestroyer: payloadEncryption?.keys,

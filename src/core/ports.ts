@@ -365,6 +365,11 @@ export interface ExtractionReport {
    * the user did not give), each with its reason. Nothing of them was written.
    */
   rejected: RejectedCandidate[];
+  /**
+   * The recall net (offline extractor with an embedder): how many statements the rules left that
+   * it judged, and how many candidates it proposed (before the provenance screen).
+   */
+  net?: { statements: number; proposed: number };
 }
 
 export interface ExtractionOutput {
