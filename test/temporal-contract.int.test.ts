@@ -289,10 +289,17 @@ describe('every API decision is a workflow in Temporal UI', () => {
     const described = await ctx.runtime.temporal.workflow.getHandle(erase.body.workflowId).describe();
     expect(await described.staticSummary()).toBe(`Erase memory ${erased} (API request)`);
 
-    // The auditor's query for a kind of decision.
-    const erasures: string[] = [];
-    for await (const wf of ctx.runtime.temporal.workflow.list({ query: `MemoryUserId = '${key}' AND MemoryDecisions = 'erase'` })) erasures.push(wf.workflowId);
-    expect(erasures).toEqual([erase.body.workflowId]);
+    // The auditor's queries of docs/audit.md.
+    const listIds = async (query: string) => {
+      const out: string[] = [];
+      for await (const wf of ctx.runtime.temporal.workflow.list({ query })) out.push(wf.workflowId);
+      return out.sort();
+    };
+    expect(await listIds(`MemoryUserId = '${key}' AND MemoryDecisions = 'erase'`)).toEqual([erase.body.workflowId]);
+    expect(await listIds(`MemoryUserId = '${key}' AND MemoryDecisions IN ('forget', 'erase')`)).toEqual([forget.body.workflowId, erase.body.workflowId].sort());
+    const refusal = found.find((f) => !f.decisions)!.workflowId;
+    expect(await listIds(`MemoryUserId = '${key}' AND WorkflowType = 'MemoryDecision' AND MemoryDecisions IS NULL`)).toEqual([refusal]);
+    expect(await listIds(`MemoryTenant = 'tenant-a' AND MemoryUserId = '${key}' AND MemoryDecisions IN ('create') AND StartTime > '2020-01-01T00:00:00Z'`)).toHaveLength(3);
   });
 
   it('a purge is found by MemoryDecisions and MemoryTenant, never by the user key it erased', async () => {
