@@ -20,7 +20,7 @@ export default tseslint.config(
   },
   {
     // Workflow code must be deterministic: no I/O, no Node builtins, no clients of real systems.
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'examples/**/workflows.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

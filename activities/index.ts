@@ -17,7 +17,7 @@ import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests
 /** Business refusals must not be retried; everything else (network, pg, 5xx) is transient. */
 const NON_RETRYABLE: ReadonlySet<string> = new Set([ErrorCode.validationFailed, ErrorCode.notFound, ErrorCode.forbidden, ErrorCode.invalidState]);
 
-async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
+export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {

@@ -7,6 +7,9 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { createPrivacyActivities } from '../activities/privacy';
+import { createCallerExtractionActivities } from '../activities/callers';
+import { createDecisionActivities } from '../activities/decisions';
+import { createRecallActivities } from '../activities/recall';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
@@ -188,7 +191,19 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         workflowBundle: code,
         dataConverter,
         interceptors: { activity: [subjectActivityInterceptor] },
-        activities: { ...createActivities(deps), ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }) },
+        activities: {
+          ...createActivities(deps),
+          ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }),
+          ...createDecisionActivities(deps),
+          // The Temporal contract for callers (src/client/temporal-contract.ts): recall and ExtractMemories' steps.
+          ...createCallerExtractionActivities(deps, { subjects, tenants: config.tenants }),
+          ...createRecallActivities(deps, {
+            subjects,
+            tenants: config.tenants,
+            afterRecall: (userKey, ids, at) =>
+              signalRecalled(temporal, o.taskQueue ?? config.temporal.taskQueue, userKey, ids, at, 10, (err) => console.error(`recall reinforcement for ${userKey} not recorded`, err)),
+          }),
+        },
       });
     },
     createApi(o = {}) {

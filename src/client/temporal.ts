@@ -22,6 +22,10 @@ export const WorkflowType = {
   memorySweep: 'memorySweepWorkflow',
   weeklyReinforcement: 'weeklyReinforcementWorkflow',
   purgeUser: 'PurgeUser',
+  /** A caller's extraction with the messages in its input (see temporal-contract.ts). */
+  callerExtraction: 'ExtractMemories',
+  /** Forget, restore or erase through the API, as a short audited workflow. */
+  memoryDecision: 'MemoryDecision',
 } as const;
 export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
 
