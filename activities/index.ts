@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { conversationStore } from '../src/adapters/postgres/conversation-repository';
 import { candidateFromDTO, candidateToDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
@@ -11,24 +11,12 @@ import { applyCandidate } from '../src/services/memory-writer';
 import { applyRecallReinforcement } from '../src/services/reinforcement';
 import { syncVectors } from '../src/services/vector-sync';
 import type { StoreMemoryInput } from '../workflows/types';
+import { asActivity } from './as-activity';
 import { createEpisodeActivities } from './episodes';
+import { createExtractionRunActivities } from './extraction-runs';
 import { createLifecycleActivities } from './lifecycle';
 import { createProactiveActivities } from './proactive';
 import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests';
-
-/** Business refusals must not be retried; everything else (network, pg, 5xx) is transient. */
-const NON_RETRYABLE: ReadonlySet<string> = new Set([ErrorCode.validationFailed, ErrorCode.notFound, ErrorCode.forbidden, ErrorCode.invalidState]);
-
-async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof MemoryServiceError && NON_RETRYABLE.has(err.code)) {
-      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: true, details: [err.context], cause: err });
-    }
-    throw err;
-  }
-}
 
 function auditOf(conversationId?: string) {
   const info = Context.current().info;
@@ -49,6 +37,7 @@ export function createActivities(deps: ServiceDeps) {
     ...createLifecycleActivities(deps),
     ...createProactiveActivities(deps),
     ...createEpisodeActivities(deps),
+    ...createExtractionRunActivities(deps),
     async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
       return asActivity(() => {
         const at = new Date(input.at);

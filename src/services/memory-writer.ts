@@ -124,7 +124,16 @@ async function gatherNeighbours(
  */
 export async function applyCandidate(
   deps: ServiceDeps,
-  input: { userId: string; candidate: MemoryCandidate; key: string; audit: AuditContext; via?: 'extraction' | 'api'; metadata?: Record<string, unknown> },
+  input: {
+    userId: string;
+    candidate: MemoryCandidate;
+    key: string;
+    audit: AuditContext;
+    via?: 'extraction' | 'api';
+    metadata?: Record<string, unknown>;
+    /** Runs in the decision's transaction, replayed or not (e.g. moving the extraction watermark). */
+    afterDecision?: (client: Queryable) => Promise<void>;
+  },
 ): Promise<AppliedDecision> {
   const { userId, candidate, key, audit } = input;
   const [embedding] = candidate.confidence >= DEFAULT_DECIDE_OPTIONS.minConfidence ? await deps.embeddings.embedDocuments([candidate.text]) : [undefined];
@@ -135,6 +144,7 @@ export async function applyCandidate(
     const previous = await eventStore.findByKey(client, userId, key);
     if (previous) {
       const after = (previous.after ?? {}) as Partial<AppliedDecision>;
+      await input.afterDecision?.(client);
       return { ...base, action: previous.action as AppliedDecision['action'], reason: previous.reason, memoryId: previous.memoryId ?? undefined, affectedIds: after.affectedIds ?? [], replayed: true };
     }
     const neighbours = await gatherNeighbours(deps, client, userId, candidate, embedding);
@@ -207,12 +217,15 @@ export async function applyCandidate(
       { ...eventBase, memoryId: result.memoryId ?? null, action: result.action, reason: result.reason, after: { affectedIds: result.affectedIds, candidate: { text: candidate.text, type: candidate.type, confidence: candidate.confidence } }, idempotencyKey: key },
       at,
     );
+    await input.afterDecision?.(client);
     return result;
   });
 
-  if (!applied.replayed && (applied.memoryId || applied.affectedIds.length > 0)) {
+  // A replayed decision syncs too: the attempt that applied it may have died before its vectors
+  // were written (only entries still in the outbox are sent, so this costs nothing otherwise).
+  if (applied.memoryId || applied.affectedIds.length > 0) {
     const ids = [...(applied.memoryId ? [applied.memoryId] : []), ...applied.affectedIds];
-    await syncVectors(deps, { userId, memoryIds: ids, known: embedding && applied.memoryId ? { [applied.memoryId]: embedding } : {} });
+    await syncVectors(deps, { userId, memoryIds: ids, known: !applied.replayed && embedding && applied.memoryId ? { [applied.memoryId]: embedding } : {} });
   }
   return applied;
 }
