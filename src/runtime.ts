@@ -6,6 +6,7 @@ import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
 import { createActivities } from '../activities';
 import { createPrivacyActivities } from '../activities/privacy';
+import { createReconcilerActivities } from '../activities/reconcilers';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
@@ -22,6 +23,7 @@ import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './services/reinforcement-signal';
 import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
+import { ensureReliabilitySchedules } from './services/reliability-schedules';
 import type { StackEndpoints } from './stack';
 import { finishVectorMoves, rekeyLegacyUsers } from './adapters/postgres/tenant-rekey';
 import { ServiceSecrets } from './security/secrets';
@@ -54,7 +56,8 @@ export interface Runtime {
   /** The data converter of this runtime's Client and Worker; replaying its histories needs it too. */
   dataConverter: DataConverter;
   createWorker(opts?: { taskQueue?: string; workflowBundle?: WorkflowBundleOption }): Promise<Worker>;
-  createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number }): ReturnType<typeof buildApi>;
+  /** `temporal`: another client for the API (tests point one at a closed port: Temporal down). */
+  createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number; temporal?: Client }): ReturnType<typeof buildApi>;
   /** Creates or updates the Temporal Schedules (idempotent; called at worker start). */
   ensureSchedules(opts?: { taskQueue?: string }): Promise<Record<string, string>>;
   close(): Promise<void>;
@@ -143,7 +146,11 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         workflowBundle: code,
         dataConverter,
         interceptors: { activity: [subjectActivityInterceptor] },
-        activities: { ...createActivities(deps), ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }) },
+        activities: {
+          ...createActivities(deps),
+          ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }),
+          ...createReconcilerActivities(deps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
+        },
       });
     },
     createApi(o = {}) {
@@ -155,7 +162,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           embeddings,
           queryRewriter: deps.queryRewriter,
           config,
-          temporal,
+          temporal: o.temporal ?? temporal,
           codecServer: payloadEncryption && { codec: payloadEncryption.codec, ...config.codec },
           taskQueue: o.taskQueue ?? config.temporal.taskQueue,
           tenants: config.tenants,
@@ -179,7 +186,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
       // Memory lifecycle (issue #5): daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
-      return { ...lifecycle };
+      // Reliability (issue #14): extraction reconciler, vector outbox drain.
+      const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds });
+      return { ...lifecycle, ...reliability };
     },
     async close() {
       await connection.close();

@@ -12,3 +12,5 @@ export { memorySweepWorkflow } from './memory-sweep';
 export { weeklyReinforcementWorkflow } from './weekly-reinforcement';
 // Privacy (issue #12): erasure of everything stored about one user.
 export { PurgeUser } from './purge-user';
+// Reliability (issue #14): reconcilers run by Schedules — idle unextracted conversations, the vector outbox.
+export { extractionReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';
