@@ -12,6 +12,7 @@ import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
 import { PAGE_SESSION_ROUTE } from '../page-session';
+import { waitForResult, withTemporalDeadline } from '../workflow-wait';
 
 export const memoryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -20,10 +21,13 @@ export const memoryRoutes =
       '/v1/users/:userId/memories',
       {
         schema: {
-          summary: 'Store a memory (through the StoreMemory workflow: PostgreSQL row + Chroma vector)',
+          summary: 'Store a memory (through the StoreMemory workflow: PostgreSQL row + Chroma vector); 202 with the workflow id when it takes longer than WORKFLOW_WAIT_TIMEOUT_MS',
           params: userParams,
           body: createMemoryBody,
-          response: { 201: z.object({ memory: memoryView, decision: z.object({ action: z.string(), reason: z.string() }), workflowId: z.string() }) },
+          response: {
+            201: z.object({ memory: memoryView, decision: z.object({ action: z.string(), reason: z.string() }), workflowId: z.string() }),
+            202: z.object({ workflowId: z.string(), pending: z.literal(true) }),
+          },
         },
       },
       async (request, reply) => {
@@ -33,14 +37,20 @@ export const memoryRoutes =
         const workflowId = `store:${userId}:${deps.subjects.ref(userId, 'request', requestId)}`;
         let decision;
         try {
-          decision = await deps.temporal.workflow.execute(storeMemoryWorkflow, {
-            taskQueue: deps.taskQueue,
-            workflowId,
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            args: [{ userId, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
-            typedSearchAttributes: userSearchAttributes(userId),
-            staticSummary: `Store a ${body.type} memory for ${userId}`,
-          });
+          const handle = await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () =>
+            deps.temporal.workflow.start(storeMemoryWorkflow, {
+              taskQueue: deps.taskQueue,
+              workflowId,
+              workflowIdConflictPolicy: 'USE_EXISTING',
+              args: [{ userId, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
+              typedSearchAttributes: userSearchAttributes(userId),
+              staticSummary: `Store a ${body.type} memory for ${userId}`,
+            }),
+          );
+          const waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);
+          // Accepted and durable: the memory is written when the workflow gets to it (same requestId: same workflow).
+          if (!waited.done) return reply.status(202).send({ workflowId, pending: true });
+          decision = waited.result;
         } catch (err) {
           if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'storing the memory failed', { workflowId }, { cause: err });
           throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });
