@@ -71,7 +71,7 @@ export async function drainOutbox(deps: DrainDeps, opts: { policy: RetryPolicy; 
   for (const e of entries) byUser.set(e.userId, [...(byUser.get(e.userId) ?? []), e]);
 
   const fail = async (list: DueOutboxEntry[], err: unknown) => {
-    const { deadLettered } = await deps.outbox.failed({ entries: list, error: err instanceof Error ? err.message : String(err), policy: opts.policy });
+    const { deadLettered } = await deps.outbox.failed({ entries: list, error: errorChain(err), policy: opts.policy });
     result.failed += list.length;
     result.deadLettered += deadLettered;
   };
@@ -128,6 +128,15 @@ async function write(deps: DrainDeps, userId: string, list: DueOutboxEntry[]): P
       items: upserts.map((e, i) => ({ id: e.memoryId, embedding: embeddings[i]!, type: e.memory.type as MemoryType, createdAt: e.memory.createdAt.toISOString() })),
     });
   }
+}
+
+/** The error and its causes in one line: "Chroma upsert failed: … dimension …" tells an operator why. */
+function errorChain(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err; e !== undefined && e !== null && parts.length < 4; e = e instanceof Error ? e.cause : undefined) {
+    parts.push(e instanceof Error ? e.message : String(e));
+  }
+  return parts.join(': ');
 }
 
 /** Backoff before attempt n+1 after n failed attempts (what the PostgreSQL store computes too). */
