@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { conversationStore } from '../src/adapters/postgres/conversation-repository';
+import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repository';
 import { candidateFromDTO, candidateToDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import { normalizeFact } from '../src/core/extraction/offline-extractor';
@@ -121,6 +122,10 @@ export function createActivities(deps: ServiceDeps) {
 
     async markConversationExtracted(input: { userId: string; conversationId: string; workflowId: string }): Promise<void> {
       await conversationStore.markExtracted(deps.pool, input.userId, input.conversationId);
+      // Runs started before watermarks (they re-read the whole conversation) end here: what they
+      // read is done, so the watermark moves to the newest message, as their end marked it before.
+      const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
+      if (mark) await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, mark.lastSeq);
     },
   };
 }

@@ -74,17 +74,6 @@ export const extractionRunStore = {
     return rows.map((r) => ({ userId: r.user_id, conversationId: r.conversation_id }));
   },
 
-  /** How many conversations wait for extraction, and the oldest one's age (for operators). */
-  async backlog(q: Queryable, idleSeconds: number): Promise<{ conversations: number; oldestSeconds: number | null }> {
-    const { rows } = await q.query<{ n: number; oldest: number | null }>(
-      `-- all-users: operator summary, counts only
-       SELECT count(*)::int AS n, EXTRACT(EPOCH FROM now() - min(last_received_at))::float8 AS oldest
-         FROM conversations WHERE last_seq > extracted_seq AND last_received_at < now() - make_interval(secs => $1)`,
-      [idleSeconds],
-    );
-    return { conversations: rows[0]?.n ?? 0, oldestSeconds: rows[0]?.oldest ?? null };
-  },
-
   /**
    * Claims the page for `attemptId` (a lease of `leaseMs`), or reports that its output exists, or
    * that a live lease of another attempt holds it. An expired lease is taken over.
