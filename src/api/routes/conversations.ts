@@ -9,7 +9,7 @@ import { ConversationIdKey, userSearchAttributes } from '../../../workflows/sear
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { conversationParams, isoDate, messageIdSchema, textSchema } from '../schemas';
-import { waitForResult, withTemporalDeadline } from '../workflow-wait';
+import { waitForResult, withTemporalDeadline } from '../../services/workflow-wait';
 
 const decisionView = z.object({
   action: z.string(),

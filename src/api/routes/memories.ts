@@ -12,7 +12,7 @@ import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
 import { PAGE_SESSION_ROUTE } from '../page-session';
-import { waitForResult, withTemporalDeadline } from '../workflow-wait';
+import { waitForResult, withTemporalDeadline } from '../../services/workflow-wait';
 
 export const memoryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
