@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const NODE_BUILTINS = ['assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises', 'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers', 'timers/promises', 'tls', 'url', 'util', 'worker_threads', 'zlib'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.stack/', '.data/', 'scratch/', 'test-artifacts/', 'web/dist/'] },
+  { ignores: ['node_modules/', '.stack/', '.data/', 'scratch/', 'test-artifacts/', 'web/dist/', 'src/client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -20,7 +20,7 @@ export default tseslint.config(
   },
   {
     // Workflow code must be deterministic: no I/O, no Node builtins, no clients of real systems.
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'examples/**/workflows.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -1,10 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repository';
 import { postgresOutboxRetries } from '../src/adapters/postgres/outbox-retry-repository';
 import { candidateFromDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import type { ServiceDeps } from '../src/services/deps';
 import { extractRunPage, finishRunPass, type KeyedCandidate } from '../src/services/extraction-runs';
-import type { ExtractionReport } from '../src/services/extractor';
+import type { ExtractionReport } from '../src/core/ports';
 import { applyCandidate } from '../src/services/memory-writer';
 import { drainOutbox, type DrainResult } from '../src/services/outbox-drain';
 import { asActivity } from './as-activity';
@@ -95,7 +94,7 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
           candidate: candidateFromDTO(input.candidate),
           key: input.key,
           audit: { workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId, conversationId, actor: `workflow:${info.workflowType}` },
-          ...(watermark === undefined ? {} : { afterDecision: (client) => extractionRunStore.advance(client, userId, conversationId, watermark) }),
+          ...(watermark === undefined ? {} : { afterDecision: (tx) => tx.watermarks.advance({ userId, conversationId, seq: watermark }) }),
         }),
       );
     },
@@ -116,7 +115,7 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
         const summary: DrainSummary = { upserted: 0, removed: 0, failed: 0, deadLettered: 0, stoppedEarly: false, passes: 0 };
         const outbox = postgresOutboxRetries(deps.pool);
         for (;;) {
-          const pass = await drainOutbox({ outbox, vectors: deps.vectors, embeddings: deps.embeddings }, { policy: deps.config.reliability.outbox, userId: input.userId, limit: 200 });
+          const pass = await drainOutbox({ outbox, vectors: deps.vectors, embedder: deps.embedder }, { policy: deps.config.reliability.outbox, userId: input.userId, limit: 200 });
           summary.passes++;
           summary.upserted += pass.upserted;
           summary.removed += pass.removed;

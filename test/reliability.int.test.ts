@@ -8,7 +8,8 @@ import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repo
 import { postgresOutboxRetries } from '../src/adapters/postgres/outbox-retry-repository';
 import type { ConversationMessage } from '../src/core/types';
 import { extractRunPage } from '../src/services/extraction-runs';
-import { OfflineExtractor, type ExtractionOutput, type Extractor } from '../src/services/extractor';
+import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
+import type { ExtractionOutput, Extractor } from '../src/core/ports';
 import { drainOutbox } from '../src/services/outbox-drain';
 import { extractionReconcilerScheduleId, outboxDrainScheduleId } from '../src/services/reliability-schedules';
 import { vectorOutboxWorkflow } from '../workflows';
@@ -299,7 +300,7 @@ describe('vector outbox', () => {
 
     const outbox = postgresOutboxRetries(pool);
     const policy = ctx.runtime.deps.config.reliability.outbox; // 3 attempts, 1 s backoff
-    const drainDeps = { outbox, vectors: ctx.runtime.deps.vectors, embeddings: ctx.runtime.deps.embeddings };
+    const drainDeps = { outbox, vectors: ctx.runtime.deps.vectors, embedder: ctx.runtime.deps.embedder };
     for (let pass = 0; pass < 4; pass++) await drainOutbox(drainDeps, { policy, limit: 2 });
     const { rows: left } = await pool.query(
       `SELECT memory_id, user_id, attempts, next_attempt_at >= enqueued_at + interval '900 milliseconds' AS backed_off, dead_lettered_at, last_error

@@ -107,7 +107,7 @@ function vectorsRefusing(poisoned: Set<string>) {
   };
 }
 
-const embeddings = { embedDocuments: async (texts: string[]) => texts.map(() => [1, 0, 0]) };
+const embedder = { embedDocuments: async ({ texts }: { texts: string[] }) => texts.map(() => [1, 0, 0]) };
 const policy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 40 };
 
 describe('vector outbox drain', () => {
@@ -118,7 +118,7 @@ describe('vector outbox drain', () => {
     outbox.add('alice', 'a2');
     outbox.add('bob', 'b1');
     const { vectors, written } = vectorsRefusing(new Set(['poison']));
-    const result = await drainOutbox({ outbox, vectors, embeddings }, { policy });
+    const result = await drainOutbox({ outbox, vectors, embedder }, { policy });
     expect(result).toMatchObject({ upserted: 3, failed: 1, deadLettered: 0, stoppedEarly: false });
     expect(written.sort()).toEqual(['a1', 'a2', 'b1']);
     expect([...outbox.rows.keys()]).toEqual(['poison']);
@@ -132,12 +132,12 @@ describe('vector outbox drain', () => {
     const waits: number[] = [];
     for (let i = 0; i < 5; i++) {
       const before = outbox.now;
-      await drainOutbox({ outbox, vectors, embeddings }, { policy, limit: 1 });
+      await drainOutbox({ outbox, vectors, embedder }, { policy, limit: 1 });
       const row = outbox.rows.get('poison')!;
       if (!row.dead) waits.push(row.nextAttemptAt - before);
       // A fresh entry behind it, due now: with the poisoned one backing off it drains at once.
       outbox.add('bob', `b${i}`);
-      await drainOutbox({ outbox, vectors, embeddings }, { policy, limit: 1 });
+      await drainOutbox({ outbox, vectors, embedder }, { policy, limit: 1 });
       expect(written).toContain(`b${i}`);
       outbox.now = row.nextAttemptAt;
     }
@@ -153,7 +153,7 @@ describe('vector outbox drain', () => {
     for (const user of ['u1', 'u2', 'u3', 'u4']) for (const n of [1, 2, 3]) outbox.add(user, `${user}-${n}`);
     const { vectors, state } = vectorsRefusing(new Set());
     state.down = true;
-    const result = await drainOutbox({ outbox, vectors, embeddings }, { policy });
+    const result = await drainOutbox({ outbox, vectors, embedder }, { policy });
     expect(result).toMatchObject({ upserted: 0, failed: 3, stoppedEarly: true });
     // Per user: the batch, then its first entry alone; the fourth user is not tried at all.
     expect(state.calls).toBe(6);
@@ -168,7 +168,7 @@ describe('vector outbox drain', () => {
     outbox.add('alice', 'erased', 'delete');
     outbox.rows.get('erased')!.memory = undefined;
     const { vectors, written } = vectorsRefusing(new Set());
-    const result = await drainOutbox({ outbox, vectors, embeddings }, { policy });
+    const result = await drainOutbox({ outbox, vectors, embedder }, { policy });
     expect(result).toMatchObject({ upserted: 0, removed: 1, failed: 0 });
     expect(written).toEqual(['-erased']);
     expect(outbox.rows.size).toBe(0);

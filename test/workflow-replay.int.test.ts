@@ -33,7 +33,17 @@ beforeAll(async () => {
   const client = ctx.runtime.temporal;
 
   // storeMemoryWorkflow
-  expect((await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我对花生过敏，吃了会起疹子', type: 'fact' })).status).toBe(201);
+  const stored = await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我对花生过敏，吃了会起疹子', type: 'fact' });
+  expect(stored.status).toBe(201);
+  // MemoryDecision (forget through the API)
+  const extra = await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我住在杭州', type: 'fact' });
+  expect((await ctx.call('DELETE', `/v1/users/${user}/memories/${extra.body.memory.id}`)).status).toBe(200);
+  // ExtractMemories (the Temporal contract: messages in the input, extractMemoriesWorkflow as its child)
+  await client.workflow.execute('ExtractMemories', {
+    taskQueue: ctx.taskQueue,
+    workflowId: `replay-extract-call:${ctx.prefix}`,
+    args: [{ tenantId: 'tenant-a', userId: user, conversationId: 'c2', messages: [{ id: 'm1', role: 'user', content: '我最近开始学游泳了。' }] }],
+  });
   // conversationWorkflow → extractMemoriesWorkflow (→ a reminder child from "明天早上9点提醒我…")
   const messages = [
     { id: 'm1', role: 'user', content: '我最近在准备马拉松，目标是跑进4小时。明天早上9点提醒我交房租。', at: '2026-06-01T10:00:00+08:00' },
@@ -104,6 +114,8 @@ describe('workflow histories replay against the current code', () => {
       'weeklyReinforcementWorkflow',
       'extractionReconcilerWorkflow',
       'vectorOutboxWorkflow',
+      'ExtractMemories',
+      'MemoryDecision',
     ])
       expect(types, `no ${type} ran`).toContain(type);
     const outcomes = await replay(fresh);

@@ -35,6 +35,8 @@ jarvis-memory is up
   Embeddings    ${stack.embeddingsUrl ?? config.embedder.provider}
   Data          ${stack.dataDir}
   Try: curl -s -H 'Authorization: Bearer ${config.tenants[0]!.key}' ${base}/v1/users/alice/memories
+  Memory page: curl -s -X POST -H 'Authorization: Bearer ${config.tenants[0]!.key}' ${base}/v1/users/alice/page-token
+               and open ${base} followed by the "url" it returns (a one-time sign-in link)
 `);
   const shutdown = async () => {
     worker.shutdown();

