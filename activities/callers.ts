@@ -8,7 +8,7 @@ import { MEMORY_CONTRACT_VERSION, reminderWorkflowId, type ExtractedReminder, ty
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { SubjectKeys } from '../src/security/subject';
 import type { ServiceDeps } from '../src/services/deps';
-import { asActivity } from './index';
+import { asActivity } from './as-activity';
 import { reminderRequestsOf } from './reminder-requests';
 
 /**

@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../src/services/deps';
 import { eraseMemory } from '../src/services/memory-erase';
 import { forgetMemory, restoreMemory } from '../src/services/memory-lifecycle';
 import type { MemoryDecisionInput, MemoryDecisionOutcome } from '../workflows/decisions';
-import { asActivity } from './index';
+import { asActivity } from './as-activity';
 
 /**
  * The activity of the MemoryDecision workflow (workflows/decisions.ts): the service call the API

@@ -1,5 +1,6 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { conversationStore } from '../src/adapters/postgres/conversation-repository';
+import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repository';
 import { candidateFromDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { ServiceDeps } from '../src/services/deps';
@@ -9,24 +10,14 @@ import { applyCandidate, applyStoreRequest } from '../src/services/memory-writer
 import { applyRecallReinforcement } from '../src/services/reinforcement';
 import { syncVectors } from '../src/services/vector-sync';
 import type { StoreMemoryInput } from '../workflows/types';
+import { asActivity } from './as-activity';
 import { createEpisodeActivities } from './episodes';
+import { createExtractionRunActivities } from './extraction-runs';
 import { createLifecycleActivities } from './lifecycle';
 import { createProactiveActivities } from './proactive';
 import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests';
 
-/** Business refusals must not be retried; everything else (network, pg, 5xx) is transient. */
-const NON_RETRYABLE: ReadonlySet<string> = new Set([ErrorCode.validationFailed, ErrorCode.notFound, ErrorCode.forbidden, ErrorCode.invalidState]);
-
-export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof MemoryServiceError && NON_RETRYABLE.has(err.code)) {
-      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: true, details: [err.context], cause: err });
-    }
-    throw err;
-  }
-}
+export { asActivity } from './as-activity';
 
 function auditOf(conversationId?: string) {
   const info = Context.current().info;
@@ -44,6 +35,7 @@ export function createActivities(deps: ServiceDeps) {
     ...createLifecycleActivities(deps),
     ...createProactiveActivities(deps),
     ...createEpisodeActivities(deps),
+    ...createExtractionRunActivities(deps),
     async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
       return asActivity(() => applyStoreRequest(deps, { store: input, audit: { ...auditOf(), actor: 'api' } }));
     },
@@ -94,6 +86,10 @@ export function createActivities(deps: ServiceDeps) {
 
     async markConversationExtracted(input: { userId: string; conversationId: string; workflowId: string }): Promise<void> {
       await conversationStore.markExtracted(deps.pool, input.userId, input.conversationId);
+      // Runs started before watermarks (they re-read the whole conversation) end here: what they
+      // read is done, so the watermark moves to the newest message, as their end marked it before.
+      const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
+      if (mark) await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, mark.lastSeq);
     },
   };
 }

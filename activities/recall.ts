@@ -5,7 +5,7 @@ import type { RecallActivityInput, RecallActivityResult } from '../src/client/te
 import { recall } from '../src/services/recall';
 import type { ServiceDeps } from '../src/services/deps';
 import { callerUserKey, parseInput, type CallerDeps } from './callers';
-import { asActivity } from './index';
+import { asActivity } from './as-activity';
 
 /** Time the activity keeps for itself within its start-to-close timeout: encoding and the answer's trip. */
 const ANSWER_MARGIN_MS = 300;

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { createPrivacyActivities } from '../activities/privacy';
+import { createReconcilerActivities } from '../activities/reconcilers';
 import { createCallerExtractionActivities } from '../activities/callers';
 import { createDecisionActivities } from '../activities/decisions';
 import { createRecallActivities } from '../activities/recall';
@@ -37,6 +38,7 @@ import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './services/reinforcement-signal';
 import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
+import { ensureReliabilitySchedules } from './services/reliability-schedules';
 import type { StackEndpoints } from './stack';
 import { finishVectorMoves, rekeyLegacyUsers } from './adapters/postgres/tenant-rekey';
 import { ServiceSecrets } from './security/secrets';
@@ -69,7 +71,8 @@ export interface Runtime {
   /** The data converter of this runtime's Client and Worker; replaying its histories needs it too. */
   dataConverter: DataConverter;
   createWorker(opts?: { taskQueue?: string; workflowBundle?: WorkflowBundleOption }): Promise<Worker>;
-  createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number }): ReturnType<typeof buildApi>;
+  /** `temporal`: another client for the API (tests point one at a closed port: Temporal down). */
+  createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number; temporal?: Client }): ReturnType<typeof buildApi>;
   /** Creates or updates the Temporal Schedules (idempotent; called at worker start). */
   ensureSchedules(opts?: { taskQueue?: string }): Promise<Record<string, string>>;
   close(): Promise<void>;
@@ -194,6 +197,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         activities: {
           ...createActivities(deps),
           ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }),
+          ...createReconcilerActivities(deps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
           ...createDecisionActivities(deps),
           // The Temporal contract for callers (src/client/temporal-contract.ts): recall and ExtractMemories' steps.
           ...createCallerExtractionActivities(deps, { subjects, tenants: config.tenants }),
@@ -217,7 +221,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           embeddings,
           queryRewriter: deps.queryRewriter,
           config,
-          temporal,
+          temporal: o.temporal ?? temporal,
           codecServer: payloadEncryption && { codec: payloadEncryption.codec, ...config.codec },
           taskQueue: o.taskQueue ?? config.temporal.taskQueue,
           tenants: config.tenants,
@@ -243,7 +247,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
       // Memory lifecycle (issue #5): daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
-      return { ...lifecycle };
+      // Reliability (issue #14): extraction reconciler, vector outbox drain.
+      const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds });
+      return { ...lifecycle, ...reliability };
     },
     async close() {
       await connection.close();

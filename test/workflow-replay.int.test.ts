@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { digestWorkflow } from '../workflows/digest';
+import { extractionReconcilerWorkflow, vectorOutboxWorkflow } from '../workflows/reconcilers';
 import { memorySweepWorkflow } from '../workflows/memory-sweep';
 import { nudgeWorkflow } from '../workflows/nudge';
 import { weeklyReinforcementWorkflow } from '../workflows/weekly-reinforcement';
@@ -67,6 +68,9 @@ beforeAll(async () => {
   await client.workflow.execute(nudgeWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-nudge:${ctx.prefix}`, args: [{ userId: ctx.userKey(user) }] });
   await client.workflow.execute(memorySweepWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-sweep:${ctx.prefix}`, args: [{ now, batchSize: 400, maxStepsPerRun: 3, stepBudgetMs: 1 }] });
   await client.workflow.execute(weeklyReinforcementWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-weekly:${ctx.prefix}`, args: [{ now, batchSize: 150, maxStepsPerRun: 2, stepBudgetMs: 1 }] });
+  // The reconcilers' Schedules start exactly these.
+  await client.workflow.execute(extractionReconcilerWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-reconcile:${ctx.prefix}`, args: [{}] });
+  await client.workflow.execute(vectorOutboxWorkflow, { taskQueue: ctx.taskQueue, workflowId: `replay-drain:${ctx.prefix}`, args: [{}] });
 
   // Every execution on this test's task queue, finished or still running (a running history replays too).
   for await (const execution of client.workflow.list({ query: `TaskQueue = "${ctx.taskQueue}"` })) {
@@ -108,6 +112,8 @@ describe('workflow histories replay against the current code', () => {
       'nudgeWorkflow',
       'memorySweepWorkflow',
       'weeklyReinforcementWorkflow',
+      'extractionReconcilerWorkflow',
+      'vectorOutboxWorkflow',
       'ExtractMemories',
       'MemoryDecision',
     ])
@@ -119,7 +125,7 @@ describe('workflow histories replay against the current code', () => {
 
   it('replays the histories recorded from an earlier version (in-flight workflows survive the change)', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.binpb'));
-    expect(files.length).toBeGreaterThanOrEqual(9);
+    expect(files.length).toBeGreaterThanOrEqual(13);
     const recorded = files.map((f) => ({ workflowId: f.replace(/\.binpb$/, ''), history: HistoryCodec.decode(readFileSync(join(FIXTURES, f))) }));
     const outcomes = await replay(recorded);
     expect(outcomes).toHaveLength(files.length);

@@ -12,6 +12,8 @@ export { memorySweepWorkflow } from './memory-sweep';
 export { weeklyReinforcementWorkflow } from './weekly-reinforcement';
 // Privacy (issue #12): erasure of everything stored about one user.
 export { PurgeUser } from './purge-user';
+// Reliability (issue #14): reconcilers run by Schedules — idle unextracted conversations, the vector outbox.
+export { extractionReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';
 // The Temporal contract for callers (issue #13, src/client/temporal-contract.ts): ExtractMemories.
 export { ExtractMemories } from './caller-extraction';
 // Every API decision in Temporal UI (issue #13): forget, restore, erase as short workflows.

@@ -39,9 +39,17 @@ export interface ExtractionResult {
   messagesProcessed: number;
   decisions: AppliedDecision[];
   counts: Record<AppliedDecision['action'], number>;
+  /** The conversation's extraction watermark after the run (runs with watermarks only). */
+  watermark?: number;
+  /** Passes over the conversation: more than one when messages arrived while the run went on. */
+  passes?: number;
 }
 
 export interface ConversationOutcome {
+  /** `already-extracting`: only runs from before follow-up runs (they dropped what came after). */
   outcome: 'ended-by-call' | 'idle-extracted' | 'already-extracting';
+  /** The last extraction this workflow ran. */
   extraction?: ExtractionResult;
+  /** Extractions this workflow ran: more than one when messages arrived while one was running. */
+  extractions?: number;
 }

@@ -26,6 +26,10 @@ export const WorkflowType = {
   callerExtraction: 'ExtractMemories',
   /** Forget, restore or erase through the API, as a short audited workflow. */
   memoryDecision: 'MemoryDecision',
+  /** Scheduled (docs/reliability.md): extracts idle conversations with messages after their watermark. */
+  extractionReconciler: 'extractionReconcilerWorkflow',
+  /** Scheduled (docs/reliability.md): drains the vector outbox with backoff and dead letters. */
+  vectorOutbox: 'vectorOutboxWorkflow',
 } as const;
 export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
 

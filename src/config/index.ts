@@ -192,6 +192,14 @@ export const envSchema = z.object({
   RETENTION_EPISODES_DAYS: retentionDays(365),
   RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
   RETENTION_DIGESTS_DAYS: retentionDays(90),
+  // Reliability (issue #14): reconcilers, outbox retries, bounded waits on Temporal
+  EXTRACTION_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(120),
+  OUTBOX_DRAIN_SECONDS: positiveInt.min(10).max(3600).default(60),
+  OUTBOX_MAX_ATTEMPTS: positiveInt.max(100).default(10),
+  OUTBOX_RETRY_BASE_SECONDS: positiveInt.default(30),
+  OUTBOX_RETRY_MAX_SECONDS: positiveInt.default(3600),
+  WORKFLOW_WAIT_TIMEOUT_MS: positiveInt.default(120_000),
+  TEMPORAL_CALL_TIMEOUT_MS: positiveInt.default(5000),
   // OpenAI-compatible memory proxy (POST /proxy/v1/chat/completions): where answers come from
   UPSTREAM_BASE_URL: optionalUrl,
   UPSTREAM_API_KEY: optionalString,
@@ -269,8 +277,21 @@ export interface AppConfig {
   codec: { authToken?: string; corsOrigins: string[] };
   /** Age in days after which the daily sweep deletes each kind of row; null keeps it forever. */
   retention: RetentionDays;
+  /** Reconcilers and bounded waits (docs/reliability.md). */
+  reliability: ReliabilityConfig;
   /** The memory proxy: the upstream chat completions API (undefined: the proxy answers 503) and how long recall may take before a request goes out without memory. */
   proxy: { upstreamBaseUrl?: string; upstreamApiKey?: string; recallTimeoutMs: number };
+}
+
+export interface ReliabilityConfig {
+  /** How often the extraction reconciler looks for idle conversations with unextracted messages. */
+  reconcileSeconds: number;
+  /** How often the vector outbox drains, and how a failed entry is retried before it is dead-lettered. */
+  outbox: { drainSeconds: number; maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** How long an API call waits for a workflow's result before answering 202 with the workflow id. */
+  workflowWaitMs: number;
+  /** Deadline of one call to Temporal (start, signal) made while a client waits. */
+  temporalCallMs: number;
 }
 
 export interface RetentionDays {
@@ -439,6 +460,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       episodes: e.RETENTION_EPISODES_DAYS,
       notifications: e.RETENTION_NOTIFICATIONS_DAYS,
       digests: e.RETENTION_DIGESTS_DAYS,
+    },
+    reliability: {
+      reconcileSeconds: e.EXTRACTION_RECONCILE_SECONDS,
+      outbox: {
+        drainSeconds: e.OUTBOX_DRAIN_SECONDS,
+        maxAttempts: e.OUTBOX_MAX_ATTEMPTS,
+        baseDelayMs: e.OUTBOX_RETRY_BASE_SECONDS * 1000,
+        maxDelayMs: Math.max(e.OUTBOX_RETRY_MAX_SECONDS, e.OUTBOX_RETRY_BASE_SECONDS) * 1000,
+      },
+      workflowWaitMs: e.WORKFLOW_WAIT_TIMEOUT_MS,
+      temporalCallMs: e.TEMPORAL_CALL_TIMEOUT_MS,
     },
     proxy: { upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''), upstreamApiKey: e.UPSTREAM_API_KEY, recallTimeoutMs: e.PROXY_RECALL_TIMEOUT_MS },
   };

@@ -336,6 +336,14 @@ export interface MemoryTransaction {
   erasure: MemoryErasure;
   purge: UserRowPurge;
   retention: RetentionRepository;
+  /** Extraction watermarks (docs/reliability.md): moved in the transaction of the decision that covers them. */
+  watermarks: ExtractionWatermarks;
+}
+
+/** How far a conversation's messages have been extracted and decided. */
+export interface ExtractionWatermarks {
+  /** Moves the conversation's watermark forward to `seq` (never back). */
+  advance(input: { userId: string; conversationId: string; seq: number }): Promise<void>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { reminderStore } from '../adapters/postgres/reminder-repository';
 import type { ApiDeps } from '../api/deps';
 import { reminderToView } from '../api/proactive-views';
@@ -29,8 +30,10 @@ export function serviceBackend(deps: ApiDeps, userKey: string, hooks: { afterRec
       return (await searchConversations(deps, userKey, query, { topK, timeZone })) as ConversationSearchResponse;
     },
     async addMemory({ text, type, importance, requestId }) {
-      const { memory, decision } = await storeMemory(deps, userKey, { text, type, importance, requestId, metadata: { via: 'mcp' } });
-      return { memory: memoryToView(memory) as MemoryView, decision };
+      const stored = await storeMemory(deps, userKey, { text, type, importance, requestId, metadata: { via: 'mcp' } });
+      // Still being stored after WORKFLOW_WAIT_TIMEOUT_MS: the same requestId joins the same workflow.
+      if (stored.pending) throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'the memory is still being stored; repeat the call with the same requestId', { workflowId: stored.workflowId });
+      return { memory: memoryToView(stored.memory) as MemoryView, decision: stored.decision };
     },
     async forgetMemory(id) {
       const result = await forgetMemory(deps, { userId: userKey, id, now: new Date(), audit: { actor: 'mcp' } });

@@ -127,7 +127,10 @@ export const proxyRoutes =
           ];
           if (turns.length === 0) return;
           void appendConversationMessages(deps, opts, { userKey, conversationId, messages: turns })
-            .then(() => opts.onUserActive?.(userKey))
+            .then((appended) => {
+              if (appended.pending) request.log.warn({ conversationId }, 'proxy turns stored, idle timer not armed: extraction left to the reconciler');
+              return opts.onUserActive?.(userKey);
+            })
             .catch((err: unknown) => request.log.warn({ err, conversationId }, 'proxy turns not recorded'));
         };
 

@@ -3,7 +3,9 @@ import type pg from 'pg';
 import { conversationStore, type IncomingMessage } from '../adapters/postgres/conversation-repository';
 import { inTransaction } from '../adapters/postgres/pool';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
+import { withTemporalDeadline } from './workflow-wait';
 import { conversationWorkflow, conversationWorkflowId, messagesAddedSignal } from '../../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/search-attributes';
 
@@ -13,12 +15,19 @@ export interface ConversationMessagesDeps {
   taskQueue: string;
   subjects: SubjectKeys;
   idleSeconds: number;
+  /** TEMPORAL_CALL_TIMEOUT_MS: how long arming the idle timer may take while the caller waits. */
+  config: { reliability: Pick<AppConfig['reliability'], 'temporalCallMs'> };
 }
 
 export interface AppendMessagesResult {
   accepted: string[];
   duplicates: string[];
   workflowId: string;
+  /**
+   * The messages are stored but Temporal did not answer in time, so the idle timer is not armed:
+   * the extraction reconciler extracts them once Temporal is back (docs/reliability.md).
+   */
+  pending: boolean;
 }
 
 /**
@@ -49,19 +58,23 @@ export async function appendConversationMessages(
     return conversationStore.append(client, userKey, conversationId, messages);
   });
   const workflowId = conversationWorkflowId(userKey, conversationRef);
+  let pending = false;
   try {
-    await deps.temporal.workflow.signalWithStart(conversationWorkflow, {
-      taskQueue: deps.taskQueue,
-      workflowId,
-      args: [{ userId: userKey, conversationId, conversationRef, idleSeconds: deps.idleSeconds }],
-      signal: messagesAddedSignal,
-      signalArgs: [{ count: result.inserted.length }],
-      typedSearchAttributes: [...userSearchAttributes(userKey), { key: ConversationIdKey, value: conversationRef }],
-      staticSummary: `Conversation ${conversationRef}: idle timer (${deps.idleSeconds}s) before extraction`,
-    });
-  } catch (err) {
-    // The messages are stored; repeating the call is safe (ids dedupe) and re-arms the timer.
-    throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'messages stored, but the idle timer could not be armed; retry the call', { workflowId }, { cause: err });
+    await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () =>
+      deps.temporal.workflow.signalWithStart(conversationWorkflow, {
+        taskQueue: deps.taskQueue,
+        workflowId,
+        args: [{ userId: userKey, conversationId, conversationRef, idleSeconds: deps.idleSeconds }],
+        signal: messagesAddedSignal,
+        signalArgs: [{ count: result.inserted.length }],
+        typedSearchAttributes: [...userSearchAttributes(userKey), { key: ConversationIdKey, value: conversationRef }],
+        staticSummary: `Conversation ${conversationRef}: idle timer (${deps.idleSeconds}s) before extraction`,
+      }),
+    );
+  } catch {
+    // The messages are committed and after the conversation's extraction watermark: the
+    // reconciler extracts them. Repeating the call is still safe (ids dedupe) and re-arms the timer.
+    pending = true;
   }
-  return { accepted: result.inserted, duplicates: result.duplicates, workflowId };
+  return { accepted: result.inserted, duplicates: result.duplicates, workflowId, pending };
 }

@@ -45,5 +45,5 @@ export interface ServiceDeps {
   secrets: ServiceSecrets;
   /** Crypto-shredding of a user's payload key at the end of a purge (set by the payload codec). */
   userKeyDestroyer?: UserKeyDestroyer;
-  config: Pick<AppConfig, 'extraction' | 'recall' | 'llm' | 'proactive' | 'lifecycle' | 'retention'>;
+  config: Pick<AppConfig, 'extraction' | 'recall' | 'llm' | 'proactive' | 'lifecycle' | 'retention' | 'reliability'>;
 }

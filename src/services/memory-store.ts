@@ -3,7 +3,9 @@ import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { MemoryReader } from '../core/ports';
 import type { Memory, MemoryType } from '../core/types';
+import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
+import { waitForResult, withTemporalDeadline } from './workflow-wait';
 import { storeMemoryWorkflow } from '../../workflows';
 import { userSearchAttributes } from '../../workflows/search-attributes';
 
@@ -12,6 +14,8 @@ export interface StoreMemoryDeps {
   temporal: Client;
   taskQueue: string;
   subjects: SubjectKeys;
+  /** WORKFLOW_WAIT_TIMEOUT_MS and TEMPORAL_CALL_TIMEOUT_MS (docs/reliability.md). */
+  config: { reliability: Pick<AppConfig['reliability'], 'workflowWaitMs' | 'temporalCallMs'> };
 }
 
 export interface StoreMemoryRequest {
@@ -28,23 +32,34 @@ export interface StoreMemoryRequest {
   requestId?: string;
 }
 
+/** The stored memory, or (`pending`) the workflow that is still storing it after WORKFLOW_WAIT_TIMEOUT_MS. */
+export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { action: string; reason: string }; workflowId: string } | { pending: true; workflowId: string };
+
 /**
  * Stores one memory through the StoreMemory workflow (decision, PostgreSQL row, Chroma vector) and
- * returns the memory the decision landed on — POST …/memories and the MCP tool `memory_add`.
+ * returns the memory the decision landed on — POST …/memories and the MCP tool `memory_add`. A
+ * workflow slower than WORKFLOW_WAIT_TIMEOUT_MS goes on and the answer is `pending` with its id
+ * (the same requestId joins the same workflow).
  */
-export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: StoreMemoryRequest): Promise<{ memory: Memory; decision: { action: string; reason: string }; workflowId: string }> {
+export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: StoreMemoryRequest): Promise<StoreMemoryResult> {
   const requestId = body.requestId ?? randomUUID();
   const workflowId = `store:${userKey}:${deps.subjects.ref(userKey, 'request', requestId)}`;
   let decision;
   try {
-    decision = await deps.temporal.workflow.execute(storeMemoryWorkflow, {
-      taskQueue: deps.taskQueue,
-      workflowId,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      args: [{ userId: userKey, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
-      typedSearchAttributes: userSearchAttributes(userKey),
-      staticSummary: `Store a ${body.type} memory for ${userKey}`,
-    });
+    const handle = await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () =>
+      deps.temporal.workflow.start(storeMemoryWorkflow, {
+        taskQueue: deps.taskQueue,
+        workflowId,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [{ userId: userKey, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
+        typedSearchAttributes: userSearchAttributes(userKey),
+        staticSummary: `Store a ${body.type} memory for ${userKey}`,
+      }),
+    );
+    const waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);
+    // Accepted and durable: the memory is written when the workflow gets to it.
+    if (!waited.done) return { pending: true, workflowId };
+    decision = waited.result;
   } catch (err) {
     if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'storing the memory failed', { workflowId }, { cause: err });
     throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });

@@ -33,6 +33,8 @@ export interface CandidateInput {
   audit: AuditContext;
   via?: 'extraction' | 'api';
   metadata?: Record<string, unknown>;
+  /** Runs in the decision's transaction, replayed or not (e.g. moving the extraction watermark). */
+  afterDecision?: (tx: MemoryTransaction) => Promise<void>;
 }
 
 const NEIGHBOURS = 8;
@@ -355,18 +357,24 @@ export async function applyCandidate(deps: WriterDeps, input: CandidateInput): P
     userId,
     work: async (tx) => {
       const previous = await tx.events.findByKey({ userId, key });
-      if (previous) return replayOf(previous, candidate);
+      if (previous) {
+        await input.afterDecision?.(tx);
+        return replayOf(previous, candidate);
+      }
       const neighbours = await loadNeighbours({ memories: tx.memories, vectors: deps.vectors }, { userId, candidate, embedding });
       const decision = resolve(candidate, neighbours, judgement, deps.config.extraction.dedupSimilarity);
       const result = await applyDecision(tx, ctx, decision);
       await recordDecision(tx, ctx, result);
+      await input.afterDecision?.(tx);
       return result;
     },
   });
 
-  if (!applied.replayed && (applied.memoryId || applied.affectedIds.length > 0)) {
+  // A replayed decision syncs too: the attempt that applied it may have died before its vectors
+  // were written (only entries still in the outbox are sent, so this costs nothing otherwise).
+  if (applied.memoryId || applied.affectedIds.length > 0) {
     const ids = [...(applied.memoryId ? [applied.memoryId] : []), ...applied.affectedIds];
-    await syncVectors(deps, { userId, memoryIds: ids, known: embedding && applied.memoryId ? { [applied.memoryId]: embedding } : {} });
+    await syncVectors(deps, { userId, memoryIds: ids, known: !applied.replayed && embedding && applied.memoryId ? { [applied.memoryId]: embedding } : {} });
   }
   return applied;
 }

@@ -20,6 +20,7 @@ export const PURGE_TABLES: readonly { table: string; rows: string }[] = [
            SELECT me.ctid FROM memory_entities me JOIN memories m ON m.id = me.memory_id WHERE m.user_id = $1`,
   },
   { table: 'vector_outbox', rows: 'SELECT ctid FROM vector_outbox WHERE user_id = $1' },
+  { table: 'extraction_pages', rows: 'SELECT ctid FROM extraction_pages WHERE user_id = $1' },
   { table: 'memory_events', rows: 'SELECT ctid FROM memory_events WHERE user_id = $1' },
   { table: 'notifications', rows: 'SELECT ctid FROM notifications WHERE user_id = $1' },
   { table: 'digests', rows: 'SELECT ctid FROM digests WHERE user_id = $1' },

@@ -9,6 +9,7 @@ import { ConversationIdKey, userSearchAttributes } from '../../../workflows/sear
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { conversationParams, isoDate, messageIdSchema, textSchema } from '../schemas';
+import { waitForResult, withTemporalDeadline } from '../../services/workflow-wait';
 
 const decisionView = z.object({
   action: z.string(),
@@ -39,10 +40,10 @@ export const conversationRoutes =
       '/v1/users/:userId/conversations/:conversationId/messages',
       {
         schema: {
-          summary: 'Append one or many messages; resets the conversation idle timer. Idempotent per message id.',
+          summary: 'Append one or many messages; resets the conversation idle timer. Idempotent per message id. `pending`: stored, but Temporal was unreachable; extraction follows on recovery.',
           params: conversationParams,
           body,
-          response: { 202: z.object({ accepted: z.array(z.string()), duplicates: z.array(z.string()), workflowId: z.string() }) },
+          response: { 202: z.object({ accepted: z.array(z.string()), duplicates: z.array(z.string()), workflowId: z.string(), pending: z.boolean() }) },
         },
       },
       async (request, reply) => {
@@ -52,15 +53,19 @@ export const conversationRoutes =
         const ids = new Set(messages.map((m) => m.id));
         if (ids.size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
         const receivedAt = new Date();
-        const { accepted, duplicates, workflowId } = await appendConversationMessages(deps, limits, {
+        const { accepted, duplicates, workflowId, pending } = await appendConversationMessages(deps, limits, {
           userKey: userId,
           conversationId,
           messages: messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
         });
+        // pending: stored, but Temporal did not answer in time; the messages are after the
+        // conversation's extraction watermark, so the extraction reconciler extracts them once
+        // Temporal is back (docs/reliability.md).
+        if (pending) request.log.warn({ workflowId }, 'messages stored, idle timer not armed: extraction left to the reconciler');
         // The user's digest and nudge schedules, set up off the request: a failure is logged and
         // retried on their next message, the messages are safe either way.
         if (limits.onUserActive) void limits.onUserActive(userId).catch((err: unknown) => request.log.warn({ err, userId }, 'proactive schedules not ensured'));
-        return reply.status(202).send({ accepted, duplicates, workflowId });
+        return reply.status(202).send({ accepted, duplicates, workflowId, pending });
       },
     );
 
@@ -68,7 +73,7 @@ export const conversationRoutes =
       '/v1/users/:userId/conversations/:conversationId/end',
       {
         schema: {
-          summary: 'End a conversation: starts (or joins) ExtractMemories; ?wait=true returns its decisions',
+          summary: 'End a conversation: starts (or joins) ExtractMemories; ?wait=true returns its decisions, or 202 with `pending` after WORKFLOW_WAIT_TIMEOUT_MS',
           params: conversationParams,
           querystring: z.object({ wait: z.enum(['true', 'false']).default('false') }),
           response: {
@@ -77,7 +82,7 @@ export const conversationRoutes =
               runId: z.string(),
               result: z.object({ messagesProcessed: z.number(), counts: z.record(z.string(), z.number()), decisions: z.array(decisionView) }),
             }),
-            202: z.object({ workflowId: z.string(), runId: z.string() }),
+            202: z.object({ workflowId: z.string(), runId: z.string(), pending: z.boolean().optional() }),
           },
         },
       },
@@ -88,24 +93,33 @@ export const conversationRoutes =
         if (!(await conversationStore.exists(deps.pool, userId, conversationId))) {
           throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
         }
-        try {
-          await deps.temporal.workflow.getHandle(conversationWorkflowId(userId, conversationRef)).signal(conversationEndedSignal);
-        } catch (err) {
-          // No open idle timer (already fired or never armed) is fine: the extraction below is what counts.
-          if (!(err instanceof WorkflowNotFoundError)) throw err;
-        }
         const workflowId = extractWorkflowId(userId, conversationRef);
-        const handle = await deps.temporal.workflow.start(extractMemoriesWorkflow, {
-          taskQueue: deps.taskQueue,
-          workflowId,
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          args: [{ userId, conversationId }],
-          typedSearchAttributes: [...userSearchAttributes(userId), { key: ConversationIdKey, value: conversationRef }],
-          staticSummary: `Extract memories of conversation ${conversationRef} (ended by call)`,
+        const handle = await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, async () => {
+          try {
+            await deps.temporal.workflow.getHandle(conversationWorkflowId(userId, conversationRef)).signal(conversationEndedSignal);
+          } catch (err) {
+            // No open idle timer (already fired or never armed) is fine: the extraction below is what counts.
+            if (!(err instanceof WorkflowNotFoundError)) throw err;
+          }
+          return deps.temporal.workflow.start(extractMemoriesWorkflow, {
+            taskQueue: deps.taskQueue,
+            workflowId,
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            args: [{ userId, conversationId }],
+            typedSearchAttributes: [...userSearchAttributes(userId), { key: ConversationIdKey, value: conversationRef }],
+            staticSummary: `Extract memories of conversation ${conversationRef} (ended by call)`,
+          });
+        }).catch((err: unknown) => {
+          if (err instanceof MemoryServiceError) throw err;
+          // Nothing is lost: the messages wait after the watermark for the extraction reconciler.
+          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: the extraction follows once it is back', { workflowId }, { cause: err });
         });
         const runId = handle.firstExecutionRunId;
         if (request.query.wait !== 'true') return reply.status(202).send({ workflowId, runId });
-        const result = await handle.result();
+        const waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);
+        // Still running: the decisions land anyway; the workflow id is where to look.
+        if (!waited.done) return reply.status(202).send({ workflowId, runId, pending: true });
+        const result = waited.result;
         return reply.status(200).send({ workflowId, runId, result: { messagesProcessed: result.messagesProcessed, counts: result.counts, decisions: result.decisions } });
       },
     );

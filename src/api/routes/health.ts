@@ -1,8 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { postgresOutboxRetries } from '../../adapters/postgres/outbox-retry-repository';
+import type { OutboxHealth } from '../../services/outbox-drain';
 import type { ApiDeps } from '../deps';
 
-const check = z.object({ status: z.enum(['ok', 'down']), latencyMs: z.number(), error: z.string().optional() });
+const check = z.object({
+  // degraded: the dependency answers, but something needs an operator (the outbox's dead letters).
+  status: z.enum(['ok', 'degraded', 'down']),
+  latencyMs: z.number(),
+  error: z.string().optional(),
+  // The vector outbox check (docs/reliability.md): entries waiting for Chroma, dead letters, oldest wait.
+  pending: z.number().optional(),
+  deadLetters: z.number().optional(),
+  oldestPendingSeconds: z.number().nullable().optional(),
+});
 
 async function probe(fn: () => Promise<unknown>, timeoutMs = 3000): Promise<z.infer<typeof check>> {
   const t0 = performance.now();
@@ -12,6 +23,16 @@ async function probe(fn: () => Promise<unknown>, timeoutMs = 3000): Promise<z.in
   } catch (err) {
     return { status: 'down', latencyMs: Math.round(performance.now() - t0), error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** The vector outbox: degraded while dead letters exist (they need an operator, see docs/reliability.md). */
+async function outboxCheck(deps: ApiDeps): Promise<z.infer<typeof check>> {
+  let health: OutboxHealth | undefined;
+  const probed = await probe(async () => {
+    health = await postgresOutboxRetries(deps.pool).health();
+  });
+  if (!health) return probed;
+  return { ...probed, status: health.deadLetters > 0 ? 'degraded' : 'ok', ...health };
 }
 
 export const healthRoutes =
@@ -29,14 +50,18 @@ export const healthRoutes =
       },
       async (_request, reply) => {
         const entries = await Promise.all([
+          ['outbox', outboxCheck(deps)] as const,
           ['temporal', probe(() => deps.temporal.connection.workflowService.getSystemInfo({}))] as const,
           ['postgres', probe(() => deps.pool.query('SELECT 1'))] as const,
           ['chroma', probe(() => deps.vectors.heartbeat())] as const,
           ...Object.entries(deps.probes).map(([name, fn]) => [name, probe(fn)] as const),
         ].map(async ([name, p]) => [name, await p] as const));
         const checks = Object.fromEntries(entries);
+        // A dependency down fails the probe (503); dead letters only degrade it: the service still
+        // answers, and a load balancer must not take it out of rotation for them.
+        const down = Object.values(checks).some((c) => c.status === 'down');
         const ok = Object.values(checks).every((c) => c.status === 'ok');
-        return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', checks });
+        return reply.status(down ? 503 : 200).send({ status: ok ? 'ok' : 'degraded', checks });
       },
     );
   };

@@ -15,15 +15,20 @@ export const memoryRoutes =
       '/v1/users/:userId/memories',
       {
         schema: {
-          summary: 'Store a memory (through the StoreMemory workflow: PostgreSQL row + Chroma vector)',
+          summary: 'Store a memory (through the StoreMemory workflow: PostgreSQL row + Chroma vector); 202 with the workflow id when it takes longer than WORKFLOW_WAIT_TIMEOUT_MS',
           params: userParams,
           body: createMemoryBody,
-          response: { 201: z.object({ memory: memoryView, decision: z.object({ action: z.string(), reason: z.string() }), workflowId: z.string() }) },
+          response: {
+            201: z.object({ memory: memoryView, decision: z.object({ action: z.string(), reason: z.string() }), workflowId: z.string() }),
+            202: z.object({ workflowId: z.string(), pending: z.literal(true) }),
+          },
         },
       },
       async (request, reply) => {
-        const { memory, decision, workflowId } = await storeMemory(deps, userKeyOf(request), request.body);
-        return reply.status(201).send({ memory: memoryToView(memory), decision, workflowId });
+        const stored = await storeMemory(deps, userKeyOf(request), request.body);
+        // Accepted and durable: the memory is written when the workflow gets to it (same requestId: same workflow).
+        if (stored.pending) return reply.status(202).send({ workflowId: stored.workflowId, pending: true });
+        return reply.status(201).send({ memory: memoryToView(stored.memory), decision: stored.decision, workflowId: stored.workflowId });
       },
     );
 

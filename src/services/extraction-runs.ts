@@ -1,0 +1,175 @@
+/**
+ * Incremental, idempotent extraction (issue #14 items 2 and 5): a run of ExtractMemories reads a
+ * conversation's messages after its watermark, page by page. Each page's extractor output is kept
+ * (leased while the model call runs) until the watermark passes the page, so a retried activity
+ * never pays for the same page twice while the first attempt is alive, and a re-run over the same
+ * messages decides the same candidates under the same keys.
+ */
+import { conversationStore, type StoredMessage } from '../adapters/postgres/conversation-repository';
+import { extractionRunStore, type PageKey } from '../adapters/postgres/extraction-run-repository';
+import { userStore } from '../adapters/postgres/user-repository';
+import { candidateToDTO, type CandidateDTO } from '../core/dto';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { normalizeFact } from '../core/extraction/offline-extractor';
+import { shortHash } from '../core/ids';
+import type { MemoryCandidate } from '../core/types';
+import type { ServiceDeps } from './deps';
+import type { ExtractionReport } from '../core/ports';
+
+/** A candidate and the key its decision is recorded under. */
+export interface KeyedCandidate {
+  candidate: CandidateDTO;
+  key: string;
+}
+
+/**
+ * Idempotency key of an extracted statement: who, which conversation, which messages (as a set),
+ * which type, which subject, and its place among the output's statements with those same sources,
+ * type and subject. No generated text: a model that words the same statement differently on a
+ * second run (or a retry) still lands on the recorded decision instead of taking a new one.
+ */
+export function statementKey(userId: string, conversationId: string, c: Pick<MemoryCandidate, 'messageIds' | 'type' | 'subject'>, ordinal: number): string {
+  const sources = [...new Set(c.messageIds)].sort().join(',');
+  const subject = c.subject ? shortHash(normalizeFact(c.subject), 12) : '-';
+  return `extract:${userId}:${conversationId}:${sources}:${c.type}:${subject}#${ordinal}`;
+}
+
+/**
+ * Keys an extractor's output: a statement repeated word for word from the same messages is decided
+ * once; the others are numbered in output order within their (sources, type, subject) group.
+ */
+export function keyCandidates(userId: string, conversationId: string, candidates: readonly MemoryCandidate[]): KeyedCandidate[] {
+  const seen = new Set<string>();
+  const ordinals = new Map<string, number>();
+  const out: KeyedCandidate[] = [];
+  for (const c of candidates) {
+    const sources = [...new Set(c.messageIds)].sort().join(',');
+    const same = `${sources}|${c.type}|${c.intent}|${normalizeFact(c.text)}`;
+    if (seen.has(same)) continue;
+    seen.add(same);
+    const group = `${sources}|${c.type}|${c.subject ? normalizeFact(c.subject) : ''}`;
+    const ordinal = ordinals.get(group) ?? 0;
+    ordinals.set(group, ordinal + 1);
+    out.push({ candidate: candidateToDTO(c), key: statementKey(userId, conversationId, c, ordinal) });
+  }
+  return out;
+}
+
+export interface RunPage {
+  candidates: KeyedCandidate[];
+  /** The page's messages (reminder requests are read from them) and the user's zone. */
+  messages: StoredMessage[];
+  timeZone: string;
+  messageCount: number;
+  /** The page covers messages with fromSeq < seq <= lastSeq (lastSeq null: no messages). */
+  fromSeq: number;
+  lastSeq: number | null;
+  /** Where the next page starts; null after the last page. */
+  nextSeq: number | null;
+  /**
+   * How far the watermark may move once this page's decisions are applied: its last message, or
+   * for the last page the conversation's newest message (messages deleted by retention included).
+   */
+  coveredSeq: number;
+  report?: ExtractionReport;
+  /** The output came from an earlier attempt (or run) over the same page: no model was called. */
+  reused: boolean;
+}
+
+export interface PageHooks {
+  /** Identifies this activity attempt (workflow, run, activity id, attempt): who holds a page's lease. */
+  attemptId: string;
+  /** Called every `heartbeatMs` while the extractor runs or another attempt's call is awaited. */
+  heartbeat(details: Record<string, unknown>): void;
+  heartbeatMs?: number;
+  /** Lease on a page while its model call runs, renewed with every heartbeat. */
+  leaseMs?: number;
+}
+
+interface StoredOutput {
+  candidates: KeyedCandidate[];
+  report: ExtractionReport;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One page of a run: the messages after `afterSeq` (default: the conversation's watermark),
+ * extracted once per page and extractor. A conversation without any message is not_found; one
+ * with nothing after the watermark gives an empty last page.
+ */
+export async function extractRunPage(
+  deps: Pick<ServiceDeps, 'pool' | 'extractor'>,
+  input: { userId: string; conversationId: string; afterSeq?: number; limit: number },
+  hooks: PageHooks,
+): Promise<RunPage> {
+  const { userId, conversationId } = input;
+  // Read before the messages: every message up to lastSeq is committed, so a short page below
+  // covers the conversation up to it.
+  const mark = await extractionRunStore.mark(deps.pool, userId, conversationId);
+  if (!mark || mark.lastSeq === 0) throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
+  const fromSeq = input.afterSeq ?? mark.extractedSeq;
+  const messages = await conversationStore.page(deps.pool, userId, conversationId, fromSeq, input.limit);
+  const timeZone = (await userStore.timeZoneOf(deps.pool, userId)) ?? 'UTC';
+  const full = messages.length >= input.limit;
+  const lastSeq = messages.at(-1)?.seq ?? null;
+  const base = { messages, timeZone, messageCount: messages.length, fromSeq, lastSeq, nextSeq: full ? lastSeq : null, coveredSeq: full ? lastSeq! : Math.max(fromSeq, lastSeq ?? 0, mark.lastSeq) };
+  if (messages.length === 0) return { ...base, candidates: [], reused: false };
+
+  const key: PageKey = { userId, conversationId, fromSeq, toSeq: lastSeq!, variant: `${deps.extractor.name}|${timeZone}` };
+  const { output, reused } = await extractOnce(deps, key, messages, timeZone, hooks);
+  return { ...base, candidates: output.candidates, report: output.report, reused };
+}
+
+/** The page's stored output, or this attempt's extraction under a lease, or a live lease awaited. */
+async function extractOnce(
+  deps: Pick<ServiceDeps, 'pool' | 'extractor'>,
+  key: PageKey,
+  messages: StoredMessage[],
+  timeZone: string,
+  hooks: PageHooks,
+): Promise<{ output: StoredOutput; reused: boolean }> {
+  const heartbeatMs = hooks.heartbeatMs ?? 5000;
+  const leaseMs = hooks.leaseMs ?? 30_000;
+  const page = { fromSeq: key.fromSeq, toSeq: key.toSeq, messages: messages.length };
+  for (;;) {
+    const claim = await extractionRunStore.claimPage(deps.pool, key, hooks.attemptId, leaseMs);
+    if (claim.state === 'done') return { output: claim.output as StoredOutput, reused: true };
+    if (claim.state === 'busy') {
+      // Another attempt (a retry's predecessor that is still alive) is paying for this page now.
+      hooks.heartbeat({ phase: 'awaiting another attempt', ...page });
+      await sleep(Math.max(100, Math.min(heartbeatMs, claim.leaseUntil.getTime() - Date.now() + 50)));
+      continue;
+    }
+    hooks.heartbeat({ phase: 'extracting', ...page });
+    const timer = setInterval(() => {
+      hooks.heartbeat({ phase: 'extracting', ...page });
+      extractionRunStore.renewLease(deps.pool, key, hooks.attemptId, leaseMs).catch(() => {
+        // A missed renewal only lets another attempt take over after the lease ends.
+      });
+    }, heartbeatMs);
+    let extracted: StoredOutput;
+    try {
+      const { candidates, report } = await deps.extractor.extract({ messages, timezone: timeZone });
+      extracted = { candidates: keyCandidates(key.userId, key.conversationId, candidates), report };
+    } catch (err) {
+      await extractionRunStore.releaseLease(deps.pool, key, hooks.attemptId).catch(() => {});
+      throw err;
+    } finally {
+      clearInterval(timer);
+    }
+    // Stored even when this attempt has timed out meanwhile: its retry picks the answer up.
+    const stored = (await extractionRunStore.savePage(deps.pool, key, extracted)) as StoredOutput;
+    return { output: stored, reused: false };
+  }
+}
+
+/**
+ * The end of a run's pass: the watermark moves to what the pass covered, and the answer says
+ * whether messages arrived after it meanwhile (the run then takes them too).
+ */
+export async function finishRunPass(deps: Pick<ServiceDeps, 'pool'>, input: { userId: string; conversationId: string; coveredSeq: number }): Promise<{ watermark: number; more: boolean }> {
+  await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, input.coveredSeq, { ended: true });
+  const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
+  return { watermark: mark?.extractedSeq ?? input.coveredSeq, more: mark ? mark.lastSeq > mark.extractedSeq : false };
+}

@@ -1,0 +1,82 @@
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
+import type { ScheduleOutcome } from './lifecycle-schedules';
+
+/**
+ * The reconcilers' Temporal Schedules (docs/reliability.md), created or updated at worker start
+ * like the lifecycle schedules, and visible in Temporal UI. Ids carry the task queue, so two
+ * deployments sharing a namespace keep their own.
+ */
+export const extractionReconcilerScheduleId = (taskQueue: string): string => `reconcile:extractions:${taskQueue}`;
+export const outboxDrainScheduleId = (taskQueue: string): string => `drain:vector-outbox:${taskQueue}`;
+
+/** Names of exported workflows, checked by the compiler without loading workflow code here. */
+type WorkflowName = keyof typeof import('../../workflows');
+
+interface DesiredInterval {
+  scheduleId: string;
+  workflowType: WorkflowName;
+  everySeconds: number;
+  note: string;
+}
+
+function optionsFor(d: DesiredInterval, taskQueue: string): ScheduleOptions {
+  return {
+    scheduleId: d.scheduleId,
+    spec: { intervals: [{ every: d.everySeconds * 1000 }] },
+    action: { type: 'startWorkflow', workflowType: d.workflowType, taskQueue, workflowId: d.scheduleId, args: [{}], staticSummary: d.note },
+    // A tick that is still running when the next is due is enough: the next one is skipped. After
+    // an outage one catch-up tick runs, not a backlog of them.
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: d.everySeconds * 1000 },
+    state: { note: d.note },
+  };
+}
+
+/** Whether an existing interval schedule already has the interval, action and policies we want. */
+export function intervalScheduleMatches(existing: ScheduleDescription, desired: ScheduleOptions): boolean {
+  const have = existing.spec.intervals;
+  const want = desired.spec.intervals?.[0];
+  return (
+    have?.length === 1 &&
+    want !== undefined &&
+    have[0]!.every === Number(want.every) &&
+    (existing.spec.calendars?.length ?? 0) === 0 &&
+    existing.action.workflowType === desired.action.workflowType &&
+    existing.action.taskQueue === desired.action.taskQueue &&
+    existing.action.workflowId === desired.action.workflowId &&
+    JSON.stringify(existing.action.args ?? []) === JSON.stringify(desired.action.args ?? []) &&
+    existing.policies.overlap === desired.policies?.overlap &&
+    existing.policies.catchupWindow === desired.policies?.catchupWindow
+  );
+}
+
+async function ensureOne(client: Client, options: ScheduleOptions): Promise<ScheduleOutcome> {
+  try {
+    await client.schedule.create(options);
+    return 'created';
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  const handle = client.schedule.getHandle(options.scheduleId);
+  if (intervalScheduleMatches(await handle.describe(), options)) return 'unchanged';
+  await handle.update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, ...options.policies } }));
+  return 'updated';
+}
+
+/**
+ * Creates the extraction reconciler and vector outbox drain schedules, or updates them when their
+ * interval, workflow or task queue changed; otherwise leaves them alone. Safe at every worker start.
+ */
+export async function ensureReliabilitySchedules(client: Client, opts: { taskQueue: string; reconcileSeconds: number; drainSeconds: number }): Promise<Record<string, ScheduleOutcome>> {
+  const desired: DesiredInterval[] = [
+    {
+      scheduleId: extractionReconcilerScheduleId(opts.taskQueue),
+      workflowType: 'extractionReconcilerWorkflow',
+      everySeconds: opts.reconcileSeconds,
+      note: 'Extraction reconciler: idle conversations with messages after their watermark',
+    },
+    { scheduleId: outboxDrainScheduleId(opts.taskQueue), workflowType: 'vectorOutboxWorkflow', everySeconds: opts.drainSeconds, note: 'Vector outbox drain: backoff and dead letters' },
+  ];
+  const outcomes: Record<string, ScheduleOutcome> = {};
+  for (const d of desired) outcomes[d.scheduleId] = await ensureOne(client, optionsFor(d, opts.taskQueue));
+  return outcomes;
+}

@@ -1,0 +1,27 @@
+import type { Client } from '@temporalio/client';
+
+/**
+ * Runs one or more Temporal calls with a deadline, so a request never hangs on an unreachable
+ * Temporal: past `ms` the calls fail (gRPC DEADLINE_EXCEEDED) like any other Temporal error.
+ */
+export function withTemporalDeadline<T>(client: Client, ms: number, fn: () => Promise<T>): Promise<T> {
+  return client.connection.withDeadline(Date.now() + ms, fn);
+}
+
+/**
+ * Waits up to `ms` for a workflow's result. `{ done: false }` when the time ran out: the workflow
+ * goes on, and the caller answers 202 with its id. The pending long poll is cancelled, not left
+ * running. Errors of the workflow (or of Temporal) are thrown as they are.
+ */
+export async function waitForResult<T>(client: Client, result: () => Promise<T>, ms: number): Promise<{ done: true; result: T } | { done: false }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  try {
+    return { done: true, result: await client.connection.withAbortSignal(controller.signal, result) };
+  } catch (err) {
+    if (controller.signal.aborted) return { done: false };
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
