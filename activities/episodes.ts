@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ServiceDeps } from '../src/services/deps';
 import { writeEpisodes, type WriteEpisodesResult } from '../src/services/episodes';
+import { withTypedFailures } from './failures';
 
 /** Input of the writeEpisodes activity. */
 export interface WriteEpisodesInput {
@@ -15,10 +16,10 @@ export interface WriteEpisodesInput {
  * result in Temporal UI lists ids, days and counts only — no user text.
  */
 export function createEpisodeActivities(deps: ServiceDeps) {
-  return {
+  return withTypedFailures({
     async writeEpisodes(input: WriteEpisodesInput): Promise<WriteEpisodesResult> {
       const execution = Context.current().info.workflowExecution;
       return writeEpisodes(deps, { ...input, workflowId: execution?.workflowId, runId: execution?.runId });
     },
-  };
+  });
 }

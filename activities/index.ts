@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { conversationStore } from '../src/adapters/postgres/conversation-repository';
 import { candidateFromDTO, candidateToDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
@@ -12,23 +12,10 @@ import { applyRecallReinforcement } from '../src/services/reinforcement';
 import { syncVectors } from '../src/services/vector-sync';
 import type { StoreMemoryInput } from '../workflows/types';
 import { createEpisodeActivities } from './episodes';
+import { withTypedFailures } from './failures';
 import { createLifecycleActivities } from './lifecycle';
 import { createProactiveActivities } from './proactive';
 import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests';
-
-/** Business refusals must not be retried; everything else (network, pg, 5xx) is transient. */
-const NON_RETRYABLE: ReadonlySet<string> = new Set([ErrorCode.validationFailed, ErrorCode.notFound, ErrorCode.forbidden, ErrorCode.invalidState]);
-
-async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof MemoryServiceError && NON_RETRYABLE.has(err.code)) {
-      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: true, details: [err.context], cause: err });
-    }
-    throw err;
-  }
-}
 
 function auditOf(conversationId?: string) {
   const info = Context.current().info;
@@ -49,8 +36,8 @@ export function createActivities(deps: ServiceDeps) {
     ...createLifecycleActivities(deps),
     ...createProactiveActivities(deps),
     ...createEpisodeActivities(deps),
-    async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
-      return asActivity(() => {
+    ...withTypedFailures({
+      async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
         const at = new Date(input.at);
         const candidate: MemoryCandidate = {
           text: input.text,
@@ -76,11 +63,9 @@ export function createActivities(deps: ServiceDeps) {
           via: 'api',
           metadata: input.metadata,
         });
-      });
-    },
+      },
 
-    async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {
-      return asActivity(async () => {
+      async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {
         const messages = await conversationStore.page(deps.pool, input.userId, input.conversationId, input.afterSeq, input.limit);
         if (messages.length === 0 && input.afterSeq === 0) {
           throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId: input.conversationId });
@@ -89,7 +74,7 @@ export function createActivities(deps: ServiceDeps) {
         // Relative dates ("明天", "next Friday") resolve in the user's own timezone.
         const tz = await deps.pool.query<{ timezone: string }>('SELECT timezone FROM users WHERE user_id = $1', [input.userId]);
         const { candidates, report } = await deps.extractor.extract({ messages, timezone: tz.rows[0]?.timezone ?? 'UTC' });
-        // Proactive memory (issue #7): explicit reminder requests in these messages; the workflow starts one ReminderWorkflow each.
+        // Explicit reminder requests in these messages ("提醒我明天…"); the workflow starts one ReminderWorkflow each.
         const reminders = reminderRequestsOf(input.userId, input.conversationId, messages, tz.rows[0]?.timezone ?? 'UTC', deps.config.proactive.reminderAckSeconds);
         const seen = new Set<string>();
         const unique = candidates
@@ -103,35 +88,31 @@ export function createActivities(deps: ServiceDeps) {
           reminders,
           nextSeq: messages.length < input.limit ? null : messages[messages.length - 1]!.seq,
         };
-      });
-    },
+      },
 
-    async decideAndApply(input: { userId: string; conversationId: string; candidate: CandidateDTO; key: string }): Promise<AppliedDecision> {
-      return asActivity(() =>
-        applyCandidate(deps, {
+      async decideAndApply(input: { userId: string; conversationId: string; candidate: CandidateDTO; key: string }): Promise<AppliedDecision> {
+        return applyCandidate(deps, {
           userId: input.userId,
           candidate: candidateFromDTO(input.candidate),
           key: input.key,
           audit: auditOf(input.conversationId),
-        }),
-      );
-    },
+        });
+      },
 
-    async reconcileVectors(input: { userId?: string }): Promise<{ upserted: number; removed: number; failed: number }> {
-      return asActivity(async () => {
+      async reconcileVectors(input: { userId?: string }): Promise<{ upserted: number; removed: number; failed: number }> {
         const result = await syncVectors(deps, { userId: input.userId });
         if (result.failed > 0) throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `${result.failed} vector writes still pending`);
         return result;
-      });
-    },
+      },
 
-    async applyRecallReinforcement(input: { userId: string; recalls: { memoryIds: string[]; at: string }[]; batchKey: string }): Promise<{ reinforced: number; skipped: number }> {
-      const info = Context.current().info;
-      return asActivity(() => applyRecallReinforcement(deps, { ...input, workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId }));
-    },
+      async applyRecallReinforcement(input: { userId: string; recalls: { memoryIds: string[]; at: string }[]; batchKey: string }): Promise<{ reinforced: number; skipped: number }> {
+        const info = Context.current().info;
+        return applyRecallReinforcement(deps, { ...input, workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId });
+      },
 
-    async markConversationExtracted(input: { userId: string; conversationId: string; workflowId: string }): Promise<void> {
-      await conversationStore.markExtracted(deps.pool, input.userId, input.conversationId);
-    },
+      async markConversationExtracted(input: { userId: string; conversationId: string; workflowId: string }): Promise<void> {
+        await conversationStore.markExtracted(deps.pool, input.userId, input.conversationId);
+      },
+    }),
   };
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { eventStore } from '../../adapters/postgres/event-repository';
@@ -12,6 +11,7 @@ import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
 import { PAGE_SESSION_ROUTE } from '../page-session';
+import { workflowCallError } from '../workflow-failures';
 
 export const memoryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -42,8 +42,7 @@ export const memoryRoutes =
             staticSummary: `Store a ${body.type} memory for ${userId}`,
           });
         } catch (err) {
-          if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'storing the memory failed', { workflowId }, { cause: err });
-          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });
+          throw workflowCallError(err, { workflowId, failed: 'storing the memory failed' });
         }
         const id = decision.memoryId;
         const memory = id ? await memoryStore.get(deps.pool, userId, id) : undefined;

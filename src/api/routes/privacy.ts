@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
@@ -10,6 +9,7 @@ import { PurgeUser } from '../../../workflows';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { userParams } from '../schemas';
+import { workflowCallError } from '../workflow-failures';
 
 /** How long `?wait=true` holds the request before answering 202 (the purge carries on). */
 const PURGE_WAIT_MS = 120_000;
@@ -99,8 +99,7 @@ export const privacyRoutes =
           if (!result) return reply.status(202).send({ workflowId, runId });
           return reply.status(200).send({ workflowId, runId, result: { requestedAt: result.requestedAt, completedAt: result.completedAt, counts: result.counts } });
         } catch (err) {
-          if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'the purge failed', { workflowId }, { cause: err });
-          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable while waiting for the purge', { workflowId }, { cause: err });
+          throw workflowCallError(err, { workflowId, failed: 'the purge failed', unavailable: 'Temporal unavailable while waiting for the purge' });
         } finally {
           clearTimeout(timer);
         }
