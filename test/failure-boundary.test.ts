@@ -83,7 +83,7 @@ describe('activity side: MemoryServiceError → typed ApplicationFailure', () =>
     const deps = new Proxy({ config } as unknown as ServiceDeps, { get: (t, k) => (k === 'config' ? t.config : notFound()) });
     const temporal = new Proxy({} as PurgeTemporal, { get: notFound });
     const input = new Proxy({}, { get: notFound, ownKeys: notFound, has: notFound, getOwnPropertyDescriptor: notFound });
-    const activities: Record<string, (arg: unknown) => Promise<unknown>> = { ...createActivities(deps), ...createPrivacyActivities(deps, temporal) };
+    const activities = { ...createActivities(deps), ...createPrivacyActivities(deps, temporal) } as unknown as Record<string, (arg: unknown) => Promise<unknown>>;
     expect(Object.keys(activities).length).toBeGreaterThanOrEqual(25);
     for (const [name, fn] of Object.entries(activities)) {
       const failure = await env()
