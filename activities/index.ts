@@ -3,7 +3,7 @@ import { conversationStore } from '../src/adapters/postgres/conversation-reposit
 import { candidateFromDTO, candidateToDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import { normalizeFact } from '../src/core/extraction/offline-extractor';
-import { shortHash } from '../src/core/ids';
+import { shortHash } from '../src/adapters/ids';
 import type { MemoryCandidate } from '../src/core/types';
 import type { ServiceDeps } from '../src/services/deps';
 import type { ExtractionReport } from '../src/services/extractor';

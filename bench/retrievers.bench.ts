@@ -8,7 +8,7 @@ import { memoryStore } from '../src/adapters/postgres/memory-repository';
 import { serveInProcess } from '../src/cli/in-process';
 import { fuseRankings } from '../src/core/recall/rrf';
 import { sanitizeQuery } from '../src/core/recall/sanitize-query';
-import { tokenizeForIndex } from '../src/core/text/tokenize';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { contains, loadScenarios } from '../src/eval/scenarios';
 import { ingestScenario } from '../src/eval/runner';
 import type { Runtime } from '../src/runtime';

@@ -5,7 +5,8 @@ import { memoryStore, type NewMemory } from '../src/adapters/postgres/memory-rep
 import { messageSearchStore } from '../src/adapters/postgres/message-search-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
 import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
-import { termFrequencies, tokenizeForIndex } from '../src/core/text/tokenize';
+import { termFrequencies } from '../src/core/text/tokenize';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
 

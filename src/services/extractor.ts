@@ -1,6 +1,8 @@
 import type { ConversationMessage, MemoryCandidate } from '../core/types';
 import { extractCandidatesOffline } from '../core/extraction/offline-extractor';
 import { screenCandidates, type RejectedCandidate } from '../core/extraction/provenance';
+import type { Segmenter } from '../core/text/segmenter';
+import { jiebaSegmenter } from '../adapters/text/jieba';
 
 export type { RejectedCandidate } from '../core/extraction/provenance';
 
@@ -37,8 +39,11 @@ export interface Extractor {
  */
 export class OfflineExtractor implements Extractor {
   readonly name = 'offline-rules';
+  constructor(private readonly segmenter: Segmenter = jiebaSegmenter) {}
+
   async extract({ messages, timezone }: { messages: ConversationMessage[]; timezone: string }): Promise<ExtractionOutput> {
-    const { accepted, rejected } = screenCandidates(extractCandidatesOffline(messages, { timezone }), messages, timezone);
+    const { segmenter } = this;
+    const { accepted, rejected } = screenCandidates(extractCandidatesOffline(messages, { timezone, segmenter }), messages, segmenter, timezone);
     return { candidates: accepted, report: { extractor: this.name, attempts: 1, problems: [], fellBack: false, rejected } };
   }
 }

@@ -5,7 +5,7 @@ import { memoryStore } from '../adapters/postgres/memory-repository';
 import { inUserTransaction } from '../adapters/postgres/pool';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { restoreRefusal, type RestoreRefusal } from '../core/lifecycle/sweep';
-import { tokenizeForIndex } from '../core/text/tokenize';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import type { Memory } from '../core/types';
 import type { ServiceDeps } from './deps';
 import { importanceFor } from './importance';

@@ -2,8 +2,8 @@ import { decide, DEFAULT_DECIDE_OPTIONS, type Decision, type Neighbour } from '.
 import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT, type LlmProposal } from '../core/decisions/llm-resolution';
 import type { AppliedDecision } from '../core/dto';
 import { normalizeFact } from '../core/extraction/offline-extractor';
-import { uuidFromKey } from '../core/ids';
-import { tokenizeForIndex } from '../core/text/tokenize';
+import { contentTag, uuidFromKey } from '../adapters/ids';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import type { Memory, MemoryCandidate } from '../core/types';
 import { eventStore } from '../adapters/postgres/event-repository';
 import { graphStore } from '../adapters/postgres/graph-repository';
@@ -231,7 +231,7 @@ async function judgeOutsideLock(deps: ServiceDeps, userId: string, candidate: Me
   const neighbours = await gatherNeighbours(deps, deps.pool, userId, candidate, embedding);
   if (!needsJudgement(candidate, neighbours, DEFAULT_DECIDE_OPTIONS)) return undefined;
   const labelled = labelNeighbours(candidate, neighbours);
-  const answer = await judge.propose({ system: RESOLVER_SYSTEM_PROMPT, prompt: resolverPrompt(candidate, labelled) });
+  const answer = await judge.propose({ system: RESOLVER_SYSTEM_PROMPT, prompt: resolverPrompt(candidate, labelled, contentTag) });
   return { judge: judge.name, labelled, ...answer };
 }
 

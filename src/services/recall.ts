@@ -9,7 +9,7 @@ import { planRoutes } from '../core/recall/query-intent';
 import { shouldRewrite } from '../core/recall/query-rewrite';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { tokenizeForIndex } from '../core/text/tokenize';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import { errorCodeOf, withDeadline } from './deadline';
 import type { ServiceDeps } from './deps';

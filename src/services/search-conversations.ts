@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../core/errors';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { tokenizeForIndex } from '../core/text/tokenize';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import { parseQueryDates } from '../core/time/query-dates';
 import { searchExchanges, type ExchangeRoute } from './conversation-search';
 import { errorCodeOf } from './deadline';

@@ -1,8 +1,8 @@
 import { memoryStore, type NewMemory } from '../../src/adapters/postgres/memory-repository';
 import { inUserTransaction } from '../../src/adapters/postgres/pool';
 import { normalizeFact } from '../../src/core/extraction/offline-extractor';
-import { uuidFromKey } from '../../src/core/ids';
-import { tokenizeForIndex } from '../../src/core/text/tokenize';
+import { uuidFromKey } from '../../src/adapters/ids';
+import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { MemoryStatus, MemoryType } from '../../src/core/types';
 import type { ServiceDeps } from '../../src/services/deps';
 import { syncVectors } from '../../src/services/vector-sync';

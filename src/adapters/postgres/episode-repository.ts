@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { EpisodeDraft } from '../../core/episodes/summarize';
-import { shortHash, uuidFromKey } from '../../core/ids';
-import { termFrequencies, tokenizeForIndex } from '../../core/text/tokenize';
+import { shortHash, uuidFromKey } from '../ids';
+import { termFrequencies } from '../../core/text/tokenize';
+import { tokenizeForIndex } from '../text/jieba';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';
 import type { Queryable } from './pool';
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { uuidFromKey } from '../../core/ids';
+import { uuidFromKey } from '../ids';
 import type { EntityRef, RelationRef } from '../../core/types';
 import type { Queryable } from './pool';
 

@@ -1,4 +1,4 @@
-import { dataBlock, dataBlockRule, jsonLine } from '../text/prompt-data';
+import { dataBlock, dataBlockRule, jsonLine, type ContentTag } from '../text/prompt-data';
 import type { MemoryCandidate } from '../types';
 import type { Decision, DecideOptions, Neighbour } from './decide';
 
@@ -46,13 +46,13 @@ Choose ONE action:
 Judge only what the texts state about the person. A statement scoped to the current task never replaces a global preference.
 Reply with ONE JSON object: {"action": "...", "targets": ["n1"], "reason": "short, in English"}. No prose.`;
 
-/** The human turn: the candidate and the labelled neighbours, one JSON line each, in a data block. */
-export function resolverPrompt(candidate: MemoryCandidate, labelled: readonly { label: string; neighbour: Neighbour }[]): string {
+/** The human turn: the candidate and the labelled neighbours, one JSON line each, in a data block tagged by `tagOf`. */
+export function resolverPrompt(candidate: MemoryCandidate, labelled: readonly { label: string; neighbour: Neighbour }[], tagOf: ContentTag): string {
   const lines = [
     jsonLine({ new: true, type: candidate.type, scope: candidate.scope, text: candidate.text }),
     ...labelled.map(({ label, neighbour: n }) => jsonLine({ label, type: n.memory.type, scope: n.memory.scope, text: n.memory.text })),
   ];
-  return dataBlock('MEMORIES', lines);
+  return dataBlock('MEMORIES', lines, tagOf);
 }
 
 /**

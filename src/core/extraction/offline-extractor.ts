@@ -7,6 +7,7 @@
  * one candidate per statement. Per assistant message: keep only concrete recommendations,
  * methods or commitments, labelled as the assistant's.
  */
+import type { Segmenter } from '../text/segmenter';
 import type { ConversationMessage, MemoryCandidate } from '../types';
 import { extractAssistantContribution } from './assistant';
 import { buildCandidate } from './candidate';
@@ -20,6 +21,8 @@ export { normalizeFact } from './text';
 export interface OfflineExtractorOptions {
   /** IANA zone the user lives in, for resolving "明天"/"next Friday" to a day; default 'UTC'. */
   timezone?: string;
+  /** Finds and tags Chinese words (jieba in production: src/adapters/text/jieba.ts). */
+  segmenter: Segmenter;
 }
 
 /** Small talk that never holds a memory, matched on the whole message. */
@@ -32,13 +35,13 @@ const CHITCHAT =
  */
 const MAX_MESSAGE = 4000;
 
-function extractFromUser(message: ConversationMessage, zone: string): MemoryCandidate[] {
+function extractFromUser(message: ConversationMessage, zone: string, segmenter: Segmenter): MemoryCandidate[] {
   const content = prepareText(message.content.slice(0, MAX_MESSAGE)).trim();
   if (!content || CHITCHAT.test(content)) return [];
   const lang = detectLang(content);
   const out: MemoryCandidate[] = [];
-  for (const seg of segmentMessage(content, lang)) {
-    const candidate = buildCandidate(seg, { message, content, lang, zone });
+  for (const seg of segmentMessage(content, lang, segmenter)) {
+    const candidate = buildCandidate(seg, { message, content, lang, zone, segmenter });
     if (candidate) out.push(candidate);
   }
   return out;
@@ -77,20 +80,22 @@ function dedupe(candidates: MemoryCandidate[]): MemoryCandidate[] {
  * Extracts memory candidates from a conversation without an LLM.
  *
  * @param messages the conversation, in order; each message's `at` is the candidate's `saidAt`.
- * @param options `timezone` (IANA, default 'UTC') resolves relative days of events.
+ * @param options `timezone` (IANA, default 'UTC') resolves relative days of events; `segmenter`
+ *   finds Chinese words.
  * @returns candidates in message order: user statements (facts, preferences, goals, pain points,
  *   events, decisions, instructions, updates, forget requests) and the assistant's concrete
  *   contributions. Chit-chat and questions yield nothing.
  */
-export function extractCandidatesOffline(messages: ConversationMessage[], options: OfflineExtractorOptions = {}): MemoryCandidate[] {
+export function extractCandidatesOffline(messages: ConversationMessage[], options: OfflineExtractorOptions): MemoryCandidate[] {
   const zone = options.timezone ?? 'UTC';
+  const { segmenter } = options;
   const out: MemoryCandidate[] = [];
   messages.forEach((message, i) => {
     if (message.role === 'user') {
-      out.push(...extractFromUser(message, zone));
+      out.push(...extractFromUser(message, zone, segmenter));
       return;
     }
-    const contribution = extractAssistantContribution(message, neighbourUser(messages, i, -1), neighbourUser(messages, i, 1));
+    const contribution = extractAssistantContribution(message, neighbourUser(messages, i, -1), neighbourUser(messages, i, 1), segmenter);
     if (contribution) out.push(contribution);
   });
   return dedupe(out);
