@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { SEARCH_ATTRIBUTES } from '../core/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { startProcess, waitUntilReady, type ManagedProcess } from './managed-process';
 
 export interface LocalTemporal {
