@@ -10,7 +10,8 @@ export interface WriteEpisodesInput {
 }
 
 /**
- * Episode activities (issue #8). `writeEpisodes` runs in ExtractMemories after the decisions, so
+ * Episode activities: what a conversation was about, for questions about the past that no extracted
+ * memory answers. `writeEpisodes` runs in ExtractMemories after the decisions, so
  * a forget request of the same conversation is already known and left out of the summaries.
  * The episode rows record the workflow and run that wrote them (the audit), and the activity's
  * result in Temporal UI lists ids, days and counts only — no user text.

@@ -177,7 +177,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     },
     async ensureSchedules(o = {}) {
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
-      // Memory lifecycle (issue #5): daily sweep, weekly reinforcement.
+      // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
       return { ...lifecycle };
     },

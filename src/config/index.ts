@@ -176,14 +176,16 @@ const envSchema = z.object({
   RATE_LIMIT_LLM_PER_KEY: budget.default(1200),
   RATE_LIMIT_NEW_USERS_PER_TENANT: budget.default(120),
   MAX_MESSAGES_BODY_BYTES: z.coerce.number().int().min(64 * 1024).max(64 * 1024 * 1024).default(8 * 1024 * 1024),
-  // Encrypted Temporal payloads (issue #12): per-user data keys wrapped by a master key
+  // Encrypted Temporal payloads: Temporal keeps workflow inputs and results, so they are sealed with
+  // per-user data keys (wrapped by a master key) that a purge can destroy.
   PAYLOAD_ENCRYPTION: z.enum(['on', 'off']).default('on'),
   PAYLOAD_MASTER_KEY: optionalString,
   PAYLOAD_MASTER_KEYS_OLD: optionalString,
   PAYLOAD_KEY_CACHE_SECONDS: positiveInt.max(3600).default(30),
   CODEC_AUTH_TOKEN: optionalString,
   CODEC_CORS_ORIGINS: optionalString,
-  // Retention (issue #12): the daily sweep deletes rows older than this many days; 0 or "none" keeps them.
+  // Retention: raw conversations and what is derived from them are not kept for ever; the daily sweep
+  // deletes rows older than this many days; 0 or "none" keeps them.
   RETENTION_MESSAGES_DAYS: retentionDays(365),
   RETENTION_EPISODES_DAYS: retentionDays(365),
   RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
@@ -225,8 +227,10 @@ export interface AppConfig {
   /** `queryRewrite`: when recall asks the LLM for extra queries (off the default hot path). */
   recall: { timeoutMs: number; tokenBudget: number; queryRewrite: 'off' | 'referential' | 'always'; rewriteTimeoutMs: number };
   scheduleTimezone: string;
-  /** Reminders, daily digests and nudges (issue #7). */
-  /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
+  /**
+   * Reminders, daily digests and nudges. `schedulesOnFirstMessage`: a user's digest and nudge
+   * schedules start with their first message (else with their first reminder or settings change).
+   */
   proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number; schedulesOnFirstMessage: boolean };
   /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
   lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };

@@ -41,7 +41,7 @@ export const RecallRoute = {
 } as const;
 export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
 export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges'];
-/** The episodic routes (issue #8); recall without them behaves as before they existed. */
+/** The episodic routes (dates and past exchanges); without them recall reads memories only, unchanged. */
 export const EPISODIC_ROUTES: readonly RecallRoute[] = ['time', 'exchanges'];
 
 export interface RecallOptions {
@@ -144,7 +144,8 @@ export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embed
   const failures: { route: string; err: unknown }[] = [];
   const rewriteSearch = startRewriteSearch(deps, userId, query, options, { enabled, types, started, deadline, failures });
 
-  // Episodic routes (issue #8), planned while the memory routes run; off, recall is what it was.
+  // Episodic routes, planned while the memory routes run so they add no latency; off, recall reads
+  // memories only.
   let episodic: EpisodicPlan | undefined;
   if (enabled.has('time') || enabled.has('exchanges')) {
     let timeZone: string;
@@ -291,10 +292,11 @@ interface RewriteOutcome {
 }
 
 /**
- * The optional LLM rewrite (issue #4 §4), off the default hot path: nothing happens unless the
- * request or the RECALL_QUERY_REWRITE policy asks. It runs beside the ordinary routes, so their
- * results never wait on the model beyond its own budget (RECALL_REWRITE_TIMEOUT_MS); whatever
- * goes wrong is reported in `failures` and the original query's results stand.
+ * The optional LLM rewrite, off the default hot path because a model call costs more than every
+ * other route together: nothing happens unless the request or the RECALL_QUERY_REWRITE policy
+ * asks. It runs beside the ordinary routes, so their results never wait on the model beyond its
+ * own budget (RECALL_REWRITE_TIMEOUT_MS); whatever goes wrong is reported in `failures` and the
+ * original query's results stand.
  */
 function startRewriteSearch(
   deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings' | 'config' | 'queryRewriter'>,

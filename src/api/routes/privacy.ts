@@ -24,7 +24,7 @@ const purgeCounts = z.object({
 });
 
 /**
- * Privacy (issue #12): export of everything stored about a user, and erasure of all of it.
+ * Privacy: a user may take everything stored about them, and have all of it erased.
  * Both take the user key (what every store is keyed by) separately from the tenant's own user id:
  * today they are the same path parameter; with tenancy the key comes from `request.userKey`.
  */

@@ -3,11 +3,12 @@ import type { MemoryCandidate } from '../types';
 import type { Decision, DecideOptions, Neighbour } from './decide';
 
 /**
- * The LLM conflict resolver's pure half (issue #3: "rule-based resolver by default, LLM resolver
- * when configured"). A model judges what rules judge poorly — "I work at Globex now" against "I
- * work at Initech", said without any "no longer" — but only inside rails the rules keep: it is
- * asked only when there is something to weigh, it sees neighbours under labels (never ids), and
- * its answer is checked against the neighbours that are active when the decision is applied.
+ * The LLM conflict resolver's pure half (the rule-based resolver stays the default: it needs no
+ * model and cannot be talked into anything). A model judges what rules judge poorly — "I work at
+ * Globex now" against "I work at Initech", said without any "no longer" — but only inside rails
+ * the rules keep: it is asked only when there is something to weigh, it sees neighbours under
+ * labels (never ids), and its answer is checked against the neighbours that are active when the
+ * decision is applied.
  */
 
 /** The model's answer, before validation. */

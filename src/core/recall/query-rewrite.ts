@@ -2,7 +2,7 @@ import { dataBlock, dataBlockRule, jsonLine, type ContentTag } from '../text/pro
 import { sanitizeQuery } from './sanitize-query';
 
 /**
- * Optional LLM query rewriting for recall (issue #4 §4): "它多少钱？" after a message about a
+ * Optional LLM query rewriting for recall: "它多少钱？" after a message about a
  * camera is useless as a search query; "索尼 A7 相机多少钱" is not. The LLM call lives in an
  * adapter; this module holds what can be decided without I/O: when a rewrite is worth an LLM
  * round-trip, the prompt, and how a reply becomes at most a few clean extra queries.
