@@ -35,7 +35,7 @@ function nativeDependencies() {
 const NATIVE_DEPENDENCIES = nativeDependencies();
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.stack/', '.data/', 'scratch/', 'test-artifacts/', 'web/dist/'] },
+  { ignores: ['node_modules/', '.stack/', '.data/', 'scratch/', 'test-artifacts/', 'web/dist/', 'src/client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -50,7 +50,7 @@ export default tseslint.config(
   },
   {
     // Workflow code must be deterministic: no I/O, no Node builtins, no clients of real systems.
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'examples/**/workflows.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

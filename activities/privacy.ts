@@ -1,9 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { purgeStore } from '../src/adapters/postgres/purge-repository';
 import type { PurgeCounts } from '../src/core/privacy/purge';
 import type { ServiceDeps } from '../src/services/deps';
-import { deleteUserSchedules, deleteUserWorkflows, destroyUserDataKey, dropUserVectors, purgeUserRows } from '../src/services/user-purge';
+import { beginPurgeAudit, completePurgeAudit, deleteUserSchedules, deleteUserWorkflows, destroyUserDataKey, dropUserVectors, purgeUserRows } from '../src/services/user-purge';
 import { withTypedFailures } from './failures';
 
 /** The Temporal client the purge removes the user's schedules and executions with. */
@@ -26,7 +25,7 @@ function execution(): { workflowId: string; runId: string } {
 export function createPrivacyActivities(deps: ServiceDeps, temporal: PurgeTemporal) {
   return withTypedFailures({
     async beginPurgeAudit(input: { tenantId: string; userRef: string; requestedAt: string }): Promise<void> {
-      await purgeStore.beginAudit(deps.pool, { ...input, ...execution(), requestedAt: new Date(input.requestedAt) });
+      await beginPurgeAudit(deps, { ...input, ...execution(), requestedAt: new Date(input.requestedAt) });
     },
 
     async deleteUserSchedules(input: { userKey: string }): Promise<Pick<PurgeCounts, 'schedulesDeleted'>> {
@@ -64,7 +63,7 @@ export function createPrivacyActivities(deps: ServiceDeps, temporal: PurgeTempor
     },
 
     async completePurgeAudit(input: { completedAt: string; counts: PurgeCounts }): Promise<void> {
-      await purgeStore.completeAudit(deps.pool, { runId: execution().runId, completedAt: new Date(input.completedAt), counts: input.counts });
+      await completePurgeAudit(deps, { runId: execution().runId, completedAt: new Date(input.completedAt), counts: input.counts });
     },
   });
 }

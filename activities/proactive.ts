@@ -24,7 +24,9 @@ function stateOf(r: ReminderRecord): ReminderState {
     status: r.status,
     dueAt: r.dueAt.toISOString(),
     occurrence: r.occurrence,
-    fireCount: 0,
+    fireCount: r.fireCount,
+    snoozeCount: r.snoozeCount,
+    version: r.version,
     ...(r.firedAt ? { firedAt: r.firedAt.toISOString() } : {}),
     ...(r.snoozedUntil ? { snoozedUntil: r.snoozedUntil.toISOString() } : {}),
     ...(r.dismissedAt ? { dismissedAt: r.dismissedAt.toISOString() } : {}),
@@ -36,9 +38,13 @@ export function createProactiveActivities(deps: ServiceDeps) {
     /**
      * Makes sure the reminder's row exists (the API may have written it already) and tells the
      * workflow whether this occurrence was closed before: a re-run long after the first one
-     * finished (beyond Temporal's retention) must not fire a dismissed reminder again.
+     * finished (beyond Temporal's retention) must not fire a dismissed reminder again. A recurring
+     * reminder's next run moves the row on to its occurrence. Returns the row's version, which the
+     * workflow counts on from.
      */
-    async recordReminder(input: ReminderWorkflowInput & { at: string }): Promise<{ created: boolean; closedBefore?: ReminderState }> {
+    async recordReminder(
+      input: ReminderWorkflowInput & { at: string; version?: number },
+    ): Promise<{ created: boolean; closedBefore?: ReminderState; version: number }> {
       const occurrence = input.occurrence ?? 1;
       const at = new Date(input.at);
       return inTransaction(deps.pool, async (c) => {
@@ -58,27 +64,34 @@ export function createProactiveActivities(deps: ServiceDeps) {
           },
           at,
         );
-        if (!created && reminder.occurrence === occurrence && isClosed(stateOf(reminder))) return { created, closedBefore: stateOf(reminder) };
+        if (!created && reminder.occurrence === occurrence && isClosed(reminder)) return { created, closedBefore: stateOf(reminder), version: reminder.version };
+        let version = reminder.version;
         if (!created && reminder.occurrence < occurrence) {
-          await reminderStore.applyState(c, input.userId, initialState(input.reminderId, new Date(input.dueAt), occurrence), at);
+          const moved = await reminderStore.startOccurrence(c, input.userId, initialState(input.reminderId, new Date(input.dueAt), occurrence, input.version ?? 0), at);
+          if (moved) version = moved.version;
         }
         await notificationStore.announce(c, { type: 'reminder', userId: input.userId, reminderId: input.reminderId, status: 'scheduled' });
-        return { created };
+        return { created, version };
       });
     },
 
-    async saveReminderState(input: { userId: string; state: ReminderState; at: string }): Promise<void> {
-      await inTransaction(deps.pool, async (c) => {
-        await reminderStore.applyState(c, input.userId, input.state, new Date(input.at));
-        await notificationStore.announce(c, { type: 'reminder', userId: input.userId, reminderId: input.state.reminderId, status: input.state.status });
+    /** Mirrors the workflow's state; a write older than the row's version changes and announces nothing. */
+    async saveReminderState(input: { userId: string; state: ReminderState; at: string }): Promise<{ applied: boolean }> {
+      return inTransaction(deps.pool, async (c) => {
+        const applied = await reminderStore.applyState(c, input.userId, input.state, new Date(input.at));
+        if (applied) await notificationStore.announce(c, { type: 'reminder', userId: input.userId, reminderId: input.state.reminderId, status: input.state.status });
+        return { applied: applied !== undefined };
       });
     },
 
-    /** Records "fired" and stores + announces the notification in one transaction (once per firing). */
+    /**
+     * Records "fired" (unless the row already holds a newer state) and stores + announces the
+     * notification in one transaction (once per firing).
+     */
     async fireReminder(input: { userId: string; text: string; timeZone: string; assumedTime: boolean; state: ReminderState; at: string }): Promise<{ notificationId: string }> {
       const at = new Date(input.at);
       return inTransaction(deps.pool, async (c) => {
-        await reminderStore.applyState(c, input.userId, input.state, at);
+        const applied = await reminderStore.applyState(c, input.userId, input.state, at);
         const zh = languageOf(input.text) === 'zh';
         const { notification, created } = await notificationStore.insert(
           c,
@@ -95,7 +108,7 @@ export function createProactiveActivities(deps: ServiceDeps) {
           at,
         );
         if (created) await notificationStore.announce(c, { type: 'notification', userId: input.userId, id: notification.id, seq: notification.seq });
-        await notificationStore.announce(c, { type: 'reminder', userId: input.userId, reminderId: input.state.reminderId, status: input.state.status });
+        if (applied) await notificationStore.announce(c, { type: 'reminder', userId: input.userId, reminderId: input.state.reminderId, status: input.state.status });
         return { notificationId: notification.id };
       });
     },

@@ -4,7 +4,6 @@ import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble';
 import { BM25Retriever } from '@langchain/community/retrievers/bm25';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever } from '@langchain/core/retrievers';
-import { memoryStore } from '../src/adapters/postgres/memory-repository';
 import { serveInProcess } from '../src/cli/in-process';
 import { fuseRankings } from '../src/core/recall/rrf';
 import { sanitizeQuery } from '../src/core/recall/sanitize-query';
@@ -111,7 +110,7 @@ async function activeDocuments(deps: Deps, userId: string): Promise<Document[]> 
 }
 
 async function ourBm25(deps: Deps, userId: string, query: string, k: number): Promise<string[]> {
-  return (await memoryStore.bm25(deps.pool, userId, tokenizeForIndex(sanitizeQuery(query)), k)).map((h) => h.id);
+  return (await deps.memories.bm25({ userId, tokens: tokenizeForIndex(sanitizeQuery(query)), k })).map((h) => h.id);
 }
 
 async function ourFused(deps: Deps, userId: string, query: string, k: number): Promise<Document[]> {
@@ -140,7 +139,7 @@ async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
   const service = await serveInProcess(runtime, apiKey);
   const { client } = service;
   try {
-    const scenarios = loadScenarios(resolve('../shared/eval/scenarios.jsonl'));
+    const scenarios = loadScenarios(resolve('test/fixtures/eval/scenarios.jsonl'));
     const runId = `cmp${randomBytes(3).toString('hex')}`;
     for (const s of scenarios) await ingestScenario(client, s, runId);
     // Each combo's real e5 vector (perturbed per memory by loadUser), aligned with distractor(i).

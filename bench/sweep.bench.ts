@@ -1,9 +1,9 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLifecycleActivities } from '../activities/lifecycle';
-import { memoryStore } from '../src/adapters/postgres/memory-repository';
+import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
 import type { LifecycleStepResult } from '../src/core/lifecycle/sweep';
-import { importanceFor } from '../src/services/importance';
+import { importanceFor } from '../src/core/lifecycle/memory-importance';
 import { memorySweepWorkflow } from '../workflows/memory-sweep';
 import { fmt, startBenchStack, stats, timed } from './support';
 
@@ -138,12 +138,13 @@ export async function run(args: string[]): Promise<void> {
     for (const [i, row] of sampleIds.entries()) {
       const [, ms] = await timed(() =>
         inUserTransaction(pool, row.user_id, async (c) => {
+          const memories = new PostgresMemoryRepository(c);
           if (i % 2 === 0) {
-            const m = (await memoryStore.get(c, row.user_id, row.id))!;
+            const m = (await memories.get({ userId: row.user_id, id: row.id }))!;
             const imp = importanceFor({ text: m.text, frequencyCount: m.frequencyCount + 1, lastAccessedAt: now, now, associatedTopics: m.associatedTopics, prior: m.importance });
-            await memoryStore.reinforce(c, row.user_id, row.id, { at: now, importance: imp.score, importanceLevel: imp.level, components: imp.components, recalled: true });
+            await memories.reinforce({ userId: row.user_id, id: row.id, at: now, importance: imp.score, importanceLevel: imp.level, components: imp.components, recalled: true });
           } else {
-            await memoryStore.get(c, row.user_id, row.id);
+            await memories.get({ userId: row.user_id, id: row.id });
             await c.query('UPDATE memories SET frequency_count = frequency_count + 1, last_accessed_at = $3 WHERE user_id = $1 AND id = $2', [row.user_id, row.id, now]);
           }
         }),

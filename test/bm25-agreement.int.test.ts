@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationStore } from '../src/adapters/postgres/conversation-repository';
 import { episodeStore } from '../src/adapters/postgres/episode-repository';
-import { memoryStore, type NewMemory } from '../src/adapters/postgres/memory-repository';
+import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
 import { messageSearchStore } from '../src/adapters/postgres/message-search-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
+import type { NewMemory } from '../src/core/ports';
 import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
 import { termFrequencies } from '../src/core/text/tokenize';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
@@ -92,11 +93,11 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
           source: { via: 'api', role: 'user' }, metadata: {}, createdAt: AT, updatedAt: AT, lastRecalledAt: null, lastAccessedAt: AT, expiresAt: null,
           supersedes: null, supersededBy: null, tokens: tokenizeForIndex(d.text),
         };
-        await memoryStore.insert(c, memory);
+        await new PostgresMemoryRepository(c).insert(memory);
       }
     });
     for (const query of corpus.queries) {
-      const hits = await memoryStore.bm25(ctx.runtime.deps.pool, userId, tokenizeForIndex(query), 1000);
+      const hits = await new PostgresMemoryRepository(ctx.runtime.deps.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
       expectSameScores(hits, referenceScores(corpus, query), `memories seed ${seed} "${query}"`);
     }
   });

@@ -1,8 +1,6 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmConflictJudge } from '../src/adapters/llm/conflict-judge';
-import { memoryStore } from '../src/adapters/postgres/memory-repository';
-import { inUserTransaction } from '../src/adapters/postgres/pool';
 import type { ConflictJudge } from '../src/core/ports';
 import { applyCandidate } from '../src/services/memory-writer';
 import { candidate } from './support/candidate';
@@ -38,7 +36,7 @@ function scripted(reply: string, during?: () => Promise<void>): ConflictJudge & 
   return judge;
 }
 
-const status = async (user: string, id: string) => (await memoryStore.get(ctx.runtime.deps.pool, user, id))?.status;
+const status = async (user: string, id: string) => (await ctx.runtime.deps.memories.get({ userId: user, id }))?.status;
 
 describe('LLM conflict resolver', () => {
   it('supersedes what the rules would have kept beside the new fact, asked outside the user’s lock, and audits it', async () => {
@@ -47,7 +45,7 @@ describe('LLM conflict resolver', () => {
     const [initech] = await seedMemories(ctx.runtime.deps, user, [{ text: 'I work at Initech as a backend engineer' }]);
     const rulesOnly = await applyCandidate(ctx.runtime.deps, { userId: user, candidate: candidate('I work at Globex now'), key: 'rules-only', audit: { actor: 'test' } });
     expect(rulesOnly.action).toBe('create'); // what the rules do: no "no longer", no shared wording
-    await inUserTransaction(ctx.runtime.deps.pool, user, (c) => memoryStore.setStatus(c, user, rulesOnly.memoryId!, 'expired', said));
+    await ctx.runtime.deps.unitOfWork.forUser({ userId: user, work: (tx) => tx.memories.setStatus({ userId: user, id: rulesOnly.memoryId!, status: 'expired', at: said }) });
 
     let lockFree: boolean | undefined;
     const judge = scripted('{"action":"supersede","targets":["n1"],"reason":"changed jobs"}', async () => {
@@ -73,7 +71,7 @@ describe('LLM conflict resolver', () => {
     const user = `${ctx.prefix}-stale`;
     const [city] = await seedMemories(ctx.runtime.deps, user, [{ text: 'I live in Berlin near the river' }]);
     const judge = scripted('{"action":"supersede","targets":["n1"],"reason":"moved"}', () =>
-      inUserTransaction(ctx.runtime.deps.pool, user, (c) => memoryStore.setStatus(c, user, city!, 'archived', said)).then(() => undefined),
+      ctx.runtime.deps.unitOfWork.forUser({ userId: user, work: (tx) => tx.memories.setStatus({ userId: user, id: city!, status: 'archived', at: said }) }).then(() => undefined),
     );
     const applied = await applyCandidate({ ...ctx.runtime.deps, conflictJudge: judge }, { userId: user, candidate: candidate('I live in Munich now'), key: 'k', audit: { actor: 'test' } });
     expect(applied.action).toBe('create');

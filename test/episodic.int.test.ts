@@ -17,7 +17,8 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const SHARED_EPISODIC = fileURLToPath(new URL('../../shared/eval/episodic.jsonl', import.meta.url));
+// The shared set's in-repo copy (test/fixtures/eval/README.md): never a path outside the repository.
+const SHARED_EPISODIC = fileURLToPath(new URL('./fixtures/eval/episodic.jsonl', import.meta.url));
 const HELD_OUT = fileURLToPath(new URL('./fixtures/episodic-heldout.jsonl', import.meta.url));
 
 /** Scenarios are independent users: ingest a few at a time (the embedder serialises anyway). */
@@ -61,7 +62,7 @@ async function converse(user: string, conversation: string, startIso: string, li
 }
 
 describe('episodic evaluation on the real stack', () => {
-  it('passes ../shared/eval/episodic.jsonl in full', { timeout: 600_000 }, async () => {
+  it('passes the shared episodic.jsonl in full', { timeout: 600_000 }, async () => {
     const { outcomes, report } = await evaluate(SHARED_EPISODIC, `${ctx.prefix}sh`);
     console.log(report);
     expect(outcomes.length).toBeGreaterThanOrEqual(6);

@@ -1,9 +1,8 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmExtractor } from '../src/adapters/llm/llm-extractor';
-import { memoryStore } from '../src/adapters/postgres/memory-repository';
-import type { ExtractionReport, Extractor } from '../src/services/extractor';
-import { OfflineExtractor } from '../src/services/extractor';
+import type { ExtractionReport, Extractor } from '../src/core/ports';
+import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
 import { createTestContext, type TestContext } from './support/harness';
 import { ScriptedChatModel } from './support/scripted-model';
 import { seedMemories } from './support/seed';
@@ -63,7 +62,7 @@ async function withExtractor<T>(extractor: Extractor, run: () => Promise<T>): Pr
 }
 
 // Seeded and read in the stores under the (tenant, user) key; the API takes the tenant's own id.
-const status = async (user: string, id: string) => (await memoryStore.get(ctx.runtime.deps.pool, ctx.userKey(user), id))?.status;
+const status = async (user: string, id: string) => (await ctx.runtime.deps.memories.get({ userId: ctx.userKey(user), id }))?.status;
 
 describe('extraction refuses what a transcript injected, end to end', () => {
   it('a fooled model: the injected forget, instruction and assistant claim are refused and reported; the user’s own instruction is written', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXTRACTION_SYSTEM_PROMPT, LlmExtractor } from '../src/adapters/llm/llm-extractor';
 import type { ConversationMessage } from '../src/core/types';
-import { OfflineExtractor } from '../src/services/extractor';
+import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
 import { ScriptedChatModel } from './support/scripted-model';
 
 // Prompt injection against extraction. No model runs offline, so the model is scripted to be

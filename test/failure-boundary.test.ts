@@ -5,7 +5,10 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../activities';
 import { NON_RETRYABLE_CODES, toActivityFailure, withTypedFailures } from '../activities/failures';
+import { createCallerExtractionActivities, type CallerDeps } from '../activities/callers';
+import { createDecisionActivities } from '../activities/decisions';
 import { createPrivacyActivities, type PurgeTemporal } from '../activities/privacy';
+import { createRecallActivities } from '../activities/recall';
 import { installErrorHandling } from '../src/api/errors';
 import { causeChain, serviceErrorOfWorkflowFailure, workflowCallError } from '../src/api/workflow-failures';
 import { loadConfig } from '../src/config';
@@ -83,8 +86,17 @@ describe('activity side: MemoryServiceError → typed ApplicationFailure', () =>
     const deps = new Proxy({ config } as unknown as ServiceDeps, { get: (t, k) => (k === 'config' ? t.config : notFound()) });
     const temporal = new Proxy({} as PurgeTemporal, { get: notFound });
     const input = new Proxy({}, { get: notFound, ownKeys: notFound, has: notFound, getOwnPropertyDescriptor: notFound });
-    const activities = { ...createActivities(deps), ...createPrivacyActivities(deps, temporal) } as unknown as Record<string, (arg: unknown) => Promise<unknown>>;
-    expect(Object.keys(activities).length).toBeGreaterThanOrEqual(25);
+    const callers = new Proxy({} as CallerDeps, { get: notFound });
+    // The same factories, in the same set, as the worker in src/runtime.ts.
+    const activities = {
+      ...createActivities(deps),
+      ...createPrivacyActivities(deps, temporal),
+      ...createDecisionActivities(deps),
+      ...createCallerExtractionActivities(deps, callers),
+      ...createRecallActivities(deps, callers),
+    } as unknown as Record<string, (arg: unknown) => Promise<unknown>>;
+    expect(Object.keys(activities).length).toBeGreaterThanOrEqual(30);
+    for (const name of ['applyMemoryDecision', 'resolveCallerConversation', 'storeCallerMessages', 'conversationReminders', 'recall']) expect(activities).toHaveProperty(name);
     for (const [name, fn] of Object.entries(activities)) {
       const failure = await env()
         .run(fn, input)

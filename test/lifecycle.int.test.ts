@@ -1,8 +1,6 @@
 import { ChromaClient } from 'chromadb';
 import { userCollectionName } from '../src/adapters/chroma/user-collections';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryStore } from '../src/adapters/postgres/memory-repository';
-import { inUserTransaction } from '../src/adapters/postgres/pool';
 import { capacityOverflow } from '../src/core/lifecycle/decay';
 import { DECAY_SCORE_TOLERANCE, sweepDecision, type LifecycleTransition } from '../src/core/lifecycle/sweep';
 import type { ImportanceLevel, MemoryStatus, MemoryType } from '../src/core/types';
@@ -395,7 +393,7 @@ describe('explicit restore and forget through the API', () => {
     expect(created.memoryId).toBeDefined();
     const id = created.memoryId!;
     const key = ctx.userKey(userId);
-    await inUserTransaction(ctx.runtime.deps.pool, key, (c) => memoryStore.setStatus(c, key, id, 'archived', new Date()));
+    await ctx.runtime.deps.unitOfWork.forUser({ userId: key, work: (tx) => tx.memories.setStatus({ userId: key, id, status: 'archived', at: new Date() }) });
     expect((await ctx.call('GET', `/v1/users/${userId}/memories/${id}`)).body.memory.status).toBe('archived');
 
     const decisions = await say('c2');

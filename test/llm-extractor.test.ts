@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LlmExtractor } from '../src/adapters/llm/llm-extractor';
 import { parseExtractionReply } from '../src/adapters/llm/extraction-schema';
 import type { ConversationMessage } from '../src/core/types';
-import { OfflineExtractor } from '../src/services/extractor';
+import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
 
 // LangChain's own fake chat model stands in for the LLM: these are pure unit tests of parsing,
 // retry-with-errors and fallback; no network.

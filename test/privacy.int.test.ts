@@ -7,7 +7,7 @@ import { ChromaClient } from 'chromadb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { episodeCollectionName } from '../src/adapters/chroma/chroma-episode-index';
 import { userCollectionName } from '../src/adapters/chroma/user-collections';
-import { PURGE_TABLES, purgeStore } from '../src/adapters/postgres/purge-repository';
+import { PURGE_TABLES } from '../src/adapters/postgres/purge-repository';
 import { digestScheduleId, nudgeScheduleId } from '../src/services/proactive-schedules';
 import { EXPORT_SECTIONS, openUserExport } from '../src/services/user-export';
 import { purgeUserRef } from '../src/services/user-purge';
@@ -237,7 +237,7 @@ describe('export, purge', () => {
 
     // The audit: one row for this run, keyed by the user ref, counts only.
     const ref = purgeUserRef(ctx.runtime.deps.secrets, aliceKey());
-    const audits = await purgeStore.audits(pool(), 'tenant-a', ref);
+    const audits = await ctx.runtime.deps.purgeAudit.list({ tenantId: 'tenant-a', userRef: ref });
     expect(audits.filter((a) => a.runId === runId)).toHaveLength(1);
     expect(audits[0]).toMatchObject({ workflowId, completedAt: expect.any(Date), counts: result.counts });
     const raw = await pool().query('SELECT p::text AS row FROM purge_audit p WHERE run_id = $1', [runId]);
@@ -276,7 +276,7 @@ describe('export, purge', () => {
     expect(res.status).toBe(200);
     expect(res.body.result.counts.workflowsDeleted).toBe(0);
     expect(await rowsOf(ghost)).toEqual({});
-    const audits = await purgeStore.audits(pool(), 'tenant-a', purgeUserRef(ctx.runtime.deps.secrets, aliceKey()));
+    const audits = await ctx.runtime.deps.purgeAudit.list({ tenantId: 'tenant-a', userRef: purgeUserRef(ctx.runtime.deps.secrets, aliceKey()) });
     expect(audits).toHaveLength(2);
     expect(audits.every((a) => a.completedAt !== null)).toBe(true);
     // Without wait: 202 with the workflow id to follow.

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryStore } from '../src/adapters/postgres/memory-repository';
-import { inUserTransaction } from '../src/adapters/postgres/pool';
 import { countTokens } from '../src/core/recall/budget';
 import { recall } from '../src/services/recall';
 import { createTestContext, type TestContext } from './support/harness';
@@ -52,10 +50,13 @@ describe('recall on the real stack', () => {
     ]);
     const timeLimited = await seedMemories(ctx.runtime.deps, user, [{ text: '我这周对芒果过敏', expiresAt: new Date('2026-06-01T12:00:00Z') }]);
     // Status changes without syncing Chroma: the stale vectors stay, and recall must still refuse them.
-    await inUserTransaction(ctx.runtime.deps.pool, user, async (c) => {
-      await memoryStore.setStatus(c, user, archived!, 'archived', now);
-      await memoryStore.setStatus(c, user, superseded!, 'superseded', now, { supersededBy: alive });
-      await memoryStore.setStatus(c, user, expired!, 'expired', now);
+    await ctx.runtime.deps.unitOfWork.forUser({
+      userId: user,
+      work: async (tx) => {
+        await tx.memories.setStatus({ userId: user, id: archived!, status: 'archived', at: now });
+        await tx.memories.setStatus({ userId: user, id: superseded!, status: 'superseded', at: now, supersededBy: alive });
+        await tx.memories.setStatus({ userId: user, id: expired!, status: 'expired', at: now });
+      },
     });
     const r = await recall(ctx.runtime.deps, user, '芒果过敏', { now });
     const ids = r.memories.map((m) => m.id);

@@ -7,6 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../activities';
+import { createProactiveActivities } from '../activities/proactive';
 import { userStore } from '../src/adapters/postgres/user-repository';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../workflows';
 import type { ReminderWorkflowInput } from '../workflows/proactive-types';
@@ -185,6 +186,10 @@ describe('ReminderWorkflow with time skipping', () => {
       expect(DateTime.fromJSDate(n.created_at, { zone }).toISODate()).toBe(first.plus({ days: i }).toISODate());
     }
     expect((await row(user, state.reminderId)).occurrence).toBe(5);
+    // One version count for the whole series: each occurrence's row is newer than the last one's.
+    const counted = await until(() => Promise.all([handle.query(stateQuery), row(user, state.reminderId)]), ([s, r]) => s.version === r.version);
+    expect(counted[1].version).toBe(counted[0].version);
+    expect(counted[0].version).toBeGreaterThanOrEqual(4 * 2); // at least fired + next occurrence, four times
 
     await handle.cancel();
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
@@ -220,5 +225,37 @@ describe('ReminderWorkflow with time skipping', () => {
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     });
     await expect(again).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+  });
+
+  it('snooze and dismiss signalled straight to Temporal back to back (as chat services do) after firing: the row ends dismissed at the workflow’s version', async () => {
+    const user = `${ctx.prefix}-b2b`;
+    const handle = await start(user, { inSeconds: HOUR });
+    await env.sleep(HOUR * 1000 + 60_000);
+    const fired = await until(() => handle.query(stateQuery), (s) => s.status === 'fired');
+    await until(() => row(user, fired.reminderId), (r) => r.status === 'fired');
+    await handle.signal(snoozeSignal, { seconds: 600 });
+    await handle.signal(dismissSignal, {});
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'dismissed', snoozeCount: 1, fireCount: 1 });
+    const stored = await row(user, result.reminderId);
+    expect({ status: stored.status, version: stored.version, snooze_count: stored.snooze_count }).toEqual({ status: 'dismissed', version: result.version, snooze_count: 1 });
+    expect((await handle.describe()).typedSearchAttributes.get(ReminderStatusKey)).toBe('dismissed');
+  });
+
+  it('a late write of an older state (an activity that timed out or was cancelled but still ran) changes nothing', async () => {
+    const user = `${ctx.prefix}-late-write`;
+    const handle = await start(user, { inSeconds: 2 * DAY });
+    await handle.signal(snoozeSignal, { seconds: 600 });
+    const snoozed = await until(() => handle.query(stateQuery), (s) => s.status === 'snoozed');
+    await handle.signal(dismissSignal, {});
+    const result = await handle.result();
+    expect(result.version).toBe(snoozed.version + 1);
+    const acts = createProactiveActivities(ctx.runtime.deps);
+    const at = new Date(await env.currentTimeMs()).toISOString();
+    // The snooze's write arriving after the dismiss's, and a retry of the dismiss's own write.
+    expect(await acts.saveReminderState({ userId: user, state: snoozed, at })).toEqual({ applied: false });
+    expect(await acts.saveReminderState({ userId: user, state: result, at })).toEqual({ applied: false });
+    const stored = await row(user, result.reminderId);
+    expect({ status: stored.status, version: stored.version }).toEqual({ status: 'dismissed', version: result.version });
   });
 });

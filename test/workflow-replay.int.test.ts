@@ -32,7 +32,17 @@ beforeAll(async () => {
   const client = ctx.runtime.temporal;
 
   // storeMemoryWorkflow
-  expect((await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我对花生过敏，吃了会起疹子', type: 'fact' })).status).toBe(201);
+  const stored = await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我对花生过敏，吃了会起疹子', type: 'fact' });
+  expect(stored.status).toBe(201);
+  // MemoryDecision (forget through the API)
+  const extra = await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我住在杭州', type: 'fact' });
+  expect((await ctx.call('DELETE', `/v1/users/${user}/memories/${extra.body.memory.id}`)).status).toBe(200);
+  // ExtractMemories (the Temporal contract: messages in the input, extractMemoriesWorkflow as its child)
+  await client.workflow.execute('ExtractMemories', {
+    taskQueue: ctx.taskQueue,
+    workflowId: `replay-extract-call:${ctx.prefix}`,
+    args: [{ tenantId: 'tenant-a', userId: user, conversationId: 'c2', messages: [{ id: 'm1', role: 'user', content: '我最近开始学游泳了。' }] }],
+  });
   // conversationWorkflow → extractMemoriesWorkflow (→ a reminder child from "明天早上9点提醒我…")
   const messages = [
     { id: 'm1', role: 'user', content: '我最近在准备马拉松，目标是跑进4小时。明天早上9点提醒我交房租。', at: '2026-06-01T10:00:00+08:00' },
@@ -47,9 +57,9 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   const reminderPath = `/v1/users/${user}/reminders/${created.body.id}`;
   await poll(() => ctx.call('GET', reminderPath), (r) => r.body.status === 'fired');
-  expect((await ctx.call('POST', `${reminderPath}/snooze`, { seconds: 600 })).status).toBe(202);
+  expect((await ctx.call('POST', `${reminderPath}/snooze`, { seconds: 600 })).status).toBe(200);
   await poll(() => ctx.call('GET', reminderPath), (r) => r.body.status === 'snoozed');
-  expect((await ctx.call('POST', `${reminderPath}/dismiss`, {})).status).toBe(202);
+  expect((await ctx.call('POST', `${reminderPath}/dismiss`, {})).status).toBe(200);
   await client.workflow.getHandle(created.body.workflowId).result();
   // The scheduled ones, started directly (Schedules start exactly these workflows).
   const now = new Date().toISOString();
@@ -98,6 +108,8 @@ describe('workflow histories replay against the current code', () => {
       'nudgeWorkflow',
       'memorySweepWorkflow',
       'weeklyReinforcementWorkflow',
+      'ExtractMemories',
+      'MemoryDecision',
     ])
       expect(types, `no ${type} ran`).toContain(type);
     const outcomes = await replay(fresh);

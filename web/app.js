@@ -104,8 +104,14 @@ function reminderRow(r) {
     open ? el('button', { class: 'quiet', type: 'button', 'data-action': 'dismiss', onclick: () => dismiss(r.id) }, t('gotIt')) : null);
 }
 
+// Each reminder event reloads the list; two reloads in flight may answer out of order, and only
+// the answer to the latest request may be drawn (an older one would put back an older status).
+let remindersAsked = 0;
+
 async function loadReminders() {
+  const asked = ++remindersAsked;
   const { reminders } = await api('GET', '/reminders?limit=50');
+  if (asked !== remindersAsked) return;
   const list = $('#reminders');
   list.replaceChildren(...(reminders.length ? reminders.map(reminderRow) : [el('li', { class: 'meta' }, t('noReminders'))]));
   // A reminder that fired while the page was closed still offers its buttons.

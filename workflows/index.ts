@@ -12,3 +12,7 @@ export { memorySweepWorkflow } from './memory-sweep';
 export { weeklyReinforcementWorkflow } from './weekly-reinforcement';
 // Privacy: erasure of everything stored about one user, on their request.
 export { PurgeUser } from './purge-user';
+// The Temporal contract for callers (issue #13, src/client/temporal-contract.ts): ExtractMemories.
+export { ExtractMemories } from './caller-extraction';
+// Every API decision in Temporal UI (issue #13): forget, restore, erase as short workflows.
+export { MemoryDecision } from './decisions';

@@ -1,5 +1,6 @@
 import type { SearchAttributePair, SearchAttributes, TypedSearchAttributes } from '@temporalio/common';
 import { inWorkflowContext, workflowInfo } from '@temporalio/workflow';
+import { EXTRACT_MEMORIES_WORKFLOW, RECALL_ACTIVITY } from '../src/client/temporal-contract';
 import { MemoryUserIdKey } from './search-attributes';
 
 // Who a Temporal payload is about, so the encryption codec can pick that user's data key.
@@ -17,6 +18,20 @@ export const SUBJECT_METADATA_KEY = 'jarvis-subject';
  * pseudonymous user key, which is in the MemoryUserId search attribute anyway.
  */
 export const SUBJECT_HEADER = 'jarvis-subject';
+
+/**
+ * What crosses to a caller's worker, which reads it with Temporal's default data converter
+ * (src/client/temporal-contract.ts): every payload a workflow of these types sends out (its
+ * result, its failure, its children's and activities' inputs — all the caller's own data or
+ * derived for the caller), and the result and failure of activities of these types. The codec
+ * leaves them in clear; the caller's history is the caller's to protect. Nothing else is here:
+ * the extraction a caller's workflow starts runs as a child of its own, fully encrypted.
+ */
+export const CALLER_WORKFLOW_TYPES: ReadonlySet<string> = new Set([EXTRACT_MEMORIES_WORKFLOW]);
+export const CALLER_ACTIVITY_TYPES: ReadonlySet<string> = new Set([RECALL_ACTIVITY]);
+
+/** Payload metadata entry set by the sandbox converter on a payload that crosses to a caller; the codec removes it. */
+export const CALLER_METADATA_KEY = 'jarvis-to-caller';
 
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
@@ -53,4 +68,9 @@ export function subjectFromSearchAttributes(typed?: SearchAttributePair[] | Type
 export function workflowSubject(): string | undefined {
   if (!inWorkflowContext()) return undefined;
   return subjectFromSearchAttributes(workflowInfo().typedSearchAttributes);
+}
+
+/** Inside a workflow: whether the running workflow's payloads cross to a caller (CALLER_WORKFLOW_TYPES). */
+export function workflowCrossesToCaller(): boolean {
+  return inWorkflowContext() && CALLER_WORKFLOW_TYPES.has(workflowInfo().workflowType);
 }

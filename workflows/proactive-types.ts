@@ -21,6 +21,11 @@ export interface ReminderWorkflowInput {
   occurrence?: number;
   /** How long a fired reminder waits for snooze/dismiss before the workflow closes (injectable for tests). */
   ackWindowSeconds?: number;
+  /**
+   * The previous occurrence's final state version (set by continue-as-new): the series' version
+   * counts on across runs, so the row only ever moves forward. Absent on a series' first run.
+   */
+  stateVersion?: number;
 }
 
 export interface SnoozeInput {

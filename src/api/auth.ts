@@ -4,6 +4,7 @@ import { userStore } from '../adapters/postgres/user-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { SubjectKeys } from '../security/subject';
 import { authenticatePageSession, type PageSessionDeps } from './page-session';
+import { userIdSchema } from './schemas';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,12 +12,22 @@ declare module 'fastify' {
     tenantId?: string;
     /** The storage key of (tenant, :userId) — what every service and store calls `userId`. */
     userKey?: string;
+    /** The tenant's own id of the user, on routes that take it from a header (`config.userFromHeader`). */
+    headerUserId?: string;
   }
   interface FastifyContextConfig {
     /** Served without a key. Only routes that hold no data may say so. */
     public?: boolean;
     /** A POST that only reads (recall, search): it registers no user. */
     readOnly?: boolean;
+    /**
+     * The route has no `:userId`: the user is named by this request header (lower case, e.g.
+     * `x-memory-user`), checked like the path parameter, and reached through the key's tenant.
+     * For entry points whose URL is fixed by a protocol: MCP (/mcp) and the OpenAI proxy.
+     */
+    userFromHeader?: string;
+    /** Whether this request registers its user, for routes where that depends on the body (an MCP call that writes); default: every POST/PUT/PATCH that is not `readOnly`. */
+    registersUser?: (body: unknown) => boolean;
   }
   interface FastifyInstance {
     /** Drops the cached owner of a purged user, so the next request registers them again. */
@@ -70,11 +81,15 @@ export function installAuth(
     const tenantId = tenantForKey(tenants, match[1]!);
     if (!tenantId) throw new MemoryServiceError(ErrorCode.unauthorized, 'unknown API key');
     request.tenantId = tenantId;
+    // A route whose user comes from a header: checked here, before the body is read and before the
+    // rate limits count per user. No header, no user: such a route never runs unscoped.
+    const userHeader = request.routeOptions.config?.userFromHeader;
+    if (userHeader !== undefined) request.headerUserId = userFromHeader(request, userHeader);
   });
 
   // After validation, so the user id is the schema-checked one.
   app.addHook('preHandler', async (request: FastifyRequest) => {
-    const userId = (request.params as { userId?: unknown } | undefined)?.userId;
+    const userId = (request.params as { userId?: unknown } | undefined)?.userId ?? request.headerUserId;
     if (userId === undefined) return;
     if (typeof userId !== 'string' || !request.tenantId) {
       // Fails closed: a user route reached without a tenant is a wiring bug, never a free pass.
@@ -84,12 +99,29 @@ export function installAuth(
     // Reads never create a user; a write registers (tenant, user) once, for export and for the
     // foreign keys of the user's rows. Recall and search are reads sent as POST: they stay off
     // the registration (and its query) on the hot path.
-    const writes = !['GET', 'HEAD', 'DELETE'].includes(request.method) && request.routeOptions.config?.readOnly !== true;
+    const config = request.routeOptions.config;
+    const writes = config?.registersUser ? config.registersUser(request.body) : !['GET', 'HEAD', 'DELETE'].includes(request.method) && config?.readOnly !== true;
     if (writes && !(await userStore.exists(deps.pool, request.userKey))) {
       await hooks.beforeNewUser?.(request);
       await userStore.ensure(deps.pool, { userKey: request.userKey, tenantId: request.tenantId, externalId: userId });
     }
   });
+}
+
+/** The user id a header names, held to the same rules as the `:userId` path parameter (400 otherwise). */
+function userFromHeader(request: FastifyRequest, header: string): string {
+  const value = request.headers[header];
+  if (value === undefined) throw new MemoryServiceError(ErrorCode.validationFailed, `missing "${header}" header: the user this request is for`, { header });
+  const parsed = userIdSchema.safeParse(value);
+  if (!parsed.success) throw new MemoryServiceError(ErrorCode.validationFailed, `invalid "${header}" header: ${parsed.error.issues[0]?.message ?? 'not a user id'}`, { header });
+  return parsed.data;
+}
+
+/** The tenant's own id of the request's user: the `:userId` path parameter or the route's user header. */
+export function requestUserId(request: FastifyRequest): string | undefined {
+  const fromPath = (request.params as { userId?: unknown } | undefined)?.userId;
+  if (typeof fromPath === 'string') return fromPath;
+  return request.headerUserId;
 }
 
 /** The user key the auth hook resolved; throws rather than let a handler run unscoped. */

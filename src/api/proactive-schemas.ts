@@ -35,6 +35,10 @@ export const reminderView = z.object({
   rrule: z.string().optional(),
   assumedTime: z.boolean(),
   occurrence: z.number(),
+  fireCount: z.number(),
+  snoozeCount: z.number(),
+  /** The workflow's change counter this view mirrors: of two views of one reminder, the higher version is newer. */
+  version: z.number(),
   firedAt: z.string().optional(),
   snoozedUntil: z.string().optional(),
   dismissedAt: z.string().optional(),

@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppConfig, RateLimitBudget } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { shouldRewrite } from '../core/recall/query-rewrite';
+import { mcpBudgets } from '../mcp/budgets';
+import { requestUserId } from './auth';
 
 /**
  * Rate limits and request body sizes, so one client (or one user) cannot exhaust the model, the
@@ -82,6 +84,12 @@ export function routeLimits(config: Pick<AppConfig, 'recall' | 'maxMessagesBodyB
     [at('POST', '/notifications/read')]: { bodyLimit: 16 * KiB, budgets: spends('writes') },
     [at('PUT', '/settings')]: { bodyLimit: SMALL_BODY, budgets: spends('writes') },
     [at('POST', '/digests')]: { bodyLimit: SMALL_BODY, budgets: spends('writes', 'llm') },
+    // Entry points whose user is a header (X-Memory-User), counted per that user like the rest.
+    // MCP: each tool call spends what its route would (src/mcp/budgets.ts); initialize and tools/list nothing.
+    ['POST /mcp']: { bodyLimit: 256 * KiB, budgets: mcpBudgets },
+    // The proxy: a recall, the two recorded turns, and the upstream model's answer. The whole chat
+    // history comes with every request, so it takes the size of a message batch.
+    ['POST /proxy/v1/chat/completions']: { bodyLimit: config.maxMessagesBodyBytes, budgets: spends('recall', 'writes', 'llm') },
   };
 }
 
@@ -107,8 +115,8 @@ export const limitKey = {
 };
 
 function userOf(request: FastifyRequest): string | undefined {
-  const userId = (request.params as { userId?: unknown } | undefined)?.userId;
-  return request.tenantId && typeof userId === 'string' ? limitKey.user(request.tenantId, userId) : undefined;
+  const userId = requestUserId(request);
+  return request.tenantId && userId !== undefined ? limitKey.user(request.tenantId, userId) : undefined;
 }
 
 function apiKeyOf(request: FastifyRequest): string {

@@ -2,6 +2,8 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { Logger } from 'pino';
+import { fastifyLogging, type LogSettings } from '../logging';
 import { installAuth } from './auth';
 import type { ApiDeps } from './deps';
 import { frameworkErrors, installErrorHandling } from './errors';
@@ -17,9 +19,14 @@ import { lifecycleRoutes } from './routes/lifecycle';
 import { privacyRoutes } from './routes/privacy';
 import { recallRoutes } from './routes/recall';
 import { userRoutes } from './routes/users';
+import { mcpRoutes } from '../mcp/http';
+import { proxyRoutes } from '../proxy/route';
 
 export interface ApiOptions {
   logLevel?: string;
+  /** The process's logger (src/logging.ts) and its format; without one, Fastify's own JSON logger at `logLevel`. */
+  logger?: Logger;
+  logFormat?: LogSettings['format'];
   maxMessageChars: number;
   maxMessagesPerConversation: number;
   /** Called after a recall injected memories (reinforcement happens off the hot path). */
@@ -31,7 +38,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Builds the HTTP API (not listening yet): auth, JSON errors, OpenAPI at /openapi.json. */
 export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: options.logLevel ?? 'info' },
+    ...(options.logger ? fastifyLogging(options.logger, options.logFormat ?? 'json') : { logger: { level: options.logLevel ?? 'info' } }),
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Ids a little over their limit reach the schema and its clear 400; far longer ones stop at the router.
     routerOptions: { maxParamLength: 2 * MAX_ID_LENGTH },
@@ -81,6 +88,12 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
   await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
+  // Integration entry points (docs/integrate.md): MCP tools at /mcp…
+  await app.register(mcpRoutes(deps, { afterRecall: options.afterRecall }));
+  // …and the OpenAI-compatible memory proxy at /proxy/v1/chat/completions.
+  await app.register(
+    proxyRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }),
+  );
   // Temporal payload codec server for operators (Temporal UI, CLI): outside /v1, its own auth.
   if (deps.codecServer) await app.register(codecRoutes(deps.codecServer));
   await app.register(

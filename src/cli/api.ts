@@ -2,6 +2,7 @@ import { loadConfig } from '../config';
 import { createRuntime } from '../runtime';
 import { startStack } from '../stack';
 import { loadDotEnv } from './env-file';
+import { exitWith } from './exit';
 
 /** The HTTP API alone (production: behind a load balancer, next to the workers). */
 async function main(): Promise<void> {
@@ -21,7 +22,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch((err: unknown) => exitWith('api', err));

@@ -1,5 +1,7 @@
 import { loadConfig } from '../config';
+import { StackStartError } from '../stack/readiness';
 import { loadDotEnv } from './env-file';
+import { exitWith } from './exit';
 import { createRuntime } from '../runtime';
 import { startStack } from '../stack';
 
@@ -16,7 +18,12 @@ async function main(): Promise<void> {
   const schedules = await runtime.ensureSchedules();
   console.log(`[schedules] ${Object.entries(schedules).map(([id, outcome]) => `${id} ${outcome}`).join(', ')}`);
   const api = await runtime.createApi();
-  await api.listen({ host: config.http.host, port: config.http.port });
+  await api.listen({ host: config.http.host, port: config.http.port }).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new StackStartError(`port ${config.http.port} for the API is already in use: stop what holds it, or set PORT to another port`, 'API', { cause: err });
+    }
+    throw err;
+  });
   const running = worker.run();
   const base = `http://${config.http.host}:${config.http.port}`;
   console.log(`
@@ -28,6 +35,8 @@ jarvis-memory is up
   Embeddings    ${stack.embeddingsUrl ?? config.embedder.provider}
   Data          ${stack.dataDir}
   Try: curl -s -H 'Authorization: Bearer ${config.tenants[0]!.key}' ${base}/v1/users/alice/memories
+  Memory page: curl -s -X POST -H 'Authorization: Bearer ${config.tenants[0]!.key}' ${base}/v1/users/alice/page-token
+               and open ${base} followed by the "url" it returns (a one-time sign-in link)
 `);
   const shutdown = async () => {
     worker.shutdown();
@@ -42,7 +51,4 @@ jarvis-memory is up
   await running;
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch((err: unknown) => exitWith('dev', err));

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config';
 import { checkScenario, formatReport, ingestScenario, summarize, type RouteMode, type ScenarioOutcome } from '../eval/runner';
 import { loadScenarios } from '../eval/scenarios';
@@ -7,6 +7,9 @@ import { createRuntime } from '../runtime';
 import { startStack } from '../stack';
 import { loadDotEnv } from './env-file';
 import { serveInProcess } from './in-process';
+
+/** The shared evaluation set as copied into the repository (test/fixtures/eval/README.md). */
+const DEFAULT_SCENARIOS = ['scenarios.jsonl', 'episodic.jsonl'].map((f) => fileURLToPath(new URL(`../../test/fixtures/eval/${f}`, import.meta.url)));
 
 /**
  * `npm run eval [-- files…]`: replays the bilingual scenarios through the public API of a fresh
@@ -16,7 +19,7 @@ import { serveInProcess } from './in-process';
 async function main(): Promise<void> {
   loadDotEnv();
   const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  const paths = files.length > 0 ? files : [resolve('../shared/eval/scenarios.jsonl'), resolve('../shared/eval/episodic.jsonl')];
+  const paths = files.length > 0 ? files : DEFAULT_SCENARIOS;
   const config = loadConfig({ ...process.env, DATA_DIR: process.env.EVAL_DATA_DIR ?? `.data/eval-${process.pid}`, LOG_LEVEL: 'warn', CHROMA_COLLECTION: `eval_${randomBytes(3).toString('hex')}` });
   const stack = await startStack(config, { ephemeral: true });
   const runtime = await createRuntime(config, stack);

@@ -1,10 +1,13 @@
 /**
- * Typed client for the jarvis-memory HTTP API. Errors arrive as `MemoryApiError` with the
- * server's machine-readable code; nothing here throws for a recall that degraded (check `error`).
+ * Typed client for the jarvis-memory HTTP API (`@jarvis-memory/client`). Errors arrive as
+ * `MemoryApiError` with the server's machine-readable code; nothing here throws for a recall that
+ * degraded (check `error`). No dependencies: it needs a global `fetch` (Node 18+, browsers).
+ * The LangChain retriever is `@jarvis-memory/client/langchain`; the Temporal names and ids are
+ * `@jarvis-memory/client/temporal`.
  */
-import type { CreateReminderRequest, DigestView, NotificationView, ProactiveSettings, ReminderActionAccepted, ReminderStatus, ReminderView, UserSettingsView } from './proactive-types';
+import type { CreateReminderRequest, DigestView, NotificationView, ProactiveSettings, ReminderActionAccepted, ReminderStatus, ReminderView, UserSettingsView } from './proactive-types.js';
 
-export type * from './proactive-types';
+export type * from './proactive-types.js';
 
 export type MemoryType = 'fact' | 'preference' | 'goal' | 'pain_point' | 'event' | 'instruction' | 'decision' | 'assistant_contribution';
 export type MemoryStatus = 'active' | 'superseded' | 'expired' | 'archived';
@@ -128,6 +131,57 @@ export interface MemoryEventView {
   createdAt: string;
 }
 
+/** `GET /v1/users/{userId}`: the tenant and the pseudonymous user key Temporal knows the user by. */
+export interface UserInfo {
+  userId: string;
+  tenantId: string;
+  /** `MemoryUserId` in Temporal; see `@jarvis-memory/client/temporal`. */
+  userKey: string;
+  /** Visibility query for the user's workflows. */
+  temporalQuery: string;
+}
+
+/** A sign-in link to the user's memory page: hand `url` (prefixed with the service's public origin) to that one user. */
+export interface PageSignIn {
+  /** One-time code, valid until `expiresAt`. */
+  code: string;
+  /** `/app#code=…`. */
+  url: string;
+  expiresAt: string;
+  sessionTtlSeconds: number;
+}
+
+/** The export document (`format` `jarvis-memory.export/1`): every stored row of the user, section by section. */
+export interface UserExportDocument {
+  format: string;
+  exportedAt: string;
+  user: { userId: string; tenantId: string; createdAt: string } | null;
+  settings: Record<string, unknown> | null;
+  memories: Record<string, unknown>[];
+  otherEvents: Record<string, unknown>[];
+  conversations: Record<string, unknown>[];
+  messages: Record<string, unknown>[];
+  episodes: Record<string, unknown>[];
+  reminders: Record<string, unknown>[];
+  notifications: Record<string, unknown>[];
+  digests: Record<string, unknown>[];
+  entities: Record<string, unknown>[];
+  relations: Record<string, unknown>[];
+}
+
+export interface PurgeResult {
+  requestedAt: string;
+  completedAt: string;
+  counts: {
+    postgres: Record<string, number>;
+    chroma: Record<string, number>;
+    schedulesDeleted: number;
+    workflowsTerminated: number;
+    workflowsDeleted: number;
+    dataKeyDestroyed: boolean;
+  };
+}
+
 export class MemoryApiError extends Error {
   constructor(
     readonly status: number,
@@ -155,24 +209,64 @@ export class MemoryClient {
     this.fetchImpl = options.fetch ?? fetch;
   }
 
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  private async send(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<Response> {
     const res = await this.fetchImpl(`${this.options.baseUrl.replace(/\/$/, '')}${path}`, {
       method,
       headers: { authorization: `Bearer ${this.options.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      signal: AbortSignal.timeout(timeoutMs ?? this.options.timeoutMs ?? 30_000),
     });
-    const text = await res.text();
-    const parsed = text ? (JSON.parse(text) as unknown) : undefined;
     if (!res.ok) {
-      const err = (parsed as { error?: { code?: string; message?: string; details?: unknown } } | undefined)?.error;
+      const text = await res.text();
+      let err: { code?: string; message?: string; details?: unknown } | undefined;
+      try {
+        err = (JSON.parse(text) as { error?: typeof err }).error;
+      } catch {
+        // Not the service's JSON (a proxy in between): the status says enough.
+        err = undefined;
+      }
       throw new MemoryApiError(res.status, err?.code ?? 'http_error', err?.message ?? `HTTP ${res.status}`, err?.details);
     }
-    return parsed as T;
+    return res;
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+    const text = await (await this.send(method, path, body, timeoutMs)).text();
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 
   private user(userId: string): string {
     return `/v1/users/${encodeURIComponent(userId)}`;
+  }
+
+  /** The tenant this key belongs to and the user key (`MemoryUserId` in Temporal) of `userId`. */
+  getUser(userId: string): Promise<UserInfo> {
+    return this.request('GET', this.user(userId));
+  }
+
+  /** A one-time sign-in link to this user's memory page (`PageSignIn.url`, relative to the service). */
+  createPageToken(userId: string): Promise<PageSignIn> {
+    return this.request('POST', `${this.user(userId)}/page-token`);
+  }
+
+  /** Everything stored about the user as one document (right of access). Large users: {@link exportUserStream}. */
+  exportUser(userId: string): Promise<UserExportDocument> {
+    return this.request('GET', `${this.user(userId)}/export`);
+  }
+
+  /** The export as the server streams it (JSON bytes), to write to a file without holding it in memory. */
+  async exportUserStream(userId: string): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.send('GET', `${this.user(userId)}/export`);
+    if (!res.body) throw new MemoryApiError(res.status, 'http_error', 'the export came without a body');
+    return res.body;
+  }
+
+  /**
+   * Erases everything stored about the user (the PurgeUser workflow). With `wait`, resolves with
+   * the counts once it finished, or with just the ids when it takes longer than the server waits.
+   */
+  purgeUser(userId: string, opts: { wait?: boolean } = {}): Promise<{ workflowId: string; runId: string; result?: PurgeResult }> {
+    return this.request('DELETE', `${this.user(userId)}${opts.wait ? '?wait=true' : ''}`, undefined, opts.wait ? Math.max(this.options.timeoutMs ?? 0, 150_000) : undefined);
   }
 
   health(): Promise<{ status: string; checks: Record<string, { status: string; latencyMs: number; error?: string }> }> {
@@ -251,7 +345,7 @@ export class MemoryClient {
     return this.request('POST', `${this.user(userId)}/reminders/${encodeURIComponent(id)}/dismiss`, {});
   }
 
-  rescheduleReminder(userId: string, id: string, dueAt: string): Promise<{ id: string; status: string; dueAt: string; occurrence: number }> {
+  rescheduleReminder(userId: string, id: string, dueAt: string): Promise<{ id: string; status: string; dueAt: string; occurrence: number; version: number } | ReminderActionAccepted> {
     return this.request('PATCH', `${this.user(userId)}/reminders/${encodeURIComponent(id)}`, { dueAt });
   }
 
@@ -281,4 +375,22 @@ export class MemoryClient {
   writeDigest(userId: string): Promise<DigestView> {
     return this.request('POST', `${this.user(userId)}/digests`);
   }
+}
+
+/**
+ * Options for the official `openai` client (or any OpenAI-compatible one) to talk through the memory
+ * proxy: `new OpenAI(memoryProxyOptions({ baseUrl, apiKey, userId }))`. The memory API key travels
+ * as the client's API key; the user (and optionally the conversation) as headers.
+ */
+export function memoryProxyOptions(opts: { baseUrl: string; apiKey: string; userId: string; conversationId?: string }): { baseURL: string; apiKey: string; defaultHeaders: Record<string, string> } {
+  return {
+    baseURL: `${opts.baseUrl.replace(/\/$/, '')}/proxy/v1`,
+    apiKey: opts.apiKey,
+    defaultHeaders: { 'X-Memory-User': opts.userId, ...(opts.conversationId ? { 'X-Memory-Conversation': opts.conversationId } : {}) },
+  };
+}
+
+/** The URL and headers an MCP client needs for the Streamable HTTP endpoint (`/mcp`) of one user. */
+export function memoryMcpEndpoint(opts: { baseUrl: string; apiKey: string; userId: string }): { url: string; headers: Record<string, string> } {
+  return { url: `${opts.baseUrl.replace(/\/$/, '')}/mcp`, headers: { Authorization: `Bearer ${opts.apiKey}`, 'X-Memory-User': opts.userId } };
 }

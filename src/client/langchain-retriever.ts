@@ -1,6 +1,6 @@
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
 import { Document } from '@langchain/core/documents';
-import type { MemoryClient, RecallRequest } from './index';
+import type { MemoryClient, RecallRequest } from './index.js';
 
 export interface MemoryRetrieverInput extends BaseRetrieverInput {
   client: MemoryClient;

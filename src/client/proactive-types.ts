@@ -11,6 +11,10 @@ export interface ReminderView {
   rrule?: string;
   assumedTime: boolean;
   occurrence: number;
+  fireCount: number;
+  snoozeCount: number;
+  /** The workflow's change counter: of two views of one reminder, the higher version is newer. */
+  version: number;
   firedAt?: string;
   snoozedUntil?: string;
   dismissedAt?: string;
@@ -29,11 +33,17 @@ export interface CreateReminderRequest {
   requestId?: string;
 }
 
+/**
+ * The answer to snooze/dismiss/cancel (and a reschedule that took long): with `reminder` (HTTP
+ * 200) the list already shows the workflow's state after the change; without (202) the workflow
+ * has it and the list follows shortly.
+ */
 export interface ReminderActionAccepted {
   id: string;
   accepted: true;
-  action: 'snooze' | 'dismiss' | 'cancel';
+  action: 'snooze' | 'dismiss' | 'cancel' | 'reschedule';
   workflowId: string;
+  reminder?: ReminderView;
 }
 
 export interface NotificationView {

@@ -107,7 +107,7 @@ const embedderSchema = z.discriminatedUnion('provider', [
   z.object({ provider: z.literal('hashing'), dimensions: positiveInt }),
 ]);
 
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('127.0.0.1'),
   PORT: port.default(8080),
@@ -116,6 +116,8 @@ const envSchema = z.object({
   API_KEYS: tenantsSchema.prefault(`dev:${DEV_API_KEY}`),
   SECRET_KEY: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unset: pretty outside production, json in production (see loadConfig). */
+  LOG_FORMAT: z.preprocess(blankToUndefined, z.enum(['pretty', 'json']).optional()),
 
   TEMPORAL_ADDRESS: optionalString,
   TEMPORAL_NAMESPACE: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).default('jarvis-memory'),
@@ -127,6 +129,7 @@ const envSchema = z.object({
 
   DATABASE_URL: optionalString,
   PG_BIN_DIR: optionalString,
+  PG_BINARIES: z.enum(['auto', 'system', 'embedded']).default('auto'),
   PG_PORT: port.default(5433),
 
   CHROMA_URL: optionalUrl,
@@ -159,6 +162,7 @@ const envSchema = z.object({
   DIGEST_DEFAULT_TIME: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM').default('22:00'),
   NUDGE_INTERVAL_MINUTES: positiveInt.default(60),
   REMINDER_ACK_SECONDS: positiveInt.default(86400),
+  REMINDER_ACCEPT_TIMEOUT_MS: positiveInt.default(5000),
   PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE: z.enum(['true', 'false']).default('true'),
   // Memory lifecycle (forgetting curve, capacity, expiry sweep)
   MAX_ACTIVE_MEMORIES_PER_USER: positiveInt.default(5000),
@@ -190,6 +194,10 @@ const envSchema = z.object({
   RETENTION_EPISODES_DAYS: retentionDays(365),
   RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
   RETENTION_DIGESTS_DAYS: retentionDays(90),
+  // OpenAI-compatible memory proxy (POST /proxy/v1/chat/completions): where answers come from
+  UPSTREAM_BASE_URL: optionalUrl,
+  UPSTREAM_API_KEY: optionalString,
+  PROXY_RECALL_TIMEOUT_MS: positiveInt.max(60_000).default(1500),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -203,6 +211,8 @@ export interface AppConfig {
   /** Operator secret: keyed user pseudonyms and signed tokens derive from it (src/security/secrets.ts). */
   secretKey: Buffer;
   logLevel: Env['LOG_LEVEL'];
+  /** `pretty`: one readable line per event (pino-pretty); `json`: one JSON object per line, for log shippers. */
+  logFormat: 'pretty' | 'json';
   temporal: {
     address?: string;
     namespace: string;
@@ -212,7 +222,8 @@ export interface AppConfig {
     port: number;
     uiPort: number;
   };
-  postgres: { url?: string; binDir?: string; port: number };
+  /** `binaries`: where a local server's binaries come from when PG_BIN_DIR is unset (src/stack/binaries.ts). */
+  postgres: { url?: string; binDir?: string; binaries: 'auto' | 'system' | 'embedded'; port: number };
   chroma: { url?: string; port: number; collection: string };
   embedder: z.infer<typeof embedderSchema> & { localPort: number };
   llm: z.infer<typeof llmSchema>;
@@ -227,11 +238,16 @@ export interface AppConfig {
   /** `queryRewrite`: when recall asks the LLM for extra queries (off the default hot path). */
   recall: { timeoutMs: number; tokenBudget: number; queryRewrite: 'off' | 'referential' | 'always'; rewriteTimeoutMs: number };
   scheduleTimezone: string;
-  /**
-   * Reminders, daily digests and nudges. `schedulesOnFirstMessage`: a user's digest and nudge
-   * schedules start with their first message (else with their first reminder or settings change).
-   */
-  proactive: { digestDefaultTime: string; nudgeIntervalMinutes: number; reminderAckSeconds: number; schedulesOnFirstMessage: boolean };
+  /** Reminders, daily digests and nudges (issue #7). */
+  /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
+  proactive: {
+    digestDefaultTime: string;
+    nudgeIntervalMinutes: number;
+    reminderAckSeconds: number;
+    /** How long snooze/dismiss/cancel/reschedule wait for the reminders row to show the workflow's state before answering 202. */
+    reminderAcceptTimeoutMs: number;
+    schedulesOnFirstMessage: boolean;
+  };
   /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
   lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
   /** The operator secret (≥ 32 bytes, UTF-8) every keyed operation derives its key from. */
@@ -255,6 +271,8 @@ export interface AppConfig {
   codec: { authToken?: string; corsOrigins: string[] };
   /** Age in days after which the daily sweep deletes each kind of row; null keeps it forever. */
   retention: RetentionDays;
+  /** The memory proxy: the upstream chat completions API (undefined: the proxy answers 503) and how long recall may take before a request goes out without memory. */
+  proxy: { upstreamBaseUrl?: string; upstreamApiKey?: string; recallTimeoutMs: number };
 }
 
 export interface RetentionDays {
@@ -377,6 +395,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     tenants: e.API_KEYS,
     secretKey: Buffer.from(e.SECRET_KEY ?? DEV_SECRET_KEY, 'utf8'),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : 'pretty'),
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
@@ -386,7 +405,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       port: e.TEMPORAL_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
     },
-    postgres: { url: e.DATABASE_URL, binDir: e.PG_BIN_DIR, port: e.PG_PORT },
+    postgres: { url: e.DATABASE_URL, binDir: e.PG_BIN_DIR, binaries: e.PG_BINARIES, port: e.PG_PORT },
     chroma: { url: e.CHROMA_URL, port: e.CHROMA_PORT, collection: e.CHROMA_COLLECTION },
     embedder: { ...embedder, localPort: e.EMBEDDINGS_PORT },
     llm: llm.data!,
@@ -403,6 +422,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       digestDefaultTime: e.DIGEST_DEFAULT_TIME,
       nudgeIntervalMinutes: e.NUDGE_INTERVAL_MINUTES,
       reminderAckSeconds: e.REMINDER_ACK_SECONDS,
+      reminderAcceptTimeoutMs: e.REMINDER_ACCEPT_TIMEOUT_MS,
       schedulesOnFirstMessage: e.PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE === 'true',
     },
     lifecycle: { maxActivePerUser: e.MAX_ACTIVE_MEMORIES_PER_USER, ttlDays: e.MEMORY_TTL_DAYS, sweepBatchSize: e.SWEEP_BATCH_SIZE },
@@ -422,6 +442,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       notifications: e.RETENTION_NOTIFICATIONS_DAYS,
       digests: e.RETENTION_DIGESTS_DAYS,
     },
+    proxy: { upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''), upstreamApiKey: e.UPSTREAM_API_KEY, recallTimeoutMs: e.PROXY_RECALL_TIMEOUT_MS },
   };
 }
 

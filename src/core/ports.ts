@@ -1,5 +1,8 @@
-import type { MemoryType } from './types';
+import type { ConversationMessage, EntityRef, ImportanceLevel, Memory, MemoryCandidate, MemoryScope, MemoryStatus, MemoryType, RelationRef } from './types';
 import type { LlmProposal } from './decisions/llm-resolution';
+import type { RejectedCandidate } from './extraction/provenance';
+import type { LifecycleTransition } from './lifecycle/sweep';
+import type { PurgeCounts } from './privacy/purge';
 
 /** A nearest neighbour from the vector index; `similarity` is cosine similarity in [-1, 1]. */
 export interface VectorHit {
@@ -33,6 +36,351 @@ export interface VectorIndex {
   /** Moves a user's vectors to a new user key (the upgrade to (tenant, user) keys). */
   moveUser(input: { from: string; to: string }): Promise<number>;
   heartbeat(): Promise<void>;
+}
+
+// ─── Memory side ────────────────────────────────────────────────────────────────────────────────
+// Services are the only callers of these ports; src/runtime.ts builds the adapters once
+// (docs/architecture.md, "Ports and adapters (memory side)"). Every method takes the user it acts
+// for, except the lifecycle jobs' set-based pages, which run across users by design.
+
+/** Turns texts into vectors (the e5 embedder, or the hashing one in tests). */
+export interface Embedder {
+  /** A search query's vector (e5 models embed queries and passages differently). */
+  embedQuery(input: { text: string }): Promise<number[]>;
+  /** Vectors of stored texts, in the order given. */
+  embedDocuments(input: { texts: string[] }): Promise<number[][]>;
+}
+
+/** A memory as the write path hands it to the repository: the row plus what the BM25 index needs. */
+export interface NewMemory extends Memory {
+  normalizedText: string;
+  importanceComponents: Record<string, number>;
+  /** Index tokens of the text (and keywords), computed by the caller with the shared tokenizer. */
+  tokens: string[];
+}
+
+/** Importance of a memory as the write and lifecycle paths store it (score, level and its components). */
+export interface ImportancePatch {
+  importance: number;
+  importanceLevel: ImportanceLevel;
+  components: Record<string, number>;
+}
+
+/** Reads one user's memories by id, by exact (normalised) text, or as a paged list. */
+export interface MemoryReader {
+  get(input: { userId: string; id: string }): Promise<Memory | undefined>;
+  /** Active, unexpired memories among `ids` (as of `now`, default the database clock), for hydrating search hits; order is not preserved. */
+  getActive(input: { userId: string; ids: string[]; now?: Date }): Promise<Memory[]>;
+  findActiveByNormalized(input: { userId: string; normalized: string }): Promise<Memory | undefined>;
+  /** The user's most recently archived memory with exactly this normalised text, if any. */
+  findArchivedByNormalized(input: { userId: string; normalized: string }): Promise<Memory | undefined>;
+  list(input: { userId: string; status?: MemoryStatus; type?: MemoryType; limit: number; offset: number }): Promise<{ memories: Memory[]; total: number }>;
+}
+
+/** The recall routes over one user's active memories; each answers ids (or memories) best first. */
+export interface MemorySearch {
+  /** BM25 over the user's active memories' postings. */
+  bm25(input: { userId: string; tokens: string[]; k: number; types?: MemoryType[] }): Promise<{ id: string; score: number }[]>;
+  /** Recently touched and important active memories (the "上次/最近/last time" route). */
+  recent(input: { userId: string; k: number; types?: MemoryType[] }): Promise<string[]>;
+  /** The most important active memories at or above `minImportance`, standing instructions aside. */
+  mostImportant(input: { userId: string; k: number; minImportance: number; types?: MemoryType[]; now?: Date }): Promise<string[]>;
+  /** Active memories of the given types (and scope), most important first. */
+  byTypes(input: { userId: string; types: MemoryType[]; k: number; scope?: MemoryScope; now?: Date }): Promise<Memory[]>;
+}
+
+/** The time route: active, unexpired memories said inside one of the date ranges, most recent first. */
+export interface MemoryTimeRoute {
+  memoriesSaidIn(input: { userId: string; ranges: readonly { start: Date; end: Date }[]; k: number; now: Date }): Promise<string[]>;
+}
+
+/**
+ * Writes to one user's memories. Only reachable inside a {@link UnitOfWork}: each write keeps the
+ * row, the BM25 postings and the vector outbox in step, which takes several statements.
+ */
+export interface MemoryRepository extends MemoryReader, MemorySearch {
+  /** Inserts the memory (postings when active, a vector op in the outbox); false when the id exists already. */
+  insert(memory: NewMemory): Promise<boolean>;
+  /** The memory, locked for a status change until the unit of work ends (the sweep then skips it). */
+  lock(input: { userId: string; id: string }): Promise<Memory | undefined>;
+  /** Moves a memory to another status; `tokens` are needed when it becomes active again. */
+  setStatus(input: { userId: string; id: string; status: MemoryStatus; at: Date; supersededBy?: string; tokens?: string[] }): Promise<Memory | undefined>;
+  /** One more mention or recall: frequency +1, last access (and last recall) moved to `at`, importance stored, decay reset. */
+  reinforce(
+    input: { userId: string; id: string; at: Date; recalled: boolean; emotionTags?: string[]; messageIds?: string[] } & ImportancePatch,
+  ): Promise<Memory | undefined>;
+  /** Sets importance and resets decay (a restore; the status change itself goes through setStatus). */
+  setImportance(input: { userId: string; id: string } & ImportancePatch): Promise<void>;
+  linkSupersedes(input: { userId: string; newId: string; oldId: string }): Promise<void>;
+}
+
+/** What was decided about a memory, by whom, in which workflow run: one row of the audit trail. */
+export interface MemoryEvent {
+  userId: string;
+  memoryId: string | null;
+  action: string;
+  reason: string;
+  before?: unknown;
+  after?: unknown;
+  workflowId?: string;
+  runId?: string;
+  conversationId?: string;
+  messageIds?: string[];
+  actor: string;
+  /** Makes a retried activity record its decision once. */
+  idempotencyKey?: string;
+}
+
+export interface StoredMemoryEvent extends MemoryEvent {
+  id: string;
+  createdAt: Date;
+}
+
+/** The audit trail of memory decisions (`memory_events`). */
+export interface MemoryEventLog {
+  /** Records the event at `at` (default now); false when an event with the same idempotency key exists already. */
+  append(input: { event: MemoryEvent; at?: Date }): Promise<boolean>;
+  findByKey(input: { userId: string; key: string }): Promise<StoredMemoryEvent | undefined>;
+  /** Every event of one memory, oldest first. */
+  history(input: { userId: string; memoryId: string }): Promise<StoredMemoryEvent[]>;
+}
+
+/** The per-user graph: entities, relations between them, each linked to the memory that states it. */
+export interface MemoryGraph {
+  link(input: { userId: string; memoryId: string; entities: EntityRef[]; relations: RelationRef[] }): Promise<void>;
+  /** Entities of a user with the number of active memories mentioning them. */
+  entities(input: { userId: string }): Promise<{ name: string; kind: string; memories: number }[]>;
+}
+
+/** A vector write PostgreSQL committed and the vector index has not confirmed yet. */
+export interface OutboxEntry {
+  memoryId: string;
+  userId: string;
+  op: 'upsert' | 'delete';
+  enqueuedAt: Date;
+  text: string;
+  type: string;
+  createdAt: Date;
+}
+
+/** Pending vector writes (the outbox the memory writes fill in their own transaction). */
+export interface VectorOutbox {
+  /** Oldest first; all users', one user's, or those of the given memories. */
+  pending(input: { limit: number; userId?: string; ids?: string[] }): Promise<OutboxEntry[]>;
+  /** Clears an entry unless something newer was enqueued for the memory since `enqueuedAt`. */
+  done(input: { userId: string; memoryId: string; enqueuedAt: Date }): Promise<void>;
+  /** Records a failed attempt; the entries stay for the next sync. */
+  failed(input: { userId: string; memoryIds: string[]; error: string }): Promise<void>;
+}
+
+/** Who a lifecycle change is attributed to in the audit trail. */
+export interface LifecycleAudit {
+  workflowId?: string;
+  runId?: string;
+  actor: string;
+}
+
+/** Result of one page of the decay pass. */
+export interface DecayPageResult {
+  /** Active memories in the page (locked or not). */
+  scanned: number;
+  /** Highest id in the page: the next page starts after it. Null when the page was empty. */
+  lastId: string | null;
+  /** Rows written: decay score changed and/or status changed. */
+  updated: number;
+  transitions: LifecycleTransition[];
+}
+
+/** A high-importance memory fetched (and locked) for the weekly reinforcement. */
+export interface ReinforcementRow {
+  id: string;
+  userId: string;
+  text: string;
+  frequencyCount: number;
+  associatedTopics: string[];
+  importance: number;
+  importanceLevel: ImportanceLevel;
+  lastAccessedAt: Date;
+  decayScore: number;
+}
+
+/** New importance of one memory, computed by the caller. */
+export interface ReinforcementUpdate extends ImportancePatch {
+  id: string;
+}
+
+/** A pending vector deletion of the lifecycle drain. */
+export interface VectorDeletion {
+  memoryId: string;
+  userId: string;
+}
+
+/**
+ * The lifecycle jobs' set-based pages, across all users by design (the daily sweep, the weekly
+ * reinforcement, the vector-delete drain). Each page keeps postings, index statistics, vector
+ * outbox and audit in step with the status changes, and skips rows a writer holds. Only reachable
+ * inside a {@link UnitOfWork}: the locks a page takes last until it ends. Cursors are null at the start.
+ */
+export interface LifecycleRepository {
+  /** One page of the decay pass after `afterId`: refresh decay, expire the due, archive the faded. */
+  sweepDecayPage(input: { now: Date; afterId: string | null; limit: number; audit: LifecycleAudit; decayTolerance?: number }): Promise<DecayPageResult>;
+  /** Expires up to `limit` archived memories whose lifetime has ended. */
+  expireArchivedPage(input: { now: Date; limit: number; audit: LifecycleAudit }): Promise<LifecycleTransition[]>;
+  /** Users after `afterUserId` holding more than `cap` active memories, in user id order. */
+  usersOverCapacity(input: { cap: number; afterUserId: string | null; limit: number }): Promise<string[]>;
+  /** Archives, per user, the active memories beyond the top `cap` by importance (never instructions). */
+  archiveOverCapacity(input: { userIds: string[]; cap: number; now: Date; audit: LifecycleAudit }): Promise<LifecycleTransition[]>;
+  /** High/critical active memories after `afterId` not accessed since `now`, locked. */
+  lockReinforcementPage(input: { now: Date; afterId: string | null; limit: number }): Promise<ReinforcementRow[]>;
+  /** Stores the recomputed importance and resets decay of the given memories, one audit event each. */
+  applyReinforcement(input: { now: Date; updates: ReinforcementUpdate[]; audit: LifecycleAudit; reason: string }): Promise<LifecycleTransition[]>;
+  /** Pending vector deletions after `afterId`, locked until the unit of work ends. */
+  lockVectorDeletes(input: { afterId: string | null; limit: number }): Promise<VectorDeletion[]>;
+  /** Clears deletions locked with {@link lockVectorDeletes} once the vector index confirmed them. */
+  clearVectorDeletes(input: { entries: VectorDeletion[] }): Promise<number>;
+  /** Records a failed deletion attempt (the entries stay for the next drain). */
+  failVectorDeletes(input: { entries: VectorDeletion[]; error: string }): Promise<void>;
+}
+
+/** What erasing one memory removed besides the memory row (numbers only: they go in the erase event). */
+export interface EraseCounts {
+  events: number;
+  messages: number;
+  messageTerms: number;
+  entities: number;
+  digests: number;
+  notifications: number;
+}
+
+/** Hard erasure of one memory and of everything that repeats its words. Only reachable inside a {@link UnitOfWork}. */
+export interface MemoryErasure {
+  /** Undefined when the user has no such memory; otherwise what went and the conversations that lost messages. */
+  eraseMemory(input: { userKey: string; id: string; at: Date; actor: string }): Promise<{ counts: EraseCounts; conversations: string[] } | undefined>;
+  /** Clears the pending vector delete of an erased memory once the vector index confirmed it. */
+  vectorErased(input: { userKey: string; id: string }): Promise<void>;
+}
+
+/**
+ * Deletes a user's rows from every PostgreSQL table that holds any (a purge), table by table in an
+ * order the foreign keys allow. Only reachable inside a {@link UnitOfWork}.
+ */
+export interface UserRowPurge {
+  /**
+   * Deletes up to `limit` (null: all) of the user's rows from the first table, at `from` (default:
+   * the first) or after it, that still holds some. Undefined when none is left there or after;
+   * otherwise the table, how many rows went, and where to resume (null: no table follows).
+   */
+  deleteNextRows(input: { userKey: string; from?: string; limit: number | null }): Promise<{ table: string; deleted: number; next: string | null } | undefined>;
+}
+
+/** One purge run as audited: a keyed reference of the user and counts, never a key or text. */
+export interface PurgeAuditRecord {
+  workflowId: string;
+  runId: string;
+  requestedAt: Date;
+  completedAt: Date | null;
+  counts: PurgeCounts;
+}
+
+/** The audit of purges (operators answering "was this person's data erased?"). */
+export interface PurgeAuditLog {
+  /** Starts the audit row of a purge run (idempotent: a retried activity finds it). */
+  begin(input: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void>;
+  complete(input: { runId: string; completedAt: Date; counts: PurgeCounts }): Promise<void>;
+  /** Past purges of a user ref, oldest first. */
+  list(input: { tenantId: string; userRef: string }): Promise<PurgeAuditRecord[]>;
+}
+
+/** Keyset position of a retention page: the last (time, tiebreak) of the previous page. Times stay text: microseconds survive. */
+export type RetentionKey = [string, string];
+
+/** One page of a retention delete. */
+export interface RetentionPage {
+  /** Rows the page took (locked and deleted). */
+  scanned: number;
+  deleted: number;
+  /** Last key of the page; null when it was empty. */
+  last: RetentionKey | null;
+}
+
+/** A conversation of a user. */
+export interface ConversationRef {
+  userId: string;
+  conversationId: string;
+}
+
+/**
+ * Retention deletes by age, across all users by design, one keyset page per call (`after` null at
+ * the start), skipping rows a writer holds. Only reachable inside a {@link UnitOfWork}.
+ */
+export interface RetentionRepository {
+  /** Messages said before `cutoff`, with their postings; the conversations touched come back for {@link dropEmptyConversations}. */
+  messagesPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage & { postings: number; conversations: ConversationRef[] }>;
+  /** Episodes that ended before `cutoff`, locked, for the caller to delete their vectors first. */
+  lockEpisodes(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<(ConversationRef & { id: string; endedAt: string })[]>;
+  /** Deletes locked episodes with their postings and statistics. */
+  deleteEpisodes(input: { ids: string[] }): Promise<number>;
+  /** Deletes the given conversations once nothing of them is left and their last message is older than `cutoff`. */
+  dropEmptyConversations(input: { conversations: ConversationRef[]; cutoff: Date }): Promise<number>;
+  notificationsPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage>;
+  /** Digests of local days before the cutoff's (UTC) date. */
+  digestsPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage>;
+}
+
+/** The repositories a {@link UnitOfWork} hands its work, all bound to the one transaction. */
+export interface MemoryTransaction {
+  memories: MemoryRepository;
+  events: MemoryEventLog;
+  graph: MemoryGraph;
+  lifecycle: LifecycleRepository;
+  erasure: MemoryErasure;
+  purge: UserRowPurge;
+  retention: RetentionRepository;
+}
+
+/**
+ * Runs work in one transaction: everything commits together or nothing does (any error rolls
+ * back and is rethrown).
+ */
+export interface UnitOfWork {
+  /**
+   * Under the user's write lock: writes for one user are serialised (two extractions cannot both
+   * create the same fact or lose a supersede) while users stay parallel.
+   */
+  forUser<T>(input: { userId: string; work: (tx: MemoryTransaction) => Promise<T> }): Promise<T>;
+  /** Without a user lock: the lifecycle jobs' pages, which lock the rows they change themselves. */
+  run<T>(input: { work: (tx: MemoryTransaction) => Promise<T> }): Promise<T>;
+}
+
+/** How an extraction went: which extractor, every problem with a model's output, and what was refused. */
+export interface ExtractionReport {
+  extractor: string;
+  attempts: number;
+  problems: string[];
+  /** The model's output stayed unusable and the offline rules decided instead. */
+  fellBack: boolean;
+  /**
+   * Candidates dropped because their provenance does not hold (unknown message ids, a user memory
+   * without a user message, words not in the user's own words, an instruction or forget request
+   * the user did not give), each with its reason. Nothing of them was written.
+   */
+  rejected: RejectedCandidate[];
+  /**
+   * The recall net (offline extractor with an embedder): how many statements the rules left that
+   * it judged, and how many candidates it proposed (before the provenance screen).
+   */
+  net?: { statements: number; proposed: number };
+}
+
+export interface ExtractionOutput {
+  candidates: MemoryCandidate[];
+  report: ExtractionReport;
+}
+
+/** Turns a conversation into memory candidates. Implementations: offline rules, or an LLM. */
+export interface Extractor {
+  readonly name: string;
+  extract(input: { messages: ConversationMessage[]; timezone: string }): Promise<ExtractionOutput>;
 }
 
 /**

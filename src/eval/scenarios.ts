@@ -16,7 +16,7 @@ export const scenarioSchema = z.object({ id: z.string(), tags: z.array(z.string(
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type ScenarioCheck = z.infer<typeof check>;
 
-/** Reads a JSONL scenario file (format: shared/eval/README.md). */
+/** Reads a JSONL scenario file (format: test/fixtures/eval/README.md). */
 export function loadScenarios(path: string): Scenario[] {
   return readFileSync(path, 'utf8')
     .split('\n')

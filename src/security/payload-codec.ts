@@ -1,7 +1,7 @@
 import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
 // Default import: @temporalio/proto is CommonJS, and Node's ESM loader sees no named exports in it.
 import proto from '@temporalio/proto';
-import { decodeSubject, SUBJECT_METADATA_KEY } from '../../workflows/payload-subject';
+import { CALLER_METADATA_KEY, decodeSubject, SUBJECT_METADATA_KEY } from '../../workflows/payload-subject';
 import { AuthenticationFailedError, open, seal } from './aes-gcm';
 import { PayloadDecryptionError, type PayloadKeyStore } from './payload-keys';
 
@@ -25,7 +25,9 @@ export function isEncrypted(payload: Payload): boolean {
  * metadata and data — becomes the ciphertext of one encrypted payload whose clear metadata says
  * only `binary/encrypted` and the data key's id. The key is the subject's: the tag the workflow
  * sandbox's converter put on the payload, else the ambient subject of the caller (client scope,
- * activity header), else the system key. Decode: payloads that are not encrypted pass through
+ * activity header), else the system key — except payloads that cross to a caller of the Temporal
+ * contract (marked by the sandbox converter, or encoded by a contract activity), which stay in
+ * clear for the caller's default converter. Decode: payloads that are not encrypted pass through
  * unchanged (histories recorded before encryption still replay); encrypted ones are opened or the
  * decode fails — DataKeyDestroyedError for a purged user, AuthenticationFailedError-backed
  * PayloadDecryptionError for a tampered one — never with garbage.
@@ -34,6 +36,8 @@ export class EncryptionCodec implements PayloadCodec {
   constructor(
     private readonly keys: Pick<PayloadKeyStore, 'encryptionKey' | 'decryptionKey'>,
     private readonly ambientSubject: () => string | undefined = () => undefined,
+    /** True where the payloads being encoded cross to a caller (a contract activity's result): they stay in clear. */
+    private readonly crossesToCaller: () => boolean = () => false,
   ) {}
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
@@ -46,7 +50,9 @@ export class EncryptionCodec implements PayloadCodec {
 
   private async encodeOne(payload: Payload): Promise<Payload> {
     if (isEncrypted(payload)) return payload;
-    const { [SUBJECT_METADATA_KEY]: tag, ...metadata } = payload.metadata ?? {};
+    const { [SUBJECT_METADATA_KEY]: tag, [CALLER_METADATA_KEY]: toCaller, ...metadata } = payload.metadata ?? {};
+    // What a caller's worker reads with Temporal's default converter stays in clear (src/client/temporal-contract.ts).
+    if (toCaller !== undefined || this.crossesToCaller()) return { metadata, data: payload.data };
     const subject = decodeSubject(tag) ?? this.ambientSubject() ?? null;
     const { keyId, key } = await this.keys.encryptionKey(subject);
     const plaintext = PayloadProto.encode({ metadata, data: payload.data ?? new Uint8Array(0) }).finish();

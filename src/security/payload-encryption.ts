@@ -3,7 +3,7 @@ import type { Queryable } from '../adapters/postgres/pool';
 import type { AppConfig } from '../config';
 import { EncryptionCodec } from './payload-codec';
 import { MasterKeyring, PayloadKeyStore } from './payload-keys';
-import { ambientSubject } from './payload-subject';
+import { ambientSubject, crossesToCaller } from './payload-subject';
 
 export interface PayloadEncryption {
   keys: PayloadKeyStore;
@@ -16,6 +16,6 @@ export interface PayloadEncryption {
 export function createPayloadEncryption(db: Queryable, config: AppConfig['payloads']): PayloadEncryption | undefined {
   if (!config.encryption) return undefined;
   const keys = new PayloadKeyStore(db, new MasterKeyring(config.masterKey, config.oldMasterKeys), { cacheTtlMs: config.keyCacheSeconds * 1000 });
-  const codec = new EncryptionCodec(keys, ambientSubject);
+  const codec = new EncryptionCodec(keys, ambientSubject, crossesToCaller);
   return { keys, codec, dataConverter: { payloadCodecs: [codec] } };
 }

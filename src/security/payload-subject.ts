@@ -3,7 +3,7 @@ import { asyncLocalStorage as activityContext, type Context } from '@temporalio/
 import type { ClientInterceptors, WorkflowClientInterceptor } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { SUBJECT_HEADER, subjectFromSearchAttributes } from '../../workflows/payload-subject';
+import { CALLER_ACTIVITY_TYPES, SUBJECT_HEADER, subjectFromSearchAttributes } from '../../workflows/payload-subject';
 
 // Node side of "whose payload is this?" (the sandbox side is workflows/payload-subject.ts). The
 // encryption codec calls `ambientSubject()` for payloads that arrive without a subject tag:
@@ -27,6 +27,18 @@ export function ambientSubject(): string | undefined {
   if (explicit !== undefined) return explicit;
   const activity = activityContext.getStore();
   return activity ? activitySubjects.get(activity) : undefined;
+}
+
+/**
+ * Whether payloads encoded here and now cross to a caller's worker and must stay in clear: the
+ * result and failure of an activity of the Temporal contract (CALLER_ACTIVITY_TYPES), which a
+ * caller's workflow scheduled and decodes with Temporal's default converter. In workflow code the
+ * sandbox converter marks such payloads itself (workflows/payload-converter.ts).
+ */
+export function crossesToCaller(): boolean {
+  if (scope.getStore() !== undefined) return false;
+  const activity = activityContext.getStore();
+  return activity !== undefined && CALLER_ACTIVITY_TYPES.has(activity.info.activityType);
 }
 
 /** Worker activity interceptor: takes the subject from the header the workflow set when it scheduled the activity. */

@@ -11,6 +11,7 @@ import { fuseRankings, type RouteRanking } from '../core/recall/rrf';
 import type { DateRange } from '../core/time/query-dates';
 import { withDeadline } from './deadline';
 import type { ServiceDeps } from './deps';
+import { runRoutes, type RouteFailure, type RouteReport } from './route-runner';
 
 /** Routes of the exchange search, as reported per request. */
 export const ExchangeRoute = {
@@ -50,8 +51,8 @@ export interface ExchangeSearchInput {
 
 export interface ExchangeSearchResult {
   exchanges: RankedExchange[];
-  routes: { route: ExchangeRoute; ok: boolean; ms: number; hits: number }[];
-  failures: { route: string; err: unknown }[];
+  routes: RouteReport<ExchangeRoute>[];
+  failures: RouteFailure[];
 }
 
 const MESSAGE_CANDIDATES = 30;
@@ -158,28 +159,9 @@ export function minMatchedTerms(distinctQueryTerms: number): number {
  * thrown: the other routes still answer.
  */
 export async function searchExchanges(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
-  const tasks = plan(deps, userId, input);
-  const started = Date.now();
-  const settled = await Promise.allSettled(
-    tasks.map(async (t) => {
-      const t0 = Date.now();
-      const out = await withDeadline(t.run(), input.deadline);
-      return { out, ms: Date.now() - t0 };
-    }),
-  );
-  const routes: ExchangeSearchResult['routes'] = [];
-  const failures: ExchangeSearchResult['failures'] = [];
-  const outputs: { route: ExchangeRoute; out: RouteOutput }[] = [];
-  settled.forEach((s, i) => {
-    const route = tasks[i]!.route;
-    if (s.status === 'fulfilled') {
-      outputs.push({ route, out: s.value.out });
-      routes.push({ route, ok: true, ms: s.value.ms, hits: s.value.out.refs.length });
-    } else {
-      failures.push({ route, err: s.reason });
-      routes.push({ route, ok: false, ms: Date.now() - started, hits: 0 });
-    }
-  });
+  const settled = await runRoutes(plan(deps, userId, input), { deadline: input.deadline, hits: (out) => out.refs.length });
+  const { report: routes, failures } = settled;
+  const outputs: { route: ExchangeRoute; out: RouteOutput }[] = settled.results.map(({ route, value }) => ({ route, out: value }));
 
   const minTerms = input.mode === 'weak' ? minMatchedTerms(new Set(input.tokens).size) : 0;
   if (minTerms > 0) {

@@ -1,14 +1,37 @@
 import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
-import type { ConflictJudge, QueryRewriter, UserKeyDestroyer, VectorIndex } from '../core/ports';
+import type {
+  ConflictJudge,
+  Embedder,
+  Extractor,
+  MemoryEventLog,
+  MemoryReader,
+  MemorySearch,
+  MemoryTimeRoute,
+  PurgeAuditLog,
+  QueryRewriter,
+  UnitOfWork,
+  UserKeyDestroyer,
+  VectorIndex,
+  VectorOutbox,
+} from '../core/ports';
 import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';
-import type { Extractor } from './extractor';
 
 /** Everything the services and activities need, wired once by the worker / API entry points. */
 export interface ServiceDeps {
   pool: pg.Pool;
+  /** Memory-side ports (src/core/ports.ts), read outside any transaction. Writes go through `unitOfWork`. */
+  memories: MemoryReader & MemorySearch;
+  memoryEvents: MemoryEventLog;
+  timeRoute: MemoryTimeRoute;
+  vectorOutbox: VectorOutbox;
+  /** Transactions (per-user locked or not) handing out the memory repositories that write. */
+  unitOfWork: UnitOfWork;
+  purgeAudit: PurgeAuditLog;
+  /** `embeddings` behind the Embedder port, for the memory services. */
+  embedder: Embedder;
   vectors: VectorIndex;
   /** Episode summaries' vectors (`${CHROMA_COLLECTION}_episodes`); without it episodes are found by keywords and dates only. */
   episodeVectors?: EpisodeVectorIndex;

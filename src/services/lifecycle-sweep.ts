@@ -1,8 +1,6 @@
-import type pg from 'pg';
-import { FIRST_ID, lifecycleStore, type LifecycleAudit } from '../adapters/postgres/lifecycle-repository';
-import { retentionStore, type RetentionKey } from '../adapters/postgres/retention-repository';
-import { inTransaction } from '../adapters/postgres/pool';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { importanceFor } from '../core/lifecycle/memory-importance';
+import type { LifecycleAudit, MemoryTransaction, RetentionKey, VectorDeletion } from '../core/ports';
 import {
   addSweepCounts,
   appendCapped,
@@ -24,7 +22,6 @@ import {
 import type { ServiceDeps } from './deps';
 
 export type { LifecycleStepResult, RetentionStepResult };
-import { importanceFor } from './importance';
 
 /**
  * The lifecycle jobs as loops of set-based pages. Each step runs pages until its work is done or
@@ -69,12 +66,12 @@ async function loop(input: Pick<LifecycleStepInput, 'budgetMs' | 'onPage'>, stat
 const count = (transitions: LifecycleTransition[], action: LifecycleTransition['action']) => transitions.filter((t) => t.action === action).length;
 
 /** Decay pass over all users' active memories: refresh decay, expire the stale, archive the faded. */
-export async function sweepDecay(deps: Pick<ServiceDeps, 'pool'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
+export async function sweepDecay(deps: Pick<ServiceDeps, 'unitOfWork'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
   const state = fresh(input.cursor);
   return loop(input, state, async () => {
-    const page = await inTransaction(deps.pool, (c) =>
-      lifecycleStore.sweepDecayPage(c, { now: input.now, afterId: state.cursor ?? FIRST_ID, limit: input.limit, audit: input.audit }),
-    );
+    const page = await deps.unitOfWork.run({
+      work: (tx) => tx.lifecycle.sweepDecayPage({ now: input.now, afterId: state.cursor, limit: input.limit, audit: input.audit }),
+    });
     record(state, { scanned: page.scanned, updated: page.updated, archived: count(page.transitions, 'archive'), expired: count(page.transitions, 'expire') }, page.transitions);
     if (page.lastId === null || page.scanned < input.limit) state.done = true;
     else state.cursor = page.lastId;
@@ -82,10 +79,10 @@ export async function sweepDecay(deps: Pick<ServiceDeps, 'pool'>, input: Lifecyc
 }
 
 /** Expires archived memories whose lifetime ended (no cursor: each page takes what is due). */
-export async function expireArchived(deps: Pick<ServiceDeps, 'pool'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
+export async function expireArchived(deps: Pick<ServiceDeps, 'unitOfWork'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
   const state = fresh(null);
   return loop(input, state, async () => {
-    const moved = await inTransaction(deps.pool, (c) => lifecycleStore.expireArchivedPage(c, { now: input.now, limit: input.limit, audit: input.audit }));
+    const moved = await deps.unitOfWork.run({ work: (tx) => tx.lifecycle.expireArchivedPage({ now: input.now, limit: input.limit, audit: input.audit }) });
     record(state, { expired: moved.length, updated: moved.length }, moved);
     if (moved.length < input.limit) state.done = true;
   });
@@ -95,13 +92,13 @@ export async function expireArchived(deps: Pick<ServiceDeps, 'pool'>, input: Lif
 const CAPACITY_USERS_PER_TRANSACTION = 20;
 
 /** Archives each over-capacity user's least important memories beyond `cap`. Cursor: user id. */
-export async function enforceCapacity(deps: Pick<ServiceDeps, 'pool'>, input: LifecycleStepInput & { cap: number }): Promise<LifecycleStepResult> {
+export async function enforceCapacity(deps: Pick<ServiceDeps, 'unitOfWork'>, input: LifecycleStepInput & { cap: number }): Promise<LifecycleStepResult> {
   const state = fresh(input.cursor);
   return loop(input, state, async () => {
-    const users = await lifecycleStore.usersOverCapacity(deps.pool, { cap: input.cap, afterUserId: state.cursor ?? '', limit: input.limit });
+    const users = await deps.unitOfWork.run({ work: (tx) => tx.lifecycle.usersOverCapacity({ cap: input.cap, afterUserId: state.cursor, limit: input.limit }) });
     for (let i = 0; i < users.length; i += CAPACITY_USERS_PER_TRANSACTION) {
       const chunk = users.slice(i, i + CAPACITY_USERS_PER_TRANSACTION);
-      const moved = await inTransaction(deps.pool, (c) => lifecycleStore.archiveOverCapacity(c, { userIds: chunk, cap: input.cap, now: input.now, audit: input.audit }));
+      const moved = await deps.unitOfWork.run({ work: (tx) => tx.lifecycle.archiveOverCapacity({ userIds: chunk, cap: input.cap, now: input.now, audit: input.audit }) });
       record(state, { capacityArchived: moved.length, updated: moved.length }, moved);
     }
     if (users.length < input.limit) state.done = true;
@@ -118,28 +115,31 @@ const VECTOR_DELETE_CHUNK = 2000;
  * chunks stay cleared, the rest records the attempt and stays in the outbox (for the retry or any
  * later sync), and a retryable error is thrown.
  */
-export async function drainVectorDeletes(deps: Pick<ServiceDeps, 'pool' | 'vectors'>, input: Omit<LifecycleStepInput, 'now' | 'audit'>): Promise<LifecycleStepResult> {
+export async function drainVectorDeletes(deps: Pick<ServiceDeps, 'unitOfWork' | 'vectors'>, input: Omit<LifecycleStepInput, 'now' | 'audit'>): Promise<LifecycleStepResult> {
   const state = fresh(input.cursor);
   return loop(input, state, async () => {
-    let failed: { entries: { memoryId: string; userId: string }[]; err: unknown } | undefined;
-    const page = await inTransaction(deps.pool, async (c) => {
-      const pending = await lifecycleStore.lockVectorDeletes(c, { afterId: state.cursor ?? FIRST_ID, limit: input.limit });
-      let removed = 0;
-      for (let i = 0; i < pending.length; i += VECTOR_DELETE_CHUNK) {
-        const chunk = pending.slice(i, i + VECTOR_DELETE_CHUNK);
-        try {
-          await deps.vectors.removeMany({ items: chunk.map((e) => ({ userId: e.userId, id: e.memoryId })) });
-        } catch (err) {
-          failed = { entries: pending.slice(i), err };
-          break;
+    let failed: { entries: VectorDeletion[]; err: unknown } | undefined;
+    const page = await deps.unitOfWork.run({
+      work: async (tx) => {
+        const pending = await tx.lifecycle.lockVectorDeletes({ afterId: state.cursor, limit: input.limit });
+        let removed = 0;
+        for (let i = 0; i < pending.length; i += VECTOR_DELETE_CHUNK) {
+          const chunk = pending.slice(i, i + VECTOR_DELETE_CHUNK);
+          try {
+            await deps.vectors.removeMany({ items: chunk.map((e) => ({ userId: e.userId, id: e.memoryId })) });
+          } catch (err) {
+            failed = { entries: pending.slice(i), err };
+            break;
+          }
+          removed += await tx.lifecycle.clearVectorDeletes({ entries: chunk });
         }
-        removed += await lifecycleStore.clearVectorDeletes(c, chunk);
-      }
-      return { pending, removed };
+        return { pending, removed };
+      },
     });
     if (failed) {
-      const message = failed.err instanceof Error ? failed.err.message : String(failed.err);
-      await lifecycleStore.failVectorDeletes(deps.pool, failed.entries, message);
+      const { entries } = failed;
+      const error = failed.err instanceof Error ? failed.err.message : String(failed.err);
+      await deps.unitOfWork.run({ work: (tx) => tx.lifecycle.failVectorDeletes({ entries, error }) });
       throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `${failed.entries.length} vector deletions left pending`, {}, { cause: failed.err });
     }
     record(state, { vectorsRemoved: page.removed }, []);
@@ -156,16 +156,18 @@ export const AUTO_REINFORCE_REASON = 'weekly reinforcement of high-importance me
  * accessed since `now` gets last access = now (decay back to 1) and a recomputed importance,
  * never lower than before. Cursor: memory id. Re-running at the same `now` changes nothing.
  */
-export async function reinforceImportant(deps: Pick<ServiceDeps, 'pool'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
+export async function reinforceImportant(deps: Pick<ServiceDeps, 'unitOfWork'>, input: LifecycleStepInput): Promise<LifecycleStepResult> {
   const state = fresh(input.cursor);
   return loop(input, state, async () => {
-    const { rows, moved } = await inTransaction(deps.pool, async (c) => {
-      const page = await lifecycleStore.lockReinforcementPage(c, { now: input.now, afterId: state.cursor ?? FIRST_ID, limit: input.limit });
-      const updates = page.map((m) => {
-        const imp = importanceFor({ text: m.text, frequencyCount: m.frequencyCount, lastAccessedAt: input.now, now: input.now, associatedTopics: m.associatedTopics, prior: m.importance });
-        return { id: m.id, importance: imp.score, importanceLevel: imp.level, components: imp.components };
-      });
-      return { rows: page, moved: await lifecycleStore.applyReinforcement(c, { now: input.now, updates, audit: input.audit, reason: AUTO_REINFORCE_REASON }) };
+    const { rows, moved } = await deps.unitOfWork.run({
+      work: async (tx) => {
+        const page = await tx.lifecycle.lockReinforcementPage({ now: input.now, afterId: state.cursor, limit: input.limit });
+        const updates = page.map((m) => {
+          const imp = importanceFor({ text: m.text, frequencyCount: m.frequencyCount, lastAccessedAt: input.now, now: input.now, associatedTopics: m.associatedTopics, prior: m.importance });
+          return { id: m.id, importance: imp.score, importanceLevel: imp.level, components: imp.components };
+        });
+        return { rows: page, moved: await tx.lifecycle.applyReinforcement({ now: input.now, updates, audit: input.audit, reason: AUTO_REINFORCE_REASON }) };
+      },
     });
     record(state, { scanned: rows.length, updated: moved.length }, moved);
     if (rows.length < input.limit) state.done = true;
@@ -199,7 +201,7 @@ interface RetentionCursor {
  * Idempotent: a repeated page finds nothing. Cursor: JSON of the kind and the last key.
  */
 export async function sweepRetention(
-  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors' | 'config'>,
+  deps: Pick<ServiceDeps, 'unitOfWork' | 'episodeVectors' | 'config'>,
   input: RetentionStepInput,
 ): Promise<RetentionStepResult> {
   const kinds = RETENTION_KINDS.filter((k) => deps.config.retention[k] !== null);
@@ -208,7 +210,8 @@ export async function sweepRetention(
   const started = Date.now();
   while (at && !state.done) {
     const cutoff = retentionCutoff(input.now, deps.config.retention[at.kind])!;
-    const page = await inTransaction(deps.pool, (c) => retentionPage(c, deps, at!.kind, { cutoff, after: at!.after, limit: input.limit }));
+    const { kind, after } = at;
+    const page = await deps.unitOfWork.run({ work: (tx) => retentionPage(tx, deps, kind, { cutoff, after, limit: input.limit }) });
     state.counts = addRetentionCounts(state.counts, page.counts);
     if (page.scanned < input.limit || !page.last) {
       const next = kinds[kinds.indexOf(at.kind) + 1];
@@ -226,19 +229,19 @@ export async function sweepRetention(
 }
 
 async function retentionPage(
-  c: pg.PoolClient,
+  tx: Pick<MemoryTransaction, 'retention'>,
   deps: Pick<ServiceDeps, 'episodeVectors'>,
   kind: RetentionKind,
   page: { cutoff: Date; after: RetentionKey | null; limit: number },
 ): Promise<{ scanned: number; last: RetentionKey | null; counts: Partial<RetentionCounts> }> {
   switch (kind) {
     case 'messages': {
-      const r = await retentionStore.messagesPage(c, page);
-      const conversations = await retentionStore.dropEmptyConversations(c, { conversations: r.conversations, cutoff: page.cutoff });
+      const r = await tx.retention.messagesPage(page);
+      const conversations = await tx.retention.dropEmptyConversations({ conversations: r.conversations, cutoff: page.cutoff });
       return { scanned: r.scanned, last: r.last, counts: { messages: r.deleted, messagePostings: r.postings, conversations } };
     }
     case 'episodes': {
-      const due = await retentionStore.lockEpisodes(c, page);
+      const due = await tx.retention.lockEpisodes(page);
       let vectors = 0;
       if (deps.episodeVectors) {
         const byUser = new Map<string, string[]>();
@@ -248,8 +251,8 @@ async function retentionPage(
           vectors += ids.length;
         }
       }
-      const deleted = await retentionStore.deleteEpisodes(c, due.map((e) => e.id));
-      const conversations = await retentionStore.dropEmptyConversations(c, {
+      const deleted = await tx.retention.deleteEpisodes({ ids: due.map((e) => e.id) });
+      const conversations = await tx.retention.dropEmptyConversations({
         conversations: [...new Map(due.map((e) => [`${e.userId}\u0000${e.conversationId}`, { userId: e.userId, conversationId: e.conversationId }])).values()],
         cutoff: page.cutoff,
       });
@@ -257,11 +260,11 @@ async function retentionPage(
       return { scanned: due.length, last: lastRow ? [lastRow.endedAt, lastRow.id] : null, counts: { episodes: deleted, episodeVectorsRemoved: vectors, conversations } };
     }
     case 'notifications': {
-      const r = await retentionStore.notificationsPage(c, page);
+      const r = await tx.retention.notificationsPage(page);
       return { scanned: r.scanned, last: r.last, counts: { notifications: r.deleted } };
     }
     case 'digests': {
-      const r = await retentionStore.digestsPage(c, page);
+      const r = await tx.retention.digestsPage(page);
       return { scanned: r.scanned, last: r.last, counts: { digests: r.deleted } };
     }
   }

@@ -1,6 +1,5 @@
-import { inUserTransaction } from '../adapters/postgres/pool';
-import { eraseStore, type EraseCounts } from '../adapters/postgres/erase-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { EraseCounts } from '../core/ports';
 import type { ServiceDeps } from './deps';
 import { writeEpisodes } from './episodes';
 
@@ -18,21 +17,24 @@ export interface EraseResult {
 /**
  * Erases one memory for good (DELETE …/memories/{id}?hard=true), unlike forgetting (status
  * expired, history kept). PostgreSQL first, in one transaction under the user's write lock (see
- * eraseStore.eraseMemory for what goes); then the vector; then the episodes of the conversations
+ * MemoryErasure.eraseMemory for what goes); then the vector; then the episodes of the conversations
  * that lost messages are rebuilt from what is left, which re-summarises or removes them and
  * their vectors. Unknown id → not_found (an erased memory is unknown afterwards).
  */
 export async function eraseMemory(
-  deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'episodeVectors' | 'embeddings'>,
+  deps: Pick<ServiceDeps, 'unitOfWork' | 'pool' | 'vectors' | 'episodeVectors' | 'embeddings'>,
   input: { userKey: string; id: string; now: Date; actor: string },
 ): Promise<EraseResult> {
-  const erased = await inUserTransaction(deps.pool, input.userKey, (c) => eraseStore.eraseMemory(c, { userKey: input.userKey, id: input.id, at: input.now, actor: input.actor }));
+  const erased = await deps.unitOfWork.forUser({
+    userId: input.userKey,
+    work: (tx) => tx.erasure.eraseMemory({ userKey: input.userKey, id: input.id, at: input.now, actor: input.actor }),
+  });
   if (!erased) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id: input.id });
 
   let vectorRemoved = true;
   try {
     await deps.vectors.remove({ userId: input.userKey, ids: [input.id] });
-    await eraseStore.vectorErased(deps.pool, input.userKey, input.id);
+    await deps.unitOfWork.run({ work: (tx) => tx.erasure.vectorErased({ userKey: input.userKey, id: input.id }) });
   } catch {
     // The outbox row stays: the daily sweep's vector phase deletes it when Chroma is back.
     vectorRemoved = false;

@@ -3,18 +3,15 @@ import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, 
 import type { AppliedDecision } from '../core/dto';
 import { normalizeFact } from '../core/extraction/offline-extractor';
 import { contentTag, uuidFromKey } from '../adapters/ids';
+import { defaultExpiry, type ExpiryOverrides } from '../core/lifecycle/decay';
+import { importanceFor } from '../core/lifecycle/memory-importance';
+import { restoreRefusal } from '../core/lifecycle/sweep';
+import type { MemoryEvent, MemoryReader, MemorySearch, MemoryTransaction, NewMemory, StoredMemoryEvent, VectorIndex } from '../core/ports';
 import { tokenizeForIndex } from '../adapters/text/jieba';
 import type { Memory, MemoryCandidate } from '../core/types';
-import { eventStore } from '../adapters/postgres/event-repository';
-import { graphStore } from '../adapters/postgres/graph-repository';
-import { memoryStore, type NewMemory } from '../adapters/postgres/memory-repository';
-import { inUserTransaction, type Queryable } from '../adapters/postgres/pool';
+import type { StoreMemoryInput } from '../../workflows/types';
 import type { ServiceDeps } from './deps';
-import { importanceFor } from './importance';
 import { restoreInTransaction } from './memory-lifecycle';
-import { lifecycleStore } from '../adapters/postgres/lifecycle-repository';
-import { restoreRefusal } from '../core/lifecycle/sweep';
-import { defaultExpiry, type ExpiryOverrides } from '../core/lifecycle/decay';
 import { syncVectors } from './vector-sync';
 
 export interface AuditContext {
@@ -22,6 +19,20 @@ export interface AuditContext {
   runId?: string;
   conversationId?: string;
   actor: string;
+}
+
+/** What the write path needs: the memory ports, the vector index and embedder, the optional LLM judge. */
+export type WriterDeps = Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'unitOfWork' | 'vectors' | 'vectorOutbox' | 'embedder' | 'conflictJudge' | 'config'>;
+
+/** One candidate to decide about, with where it came from. */
+export interface CandidateInput {
+  userId: string;
+  candidate: MemoryCandidate;
+  /** Idempotency key of the decision: a retry with the same key replays it. */
+  key: string;
+  audit: AuditContext;
+  via?: 'extraction' | 'api';
+  metadata?: Record<string, unknown>;
 }
 
 const NEIGHBOURS = 8;
@@ -34,9 +45,6 @@ function jaccard(a: string[], b: string[]): number {
   for (const x of A) if (B.has(x)) inter++;
   return inter / (A.size + B.size - inter);
 }
-
-// Lives in ./importance so the lifecycle services can use it without importing the write path.
-export { importanceFor };
 
 function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { conversationId?: string; via: 'extraction' | 'api'; metadata?: Record<string, unknown>; ttlDays?: ExpiryOverrides }): NewMemory {
   const topics = [...new Set([...c.entities.map((e) => e.name), ...c.keywords])].slice(0, 20);
@@ -73,31 +81,43 @@ function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { co
   };
 }
 
-async function gatherNeighbours(
-  deps: ServiceDeps,
-  client: Queryable,
-  userId: string,
-  candidate: MemoryCandidate,
-  embedding: number[] | undefined,
-): Promise<Neighbour[]> {
-  const candTokens = tokenizeForIndex(candidate.text);
+// ─── Stage 1: load neighbours ──────────────────────────────────────────────────────────────────
+
+/** Where neighbours are read from: the pool's reader outside the lock, the transaction's inside it. */
+export interface NeighbourSource {
+  memories: Pick<MemoryReader & MemorySearch, 'bm25' | 'findActiveByNormalized' | 'getActive' | 'findArchivedByNormalized'>;
+  vectors: Pick<VectorIndex, 'query'>;
+}
+
+/**
+ * The memories a candidate may relate to: nearest vectors, BM25 on its words and on its subject,
+ * the active memory stating the same fact, or else an archived one (reinforcing it restores it).
+ */
+export async function loadNeighbours(source: NeighbourSource, input: { userId: string; candidate: MemoryCandidate; embedding: number[] | undefined }): Promise<Neighbour[]> {
+  const { userId, candidate, embedding } = input;
+  const normalized = normalizeFact(candidate.text);
   const subjectTokens = candidate.subject ? tokenizeForIndex(candidate.subject) : [];
-  // Chroma answers in parallel with PostgreSQL; the statements share one transaction's client,
-  // which runs them one at a time anyway (and pg 9 will refuse overlapping ones).
-  const vectorSearch = embedding ? deps.vectors.query({ userId, embedding, k: NEIGHBOURS }) : Promise.resolve([]);
-  // Observed now so a Chroma failure during the SQL below is not an unhandled rejection; the
+  // The vector index answers in parallel with PostgreSQL; the statements share one transaction's
+  // client, which runs them one at a time anyway (and pg 9 will refuse overlapping ones).
+  const vectorSearch = embedding ? source.vectors.query({ userId, embedding, k: NEIGHBOURS }) : Promise.resolve([]);
+  // Observed now so a vector failure during the SQL below is not an unhandled rejection; the
   // await further down still throws it.
   vectorSearch.catch(() => {});
-  const lexicalHits = await memoryStore.bm25(client, userId, candTokens, NEIGHBOURS);
-  const subjectHits = subjectTokens.length > 0 ? await memoryStore.bm25(client, userId, subjectTokens, NEIGHBOURS) : [];
-  const sameFact = await memoryStore.findActiveByNormalized(client, userId, normalizeFact(candidate.text));
+  const lexicalHits = await source.memories.bm25({ userId, tokens: tokenizeForIndex(candidate.text), k: NEIGHBOURS });
+  const subjectHits = subjectTokens.length > 0 ? await source.memories.bm25({ userId, tokens: subjectTokens, k: NEIGHBOURS }) : [];
+  const sameFact = await source.memories.findActiveByNormalized({ userId, normalized });
   const vectorHits = await vectorSearch;
-  const sims = new Map(vectorHits.map((h) => [h.id, h.similarity]));
   const ids = [...new Set([...vectorHits.map((h) => h.id), ...lexicalHits.map((h) => h.id), ...subjectHits.map((h) => h.id), ...(sameFact ? [sameFact.id] : [])])];
-  const active = await memoryStore.getActive(client, userId, ids);
-  // An archived memory stating exactly this fact is a neighbour too: reinforcing it restores it.
-  const archivedSame = sameFact ? undefined : await lifecycleStore.findArchivedByNormalized(client, userId, normalizeFact(candidate.text));
+  const active = await source.memories.getActive({ userId, ids });
+  const archivedSame = sameFact ? undefined : await source.memories.findArchivedByNormalized({ userId, normalized });
   const memories = archivedSame && restoreRefusal(archivedSame, candidate.saidAt) === null ? [...active, archivedSame] : active;
+  return toNeighbours(candidate, memories, new Map(vectorHits.map((h) => [h.id, h.similarity])));
+}
+
+/** How each memory relates to the candidate: similarity, word overlap, same fact, mentions the subject. */
+export function toNeighbours(candidate: MemoryCandidate, memories: Memory[], similarity: ReadonlyMap<string, number>): Neighbour[] {
+  const candTokens = tokenizeForIndex(candidate.text);
+  const subjectTokens = candidate.subject ? tokenizeForIndex(candidate.subject) : [];
   const normalizedCandidate = normalizeFact(candidate.text);
   const normalizedSubject = candidate.subject ? normalizeFact(candidate.subject) : '';
   return memories.map((m) => {
@@ -108,7 +128,7 @@ async function gatherNeighbours(
       (normalized.includes(normalizedSubject) || (subjectTokens.length > 0 && subjectTokens.every((t) => mTokens.includes(t))));
     return {
       memory: m,
-      vectorSimilarity: sims.get(m.id) ?? 0,
+      vectorSimilarity: similarity.get(m.id) ?? 0,
       lexicalOverlap: jaccard(candTokens, mTokens),
       sameNormalizedFact: normalized === normalizedCandidate,
       mentionsSubject: subjectHit,
@@ -116,106 +136,7 @@ async function gatherNeighbours(
   });
 }
 
-/**
- * Decides what one candidate does to the user's memories and applies it, exactly once: under the
- * user's advisory lock (so concurrent extractions cannot race), keyed by `key` (so a retry or a
- * re-run returns the recorded decision instead of applying it again), with an audit event per
- * affected memory. Vectors follow through the outbox.
- */
-export async function applyCandidate(
-  deps: ServiceDeps,
-  input: { userId: string; candidate: MemoryCandidate; key: string; audit: AuditContext; via?: 'extraction' | 'api'; metadata?: Record<string, unknown> },
-): Promise<AppliedDecision> {
-  const { userId, candidate, key, audit } = input;
-  const [embedding] = candidate.confidence >= DEFAULT_DECIDE_OPTIONS.minConfidence ? await deps.embeddings.embedDocuments([candidate.text]) : [undefined];
-  const base = { text: candidate.text, type: candidate.type, messageIds: candidate.messageIds };
-  const judgement = await judgeOutsideLock(deps, userId, candidate, embedding, key);
-
-  const applied = await inUserTransaction(deps.pool, userId, async (client) => {
-    const previous = await eventStore.findByKey(client, userId, key);
-    if (previous) {
-      const after = (previous.after ?? {}) as Partial<AppliedDecision>;
-      return { ...base, action: previous.action as AppliedDecision['action'], reason: previous.reason, memoryId: previous.memoryId ?? undefined, affectedIds: after.affectedIds ?? [], replayed: true };
-    }
-    const neighbours = await gatherNeighbours(deps, client, userId, candidate, embedding);
-    const decision = resolve(candidate, neighbours, judgement, deps.config.extraction.dedupSimilarity);
-    const at = candidate.saidAt;
-    const eventBase = { userId, workflowId: audit.workflowId, runId: audit.runId, conversationId: audit.conversationId, messageIds: candidate.messageIds, actor: audit.actor };
-    let result: AppliedDecision;
-
-    switch (decision.action) {
-      case 'ignore':
-        result = { ...base, action: 'ignore', reason: decision.reason, affectedIds: [], replayed: false };
-        break;
-      case 'create': {
-        const memory = buildMemory(uuidFromKey(`memory:${userId}:${key}`), userId, candidate, { conversationId: audit.conversationId, via: input.via ?? 'extraction', metadata: input.metadata, ttlDays: deps.config.lifecycle.ttlDays });
-        await memoryStore.insert(client, memory);
-        await graphStore.link(client, userId, memory.id, candidate.entities, candidate.relations);
-        result = { ...base, action: 'create', reason: decision.reason, memoryId: memory.id, affectedIds: [], replayed: false };
-        break;
-      }
-      case 'reinforce': {
-        let before = await memoryStore.get(client, userId, decision.targetId);
-        if (before?.status === 'archived') {
-          // Restore on a strong explicit match: the user restated an archived fact word for word.
-          await restoreInTransaction(client, before, { now: at, audit, reason: `restated by the user (${decision.reason}): restored from the archive`, messageIds: candidate.messageIds });
-          before = await memoryStore.get(client, userId, decision.targetId);
-        }
-        const imp = importanceFor({ text: `${before!.text} ${candidate.text}`, frequencyCount: before!.frequencyCount + 1, lastAccessedAt: at, now: at, associatedTopics: before!.associatedTopics, prior: before!.importance });
-        const after = await memoryStore.reinforce(client, userId, decision.targetId, { at, importance: imp.score, importanceLevel: imp.level, components: imp.components, recalled: false, emotionTags: candidate.emotionTags, messageIds: candidate.messageIds });
-        await eventStore.insert(client, { ...eventBase, memoryId: decision.targetId, action: 'reinforce', reason: decision.reason, before: snapshot(before), after: snapshot(after) }, at);
-        result = { ...base, action: 'reinforce', reason: decision.reason, memoryId: decision.targetId, affectedIds: [], replayed: false };
-        break;
-      }
-      case 'update':
-      case 'supersede': {
-        // An in-place "update" is modelled as a supersede too, so the old wording stays auditable.
-        const targets = decision.action === 'update' ? [decision.targetId] : decision.targetIds;
-        const memory = buildMemory(uuidFromKey(`memory:${userId}:${key}`), userId, candidate, { conversationId: audit.conversationId, via: input.via ?? 'extraction', metadata: input.metadata, ttlDays: deps.config.lifecycle.ttlDays });
-        memory.supersedes = targets[0] ?? null;
-        if (decision.action === 'update') {
-          const old = await memoryStore.get(client, userId, decision.targetId);
-          memory.frequencyCount = (old?.frequencyCount ?? 0) + 1;
-          // The count changed, so the score must follow; a more detailed restatement of the same
-          // fact never matters less than what it replaces.
-          const imp = importanceFor({ text: candidate.text, frequencyCount: memory.frequencyCount, lastAccessedAt: at, now: at, associatedTopics: candidate.entities.map((e) => e.kind), prior: Math.max(candidate.importance, old?.importance ?? 0) });
-          Object.assign(memory, { importance: imp.score, importanceLevel: imp.level, importanceComponents: imp.components });
-        }
-        await memoryStore.insert(client, memory);
-        await graphStore.link(client, userId, memory.id, candidate.entities, candidate.relations);
-        for (const oldId of targets) {
-          const before = await memoryStore.get(client, userId, oldId);
-          const after = await memoryStore.setStatus(client, userId, oldId, 'superseded', at, { supersededBy: memory.id });
-          await eventStore.insert(client, { ...eventBase, memoryId: oldId, action: 'superseded', reason: `${decision.reason}; replaced by ${memory.id}`, before: snapshot(before), after: snapshot(after) }, at);
-        }
-        result = { ...base, action: decision.action, reason: decision.reason, memoryId: memory.id, affectedIds: targets, replayed: false };
-        break;
-      }
-      case 'forget': {
-        for (const id of decision.targetIds) {
-          const before = await memoryStore.get(client, userId, id);
-          const after = await memoryStore.setStatus(client, userId, id, 'expired', at);
-          await eventStore.insert(client, { ...eventBase, memoryId: id, action: 'expire', reason: decision.reason, before: snapshot(before), after: snapshot(after) }, at);
-        }
-        result = { ...base, action: 'forget', reason: decision.reason, affectedIds: decision.targetIds, replayed: false };
-        break;
-      }
-    }
-    // The decision itself, keyed: this row is what makes the whole step idempotent.
-    await eventStore.insert(
-      client,
-      { ...eventBase, memoryId: result.memoryId ?? null, action: result.action, reason: result.reason, after: { affectedIds: result.affectedIds, candidate: { text: candidate.text, type: candidate.type, confidence: candidate.confidence } }, idempotencyKey: key },
-      at,
-    );
-    return result;
-  });
-
-  if (!applied.replayed && (applied.memoryId || applied.affectedIds.length > 0)) {
-    const ids = [...(applied.memoryId ? [applied.memoryId] : []), ...applied.affectedIds];
-    await syncVectors(deps, { userId, memoryIds: ids, known: embedding && applied.memoryId ? { [applied.memoryId]: embedding } : {} });
-  }
-  return applied;
-}
+// ─── Stage 2: decide ───────────────────────────────────────────────────────────────────────────
 
 type Judgement = { judge: string; labelled: ReturnType<typeof labelNeighbours> } & ({ proposal: LlmProposal } | { unusable: string });
 
@@ -224,14 +145,17 @@ type Judgement = { judge: string; labelled: ReturnType<typeof labelNeighbours> }
  * weighing, before the user's lock is taken: a model call must not hold up the user's other
  * writes. The answer is checked against the neighbours again under the lock.
  */
-async function judgeOutsideLock(deps: ServiceDeps, userId: string, candidate: MemoryCandidate, embedding: number[] | undefined, key: string): Promise<Judgement | undefined> {
+async function judgeOutsideLock(
+  deps: Pick<WriterDeps, 'conflictJudge' | 'memoryEvents' | 'memories' | 'vectors'>,
+  input: { userId: string; candidate: MemoryCandidate; embedding: number[] | undefined; key: string },
+): Promise<Judgement | undefined> {
   const judge = deps.conflictJudge;
   // A retried step whose decision is already recorded replays it: no need to pay for the model.
-  if (!judge || (await eventStore.findByKey(deps.pool, userId, key))) return undefined;
-  const neighbours = await gatherNeighbours(deps, deps.pool, userId, candidate, embedding);
-  if (!needsJudgement(candidate, neighbours, DEFAULT_DECIDE_OPTIONS)) return undefined;
-  const labelled = labelNeighbours(candidate, neighbours);
-  const answer = await judge.propose({ system: RESOLVER_SYSTEM_PROMPT, prompt: resolverPrompt(candidate, labelled, contentTag) });
+  if (!judge || (await deps.memoryEvents.findByKey({ userId: input.userId, key: input.key }))) return undefined;
+  const neighbours = await loadNeighbours(deps, input);
+  if (!needsJudgement(input.candidate, neighbours, DEFAULT_DECIDE_OPTIONS)) return undefined;
+  const labelled = labelNeighbours(input.candidate, neighbours);
+  const answer = await judge.propose({ system: RESOLVER_SYSTEM_PROMPT, prompt: resolverPrompt(input.candidate, labelled, contentTag) });
   return { judge: judge.name, labelled, ...answer };
 }
 
@@ -239,7 +163,7 @@ async function judgeOutsideLock(deps: ServiceDeps, userId: string, candidate: Me
  * The decision: the model's, when it asked and its answer holds against the neighbours as they
  * are now; otherwise the rules', with the reason saying why the model's was not used.
  */
-function resolve(candidate: MemoryCandidate, neighbours: Neighbour[], judgement: Judgement | undefined, dedupSimilarity: number): Decision {
+export function resolve(candidate: MemoryCandidate, neighbours: Neighbour[], judgement: Judgement | undefined, dedupSimilarity: number): Decision {
   const rules = decide(candidate, neighbours, { ...DEFAULT_DECIDE_OPTIONS, dedupSimilarity });
   if (!judgement) return rules;
   if (!needsJudgement(candidate, neighbours, DEFAULT_DECIDE_OPTIONS)) return { ...rules, reason: `${rules.reason} (rules decided: the memories changed while ${judgement.judge} was deciding)` };
@@ -247,6 +171,204 @@ function resolve(candidate: MemoryCandidate, neighbours: Neighbour[], judgement:
   const outcome = decisionFromProposal(candidate, judgement.proposal, judgement.labelled, new Set(neighbours.map((n) => n.memory.id)), judgement.judge);
   if ('rejected' in outcome) return { ...rules, reason: `${rules.reason} (rules decided: ${judgement.judge} answer rejected: ${outcome.rejected})` };
   return outcome.decision;
+}
+
+// ─── Stage 3: apply ────────────────────────────────────────────────────────────────────────────
+
+/** Everything applying a decision needs besides the transaction. */
+interface ApplyContext extends CandidateInput {
+  /** Shared fields of the audit events of this decision. */
+  eventBase: Omit<MemoryEvent, 'memoryId' | 'action' | 'reason'>;
+  ttlDays?: ExpiryOverrides;
+}
+
+/** What applying changed: the memory created or reinforced, the memories moved out of active. */
+type Applied = Pick<AppliedDecision, 'memoryId' | 'affectedIds'>;
+
+type Tx = Pick<MemoryTransaction, 'memories' | 'events' | 'graph'>;
+
+function newMemoryOf(ctx: ApplyContext): NewMemory {
+  return buildMemory(uuidFromKey(`memory:${ctx.userId}:${ctx.key}`), ctx.userId, ctx.candidate, { conversationId: ctx.audit.conversationId, via: ctx.via ?? 'extraction', metadata: ctx.metadata, ttlDays: ctx.ttlDays });
+}
+
+async function insertWithGraph(tx: Tx, ctx: ApplyContext, memory: NewMemory): Promise<void> {
+  await tx.memories.insert(memory);
+  await tx.graph.link({ userId: ctx.userId, memoryId: memory.id, entities: ctx.candidate.entities, relations: ctx.candidate.relations });
+}
+
+async function applyCreate(tx: Tx, ctx: ApplyContext): Promise<Applied> {
+  const memory = newMemoryOf(ctx);
+  await insertWithGraph(tx, ctx, memory);
+  return { memoryId: memory.id, affectedIds: [] };
+}
+
+async function applyReinforce(tx: Tx, ctx: ApplyContext, decision: Extract<Decision, { action: 'reinforce' }>): Promise<Applied> {
+  const { userId, candidate } = ctx;
+  const at = candidate.saidAt;
+  let before = await tx.memories.get({ userId, id: decision.targetId });
+  if (before?.status === 'archived') {
+    // Restore on a strong explicit match: the user restated an archived fact word for word.
+    await restoreInTransaction(tx, before, { now: at, audit: ctx.audit, reason: `restated by the user (${decision.reason}): restored from the archive`, messageIds: candidate.messageIds });
+    before = await tx.memories.get({ userId, id: decision.targetId });
+  }
+  const imp = importanceFor({ text: `${before!.text} ${candidate.text}`, frequencyCount: before!.frequencyCount + 1, lastAccessedAt: at, now: at, associatedTopics: before!.associatedTopics, prior: before!.importance });
+  const after = await tx.memories.reinforce({ userId, id: decision.targetId, at, importance: imp.score, importanceLevel: imp.level, components: imp.components, recalled: false, emotionTags: candidate.emotionTags, messageIds: candidate.messageIds });
+  await tx.events.append({ event: { ...ctx.eventBase, memoryId: decision.targetId, action: 'reinforce', reason: decision.reason, before: snapshot(before), after: snapshot(after) }, at });
+  return { memoryId: decision.targetId, affectedIds: [] };
+}
+
+/** An in-place "update" is modelled as a supersede too, so the old wording stays auditable. */
+async function applySupersede(tx: Tx, ctx: ApplyContext, decision: Extract<Decision, { action: 'update' | 'supersede' }>): Promise<Applied> {
+  const { userId, candidate } = ctx;
+  const at = candidate.saidAt;
+  const targets = decision.action === 'update' ? [decision.targetId] : decision.targetIds;
+  const memory = newMemoryOf(ctx);
+  memory.supersedes = targets[0] ?? null;
+  if (decision.action === 'update') {
+    const old = await tx.memories.get({ userId, id: decision.targetId });
+    memory.frequencyCount = (old?.frequencyCount ?? 0) + 1;
+    // The count changed, so the score must follow; a more detailed restatement of the same
+    // fact never matters less than what it replaces.
+    const imp = importanceFor({ text: candidate.text, frequencyCount: memory.frequencyCount, lastAccessedAt: at, now: at, associatedTopics: candidate.entities.map((e) => e.kind), prior: Math.max(candidate.importance, old?.importance ?? 0) });
+    Object.assign(memory, { importance: imp.score, importanceLevel: imp.level, importanceComponents: imp.components });
+  }
+  await insertWithGraph(tx, ctx, memory);
+  for (const oldId of targets) {
+    const before = await tx.memories.get({ userId, id: oldId });
+    const after = await tx.memories.setStatus({ userId, id: oldId, status: 'superseded', at, supersededBy: memory.id });
+    await tx.events.append({ event: { ...ctx.eventBase, memoryId: oldId, action: 'superseded', reason: `${decision.reason}; replaced by ${memory.id}`, before: snapshot(before), after: snapshot(after) }, at });
+  }
+  return { memoryId: memory.id, affectedIds: targets };
+}
+
+async function applyForget(tx: Tx, ctx: ApplyContext, decision: Extract<Decision, { action: 'forget' }>): Promise<Applied> {
+  const at = ctx.candidate.saidAt;
+  for (const id of decision.targetIds) {
+    const before = await tx.memories.get({ userId: ctx.userId, id });
+    const after = await tx.memories.setStatus({ userId: ctx.userId, id, status: 'expired', at });
+    await tx.events.append({ event: { ...ctx.eventBase, memoryId: id, action: 'expire', reason: decision.reason, before: snapshot(before), after: snapshot(after) }, at });
+  }
+  return { affectedIds: decision.targetIds };
+}
+
+/** Carries the decision out: rows, postings, graph and outbox, with an audit event per affected memory. */
+export async function applyDecision(tx: Tx, ctx: ApplyContext, decision: Decision): Promise<AppliedDecision> {
+  const applied = await applyDecisionChanges(tx, ctx, decision);
+  const { candidate } = ctx;
+  return { text: candidate.text, type: candidate.type, messageIds: candidate.messageIds, action: decision.action, reason: decision.reason, ...applied, replayed: false };
+}
+
+function applyDecisionChanges(tx: Tx, ctx: ApplyContext, decision: Decision): Promise<Applied> {
+  switch (decision.action) {
+    case 'ignore':
+      return Promise.resolve({ affectedIds: [] });
+    case 'create':
+      return applyCreate(tx, ctx);
+    case 'reinforce':
+      return applyReinforce(tx, ctx, decision);
+    case 'update':
+    case 'supersede':
+      return applySupersede(tx, ctx, decision);
+    case 'forget':
+      return applyForget(tx, ctx, decision);
+  }
+}
+
+// ─── Stage 4: audit ────────────────────────────────────────────────────────────────────────────
+
+/** The decision itself, keyed: this row is what makes the whole step idempotent. */
+export async function recordDecision(tx: Pick<MemoryTransaction, 'events'>, ctx: ApplyContext, result: AppliedDecision): Promise<void> {
+  const { candidate } = ctx;
+  await tx.events.append({
+    event: {
+      ...ctx.eventBase,
+      memoryId: result.memoryId ?? null,
+      action: result.action,
+      reason: result.reason,
+      after: { affectedIds: result.affectedIds, candidate: { text: candidate.text, type: candidate.type, confidence: candidate.confidence } },
+      idempotencyKey: ctx.key,
+    },
+    at: candidate.saidAt,
+  });
+}
+
+/** The decision recorded under the same key before, returned instead of applying it again. */
+export function replayOf(previous: StoredMemoryEvent, candidate: MemoryCandidate): AppliedDecision {
+  const after = (previous.after ?? {}) as Partial<AppliedDecision>;
+  return {
+    text: candidate.text,
+    type: candidate.type,
+    messageIds: candidate.messageIds,
+    action: previous.action as AppliedDecision['action'],
+    reason: previous.reason,
+    memoryId: previous.memoryId ?? undefined,
+    affectedIds: after.affectedIds ?? [],
+    replayed: true,
+  };
+}
+
+/** The candidate a memory written through the API stands for: the user's own, confident, stated now. */
+export function candidateOfStoreRequest(input: StoreMemoryInput): MemoryCandidate {
+  return {
+    text: input.text,
+    type: input.type,
+    confidence: input.confidence ?? 1,
+    importance: input.importance ?? 0.5,
+    keywords: input.keywords ?? [],
+    entities: [],
+    relations: [],
+    scope: input.scope ?? 'global',
+    emotionTags: [],
+    messageIds: [],
+    role: 'user',
+    saidAt: new Date(input.at),
+    intent: 'assert',
+    ...(input.expiresAt ? { expiresAt: new Date(input.expiresAt) } : {}),
+  };
+}
+
+/** A memory written through the API (the StoreMemory workflow): decided like an extracted one, keyed by the request id. */
+export function applyStoreRequest(deps: WriterDeps, input: { store: StoreMemoryInput; audit: AuditContext }): Promise<AppliedDecision> {
+  const { store, audit } = input;
+  return applyCandidate(deps, { userId: store.userId, candidate: candidateOfStoreRequest(store), key: `api:${store.requestId}`, audit, via: 'api', metadata: store.metadata });
+}
+
+// ─── The write path ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Decides what one candidate does to the user's memories and applies it, exactly once: under the
+ * user's advisory lock (so concurrent extractions cannot race), keyed by `key` (so a retry or a
+ * re-run returns the recorded decision instead of applying it again), with an audit event per
+ * affected memory. Vectors follow through the outbox.
+ */
+export async function applyCandidate(deps: WriterDeps, input: CandidateInput): Promise<AppliedDecision> {
+  const { userId, candidate, key, audit } = input;
+  const [embedding] = candidate.confidence >= DEFAULT_DECIDE_OPTIONS.minConfidence ? await deps.embedder.embedDocuments({ texts: [candidate.text] }) : [undefined];
+  const judgement = await judgeOutsideLock(deps, { userId, candidate, embedding, key });
+  const ctx: ApplyContext = {
+    ...input,
+    eventBase: { userId, workflowId: audit.workflowId, runId: audit.runId, conversationId: audit.conversationId, messageIds: candidate.messageIds, actor: audit.actor },
+    ttlDays: deps.config.lifecycle.ttlDays,
+  };
+
+  const applied = await deps.unitOfWork.forUser({
+    userId,
+    work: async (tx) => {
+      const previous = await tx.events.findByKey({ userId, key });
+      if (previous) return replayOf(previous, candidate);
+      const neighbours = await loadNeighbours({ memories: tx.memories, vectors: deps.vectors }, { userId, candidate, embedding });
+      const decision = resolve(candidate, neighbours, judgement, deps.config.extraction.dedupSimilarity);
+      const result = await applyDecision(tx, ctx, decision);
+      await recordDecision(tx, ctx, result);
+      return result;
+    },
+  });
+
+  if (!applied.replayed && (applied.memoryId || applied.affectedIds.length > 0)) {
+    const ids = [...(applied.memoryId ? [applied.memoryId] : []), ...applied.affectedIds];
+    await syncVectors(deps, { userId, memoryIds: ids, known: embedding && applied.memoryId ? { [applied.memoryId]: embedding } : {} });
+  }
+  return applied;
 }
 
 function snapshot(m: Memory | undefined): Record<string, unknown> | undefined {

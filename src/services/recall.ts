@@ -1,17 +1,17 @@
-import { memoryStore } from '../adapters/postgres/memory-repository';
-import { timeRouteStore } from '../adapters/postgres/time-route-repository';
 import type { ErrorCode as Code } from '../core/errors';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
-import { formatContext, type FormattedContext } from '../core/recall/format';
-import { rankMemories } from '../core/recall/rank';
-import { fuseRankings, type RouteRanking } from '../core/recall/rrf';
+import type { RankedExchange } from '../core/recall/exchanges';
+import { formatContext } from '../core/recall/format';
 import { planRoutes } from '../core/recall/query-intent';
 import { shouldRewrite } from '../core/recall/query-rewrite';
-import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { rankMemories, type RankedMemory } from '../core/recall/rank';
+import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { tokenizeForIndex } from '../adapters/text/jieba';
+import type { DateRange } from '../core/time/query-dates';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
-import { errorCodeOf, withDeadline } from './deadline';
+import { withDeadline } from './deadline';
 import type { ServiceDeps } from './deps';
 import type { ExchangeRoute, ExchangeSearchResult } from './conversation-search';
 import {
@@ -27,6 +27,7 @@ import {
   type EpisodicPlan,
   type RecalledExchange,
 } from './episodic-recall';
+import { foldRouteFailures, settleRoutes, startRoute, type RouteFailure, type RouteTask, type StartedRoute } from './route-runner';
 
 export const RecallRoute = {
   ann: 'ann',
@@ -95,193 +96,121 @@ export interface RecallResult {
 const CANDIDATES_PER_ROUTE = 20;
 /** The importance route is a short list of high/critical memories: it lifts what matters most, it does not flood. */
 const IMPORTANT_K = 5;
+/** Memories of the type route, and standing instructions loaded beside the routes. */
+const TYPE_K = 10;
+/** Hydration may take this long past the routes' deadline. */
+const HYDRATE_GRACE_MS = 1000;
 
+/** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; `pool` for the episodic routes. */
+export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool'>;
+
+/** One recall request, read once: every stage works from it. */
+interface RecallRequest {
+  userId: string;
+  options: RecallOptions;
+  /** The sanitised query. */
+  query: string;
+  /** Index tokens of the query and the last two recent messages (the BM25 route). */
+  tokens: string[];
+  enabled: ReadonlySet<RecallRoute>;
+  types?: MemoryType[];
+  now: Date;
+  /** Epoch ms the request started, and after which a route counts as failed. */
+  started: number;
+  deadline: number;
+}
+
+function recallRequest(deps: Pick<RecallDeps, 'config'>, userId: string, message: string, options: RecallOptions): RecallRequest {
+  const started = Date.now();
+  const query = sanitizeQuery(message);
+  return {
+    userId,
+    options,
+    query,
+    tokens: tokenizeForIndex([query, ...(options.recentMessages ?? []).slice(-2)].join(' ')),
+    enabled: new Set(options.routes ?? ALL_ROUTES),
+    types: options.types && options.types.length > 0 ? options.types : undefined,
+    now: options.now ?? new Date(),
+    started,
+    deadline: started + (options.timeoutMs ?? deps.config.recall.timeoutMs),
+  };
+}
+
+// ─── Stage 1: route planning ───────────────────────────────────────────────────────────────────
 
 /**
- * Hybrid recall for one chat message: ANN (Chroma) ∥ BM25 (PostgreSQL postings, jieba-segmented)
- * ∥ recency/importance ∥ type routes, fused with RRF, ranked by decay × importance × type
- * priority, cut to the token budget and formatted for the prompt. Never throws for a dependency
- * failure: the failed routes are named in `error` and the others still contribute.
+ * The memory routes a query runs (the time route comes later, once the query's dates are read):
+ * ANN when there is a query, BM25, recency when the query asks for it (or the caller names it),
+ * importance, and the type route when types are asked for or implied by the query.
  */
-export async function recall(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings' | 'config' | 'queryRewriter'>, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
-  const started = Date.now();
-  const deadline = started + (options.timeoutMs ?? deps.config.recall.timeoutMs);
-  const now = options.now ?? new Date();
-  const query = sanitizeQuery(message);
+export function planMemoryRoutes(query: string, options: Pick<RecallOptions, 'routes' | 'types'> = {}): RecallRoute[] {
   const enabled = new Set(options.routes ?? ALL_ROUTES);
-  const k = CANDIDATES_PER_ROUTE;
-  const types = options.types && options.types.length > 0 ? options.types : undefined;
-  const tokens = tokenizeForIndex([query, ...(options.recentMessages ?? []).slice(-2)].join(' '));
-
-  const annSimilarity = new Map<string, number>();
-  const routeTasks: { route: RecallRoute; run: () => Promise<string[]> }[] = [];
-  if (enabled.has('ann') && query.length > 0)
-    routeTasks.push({
-      route: 'ann',
-      run: async () => {
-        const hits = await annHits(deps, userId, query, types);
-        for (const h of hits) annSimilarity.set(h.id, h.similarity);
-        return hits.map((h) => h.id);
-      },
-    });
-  if (enabled.has('bm25')) routeTasks.push({ route: 'bm25', run: () => bm25Ids(deps, userId, tokens, types) });
   const plan = planRoutes(query);
-  if (enabled.has('recent') && (plan.recent || options.routes?.includes('recent')))
-    routeTasks.push({ route: 'recent', run: () => memoryStore.recent(deps.pool, userId, Math.floor(k / 2), types) });
-  if (enabled.has('important'))
-    routeTasks.push({ route: 'important', run: () => memoryStore.mostImportant(deps.pool, userId, IMPORTANT_K, { types, now, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high }) });
-  const routeTypes = types ?? plan.types;
-  if (enabled.has('type') && routeTypes.length > 0)
-    routeTasks.push({ route: 'type', run: async () => (await memoryStore.byTypes(deps.pool, userId, routeTypes, 10, { now })).map((m) => m.id) });
+  const types = options.types && options.types.length > 0 ? options.types : plan.types;
+  const routes: RecallRoute[] = [];
+  if (enabled.has('ann') && query.length > 0) routes.push('ann');
+  if (enabled.has('bm25')) routes.push('bm25');
+  if (enabled.has('recent') && (plan.recent || options.routes?.includes('recent'))) routes.push('recent');
+  if (enabled.has('important')) routes.push('important');
+  if (enabled.has('type') && types.length > 0) routes.push('type');
+  return routes;
+}
 
-  const instructionsTask = memoryStore.byTypes(deps.pool, userId, ['instruction'], 10, { scope: 'global', now });
-  const runRoute = async (t: (typeof routeTasks)[number]) => {
-    const t0 = Date.now();
-    const ids = await withDeadline(t.run(), deadline);
-    return { ids, ms: Date.now() - t0 };
-  };
-  const running = routeTasks.map(runRoute);
-  const failures: { route: string; err: unknown }[] = [];
-  const rewriteSearch = startRewriteSearch(deps, userId, query, options, { enabled, types, started, deadline, failures });
-
-  // Episodic routes, planned while the memory routes run so they add no latency; off, recall reads
-  // memories only.
-  let episodic: EpisodicPlan | undefined;
-  if (enabled.has('time') || enabled.has('exchanges')) {
-    let timeZone: string;
-    try {
-      timeZone = await withDeadline(resolveTimeZone(deps, userId, options.timeZone, options.fallbackTimeZone), deadline);
-    } catch (err) {
-      failures.push({ route: 'time', err });
-      timeZone = resolveTimeZoneWithoutStore(options.timeZone, options.fallbackTimeZone);
+/** The search behind one memory route; the ANN route records each hit's similarity in `similarity`. */
+function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRoute, similarity: Map<string, number>): RouteTask<RecallRoute, string[]> {
+  const { userId, types, now } = req;
+  const run = (): Promise<string[]> => {
+    switch (route) {
+      case 'ann':
+        return annHits(deps, userId, req.query, types).then((hits) => {
+          for (const h of hits) similarity.set(h.id, h.similarity);
+          return hits.map((h) => h.id);
+        });
+      case 'bm25':
+        return bm25Ids(deps, userId, req.tokens, types);
+      case 'recent':
+        return deps.memories.recent({ userId, k: Math.floor(CANDIDATES_PER_ROUTE / 2), types });
+      case 'important':
+        return deps.memories.mostImportant({ userId, k: IMPORTANT_K, types, now, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high });
+      case 'type':
+        return deps.memories.byTypes({ userId, types: types ?? planRoutes(req.query).types, k: TYPE_K, now }).then((ms) => ms.map((m) => m.id));
+      case 'time':
+      case 'exchanges':
+        throw new Error(`${route} is not a memory route`);
     }
-    episodic = planEpisodic(query, { now, timeZone, timeRoute: enabled.has('time') });
-  }
-  const ranges = episodic?.ranges ?? [];
-  if (ranges.length > 0) {
-    const timeTask = { route: 'time' as const, run: () => timeRouteStore.memoriesSaidIn(deps.pool, userId, ranges, k, now) };
-    routeTasks.push(timeTask);
-    running.push(runRoute(timeTask));
-  }
-  const queryTokens = enabled.has('exchanges') ? tokenizeForIndex(query) : [];
-  // A question about the shared past searches exchanges alongside the memory routes.
-  const pastSearch: Promise<ExchangeSearchResult> | undefined =
-    episodic?.past && enabled.has('exchanges')
-      ? pastExchangeSearch(deps, userId, { tokens: queryTokens, plan: episodic, now, deadline })
-      : undefined;
-  const settled = await Promise.allSettled(running);
-
-  const rankings: RouteRanking[] = [];
-  const routeReport: RecallResult['routes'] = [];
-  settled.forEach((s, i) => {
-    const route = routeTasks[i]!.route;
-    if (s.status === 'fulfilled') {
-      rankings.push({ route, ids: s.value.ids });
-      routeReport.push({ route, ok: true, ms: s.value.ms, hits: s.value.ids.length });
-    } else {
-      failures.push({ route, err: s.reason });
-      routeReport.push({ route, ok: false, ms: Date.now() - started, hits: 0 });
-    }
-  });
-
-  let rewrittenQueries: string[] | undefined;
-  if (rewriteSearch) {
-    const outcome = await rewriteSearch;
-    routeReport.push({ route: 'rewrite', ok: outcome.ok, ms: outcome.ms, hits: new Set(outcome.rankings.flatMap((r) => r.ids)).size });
-    rankings.push(...outcome.rankings);
-    rewrittenQueries = outcome.queries;
-  }
-
-  let instructions: Memory[] = [];
-  let hydrated: Memory[] = [];
-  const fused = fuseRankings(rankings);
-  try {
-    [instructions, hydrated] = await withDeadline(
-      Promise.all([instructionsTask, memoryStore.getActive(deps.pool, userId, fused.map((f) => f.id), now)]),
-      deadline + 1000,
-    );
-  } catch (err) {
-    failures.push({ route: 'hydrate', err });
-  }
-
-  const byId = new Map(hydrated.map((m) => [m.id, m]));
-  const fusedById = new Map(fused.map((f) => [f.id, f]));
-  const maxResults = options.topK ?? 8;
-  // With a date in the query, memories said on that date come first, then the rest by score.
-  const ranked = inRangeFirst(
-    rankMemories(
-      fused.flatMap((f) => (byId.has(f.id) ? [{ memory: byId.get(f.id)!, relevance: f.score }] : [])),
-      { now, maxResults: ranges.length > 0 ? Number.MAX_SAFE_INTEGER : maxResults },
-    ),
-    ranges,
-    (r) => r.memory.createdAt,
-  ).slice(0, maxResults);
-
-  let exchangeSearch = pastSearch ? await pastSearch : undefined;
-  // Only memories that survived hydration count: an expired memory's words or vector are no evidence.
-  const bm25Hits = hydrated.filter((m) => fusedById.get(m.id)?.routes.includes('bm25')).length;
-  const bestSimilarity = Math.max(0, ...hydrated.map((m) => annSimilarity.get(m.id) ?? 0));
-  if (!exchangeSearch && episodic && enabled.has('exchanges') && queryTokens.length > 0 && memoryHitsAreWeak({ bm25Hits, bestSimilarity })) {
-    exchangeSearch = await weakHitExchangeSearch(deps, userId, { tokens: queryTokens, now, deadline });
-  }
-  if (exchangeSearch) {
-    routeReport.push(...exchangeSearch.routes);
-    failures.push(...exchangeSearch.failures);
-  }
-  const exchanges = exchangeSearch?.exchanges ?? [];
-
-  const formatted: FormattedContext = formatContext({
-    memories: ranked.map((r) => r.memory),
-    instructions,
-    pastExchanges: toPastExchanges(exchanges),
-    budget: options.tokenBudget ?? deps.config.recall.tokenBudget,
-    timeZone: episodic?.timeZone ?? options.timeZone,
-  });
-  const included = new Set(formatted.included);
-  const scoreOf = new Map(ranked.map((r) => [r.memory.id, r.score]));
-  const memories: RecalledMemory[] = [...instructions, ...ranked.map((r) => r.memory)]
-    .filter((m, i, all) => included.has(m.id) && all.findIndex((x) => x.id === m.id) === i)
-    .map((m) => ({
-      id: m.id,
-      text: m.text,
-      type: m.type,
-      scope: m.scope,
-      score: scoreOf.get(m.id) ?? 1,
-      routes: fusedById.get(m.id)?.routes ?? ['instruction'],
-      createdAt: m.createdAt.toISOString(),
-      source: m.source,
-    }));
-
-  const result: RecallResult = {
-    context: { system: formatted.system, userPrefix: formatted.userPrefix },
-    memories,
-    tokens: formatted.tokens,
-    routes: routeReport,
-    pastExchanges: recalledExchanges(exchanges, formatted.includedMessageIds),
-    injectedMessageIds: formatted.includedMessageIds,
-    ...(rewrittenQueries ? { rewrittenQueries } : {}),
-    ...(ranges.length > 0 ? { dateRanges: ranges.map((r) => ({ text: r.text, start: r.start.toISOString(), end: r.end.toISOString() })) } : {}),
   };
-  if (failures.length > 0) {
-    const first = failures[0]!;
-    result.error = {
-      code: errorCodeOf(first.err),
-      message: failures.map((f) => `${f.route}: ${f.err instanceof Error ? f.err.message : String(f.err)}`).join('; '),
-      routes: failures.map((f) => f.route),
-    };
-  }
-  return result;
+  return { route, run };
 }
 
 /** The ANN route for one query text: the user's nearest vectors (the embedder caches queries). */
-async function annHits(deps: Pick<ServiceDeps, 'vectors' | 'embeddings'>, userId: string, text: string, types?: MemoryType[]) {
-  return deps.vectors.query({ userId, embedding: await deps.embeddings.embedQuery(text), k: CANDIDATES_PER_ROUTE, types });
+async function annHits(deps: Pick<RecallDeps, 'vectors' | 'embedder'>, userId: string, text: string, types?: MemoryType[]) {
+  return deps.vectors.query({ userId, embedding: await deps.embedder.embedQuery({ text }), k: CANDIDATES_PER_ROUTE, types });
 }
 
 /** The BM25 route for one query's tokens, ids best first. */
-async function bm25Ids(deps: Pick<ServiceDeps, 'pool'>, userId: string, tokens: string[], types?: MemoryType[]): Promise<string[]> {
-  return (await memoryStore.bm25(deps.pool, userId, tokens, CANDIDATES_PER_ROUTE, types)).map((h) => h.id);
+async function bm25Ids(deps: Pick<RecallDeps, 'memories'>, userId: string, tokens: string[], types?: MemoryType[]): Promise<string[]> {
+  return (await deps.memories.bm25({ userId, tokens, k: CANDIDATES_PER_ROUTE, types })).map((h) => h.id);
 }
+
+/**
+ * The episodic plan (issue #8), read while the memory routes run: the user's zone (a failed
+ * lookup is reported as the time route's and the request's zone or UTC stands in) and the dates
+ * the query names. Undefined when both episodic routes are off: recall is then what it was.
+ */
+async function planEpisodicRoutes(deps: RecallDeps, req: RecallRequest, failures: RouteFailure[]): Promise<EpisodicPlan | undefined> {
+  if (!req.enabled.has('time') && !req.enabled.has('exchanges')) return undefined;
+  const { timeZone: explicit, fallbackTimeZone } = req.options;
+  let timeZone: string;
+  try {
+    timeZone = await withDeadline(resolveTimeZone(deps, req.userId, explicit, fallbackTimeZone), req.deadline);
+  } catch (err) {
+    failures.push({ route: 'time', err });
+    timeZone = resolveTimeZoneWithoutStore(explicit, fallbackTimeZone);
+  }
+  return planEpisodic(req.query, { now: req.now, timeZone, timeRoute: req.enabled.has('time') });
+}
+
+// ─── Stage 2: parallel route execution ─────────────────────────────────────────────────────────
 
 interface RewriteOutcome {
   ok: boolean;
@@ -298,42 +227,215 @@ interface RewriteOutcome {
  * own budget (RECALL_REWRITE_TIMEOUT_MS); whatever goes wrong is reported in `failures` and the
  * original query's results stand.
  */
-function startRewriteSearch(
-  deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings' | 'config' | 'queryRewriter'>,
-  userId: string,
-  query: string,
-  options: RecallOptions,
-  ctx: { enabled: Set<RecallRoute>; types?: MemoryType[]; started: number; deadline: number; failures: { route: string; err: unknown }[] },
-): Promise<RewriteOutcome> | undefined {
-  const recent = options.recentMessages ?? [];
-  if (!shouldRewrite(deps.config.recall.queryRewrite, options.rewrite, query, recent)) return undefined;
-  if (!ctx.enabled.has('ann') && !ctx.enabled.has('bm25')) return undefined;
+function startRewriteSearch(deps: RecallDeps, req: RecallRequest, failures: RouteFailure[]): Promise<RewriteOutcome> | undefined {
+  const recent = req.options.recentMessages ?? [];
+  if (!shouldRewrite(deps.config.recall.queryRewrite, req.options.rewrite, req.query, recent)) return undefined;
+  if (!req.enabled.has('ann') && !req.enabled.has('bm25')) return undefined;
   const rewriter = deps.queryRewriter;
   if (!rewriter) {
-    ctx.failures.push({ route: 'rewrite', err: new MemoryServiceError(ErrorCode.llmUnavailable, 'query rewrite was asked for, but no LLM is configured (LLM_PROVIDER=none)') });
+    failures.push({ route: 'rewrite', err: new MemoryServiceError(ErrorCode.llmUnavailable, 'query rewrite was asked for, but no LLM is configured (LLM_PROVIDER=none)') });
     return Promise.resolve({ ok: false, ms: 0, queries: [], rankings: [] });
   }
-  const rewriteDeadline = Math.min(ctx.deadline, ctx.started + deps.config.recall.rewriteTimeoutMs);
+  const rewriteDeadline = Math.min(req.deadline, req.started + deps.config.recall.rewriteTimeoutMs);
   const run = async (): Promise<RewriteOutcome> => {
     const t0 = Date.now();
     const abort = new AbortController();
     let queries: string[];
     try {
-      queries = await withDeadline(rewriter.rewrite({ query, recentMessages: recent, signal: abort.signal }), rewriteDeadline);
+      queries = await withDeadline(rewriter.rewrite({ query: req.query, recentMessages: recent, signal: abort.signal }), rewriteDeadline);
     } catch (err) {
       abort.abort();
-      ctx.failures.push({ route: 'rewrite', err });
+      failures.push({ route: 'rewrite', err });
       return { ok: false, ms: Date.now() - t0, queries: [], rankings: [] };
     }
     const searches = queries.flatMap((q) => [
-      ...(ctx.enabled.has('ann') ? [async () => (await annHits(deps, userId, q, ctx.types)).map((h) => h.id)] : []),
-      ...(ctx.enabled.has('bm25') ? [() => bm25Ids(deps, userId, tokenizeForIndex(q), ctx.types)] : []),
+      ...(req.enabled.has('ann') ? [async () => (await annHits(deps, req.userId, q, req.types)).map((h) => h.id)] : []),
+      ...(req.enabled.has('bm25') ? [() => bm25Ids(deps, req.userId, tokenizeForIndex(q), req.types)] : []),
     ]);
-    const settled = await Promise.allSettled(searches.map((search) => withDeadline(search(), ctx.deadline)));
+    const settled = await Promise.allSettled(searches.map((search) => withDeadline(search(), req.deadline)));
     const rankings = settled.flatMap((s) => (s.status === 'fulfilled' ? [{ route: 'rewrite', ids: s.value }] : []));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) ctx.failures.push({ route: 'rewrite', err: failed.reason });
+    if (failed) failures.push({ route: 'rewrite', err: failed.reason });
     return { ok: !failed, ms: Date.now() - t0, queries, rankings };
   };
   return run();
+}
+
+/** The user's global standing instructions, loaded beside the routes; awaited by the fusion stage. */
+function startInstructions(deps: Pick<RecallDeps, 'memories'>, req: RecallRequest): Promise<Memory[]> {
+  const loading = deps.memories.byTypes({ userId: req.userId, types: ['instruction'], k: TYPE_K, scope: 'global', now: req.now });
+  // Observed now; the fusion stage reports a failure as the hydrate step's.
+  loading.catch(() => {});
+  return loading;
+}
+
+// ─── Stage 3: fusion ───────────────────────────────────────────────────────────────────────────
+
+/** What fusion found: the fused candidates, the memories still active among them, the instructions. */
+interface Fused {
+  fused: FusedCandidate[];
+  fusedById: Map<string, FusedCandidate>;
+  hydrated: Memory[];
+  instructions: Memory[];
+}
+
+/**
+ * Fuses the routes' rankings with RRF and loads the fused memories that are still active and
+ * unexpired (with the instructions); a failed load is reported as `hydrate` and leaves both empty.
+ */
+async function fuseAndHydrate(deps: Pick<RecallDeps, 'memories'>, req: RecallRequest, rankings: RouteRanking[], instructions: Promise<Memory[]>, failures: RouteFailure[]): Promise<Fused> {
+  const fused = fuseRankings(rankings);
+  const out: Fused = { fused, fusedById: new Map(fused.map((f) => [f.id, f])), hydrated: [], instructions: [] };
+  try {
+    [out.instructions, out.hydrated] = await withDeadline(
+      Promise.all([instructions, deps.memories.getActive({ userId: req.userId, ids: fused.map((f) => f.id), now: req.now })]),
+      req.deadline + HYDRATE_GRACE_MS,
+    );
+  } catch (err) {
+    failures.push({ route: 'hydrate', err });
+  }
+  return out;
+}
+
+/**
+ * Ranks the hydrated memories by fused relevance, decay, importance and type, best `maxResults`;
+ * with a date in the query, memories said on that date come first, then the rest by score.
+ */
+export function rankFused(input: { fused: readonly FusedCandidate[]; hydrated: readonly Memory[]; now: Date; maxResults: number; ranges: readonly DateRange[] }): RankedMemory<Memory>[] {
+  const byId = new Map(input.hydrated.map((m) => [m.id, m]));
+  const candidates = input.fused.flatMap((f) => (byId.has(f.id) ? [{ memory: byId.get(f.id)!, relevance: f.score }] : []));
+  const ranked = rankMemories(candidates, { now: input.now, maxResults: input.ranges.length > 0 ? Number.MAX_SAFE_INTEGER : input.maxResults });
+  return inRangeFirst(ranked, input.ranges, (r) => r.memory.createdAt).slice(0, input.maxResults);
+}
+
+// ─── Stage 4: past exchanges ───────────────────────────────────────────────────────────────────
+
+/**
+ * The past exchanges for the context: those searched beside the routes for a question about the
+ * shared past, else — when the memories found nothing solid — a keyword fallback. Their route
+ * lines and failures join the request's.
+ */
+async function pastExchanges(
+  deps: RecallDeps,
+  req: RecallRequest,
+  input: { episodic?: EpisodicPlan; pastSearch?: Promise<ExchangeSearchResult>; queryTokens: string[]; fused: Fused; similarity: ReadonlyMap<string, number> },
+  report: RecallResult['routes'],
+  failures: RouteFailure[],
+): Promise<RankedExchange[]> {
+  let search = input.pastSearch ? await input.pastSearch : undefined;
+  // Only memories that survived hydration count: an expired memory's words or vector are no evidence.
+  const { hydrated, fusedById } = input.fused;
+  const bm25Hits = hydrated.filter((m) => fusedById.get(m.id)?.routes.includes('bm25')).length;
+  const bestSimilarity = Math.max(0, ...hydrated.map((m) => input.similarity.get(m.id) ?? 0));
+  if (!search && input.episodic && req.enabled.has('exchanges') && input.queryTokens.length > 0 && memoryHitsAreWeak({ bm25Hits, bestSimilarity })) {
+    search = await weakHitExchangeSearch(deps, req.userId, { tokens: input.queryTokens, now: req.now, deadline: req.deadline });
+  }
+  if (!search) return [];
+  report.push(...search.routes);
+  failures.push(...search.failures);
+  return search.exchanges;
+}
+
+// ─── Stage 5: budgeting and formatting ─────────────────────────────────────────────────────────
+
+/**
+ * Formats what was found for the prompt within the token budget (instructions first, then the
+ * ranked memories, then past exchanges with what budget is left) and builds the response:
+ * only what made it into the context is listed, and route failures fold into `error`.
+ */
+export function buildRecallResult(input: {
+  ranked: readonly RankedMemory<Memory>[];
+  instructions: readonly Memory[];
+  exchanges: readonly RankedExchange[];
+  fusedById: ReadonlyMap<string, FusedCandidate>;
+  budget: number;
+  timeZone?: string;
+  routes: RecallResult['routes'];
+  failures: readonly RouteFailure[];
+  rewrittenQueries?: string[];
+  ranges: readonly DateRange[];
+}): RecallResult {
+  const formatted = formatContext({
+    memories: input.ranked.map((r) => r.memory),
+    instructions: input.instructions,
+    pastExchanges: toPastExchanges(input.exchanges),
+    budget: input.budget,
+    timeZone: input.timeZone,
+  });
+  const included = new Set(formatted.included);
+  const scoreOf = new Map(input.ranked.map((r) => [r.memory.id, r.score]));
+  const memories: RecalledMemory[] = [...input.instructions, ...input.ranked.map((r) => r.memory)]
+    .filter((m, i, all) => included.has(m.id) && all.findIndex((x) => x.id === m.id) === i)
+    .map((m) => ({
+      id: m.id,
+      text: m.text,
+      type: m.type,
+      scope: m.scope,
+      score: scoreOf.get(m.id) ?? 1,
+      routes: input.fusedById.get(m.id)?.routes ?? ['instruction'],
+      createdAt: m.createdAt.toISOString(),
+      source: m.source,
+    }));
+  const error = foldRouteFailures(input.failures);
+  return {
+    context: { system: formatted.system, userPrefix: formatted.userPrefix },
+    memories,
+    tokens: formatted.tokens,
+    routes: input.routes,
+    pastExchanges: recalledExchanges(input.exchanges, formatted.includedMessageIds),
+    injectedMessageIds: formatted.includedMessageIds,
+    ...(input.rewrittenQueries ? { rewrittenQueries: input.rewrittenQueries } : {}),
+    ...(input.ranges.length > 0 ? { dateRanges: input.ranges.map((r) => ({ text: r.text, start: r.start.toISOString(), end: r.end.toISOString() })) } : {}),
+    ...(error ? { error } : {}),
+  };
+}
+
+// ─── Recall ────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Hybrid recall for one chat message: ANN (vector index) ∥ BM25 (PostgreSQL postings,
+ * jieba-segmented) ∥ recency/importance ∥ type ∥ time routes, fused with RRF, ranked by decay ×
+ * importance × type priority, cut to the token budget and formatted for the prompt. Never throws
+ * for a dependency failure: the failed routes are named in `error` and the others still contribute.
+ */
+export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
+  const req = recallRequest(deps, userId, message, options);
+  const failures: RouteFailure[] = [];
+  const similarity = new Map<string, number>();
+  const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route, similarity), req.deadline));
+  const instructions = startInstructions(deps, req);
+  const rewrite = startRewriteSearch(deps, req, failures);
+
+  const episodic = await planEpisodicRoutes(deps, req, failures);
+  const ranges = episodic?.ranges ?? [];
+  if (ranges.length > 0) running.push(startRoute({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) }, req.deadline));
+  const queryTokens = req.enabled.has('exchanges') ? tokenizeForIndex(req.query) : [];
+  // A question about the shared past searches exchanges alongside the memory routes.
+  const pastSearch = episodic?.past && req.enabled.has('exchanges') ? pastExchangeSearch(deps, userId, { tokens: queryTokens, plan: episodic, now: req.now, deadline: req.deadline }) : undefined;
+
+  const routes = await settleRoutes(running, { since: req.started, hits: (ids) => ids.length });
+  failures.push(...routes.failures);
+  const report: RecallResult['routes'] = [...routes.report];
+  const rankings: RouteRanking[] = routes.results.map((r) => ({ route: r.route, ids: r.value }));
+  const rewritten = rewrite ? await rewrite : undefined;
+  if (rewritten) {
+    report.push({ route: 'rewrite', ok: rewritten.ok, ms: rewritten.ms, hits: new Set(rewritten.rankings.flatMap((r) => r.ids)).size });
+    rankings.push(...rewritten.rankings);
+  }
+
+  const fused = await fuseAndHydrate(deps, req, rankings, instructions, failures);
+  const ranked = rankFused({ fused: fused.fused, hydrated: fused.hydrated, now: req.now, maxResults: options.topK ?? 8, ranges });
+  const exchanges = await pastExchanges(deps, req, { episodic, pastSearch, queryTokens, fused, similarity }, report, failures);
+  return buildRecallResult({
+    ranked,
+    instructions: fused.instructions,
+    exchanges,
+    fusedById: fused.fusedById,
+    budget: options.tokenBudget ?? deps.config.recall.tokenBudget,
+    timeZone: episodic?.timeZone ?? options.timeZone,
+    routes: report,
+    failures,
+    rewrittenQueries: rewritten?.queries,
+    ranges,
+  });
 }

@@ -2,10 +2,15 @@
  * Reminders through the API: validation in the user's timezone, the row, and the workflow. The
  * row is written before the workflow starts so a list right after creation shows it; the
  * workflow is the single writer from then on (fired, snoozed, dismissed, cancelled).
+ *
+ * The user's answers go to the workflow (snooze and dismiss as signals, cancel as a cancellation,
+ * reschedule as an update) and are answered once the reminders row shows the workflow's state
+ * after them — read-your-writes for the list and the page — or, when that takes longer than
+ * `reminderAcceptTimeoutMs`, with "accepted" and the workflow id: the change happens anyway.
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { DateTime, IANAZone } from 'luxon';
 import type pg from 'pg';
 import { reminderStore, type ReminderRecord } from '../adapters/postgres/reminder-repository';
@@ -15,7 +20,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { uuidFromKey } from '../adapters/ids';
 import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';
-import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal } from '../../workflows';
+import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../../workflows';
 import type { ReminderWorkflowInput } from '../../workflows/proactive-types';
 import { ReminderStatusKey, userSearchAttributes } from '../../workflows/search-attributes';
 
@@ -123,46 +128,122 @@ function closedOrUnavailable(err: unknown, id: string): MemoryServiceError {
   return new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { id }, { cause: err });
 }
 
-/** "稍后": signals the reminder's workflow to fire again in `seconds`. */
-export async function snoozeReminder(deps: ReminderDeps, userId: string, id: string, seconds: number): Promise<ReminderRecord> {
+/**
+ * How an answer to a reminder ended: `settled` — the workflow took it and the reminders row
+ * already shows the workflow's state after it (a list or GET now cannot show anything older);
+ * otherwise the workflow has it (a signal is durable once sent) but the row did not follow in time.
+ */
+export type ReminderOutcome = { settled: true; reminder: ReminderRecord; state: ReminderState } | { settled: false; reminder: ReminderRecord };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function deadlineOf(deps: ReminderDeps): number {
+  return Date.now() + deps.config.proactive.reminderAcceptTimeoutMs;
+}
+
+/** Reads the row until it holds `version` or a newer one; undefined when the deadline passes first. */
+async function rowAtLeast(deps: ReminderDeps, userId: string, id: string, version: number, deadline: number): Promise<ReminderRecord | undefined> {
+  let pause = 10;
+  for (;;) {
+    const row = await reminderStore.get(deps.pool, userId, id);
+    if (row && row.version >= version) return row;
+    const left = deadline - Date.now();
+    if (left <= 0) return undefined;
+    await sleep(Math.min(pause, left));
+    pause = Math.min(pause * 2, 100);
+  }
+}
+
+/**
+ * The workflow's state as it is now. Temporal answers a query only after every event recorded
+ * before it (our signal, our cancel request) has been handled, so this is the state that includes
+ * the caller's change. Undefined when no answer comes before the deadline (no worker running).
+ */
+async function workflowState(deps: ReminderDeps, workflowId: string, deadline: number): Promise<ReminderState | undefined> {
+  try {
+    return await deps.temporal.connection.withDeadline(deadline, () => deps.temporal.workflow.getHandle(workflowId).query(stateQuery));
+  } catch {
+    // Timed out or no worker to answer: the change is recorded in Temporal; the caller gets 202.
+    return undefined;
+  }
+}
+
+/**
+ * After a signal or cancel: learns the workflow's version after it and waits for the row to get
+ * there. `refuse` names why the change could not apply to the state found (the reminder closed
+ * first); the caller then gets 409 — after the row caught up, so a GET agrees.
+ */
+async function settle(
+  deps: ReminderDeps,
+  reminder: ReminderRecord,
+  deadline: number,
+  refuse: (state: ReminderState) => string | undefined,
+): Promise<ReminderOutcome> {
+  const state = await workflowState(deps, reminder.workflowId, deadline);
+  if (!state) return { settled: false, reminder };
+  const row = await rowAtLeast(deps, reminder.userId, reminder.id, state.version, deadline);
+  const why = refuse(state);
+  if (why) throw new MemoryServiceError(ErrorCode.invalidState, why, { id: reminder.id, status: state.status });
+  return row ? { settled: true, reminder: row, state } : { settled: false, reminder };
+}
+
+/** "稍后": signals the reminder's workflow to fire again in `seconds`, then waits for the row to show it. */
+export async function snoozeReminder(deps: ReminderDeps, userId: string, id: string, seconds: number): Promise<ReminderOutcome> {
+  const deadline = deadlineOf(deps);
   const reminder = await openReminder(deps, userId, id);
   try {
-    await deps.temporal.workflow.getHandle(reminder.workflowId).signal(snoozeSignal, { seconds });
+    await deps.temporal.connection.withDeadline(deadline, () => deps.temporal.workflow.getHandle(reminder.workflowId).signal(snoozeSignal, { seconds }));
   } catch (err) {
     throw closedOrUnavailable(err, id);
   }
-  return reminder;
+  return settle(deps, reminder, deadline, (s) => (isClosed(s) ? `reminder is ${s.status}` : undefined));
 }
 
-/** "知道了": signals the reminder's workflow that this occurrence is done. */
-export async function dismissReminder(deps: ReminderDeps, userId: string, id: string): Promise<ReminderRecord> {
+/** "知道了": signals the reminder's workflow that this occurrence is done, then waits for the row to show it. */
+export async function dismissReminder(deps: ReminderDeps, userId: string, id: string): Promise<ReminderOutcome> {
+  const deadline = deadlineOf(deps);
   const reminder = await openReminder(deps, userId, id);
   try {
-    await deps.temporal.workflow.getHandle(reminder.workflowId).signal(dismissSignal, {});
+    await deps.temporal.connection.withDeadline(deadline, () => deps.temporal.workflow.getHandle(reminder.workflowId).signal(dismissSignal, {}));
   } catch (err) {
     throw closedOrUnavailable(err, id);
   }
-  return reminder;
+  return settle(deps, reminder, deadline, (s) => (s.status === 'cancelled' ? 'reminder is cancelled' : undefined));
 }
 
-/** Cancels the reminder (and, for a recurring one, the whole series). */
-export async function cancelReminder(deps: ReminderDeps, userId: string, id: string): Promise<ReminderRecord> {
+/** Cancels the reminder (and, for a recurring one, the whole series), then waits for the row to show it. */
+export async function cancelReminder(deps: ReminderDeps, userId: string, id: string): Promise<ReminderOutcome> {
+  const deadline = deadlineOf(deps);
   const reminder = await openReminder(deps, userId, id);
   try {
-    await deps.temporal.workflow.getHandle(reminder.workflowId).cancel();
+    await deps.temporal.connection.withDeadline(deadline, () => deps.temporal.workflow.getHandle(reminder.workflowId).cancel());
   } catch (err) {
     throw closedOrUnavailable(err, id);
   }
-  return reminder;
+  return settle(deps, reminder, deadline, (s) => (s.status === 'dismissed' ? 'reminder is dismissed' : undefined));
 }
 
-/** Moves the due time through the workflow's validated update; returns the workflow's new state. */
-export async function rescheduleReminder(deps: ReminderDeps, userId: string, id: string, dueAt: string): Promise<ReminderState> {
+/**
+ * Moves the due time through the workflow's validated update, then waits for the row to show the
+ * workflow's new state. Not accepted by the workflow before the deadline: 503 (nothing recorded
+ * that would apply it later); accepted but the row behind: not settled (202).
+ */
+export async function rescheduleReminder(deps: ReminderDeps, userId: string, id: string, dueAt: string): Promise<ReminderOutcome> {
+  const deadline = deadlineOf(deps);
   const reminder = await openReminder(deps, userId, id);
   const parsed = DateTime.fromISO(dueAt, { zone: reminder.timeZone });
   if (!parsed.isValid) throw invalid('dueAt is not an ISO 8601 time', 'dueAt');
+  const handle = deps.temporal.workflow.getHandle(reminder.workflowId);
+  let state: ReminderState | undefined;
   try {
-    return await deps.temporal.workflow.getHandle(reminder.workflowId).executeUpdate(rescheduleUpdate, { args: [{ dueAt: parsed.toUTC().toISO()! }] });
+    const update = await deps.temporal.connection.withDeadline(deadline, () =>
+      handle.startUpdate(rescheduleUpdate, { args: [{ dueAt: parsed.toUTC().toISO()! }], waitForStage: WorkflowUpdateStage.ACCEPTED }),
+    );
+    // Accepted: the update is in the workflow's history. Its result normally comes with it.
+    state = await deps.temporal.connection.withDeadline(deadline, () => update.result()).catch((err: unknown) => {
+      if (err instanceof WorkflowUpdateFailedError) throw err;
+      return undefined;
+    });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause instanceof Error ? err.cause.message : err.message;
@@ -170,4 +251,7 @@ export async function rescheduleReminder(deps: ReminderDeps, userId: string, id:
     }
     throw closedOrUnavailable(err, id);
   }
+  if (!state) return { settled: false, reminder };
+  const row = await rowAtLeast(deps, userId, id, state.version, deadline);
+  return row ? { settled: true, reminder: row, state } : { settled: false, reminder };
 }

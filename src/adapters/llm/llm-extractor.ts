@@ -4,7 +4,7 @@ import { emotionScore } from '../../core/emotion';
 import { MIN_SUPPORT, screenCandidates, support } from '../../core/extraction/provenance';
 import { dataBlock, dataBlockRule, jsonLine } from '../../core/text/prompt-data';
 import type { ConversationMessage, MemoryCandidate } from '../../core/types';
-import type { ExtractionOutput, Extractor } from '../../services/extractor';
+import type { ExtractionOutput, Extractor } from '../../core/ports';
 import { contentTag } from '../ids';
 import { jiebaSegmenter } from '../text/jieba';
 import { parseExtractionReply, type LlmMemory } from './extraction-schema';

@@ -1,14 +1,5 @@
+import type { EraseCounts, MemoryErasure } from '../../core/ports';
 import type { Queryable } from './pool';
-
-/** What erasing one memory removed besides the memory row (numbers only: they go in the erase event). */
-export interface EraseCounts {
-  events: number;
-  messages: number;
-  messageTerms: number;
-  entities: number;
-  digests: number;
-  notifications: number;
-}
 
 /**
  * Hard erasure of one memory (DELETE …/memories/{id}?hard=true), inside the caller's user
@@ -20,11 +11,11 @@ export interface EraseCounts {
  * caller, with a pending delete in the outbox in case Chroma is unreachable. One text-free `erase`
  * event stays behind as the audit of the erasure. Undefined when the user has no such memory.
  */
-export const eraseStore = {
-  async eraseMemory(
-    c: Queryable,
-    input: { userKey: string; id: string; at: Date; actor: string },
-  ): Promise<{ counts: EraseCounts; conversations: string[] } | undefined> {
+export class PostgresMemoryErasure implements MemoryErasure {
+  constructor(private readonly db: Queryable) {}
+
+  async eraseMemory(input: { userKey: string; id: string; at: Date; actor: string }): Promise<{ counts: EraseCounts; conversations: string[] } | undefined> {
+    const c = this.db;
     const { userKey, id } = input;
     const found = await c.query<{ status: string; doc_length: number; text: string; source: { conversationId?: string; messageIds?: unknown } }>(
       'SELECT status, doc_length, text, source FROM memories WHERE user_id = $1 AND id = $2 FOR UPDATE',
@@ -63,7 +54,7 @@ export const eraseStore = {
     }
     await c.query('DELETE FROM relations WHERE user_id = $1 AND memory_id = $2', [userKey, id]);
     await c.query('DELETE FROM memory_entities me USING memories m WHERE m.id = me.memory_id AND m.user_id = $1 AND me.memory_id = $2', [userKey, id]);
-    // Relation ends are linked too (graphStore.link), so this covers "zorblax" in user —allergic_to→ zorblax.
+    // Relation ends are linked too (PostgresMemoryGraph.link), so this covers "zorblax" in user —allergic_to→ zorblax.
     const entities = await c.query(
       `DELETE FROM entities e WHERE e.user_id = $1 AND e.id = ANY($2::uuid[])
           AND NOT EXISTS (SELECT 1 FROM memory_entities me WHERE me.entity_id = e.id)
@@ -122,10 +113,10 @@ export const eraseStore = {
       [userKey, id, JSON.stringify({ removed: counts }), input.actor, input.at],
     );
     return { counts, conversations: [...new Set(cids)].sort() };
-  },
+  }
 
   /** Clears the pending vector delete of an erased memory once Chroma confirmed it. */
-  async vectorErased(q: Queryable, userKey: string, id: string): Promise<void> {
-    await q.query(`DELETE FROM vector_outbox WHERE user_id = $1 AND memory_id = $2 AND op = 'delete'`, [userKey, id]);
-  },
-};
+  async vectorErased({ userKey, id }: { userKey: string; id: string }): Promise<void> {
+    await this.db.query(`DELETE FROM vector_outbox WHERE user_id = $1 AND memory_id = $2 AND op = 'delete'`, [userKey, id]);
+  }
+}

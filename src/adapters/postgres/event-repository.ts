@@ -1,32 +1,13 @@
-import type pg from 'pg';
+import type { MemoryEvent, MemoryEventLog, StoredMemoryEvent } from '../../core/ports';
 import type { Queryable } from './pool';
 
-/** What was decided about a memory, by whom, in which workflow run: one row of the audit trail. */
-export interface MemoryEvent {
-  userId: string;
-  memoryId: string | null;
-  action: string;
-  reason: string;
-  before?: unknown;
-  after?: unknown;
-  workflowId?: string;
-  runId?: string;
-  conversationId?: string;
-  messageIds?: string[];
-  actor: string;
-  /** Makes a retried activity record its decision once. */
-  idempotencyKey?: string;
-}
+/** The audit trail of memory decisions (`memory_events`), around a pool or a transaction's client. */
+export class PostgresMemoryEventLog implements MemoryEventLog {
+  constructor(private readonly db: Queryable) {}
 
-export interface StoredMemoryEvent extends MemoryEvent {
-  id: string;
-  createdAt: Date;
-}
-
-export const eventStore = {
   /** Returns false when an event with the same idempotency key exists already. */
-  async insert(c: pg.PoolClient | Queryable, e: MemoryEvent, at?: Date): Promise<boolean> {
-    const { rowCount } = await c.query(
+  async append({ event: e, at }: { event: MemoryEvent; at?: Date }): Promise<boolean> {
+    const { rowCount } = await this.db.query(
       `INSERT INTO memory_events (user_id, memory_id, action, reason, before, after, workflow_id, run_id,
          conversation_id, message_ids, actor, idempotency_key, created_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, COALESCE($13, now()))
@@ -40,18 +21,18 @@ export const eventStore = {
       ],
     );
     return rowCount === 1;
-  },
+  }
 
-  async findByKey(q: Queryable, userId: string, key: string): Promise<StoredMemoryEvent | undefined> {
-    const { rows } = await q.query(`SELECT * FROM memory_events WHERE user_id = $1 AND idempotency_key = $2`, [userId, key]);
+  async findByKey({ userId, key }: { userId: string; key: string }): Promise<StoredMemoryEvent | undefined> {
+    const { rows } = await this.db.query(`SELECT * FROM memory_events WHERE user_id = $1 AND idempotency_key = $2`, [userId, key]);
     return rows[0] ? toEvent(rows[0]) : undefined;
-  },
+  }
 
-  async history(q: Queryable, userId: string, memoryId: string): Promise<StoredMemoryEvent[]> {
-    const { rows } = await q.query(`SELECT * FROM memory_events WHERE user_id = $1 AND memory_id = $2 ORDER BY id`, [userId, memoryId]);
+  async history({ userId, memoryId }: { userId: string; memoryId: string }): Promise<StoredMemoryEvent[]> {
+    const { rows } = await this.db.query(`SELECT * FROM memory_events WHERE user_id = $1 AND memory_id = $2 ORDER BY id`, [userId, memoryId]);
     return rows.map(toEvent);
-  },
-};
+  }
+}
 
 function toEvent(r: Record<string, unknown>): StoredMemoryEvent {
   return {

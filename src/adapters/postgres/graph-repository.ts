@@ -1,11 +1,14 @@
-import type pg from 'pg';
 import { uuidFromKey } from '../ids';
+import type { MemoryGraph } from '../../core/ports';
 import type { EntityRef, RelationRef } from '../../core/types';
 import type { Queryable } from './pool';
 
 /** Seed 003's per-user graph: entities, relations between them, each linked to its memory. */
-export const graphStore = {
-  async link(c: pg.PoolClient, userId: string, memoryId: string, entities: EntityRef[], relations: RelationRef[]): Promise<void> {
+export class PostgresMemoryGraph implements MemoryGraph {
+  constructor(private readonly db: Queryable) {}
+
+  async link({ userId, memoryId, entities, relations }: { userId: string; memoryId: string; entities: EntityRef[]; relations: RelationRef[] }): Promise<void> {
+    const c = this.db;
     const all = new Map<string, EntityRef>();
     for (const e of entities) all.set(`${e.kind}\u0000${e.name}`, e);
     // Relation ends that are not listed entities still become nodes ("user" is the speaker).
@@ -38,11 +41,11 @@ export const graphStore = {
         [userId, memoryId, rels.map((r) => idByName.get(r.source)!), rels.map((r) => r.relation), rels.map((r) => idByName.get(r.target)!)],
       );
     }
-  },
+  }
 
   /** Entities of a user with the number of active memories mentioning them (graph recall entry point). */
-  async entities(q: Queryable, userId: string): Promise<{ name: string; kind: string; memories: number }[]> {
-    const { rows } = await q.query(
+  async entities({ userId }: { userId: string }): Promise<{ name: string; kind: string; memories: number }[]> {
+    const { rows } = await this.db.query(
       `SELECT e.name, e.kind, count(m.id)::int AS memories
          FROM entities e
          LEFT JOIN memory_entities me ON me.entity_id = e.id
@@ -52,5 +55,5 @@ export const graphStore = {
       [userId],
     );
     return rows;
-  },
-};
+  }
+}

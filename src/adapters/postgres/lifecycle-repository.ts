@@ -1,13 +1,11 @@
-import type pg from 'pg';
 import { ARCHIVE_THRESHOLD } from '../../core/lifecycle/decay';
 import { AUTO_REINFORCE_LEVELS, DECAY_SCORE_TOLERANCE, decayConstantsForSql, type LifecycleTransition } from '../../core/lifecycle/sweep';
-import type { ImportanceLevel, Memory } from '../../core/types';
-import { rowToMemory } from './memory-repository';
+import type { DecayPageResult, LifecycleAudit, LifecycleRepository, ReinforcementRow, ReinforcementUpdate, VectorDeletion } from '../../core/ports';
 import type { Queryable } from './pool';
 
 /**
  * Set-based SQL for the lifecycle jobs: one statement per page moves any number of memories out
- * of `active` and keeps everything that `memoryStore.setStatus` keeps in step for a single change
+ * of `active` and keeps everything that `PostgresMemoryRepository.setStatus` keeps in step for a single change
  * — BM25 postings, per-user index statistics, the vector outbox — plus one audit event per
  * memory. At a million memories a per-row loop is two orders of magnitude slower.
  *
@@ -16,15 +14,8 @@ import type { Queryable } from './pool';
  * simply left for the next run — and cannot deadlock with it. Writers may wait for one page.
  */
 
-/** Who a lifecycle change is attributed to in `memory_events`. */
-export interface LifecycleAudit {
-  workflowId?: string;
-  runId?: string;
-  actor: string;
-}
-
 /** The lowest uuid: the cursor of a sweep that has not started. */
-export const FIRST_ID = '00000000-0000-0000-0000-000000000000';
+const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * CTEs that retire the rows of a CTE named `moved` (id, user_id, doc_length, action, reason,
@@ -58,39 +49,9 @@ function retireMovedCtes(p: { now: string; wf: string; run: string; actor: strin
 
 const MOVED_JSON = `COALESCE((SELECT json_agg(json_build_object('memoryId', id, 'userId', user_id, 'action', action, 'reason', reason) ORDER BY id) FROM moved), '[]'::json)`;
 
-/** Result of one page of the decay pass. */
-export interface DecayPageResult {
-  /** Active memories in the page (locked or not). */
-  scanned: number;
-  /** Highest id in the page: the next page starts after it. Null when the page was empty. */
-  lastId: string | null;
-  /** Rows written: decay score changed and/or status changed. */
-  updated: number;
-  transitions: LifecycleTransition[];
-}
+export class PostgresLifecycleRepository implements LifecycleRepository {
+  constructor(private readonly db: Queryable) {}
 
-/** Result of a page of high-importance memories fetched for the weekly reinforcement. */
-export interface ReinforcementRow {
-  id: string;
-  userId: string;
-  text: string;
-  frequencyCount: number;
-  associatedTopics: string[];
-  importance: number;
-  importanceLevel: ImportanceLevel;
-  lastAccessedAt: Date;
-  decayScore: number;
-}
-
-/** New importance of one memory, computed by the caller. */
-export interface ReinforcementUpdate {
-  id: string;
-  importance: number;
-  importanceLevel: ImportanceLevel;
-  components: Record<string, number>;
-}
-
-export const lifecycleStore = {
   /**
    * One page of the daily decay pass, across all users, in id order after `afterId`: refreshes
    * `decay_score = exp(−idle days / τ(level))`, expires memories whose `expires_at` has passed
@@ -98,9 +59,9 @@ export const lifecycleStore = {
    * rule of `sweepDecision`. τ comes from the same constants as
    * `computeDecay`. Re-running a page at the same `now` writes nothing.
    */
-  async sweepDecayPage(c: pg.PoolClient, input: { now: Date; afterId: string; limit: number; audit: LifecycleAudit; decayTolerance?: number }): Promise<DecayPageResult> {
+  async sweepDecayPage(input: { now: Date; afterId: string | null; limit: number; audit: LifecycleAudit; decayTolerance?: number }): Promise<DecayPageResult> {
     const { levels, tauDays } = decayConstantsForSql();
-    const { rows } = await c.query<{ scanned: number; last_id: string | null; updated: number; moved: LifecycleTransition[] }>(
+    const { rows } = await this.db.query<{ scanned: number; last_id: string | null; updated: number; moved: LifecycleTransition[] }>(
       `WITH candidates AS MATERIALIZED (
          SELECT id, user_id, type, importance_level, last_accessed_at, expires_at, doc_length, decay_score,
                 GREATEST(0, extract(epoch FROM ($3::timestamptz - last_accessed_at))::float8 / 86400) AS idle_days
@@ -155,19 +116,19 @@ export const lifecycleStore = {
               (SELECT id::text FROM candidates ORDER BY id DESC LIMIT 1) AS last_id,
               (SELECT count(*) FROM changed)::int AS updated,
               ${MOVED_JSON} AS moved`,
-      [input.afterId, input.limit, input.now, levels, tauDays, ARCHIVE_THRESHOLD, input.audit.workflowId ?? null, input.audit.runId ?? null, input.audit.actor, input.decayTolerance ?? DECAY_SCORE_TOLERANCE],
+      [input.afterId ?? FIRST_ID, input.limit, input.now, levels, tauDays, ARCHIVE_THRESHOLD, input.audit.workflowId ?? null, input.audit.runId ?? null, input.audit.actor, input.decayTolerance ?? DECAY_SCORE_TOLERANCE],
     );
     const r = rows[0]!;
     return { scanned: r.scanned, lastId: r.last_id, updated: r.updated, transitions: r.moved };
-  },
+  }
 
   /**
    * Expires up to `limit` archived memories whose lifetime has ended, so an archived event cannot
    * be restored after its date. Archived memories have no postings or vectors: only the row and
    * the audit change. Returns what it expired; fewer than `limit` means none are left.
    */
-  async expireArchivedPage(c: pg.PoolClient, input: { now: Date; limit: number; audit: LifecycleAudit }): Promise<LifecycleTransition[]> {
-    const { rows } = await c.query<{ moved: LifecycleTransition[] }>(
+  async expireArchivedPage(input: { now: Date; limit: number; audit: LifecycleAudit }): Promise<LifecycleTransition[]> {
+    const { rows } = await this.db.query<{ moved: LifecycleTransition[] }>(
       `WITH due AS MATERIALIZED (
          SELECT id FROM memories WHERE status = 'archived' AND expires_at <= $1::timestamptz
           ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
@@ -188,17 +149,17 @@ export const lifecycleStore = {
       [input.now, input.limit, input.audit.workflowId ?? null, input.audit.runId ?? null, input.audit.actor],
     );
     return rows[0]!.moved;
-  },
+  }
 
   /** Users after `afterUserId` holding more than `cap` active memories, in user id order. */
-  async usersOverCapacity(q: Queryable, input: { cap: number; afterUserId: string; limit: number }): Promise<string[]> {
-    const { rows } = await q.query<{ user_id: string }>(
+  async usersOverCapacity(input: { cap: number; afterUserId: string | null; limit: number }): Promise<string[]> {
+    const { rows } = await this.db.query<{ user_id: string }>(
       `SELECT user_id FROM memories WHERE status = 'active' AND user_id > $1
         GROUP BY user_id HAVING count(*) > $2 ORDER BY user_id LIMIT $3`,
-      [input.afterUserId, input.cap, input.limit],
+      [input.afterUserId ?? '', input.cap, input.limit],
     );
     return rows.map((r) => r.user_id);
-  },
+  }
 
   /**
    * Archives, for each given user, the active memories beyond the top `cap` by importance (ties:
@@ -206,9 +167,9 @@ export const lifecycleStore = {
    * archived but count towards the cap. A user whose index statistics row is locked by a writer
    * is skipped until the next sweep.
    */
-  async archiveOverCapacity(c: pg.PoolClient, input: { userIds: string[]; cap: number; now: Date; audit: LifecycleAudit }): Promise<LifecycleTransition[]> {
+  async archiveOverCapacity(input: { userIds: string[]; cap: number; now: Date; audit: LifecycleAudit }): Promise<LifecycleTransition[]> {
     if (input.userIds.length === 0) return [];
-    const { rows } = await c.query<{ moved: LifecycleTransition[] }>(
+    const { rows } = await this.db.query<{ moved: LifecycleTransition[] }>(
       `WITH locked_users AS MATERIALIZED (
          SELECT user_id FROM user_index_stats WHERE user_id = ANY($1::text[]) ORDER BY user_id FOR UPDATE SKIP LOCKED
        ),
@@ -242,20 +203,20 @@ export const lifecycleStore = {
       [input.userIds, input.cap, input.now, input.audit.workflowId ?? null, input.audit.runId ?? null, input.audit.actor],
     );
     return rows[0]!.moved;
-  },
+  }
 
   /**
    * High/critical active memories after `afterId` not accessed since `now`, locked for the
    * weekly reinforcement (rows a writer holds are skipped).
    */
-  async lockReinforcementPage(c: pg.PoolClient, input: { now: Date; afterId: string; limit: number }): Promise<ReinforcementRow[]> {
-    const { rows } = await c.query(
+  async lockReinforcementPage(input: { now: Date; afterId: string | null; limit: number }): Promise<ReinforcementRow[]> {
+    const { rows } = await this.db.query(
       `SELECT id, user_id, text, frequency_count, associated_topics, importance, importance_level, last_accessed_at, decay_score
          FROM memories
         WHERE status = 'active' AND importance_level = ANY($4::text[]) AND id > $1::uuid AND last_accessed_at < $3::timestamptz
         ORDER BY id LIMIT $2
           FOR UPDATE SKIP LOCKED`,
-      [input.afterId, input.limit, input.now, AUTO_REINFORCE_LEVELS],
+      [input.afterId ?? FIRST_ID, input.limit, input.now, AUTO_REINFORCE_LEVELS],
     );
     return rows.map((r) => ({
       id: r.id,
@@ -268,16 +229,16 @@ export const lifecycleStore = {
       lastAccessedAt: r.last_accessed_at,
       decayScore: r.decay_score,
     }));
-  },
+  }
 
   /**
    * Resets decay (last access = `now`, decay 1) and stores the recomputed importance of the given
    * memories, one audit event each. `updated_at` is left alone: a scheduled refresh is not
    * something the user did, and the "recent" recall route orders by it.
    */
-  async applyReinforcement(c: pg.PoolClient, input: { now: Date; updates: ReinforcementUpdate[]; audit: LifecycleAudit; reason: string }): Promise<LifecycleTransition[]> {
+  async applyReinforcement(input: { now: Date; updates: ReinforcementUpdate[]; audit: LifecycleAudit; reason: string }): Promise<LifecycleTransition[]> {
     if (input.updates.length === 0) return [];
-    const { rows } = await c.query<{ moved: LifecycleTransition[] }>(
+    const { rows } = await this.db.query<{ moved: LifecycleTransition[] }>(
       `WITH x AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, importance real, "importanceLevel" text, components jsonb)
        ),
@@ -302,7 +263,7 @@ export const lifecycleStore = {
       [JSON.stringify(input.updates), input.now, input.reason, input.audit.workflowId ?? null, input.audit.runId ?? null, input.audit.actor],
     );
     return rows[0]!.moved;
-  },
+  }
 
   /**
    * Pending vector deletions after `afterId` (memory id order), locked until the caller's
@@ -310,57 +271,34 @@ export const lifecycleStore = {
    * its upsert instead of having its fresh vector deleted after the fact. Entries another
    * transaction holds are skipped.
    */
-  async lockVectorDeletes(c: pg.PoolClient, input: { afterId: string; limit: number }): Promise<{ memoryId: string; userId: string }[]> {
-    const { rows } = await c.query<{ memory_id: string; user_id: string }>(
+  async lockVectorDeletes(input: { afterId: string | null; limit: number }): Promise<VectorDeletion[]> {
+    const { rows } = await this.db.query<{ memory_id: string; user_id: string }>(
       `SELECT memory_id, user_id FROM vector_outbox
         WHERE op = 'delete' AND memory_id > $1::uuid ORDER BY memory_id LIMIT $2
           FOR UPDATE SKIP LOCKED`,
-      [input.afterId, input.limit],
+      [input.afterId ?? FIRST_ID, input.limit],
     );
     return rows.map((r) => ({ memoryId: r.memory_id, userId: r.user_id }));
-  },
+  }
 
   /** Clears deletions this transaction locked with {@link lockVectorDeletes} once Chroma confirmed them. */
-  async clearVectorDeletes(c: pg.PoolClient, entries: { memoryId: string; userId: string }[]): Promise<number> {
+  async clearVectorDeletes({ entries }: { entries: VectorDeletion[] }): Promise<number> {
     if (entries.length === 0) return 0;
-    const { rowCount } = await c.query(
+    const { rowCount } = await this.db.query(
       `DELETE FROM vector_outbox o USING unnest($1::uuid[], $2::text[]) AS x(memory_id, user_id)
         WHERE o.memory_id = x.memory_id AND o.user_id = x.user_id AND o.op = 'delete'`,
       [entries.map((e) => e.memoryId), entries.map((e) => e.userId)],
     );
     return rowCount ?? 0;
-  },
+  }
 
   /** Records a failed deletion attempt on the entries (they stay for the next drain). */
-  async failVectorDeletes(q: Queryable, entries: { memoryId: string; userId: string }[], error: string): Promise<void> {
-    await q.query(
+  async failVectorDeletes({ entries, error }: { entries: VectorDeletion[]; error: string }): Promise<void> {
+    await this.db.query(
       `UPDATE vector_outbox o SET attempts = o.attempts + 1, last_error = $3
          FROM unnest($1::uuid[], $2::text[]) AS x(memory_id, user_id)
         WHERE o.memory_id = x.memory_id AND o.user_id = x.user_id`,
       [entries.map((e) => e.memoryId), entries.map((e) => e.userId), error.slice(0, 500)],
     );
-  },
-
-  /** The memory, locked for a status change by the API (the sweep then skips it). */
-  async lockMemory(c: pg.PoolClient, userId: string, id: string): Promise<Memory | undefined> {
-    const { rows } = await c.query(`SELECT * FROM memories WHERE user_id = $1 AND id = $2 FOR UPDATE`, [userId, id]);
-    return rows[0] ? rowToMemory(rows[0]) : undefined;
-  },
-
-  /** The user's most recently archived memory with exactly this normalised text, if any. */
-  async findArchivedByNormalized(q: Queryable, userId: string, normalized: string): Promise<Memory | undefined> {
-    const { rows } = await q.query(
-      `SELECT * FROM memories WHERE user_id = $1 AND status = 'archived' AND normalized_text = $2 ORDER BY archived_at DESC NULLS LAST, id LIMIT 1`,
-      [userId, normalized],
-    );
-    return rows[0] ? rowToMemory(rows[0]) : undefined;
-  },
-
-  /** Sets importance and decay after a restore (the status change itself goes through setStatus). */
-  async setImportance(c: pg.PoolClient, userId: string, id: string, patch: { importance: number; importanceLevel: ImportanceLevel; components: Record<string, number> }): Promise<void> {
-    await c.query(
-      `UPDATE memories SET importance = $3, importance_level = $4, importance_components = $5, decay_score = 1 WHERE user_id = $1 AND id = $2`,
-      [userId, id, patch.importance, patch.importanceLevel, JSON.stringify(patch.components)],
-    );
-  },
-};
+  }
+}

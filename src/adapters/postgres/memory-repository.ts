@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { ImportancePatch, MemoryRepository, NewMemory } from '../../core/ports';
 import type { ImportanceLevel, Memory, MemoryScope, MemorySource, MemoryStatus, MemoryType } from '../../core/types';
 import { termFrequencies } from '../../core/text/tokenize';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';
@@ -62,19 +62,17 @@ const COLUMNS = `id, user_id, text, type, status, scope, confidence, importance,
   decay_score, emotion_tags, associated_topics, keywords, source, metadata, created_at, updated_at,
   last_recalled_at, last_accessed_at, expires_at, supersedes, superseded_by`;
 
-export interface NewMemory extends Memory {
-  normalizedText: string;
-  importanceComponents: Record<string, number>;
-  /** Index tokens of the text (and keywords), computed by the caller with the shared tokenizer. */
-  tokens: string[];
-}
-
 /**
  * PostgreSQL persistence of memories and their BM25 postings. Every query takes a user id and
  * filters by it; postings exist only for active memories, so a search can never see dead ones.
+ * Built around a pool for reads, or around a transaction's client by the unit of work (writes
+ * take several statements and only run there).
  */
-export const memoryStore = {
-  async insert(c: pg.PoolClient, m: NewMemory): Promise<boolean> {
+export class PostgresMemoryRepository implements MemoryRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(m: NewMemory): Promise<boolean> {
+    const c = this.db;
     const tf = termFrequencies(m.tokens);
     const inserted = await c.query(
       `INSERT INTO memories (id, user_id, text, normalized_text, type, status, scope, confidence, importance,
@@ -94,40 +92,49 @@ export const memoryStore = {
     if (m.status === 'active') await indexPostings(c, m.userId, m.id, tf, m.tokens.length);
     await enqueueVectorOp(c, m.userId, m.id, m.status === 'active' ? 'upsert' : 'delete');
     return true;
-  },
+  }
 
-  async get(q: Queryable, userId: string, id: string): Promise<Memory | undefined> {
-    const { rows } = await q.query<MemoryRow>(`SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND id = $2`, [userId, id]);
+  async get({ userId, id }: { userId: string; id: string }): Promise<Memory | undefined> {
+    const { rows } = await this.db.query<MemoryRow>(`SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND id = $2`, [userId, id]);
     return rows[0] ? rowToMemory(rows[0]) : undefined;
-  },
+  }
 
   /** Active memories among `ids`, for hydrating search hits; order is not preserved. */
-  async getActive(q: Queryable, userId: string, ids: string[], now?: Date): Promise<Memory[]> {
+  async getActive({ userId, ids, now }: { userId: string; ids: string[]; now?: Date }): Promise<Memory[]> {
     if (ids.length === 0) return [];
-    const { rows } = await q.query<MemoryRow>(
+    const { rows } = await this.db.query<MemoryRow>(
       `SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND id = ANY($2::uuid[]) AND status = 'active'
          AND (expires_at IS NULL OR expires_at > COALESCE($3::timestamptz, now()))`,
       [userId, ids, now ?? null],
     );
     return rows.map(rowToMemory);
-  },
+  }
 
-  async findActiveByNormalized(q: Queryable, userId: string, normalized: string): Promise<Memory | undefined> {
-    const { rows } = await q.query<MemoryRow>(
+  async findActiveByNormalized({ userId, normalized }: { userId: string; normalized: string }): Promise<Memory | undefined> {
+    const { rows } = await this.db.query<MemoryRow>(
       `SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND normalized_text = $2 AND status = 'active' LIMIT 1`,
       [userId, normalized],
     );
     return rows[0] ? rowToMemory(rows[0]) : undefined;
-  },
+  }
+
+  /** The user's most recently archived memory with exactly this normalised text, if any. */
+  async findArchivedByNormalized({ userId, normalized }: { userId: string; normalized: string }): Promise<Memory | undefined> {
+    const { rows } = await this.db.query(
+      `SELECT * FROM memories WHERE user_id = $1 AND status = 'archived' AND normalized_text = $2 ORDER BY archived_at DESC NULLS LAST, id LIMIT 1`,
+      [userId, normalized],
+    );
+    return rows[0] ? rowToMemory(rows[0]) : undefined;
+  }
 
   /**
    * BM25 over the user's active memories, computed in SQL from the postings so nothing is rebuilt
    * per query. Returns ids best first.
    */
-  async bm25(q: Queryable, userId: string, tokens: string[], k: number, types?: MemoryType[]): Promise<{ id: string; score: number }[]> {
+  async bm25({ userId, tokens, k, types }: { userId: string; tokens: string[]; k: number; types?: MemoryType[] }): Promise<{ id: string; score: number }[]> {
     const tf = termFrequencies(tokens);
     if (tf.size === 0) return [];
-    const { rows } = await q.query<{ id: string; score: number }>(
+    const { rows } = await this.db.query<{ id: string; score: number }>(
       `WITH ${bm25Ctes({ postings: 'memory_terms', stats: 'user_index_stats' })}
        SELECT t.memory_id AS id, sum(${bm25TermSql('m.doc_length')})::float8 AS score
          FROM memory_terms t
@@ -141,11 +148,11 @@ export const memoryStore = {
       [userId, [...tf.keys()], k, types && types.length > 0 ? types : null],
     );
     return rows;
-  },
+  }
 
   /** Recently touched and important active memories (the "上次/最近/last time" route). */
-  async recent(q: Queryable, userId: string, k: number, types?: MemoryType[]): Promise<string[]> {
-    const { rows } = await q.query<{ id: string }>(
+  async recent({ userId, k, types }: { userId: string; k: number; types?: MemoryType[] }): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
       `SELECT id FROM memories
         WHERE user_id = $1 AND status = 'active' AND ($3::text[] IS NULL OR type = ANY($3::text[]))
         ORDER BY updated_at DESC, importance DESC
@@ -153,11 +160,11 @@ export const memoryStore = {
       [userId, k, types && types.length > 0 ? types : null],
     );
     return rows.map((r) => r.id);
-  },
+  }
 
   /** The user's most important active memories, standing instructions aside (the importance route). */
-  async mostImportant(q: Queryable, userId: string, k: number, opts: { types?: MemoryType[]; now?: Date; minImportance: number }): Promise<string[]> {
-    const { rows } = await q.query<{ id: string }>(
+  async mostImportant({ userId, k, ...opts }: { userId: string; k: number; types?: MemoryType[]; now?: Date; minImportance: number }): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
       `SELECT id FROM memories
         WHERE user_id = $1 AND status = 'active' AND type <> 'instruction' AND importance >= $5
           AND ($3::text[] IS NULL OR type = ANY($3::text[]))
@@ -167,11 +174,11 @@ export const memoryStore = {
       [userId, k, opts.types && opts.types.length > 0 ? opts.types : null, opts.now ?? null, opts.minImportance],
     );
     return rows.map((r) => r.id);
-  },
+  }
 
   /** Active memories of the given types, most important first (the type/metadata route). */
-  async byTypes(q: Queryable, userId: string, types: MemoryType[], k: number, opts: { scope?: MemoryScope; now?: Date } = {}): Promise<Memory[]> {
-    const { rows } = await q.query<MemoryRow>(
+  async byTypes({ userId, types, k, ...opts }: { userId: string; types: MemoryType[]; k: number; scope?: MemoryScope; now?: Date }): Promise<Memory[]> {
+    const { rows } = await this.db.query<MemoryRow>(
       `SELECT ${COLUMNS} FROM memories
         WHERE user_id = $1 AND status = 'active' AND type = ANY($2::text[]) AND ($4::text IS NULL OR scope = $4)
           AND (expires_at IS NULL OR expires_at > COALESCE($5::timestamptz, now()))
@@ -180,13 +187,10 @@ export const memoryStore = {
       [userId, types, k, opts.scope ?? null, opts.now ?? null],
     );
     return rows.map(rowToMemory);
-  },
+  }
 
-  async list(
-    q: Queryable,
-    userId: string,
-    opts: { status?: MemoryStatus; type?: MemoryType; limit: number; offset: number },
-  ): Promise<{ memories: Memory[]; total: number }> {
+  async list({ userId, ...opts }: { userId: string; status?: MemoryStatus; type?: MemoryType; limit: number; offset: number }): Promise<{ memories: Memory[]; total: number }> {
+    const q = this.db;
     const params = [userId, opts.status ?? null, opts.type ?? null];
     const [{ rows }, count] = await Promise.all([
       q.query<MemoryRow>(
@@ -201,17 +205,31 @@ export const memoryStore = {
       ),
     ]);
     return { memories: rows.map(rowToMemory), total: Number(count.rows[0]?.n ?? 0) };
-  },
+  }
+
+  /** The memory, locked for a status change by the API (the sweep then skips it). */
+  async lock({ userId, id }: { userId: string; id: string }): Promise<Memory | undefined> {
+    const { rows } = await this.db.query(`SELECT * FROM memories WHERE user_id = $1 AND id = $2 FOR UPDATE`, [userId, id]);
+    return rows[0] ? rowToMemory(rows[0]) : undefined;
+  }
 
   /** Moves a memory to another status, keeping postings and the vector outbox in step. */
-  async setStatus(
-    c: pg.PoolClient,
-    userId: string,
-    id: string,
-    status: MemoryStatus,
-    at: Date,
-    extra: { supersededBy?: string; /** Needed when the memory becomes active again. */ tokens?: string[] } = {},
-  ): Promise<Memory | undefined> {
+  async setStatus({
+    userId,
+    id,
+    status,
+    at,
+    ...extra
+  }: {
+    userId: string;
+    id: string;
+    status: MemoryStatus;
+    at: Date;
+    supersededBy?: string;
+    /** Needed when the memory becomes active again. */
+    tokens?: string[];
+  }): Promise<Memory | undefined> {
+    const c = this.db;
     const { rows } = await c.query<MemoryRow & { doc_length: number; text: string; keywords: string[]; prev: MemoryStatus }>(
       `UPDATE memories m SET status = $3::text, updated_at = GREATEST(m.updated_at, $4::timestamptz),
               superseded_by = COALESCE($5::uuid, m.superseded_by),
@@ -234,15 +252,14 @@ export const memoryStore = {
       await enqueueVectorOp(c, userId, id, 'upsert');
     }
     return rowToMemory(row);
-  },
+  }
 
-  async reinforce(
-    c: pg.PoolClient,
-    userId: string,
-    id: string,
-    patch: { at: Date; importance: number; importanceLevel: ImportanceLevel; components: Record<string, number>; recalled: boolean; emotionTags?: string[]; messageIds?: string[] },
-  ): Promise<Memory | undefined> {
-    const { rows } = await c.query<MemoryRow>(
+  async reinforce({
+    userId,
+    id,
+    ...patch
+  }: { userId: string; id: string; at: Date; recalled: boolean; emotionTags?: string[]; messageIds?: string[] } & ImportancePatch): Promise<Memory | undefined> {
+    const { rows } = await this.db.query<MemoryRow>(
       `UPDATE memories SET frequency_count = frequency_count + 1,
               last_accessed_at = GREATEST(last_accessed_at, $3),
               last_recalled_at = CASE WHEN $7 THEN GREATEST(COALESCE(last_recalled_at, $3), $3) ELSE last_recalled_at END,
@@ -258,14 +275,22 @@ export const memoryStore = {
       [userId, id, patch.at, patch.importance, patch.importanceLevel, JSON.stringify(patch.components), patch.recalled, patch.emotionTags ?? [], patch.messageIds ?? null],
     );
     return rows[0] ? rowToMemory(rows[0]) : undefined;
-  },
+  }
 
-  async linkSupersedes(c: pg.PoolClient, userId: string, newId: string, oldId: string): Promise<void> {
-    await c.query('UPDATE memories SET supersedes = $3 WHERE user_id = $1 AND id = $2', [userId, newId, oldId]);
-  },
-};
+  /** Sets importance and decay after a restore (the status change itself goes through setStatus). */
+  async setImportance({ userId, id, ...patch }: { userId: string; id: string } & ImportancePatch): Promise<void> {
+    await this.db.query(
+      `UPDATE memories SET importance = $3, importance_level = $4, importance_components = $5, decay_score = 1 WHERE user_id = $1 AND id = $2`,
+      [userId, id, patch.importance, patch.importanceLevel, JSON.stringify(patch.components)],
+    );
+  }
 
-async function indexPostings(c: pg.PoolClient, userId: string, id: string, tf: Map<string, number>, docLength: number): Promise<void> {
+  async linkSupersedes({ userId, newId, oldId }: { userId: string; newId: string; oldId: string }): Promise<void> {
+    await this.db.query('UPDATE memories SET supersedes = $3 WHERE user_id = $1 AND id = $2', [userId, newId, oldId]);
+  }
+}
+
+async function indexPostings(c: Queryable, userId: string, id: string, tf: Map<string, number>, docLength: number): Promise<void> {
   if (tf.size > 0) {
     await c.query(
       `INSERT INTO memory_terms (user_id, term, memory_id, tf)
@@ -282,7 +307,7 @@ async function indexPostings(c: pg.PoolClient, userId: string, id: string, tf: M
   );
 }
 
-async function unindexPostings(c: pg.PoolClient, userId: string, id: string, docLength: number): Promise<void> {
+async function unindexPostings(c: Queryable, userId: string, id: string, docLength: number): Promise<void> {
   await c.query('DELETE FROM memory_terms WHERE user_id = $1 AND memory_id = $2', [userId, id]);
   await c.query(
     `UPDATE user_index_stats SET doc_count = GREATEST(doc_count - 1, 0), total_length = GREATEST(total_length - $2, 0)
@@ -291,7 +316,7 @@ async function unindexPostings(c: pg.PoolClient, userId: string, id: string, doc
   );
 }
 
-async function enqueueVectorOp(c: pg.PoolClient, userId: string, id: string, op: 'upsert' | 'delete'): Promise<void> {
+async function enqueueVectorOp(c: Queryable, userId: string, id: string, op: 'upsert' | 'delete'): Promise<void> {
   await c.query(
     `INSERT INTO vector_outbox (memory_id, user_id, op, enqueued_at) VALUES ($1, $2, $3, clock_timestamp())
      ON CONFLICT (memory_id) DO UPDATE SET op = EXCLUDED.op, enqueued_at = EXCLUDED.enqueued_at, attempts = 0, last_error = NULL`,

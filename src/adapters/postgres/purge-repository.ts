@@ -1,3 +1,4 @@
+import type { PurgeAuditLog, PurgeAuditRecord, UserRowPurge } from '../../core/ports';
 import type { PurgeCounts } from '../../core/privacy/purge';
 import type { Queryable } from './pool';
 
@@ -38,41 +39,63 @@ export const PURGE_TABLES: readonly { table: string; rows: string }[] = [
   { table: 'users', rows: 'SELECT ctid FROM users WHERE user_id = $1' },
 ];
 
-export const purgeStore = {
+/** The user's rows, table by table in {@link PURGE_TABLES} order, inside the caller's transaction. */
+export class PostgresUserRowPurge implements UserRowPurge {
+  constructor(private readonly db: Queryable) {}
+
+  async deleteNextRows({ userKey, from, limit }: { userKey: string; from?: string; limit: number | null }): Promise<{ table: string; deleted: number; next: string | null } | undefined> {
+    const start = from === undefined ? 0 : PURGE_TABLES.findIndex((t) => t.table === from);
+    if (start < 0) throw new Error(`not a purge table: ${from}`);
+    for (let i = start; i < PURGE_TABLES.length; i++) {
+      const { table } = PURGE_TABLES[i]!;
+      const deleted = await this.deleteRows(userKey, table, limit);
+      if (deleted === 0) continue;
+      const more = limit !== null && deleted >= limit;
+      return { table, deleted, next: more ? table : (PURGE_TABLES[i + 1]?.table ?? null) };
+    }
+    return undefined;
+  }
+
   /**
    * Deletes up to `limit` of the user's rows from one table (all of them with `limit` null).
    * Returns how many went; repeating it once nothing is left deletes nothing.
    */
-  async deleteRows(c: Queryable, userKey: string, table: string, limit: number | null): Promise<number> {
+  async deleteRows(userKey: string, table: string, limit: number | null): Promise<number> {
+    const c = this.db;
     const spec = PURGE_TABLES.find((t) => t.table === table);
     if (!spec) throw new Error(`not a purge table: ${table}`);
     if (table === 'memories') await clearSupersedeLinks(c, userKey, limit);
     const { rowCount } = await c.query(`DELETE FROM ${spec.table} WHERE ctid = ANY(ARRAY(${spec.rows} LIMIT $2))`, [userKey, limit]);
     return rowCount ?? 0;
-  },
+  }
+}
+
+/** The purge audit (`purge_audit`): numbers and a keyed user reference only. */
+export class PostgresPurgeAuditLog implements PurgeAuditLog {
+  constructor(private readonly db: Queryable) {}
 
   /** Starts the audit row of a purge run (idempotent: a retried activity finds it). */
-  async beginAudit(q: Queryable, a: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void> {
-    await q.query(
+  async begin(a: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void> {
+    await this.db.query(
       `INSERT INTO purge_audit (tenant_id, user_ref, workflow_id, run_id, requested_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (run_id) DO NOTHING`,
       [a.tenantId, a.userRef, a.workflowId, a.runId, a.requestedAt],
     );
-  },
+  }
 
-  async completeAudit(q: Queryable, a: { runId: string; completedAt: Date; counts: PurgeCounts }): Promise<void> {
-    await q.query('UPDATE purge_audit SET completed_at = $2, counts = $3 WHERE run_id = $1', [a.runId, a.completedAt, JSON.stringify(a.counts)]);
-  },
+  async complete(a: { runId: string; completedAt: Date; counts: PurgeCounts }): Promise<void> {
+    await this.db.query('UPDATE purge_audit SET completed_at = $2, counts = $3 WHERE run_id = $1', [a.runId, a.completedAt, JSON.stringify(a.counts)]);
+  }
 
   /** Past purges of a user ref (operators answering "was this person's data erased?"). */
-  async audits(q: Queryable, tenantId: string, userRef: string): Promise<{ workflowId: string; runId: string; requestedAt: Date; completedAt: Date | null; counts: PurgeCounts }[]> {
-    const { rows } = await q.query(
+  async list({ tenantId, userRef }: { tenantId: string; userRef: string }): Promise<PurgeAuditRecord[]> {
+    const { rows } = await this.db.query(
       'SELECT workflow_id, run_id, requested_at, completed_at, counts FROM purge_audit WHERE tenant_id = $1 AND user_ref = $2 ORDER BY id',
       [tenantId, userRef],
     );
     return rows.map((r) => ({ workflowId: r.workflow_id, runId: r.run_id, requestedAt: r.requested_at, completedAt: r.completed_at, counts: r.counts }));
-  },
-};
+  }
+}
 
 /**
  * A memory may name another of the same user as the one it supersedes (or is superseded by);

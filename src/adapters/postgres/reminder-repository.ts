@@ -17,6 +17,10 @@ export interface ReminderRecord {
   firedAt: Date | null;
   snoozedUntil: Date | null;
   dismissedAt: Date | null;
+  fireCount: number;
+  snoozeCount: number;
+  /** The workflow's change counter this row mirrors (see ReminderState.version). */
+  version: number;
   source: ReminderSource;
   workflowId: string;
   createdAt: Date;
@@ -40,6 +44,9 @@ function toRecord(r: Record<string, unknown>): ReminderRecord {
     firedAt: (r.fired_at as Date | null) ?? null,
     snoozedUntil: (r.snoozed_until as Date | null) ?? null,
     dismissedAt: (r.dismissed_at as Date | null) ?? null,
+    fireCount: r.fire_count as number,
+    snoozeCount: r.snooze_count as number,
+    version: r.version as number,
     source: r.source as ReminderSource,
     workflowId: r.workflow_id as string,
     createdAt: r.created_at as Date,
@@ -63,13 +70,52 @@ export const reminderStore = {
     return { reminder: existing, created: false };
   },
 
-  /** Mirrors the workflow's state (the workflow is the only writer after creation). */
+  /**
+   * Mirrors the workflow's state, only over an older version: a write that arrives late (an
+   * activity that timed out but still ran, one cancelled on the workflow side and still running,
+   * a retry after a newer write) changes nothing. A state without a version (scheduled by a worker
+   * from before versioning) only applies while no versioned write has happened. Returns the row
+   * when this write applied, undefined when the row holds the same or a newer state.
+   */
   async applyState(q: Queryable, userId: string, state: ReminderState, at: Date): Promise<ReminderRecord | undefined> {
+    const version = typeof state.version === 'number' ? state.version : null;
     const { rows } = await q.query(
       `UPDATE reminders SET status = $3, due_at = $4, occurrence = $5, fired_at = $6, snoozed_until = $7,
-              dismissed_at = $8, updated_at = GREATEST(updated_at, $9)
-        WHERE user_id = $1 AND id = $2 RETURNING *`,
-      [userId, state.reminderId, state.status, state.dueAt, state.occurrence, state.firedAt ?? null, state.snoozedUntil ?? null, state.dismissedAt ?? null, at],
+              dismissed_at = $8, fire_count = $10, snooze_count = $11, version = COALESCE($12::integer, version),
+              updated_at = GREATEST(updated_at, $9)
+        WHERE user_id = $1 AND id = $2 AND (CASE WHEN $12::integer IS NULL THEN version = 0 ELSE version < $12::integer END)
+        RETURNING *`,
+      [
+        userId,
+        state.reminderId,
+        state.status,
+        state.dueAt,
+        state.occurrence,
+        state.firedAt ?? null,
+        state.snoozedUntil ?? null,
+        state.dismissedAt ?? null,
+        at,
+        state.fireCount ?? 0,
+        state.snoozeCount ?? 0,
+        version,
+      ],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  },
+
+  /**
+   * A recurring reminder's next occurrence (a new run of its workflow) replaces the previous one's
+   * state, once: only a row still on an earlier occurrence changes. Its version is one above the
+   * row's (at least `version`, the run's own count), so every write of the previous run is older.
+   */
+  async startOccurrence(q: Queryable, userId: string, state: ReminderState, at: Date): Promise<ReminderRecord | undefined> {
+    const { rows } = await q.query(
+      `UPDATE reminders SET status = $3, due_at = $4, occurrence = $5, fired_at = NULL, snoozed_until = NULL,
+              dismissed_at = NULL, fire_count = 0, snooze_count = 0, version = GREATEST(version + 1, $7::integer),
+              updated_at = GREATEST(updated_at, $6)
+        WHERE user_id = $1 AND id = $2 AND occurrence < $5
+        RETURNING *`,
+      [userId, state.reminderId, state.status, state.dueAt, state.occurrence, at, state.version],
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
   },

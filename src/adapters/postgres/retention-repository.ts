@@ -1,3 +1,4 @@
+import type { ConversationRef, RetentionKey, RetentionPage, RetentionRepository } from '../../core/ports';
 import type { Queryable } from './pool';
 
 /**
@@ -7,30 +8,18 @@ import type { Queryable } from './pool';
  * what it skips goes tomorrow). Every page is idempotent: what is gone is not found again.
  */
 
-/** Keyset position: the last (time, tiebreak) of the previous page. Times stay text: microseconds survive. */
-export type RetentionKey = [string, string];
-
-export interface RetentionPage {
-  /** Rows the page took (locked and deleted). */
-  scanned: number;
-  deleted: number;
-  /** Last key of the page; null when it was empty. */
-  last: RetentionKey | null;
-}
-
 const START_TIME = '-infinity';
 
-export const retentionStore = {
+export class PostgresRetentionRepository implements RetentionRepository {
+  constructor(private readonly db: Queryable) {}
+
   /**
    * Deletes messages said before `cutoff` with their BM25 postings; the postings' delete trigger
    * keeps each user's message statistics exact. Returns the conversations touched, for
-   * {@link retentionStore.dropEmptyConversations}.
+   * {@link RetentionRepository.dropEmptyConversations}.
    */
-  async messagesPage(
-    c: Queryable,
-    input: { cutoff: Date; after: RetentionKey | null; limit: number },
-  ): Promise<RetentionPage & { postings: number; conversations: { userId: string; conversationId: string }[] }> {
-    const { rows } = await c.query(
+  async messagesPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage & { postings: number; conversations: ConversationRef[] }> {
+    const { rows } = await this.db.query(
       `WITH due AS MATERIALIZED (
          SELECT user_id, conversation_id, message_id, said_at, seq FROM messages
           WHERE said_at < $1 AND (said_at, seq) > ($2::timestamptz, $3::bigint)
@@ -56,11 +45,11 @@ export const retentionStore = {
     );
     const r = rows[0]!;
     return { scanned: r.scanned, deleted: r.deleted, postings: r.postings, last: r.last, conversations: r.conversations };
-  },
+  }
 
   /** Episodes that ended before `cutoff`, locked (a writer's are skipped) for the caller to delete their vectors first. */
-  async lockEpisodes(c: Queryable, input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<{ id: string; userId: string; conversationId: string; endedAt: string }[]> {
-    const { rows } = await c.query(
+  async lockEpisodes(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<(ConversationRef & { id: string; endedAt: string })[]> {
+    const { rows } = await this.db.query(
       `SELECT id, user_id, conversation_id, ended_at::text AS ended_at FROM episodes
         WHERE ended_at < $1 AND (ended_at, id) > ($2::timestamptz, $3::uuid)
         ORDER BY ended_at, id LIMIT $4
@@ -68,12 +57,12 @@ export const retentionStore = {
       [input.cutoff, input.after?.[0] ?? START_TIME, input.after?.[1] ?? '00000000-0000-0000-0000-000000000000', input.limit],
     );
     return rows.map((r) => ({ id: r.id, userId: r.user_id, conversationId: r.conversation_id, endedAt: r.ended_at }));
-  },
+  }
 
   /** Deletes locked episodes (postings cascade) and takes them out of each user's BM25 statistics. */
-  async deleteEpisodes(c: Queryable, ids: string[]): Promise<number> {
+  async deleteEpisodes({ ids }: { ids: string[] }): Promise<number> {
     if (ids.length === 0) return 0;
-    const { rows } = await c.query<{ n: number }>(
+    const { rows } = await this.db.query<{ n: number }>(
       `WITH gone AS (
          DELETE FROM episodes e USING unnest($1::uuid[]) AS x(id) WHERE e.id = x.id RETURNING e.user_id, e.doc_length
        ),
@@ -88,15 +77,15 @@ export const retentionStore = {
       [ids],
     );
     return rows[0]!.n;
-  },
+  }
 
   /**
    * Deletes the given conversations once nothing of them is left (no message, no episode) and
    * their last message is older than `cutoff`; a conversation a writer holds is left alone.
    */
-  async dropEmptyConversations(c: Queryable, input: { conversations: { userId: string; conversationId: string }[]; cutoff: Date }): Promise<number> {
+  async dropEmptyConversations(input: { conversations: ConversationRef[]; cutoff: Date }): Promise<number> {
     if (input.conversations.length === 0) return 0;
-    const { rowCount } = await c.query(
+    const { rowCount } = await this.db.query(
       `DELETE FROM conversations c WHERE (c.user_id, c.conversation_id) IN (
          SELECT c2.user_id, c2.conversation_id FROM conversations c2
            JOIN unnest($1::text[], $2::text[]) AS x(u, cid) ON c2.user_id = x.u AND c2.conversation_id = x.cid
@@ -107,10 +96,10 @@ export const retentionStore = {
       [input.conversations.map((x) => x.userId), input.conversations.map((x) => x.conversationId), input.cutoff],
     );
     return rowCount ?? 0;
-  },
+  }
 
-  async notificationsPage(c: Queryable, input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage> {
-    const { rows } = await c.query(
+  async notificationsPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage> {
+    const { rows } = await this.db.query(
       `-- all-users: retention deletes by age across every user, by design
        WITH due AS MATERIALIZED (
          SELECT id, created_at FROM notifications
@@ -125,11 +114,11 @@ export const retentionStore = {
     );
     const r = rows[0]!;
     return { scanned: r.scanned, deleted: r.deleted, last: r.last };
-  },
+  }
 
   /** Digests of local days before the cutoff's (UTC) date. */
-  async digestsPage(c: Queryable, input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage> {
-    const { rows } = await c.query(
+  async digestsPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage> {
+    const { rows } = await this.db.query(
       `WITH due AS MATERIALIZED (
          SELECT user_id, digest_date FROM digests
           WHERE digest_date < ($1::timestamptz AT TIME ZONE 'UTC')::date AND (digest_date, user_id) > ($2::date, $3::text)
@@ -143,5 +132,5 @@ export const retentionStore = {
     );
     const r = rows[0]!;
     return { scanned: r.scanned, deleted: r.deleted, last: r.last };
-  },
-};
+  }
+}

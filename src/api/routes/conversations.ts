@@ -2,9 +2,9 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { conversationStore } from '../../adapters/postgres/conversation-repository';
-import { inTransaction } from '../../adapters/postgres/pool';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { conversationEndedSignal, conversationWorkflow, conversationWorkflowId, extractMemoriesWorkflow, extractWorkflowId, messagesAddedSignal } from '../../../workflows';
+import { appendConversationMessages } from '../../services/conversation-messages';
+import { conversationEndedSignal, conversationWorkflowId, extractMemoriesWorkflow, extractWorkflowId } from '../../../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../../../workflows/search-attributes';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
@@ -48,49 +48,19 @@ export const conversationRoutes =
       async (request, reply) => {
         const { conversationId } = request.params;
         const userId = userKeyOf(request);
-        const conversationRef = deps.subjects.ref(userId, 'conversation', conversationId);
         const messages = 'messages' in request.body ? request.body.messages : [request.body];
         const ids = new Set(messages.map((m) => m.id));
         if (ids.size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
         const receivedAt = new Date();
-        const result = await inTransaction(deps.pool, async (client) => {
-          // Serialise appends to one conversation so the size cap cannot be raced past.
-          await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`${userId}/${conversationId}`]);
-          const { rows } = await client.query<{ n: string; known: string }>(
-            `SELECT count(*) AS n, count(*) FILTER (WHERE message_id = ANY($3::text[])) AS known
-               FROM messages WHERE user_id = $1 AND conversation_id = $2`,
-            [userId, conversationId, messages.map((m) => m.id)],
-          );
-          const fresh = messages.length - Number(rows[0]!.known);
-          if (fresh > 0 && Number(rows[0]!.n) + fresh > limits.maxMessagesPerConversation) {
-            throw new MemoryServiceError(ErrorCode.payloadTooLarge, `a conversation holds at most ${limits.maxMessagesPerConversation} messages; start a new conversation id`, { conversationId });
-          }
-          return conversationStore.append(
-            client,
-            userId,
-            conversationId,
-            messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
-          );
+        const { accepted, duplicates, workflowId } = await appendConversationMessages(deps, limits, {
+          userKey: userId,
+          conversationId,
+          messages: messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
         });
-        const workflowId = conversationWorkflowId(userId, conversationRef);
-        try {
-          await deps.temporal.workflow.signalWithStart(conversationWorkflow, {
-            taskQueue: deps.taskQueue,
-            workflowId,
-            args: [{ userId, conversationId, conversationRef, idleSeconds: deps.idleSeconds }],
-            signal: messagesAddedSignal,
-            signalArgs: [{ count: result.inserted.length }],
-            typedSearchAttributes: [...userSearchAttributes(userId), { key: ConversationIdKey, value: conversationRef }],
-            staticSummary: `Conversation ${conversationRef}: idle timer (${deps.idleSeconds}s) before extraction`,
-          });
-        } catch (err) {
-          // The messages are stored; repeating the call is safe (ids dedupe) and re-arms the timer.
-          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'messages stored, but the idle timer could not be armed; retry the call', { workflowId }, { cause: err });
-        }
         // The user's digest and nudge schedules, set up off the request: a failure is logged and
         // retried on their next message, the messages are safe either way.
         if (limits.onUserActive) void limits.onUserActive(userId).catch((err: unknown) => request.log.warn({ err, userId }, 'proactive schedules not ensured'));
-        return reply.status(202).send({ accepted: result.inserted, duplicates: result.duplicates, workflowId });
+        return reply.status(202).send({ accepted, duplicates, workflowId });
       },
     );
 

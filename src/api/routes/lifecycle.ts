@@ -1,20 +1,28 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { eraseMemory } from '../../services/memory-erase';
-import { forgetMemory, restoreMemory } from '../../services/memory-lifecycle';
+import { getMemory } from '../../services/memory-queries';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
+import { runMemoryDecision } from '../memory-decision';
 import { memoryParams, memoryView } from '../schemas';
 import { memoryToView } from '../views';
 
 /**
- * Explicit forgetting and restoring. Both act at once in one transaction (row, postings, outbox,
- * audit event with actor `api`) and then sync the vector; neither needs a workflow, because
- * nothing here waits or retries for long.
+ * Explicit forgetting, restoring and erasing. Each is one decision in one transaction (row,
+ * postings, outbox, audit event with actor `api`) and then the vector — run as a short
+ * MemoryDecision workflow (src/api/memory-decision.ts), so every decision the API takes is in
+ * Temporal UI under the user's `MemoryUserId`, with the decision as its result (docs/audit.md).
  */
 export const lifecycleRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
+    /** The memory as the decision left it (the workflow's result carries no memory text). */
+    const decided = async (userKey: string, id: string) => {
+      const memory = await getMemory(deps, { userId: userKey, id });
+      return memory;
+    };
+
     app.delete(
       '/v1/users/:userId/memories/:id',
       {
@@ -25,7 +33,7 @@ export const lifecycleRoutes =
           querystring: z.object({ hard: z.enum(['true', 'false']).default('false') }),
           response: {
             200: z.union([
-              z.object({ memory: memoryView, changed: z.boolean(), vectorRemoved: z.boolean() }),
+              z.object({ memory: memoryView, changed: z.boolean(), vectorRemoved: z.boolean(), workflowId: z.string() }),
               z.object({
                 id: z.string(),
                 erased: z.literal(true),
@@ -33,6 +41,7 @@ export const lifecycleRoutes =
                 vectorRemoved: z.boolean(),
                 conversations: z.array(z.string()),
                 episodesRebuilt: z.boolean(),
+                workflowId: z.string(),
               }),
             ]),
           },
@@ -43,11 +52,13 @@ export const lifecycleRoutes =
         const userId = userKeyOf(request);
         // Hard erasure on request; forgetting (an audited soft delete) stays the default.
         if (request.query.hard === 'true') {
-          const erased = await eraseMemory(deps, { userKey: userId, id, now: new Date(), actor: 'api' });
-          return { ...erased, removed: { ...erased.removed } };
+          const erased = await runMemoryDecision(deps, { userKey: userId, memoryId: id, action: 'erase', now: new Date() });
+          if (erased.action !== 'erase') throw new MemoryServiceError(ErrorCode.internal, 'unexpected decision outcome');
+          return { id, erased: true as const, removed: erased.removed, vectorRemoved: erased.vectorRemoved, conversations: erased.conversations, episodesRebuilt: erased.episodesRebuilt, workflowId: erased.workflowId };
         }
-        const result = await forgetMemory(deps, { userId, id, now: new Date(), audit: { actor: 'api' } });
-        return { memory: memoryToView(result.memory), changed: result.changed, vectorRemoved: result.vectorRemoved };
+        const result = await runMemoryDecision(deps, { userKey: userId, memoryId: id, action: 'forget', now: new Date() });
+        if (result.action !== 'forget') throw new MemoryServiceError(ErrorCode.internal, 'unexpected decision outcome');
+        return { memory: memoryToView(await decided(userId, id)), changed: result.changed, vectorRemoved: result.vectorRemoved, workflowId: result.workflowId };
       },
     );
 
@@ -57,14 +68,15 @@ export const lifecycleRoutes =
         schema: {
           summary: 'Restore an archived memory: active again, re-indexed and re-embedded, decay reset, audited',
           params: memoryParams,
-          response: { 200: z.object({ memory: memoryView, vectorSynced: z.boolean() }) },
+          response: { 200: z.object({ memory: memoryView, vectorSynced: z.boolean(), workflowId: z.string() }) },
         },
       },
       async (request) => {
         const { id } = request.params;
         const userId = userKeyOf(request);
-        const result = await restoreMemory(deps, { userId, id, now: new Date(), audit: { actor: 'api' } });
-        return { memory: memoryToView(result.memory), vectorSynced: result.vectorSynced };
+        const result = await runMemoryDecision(deps, { userKey: userId, memoryId: id, action: 'restore', now: new Date() });
+        if (result.action !== 'restore') throw new MemoryServiceError(ErrorCode.internal, 'unexpected decision outcome');
+        return { memory: memoryToView(await decided(userId, id)), vectorSynced: result.vectorSynced, workflowId: result.workflowId };
       },
     );
   };

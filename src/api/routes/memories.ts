@@ -1,17 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { eventStore } from '../../adapters/postgres/event-repository';
-import { memoryStore } from '../../adapters/postgres/memory-repository';
-import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { storeMemoryWorkflow } from '../../../workflows';
-import { userSearchAttributes } from '../../../workflows/search-attributes';
+import { getMemory, listMemories, memoryHistory } from '../../services/memory-queries';
+import { storeMemory } from '../../services/memory-store';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
 import { PAGE_SESSION_ROUTE } from '../page-session';
-import { workflowCallError } from '../workflow-failures';
 
 export const memoryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -27,27 +22,8 @@ export const memoryRoutes =
         },
       },
       async (request, reply) => {
-        const userId = userKeyOf(request);
-        const body = request.body;
-        const requestId = body.requestId ?? randomUUID();
-        const workflowId = `store:${userId}:${deps.subjects.ref(userId, 'request', requestId)}`;
-        let decision;
-        try {
-          decision = await deps.temporal.workflow.execute(storeMemoryWorkflow, {
-            taskQueue: deps.taskQueue,
-            workflowId,
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            args: [{ userId, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
-            typedSearchAttributes: userSearchAttributes(userId),
-            staticSummary: `Store a ${body.type} memory for ${userId}`,
-          });
-        } catch (err) {
-          throw workflowCallError(err, { workflowId, failed: 'storing the memory failed' });
-        }
-        const id = decision.memoryId;
-        const memory = id ? await memoryStore.get(deps.pool, userId, id) : undefined;
-        if (!memory) throw new MemoryServiceError(ErrorCode.internal, 'memory missing after store', { workflowId });
-        return reply.status(201).send({ memory: memoryToView(memory), decision: { action: decision.action, reason: decision.reason }, workflowId });
+        const { memory, decision, workflowId } = await storeMemory(deps, userKeyOf(request), request.body);
+        return reply.status(201).send({ memory: memoryToView(memory), decision, workflowId });
       },
     );
 
@@ -63,7 +39,7 @@ export const memoryRoutes =
         },
       },
       async (request) => {
-        const { memories, total } = await memoryStore.list(deps.pool, userKeyOf(request), request.query);
+        const { memories, total } = await listMemories(deps, { userId: userKeyOf(request), ...request.query });
         return { memories: memories.map(memoryToView), total, limit: request.query.limit, offset: request.query.offset };
       },
     );
@@ -72,8 +48,7 @@ export const memoryRoutes =
       '/v1/users/:userId/memories/:id',
       { schema: { summary: 'One memory', params: memoryParams, response: { 200: z.object({ memory: memoryView }) } } },
       async (request) => {
-        const memory = await memoryStore.get(deps.pool, userKeyOf(request), request.params.id);
-        if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id: request.params.id });
+        const memory = await getMemory(deps, { userId: userKeyOf(request), id: request.params.id });
         return { memory: memoryToView(memory) };
       },
     );
@@ -109,10 +84,7 @@ export const memoryRoutes =
       },
       async (request) => {
         const { id } = request.params;
-        const userId = userKeyOf(request);
-        const memory = await memoryStore.get(deps.pool, userId, id);
-        if (!memory) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id });
-        const events = await eventStore.history(deps.pool, userId, id);
+        const events = await memoryHistory(deps, { userId: userKeyOf(request), id });
         return { memoryId: id, events: events.map((e) => ({ ...e, id: e.id, createdAt: e.createdAt.toISOString() })) };
       },
     );

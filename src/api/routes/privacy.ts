@@ -6,6 +6,7 @@ import { PURGE_WORKFLOW_TYPE, purgeWorkflowId } from '../../core/privacy/purge';
 import { openUserExport } from '../../services/user-export';
 import { assertUserKey, purgeUserRef } from '../../services/user-purge';
 import { PurgeUser } from '../../../workflows';
+import { MemoryDecisionsKey, MemoryTenantKey } from '../../../workflows/search-attributes';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { userParams } from '../schemas';
@@ -77,7 +78,12 @@ export const privacyRoutes =
             // A second request while one runs joins it; a finished purge is simply run again.
             workflowIdConflictPolicy: 'USE_EXISTING',
             args: [{ userKey, tenantId, userRef, requestedAt: new Date().toISOString() }],
-            // No user key here: the summary outlives the purge in Temporal UI.
+            // No user key here (no MemoryUserId either): the summary outlives the purge in Temporal UI.
+            // Tenant and decision only, so an auditor finds every purge (docs/audit.md).
+            typedSearchAttributes: [
+              { key: MemoryTenantKey, value: tenantId },
+              { key: MemoryDecisionsKey, value: ['purge'] },
+            ],
             staticSummary: `${PURGE_WORKFLOW_TYPE}: erase every stored trace of one user of tenant ${tenantId} (ref ${userRef.slice(0, 8)})`,
           });
         } catch (err) {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { reminderStore } from '../../adapters/postgres/reminder-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { cancelReminder, createReminder, dismissReminder, rescheduleReminder, snoozeReminder } from '../../services/reminders';
+import { cancelReminder, createReminder, dismissReminder, rescheduleReminder, snoozeReminder, type ReminderOutcome } from '../../services/reminders';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createReminderBody, listRemindersQuery, reminderParams, reminderView, rescheduleBody, snoozeBody } from '../proactive-schemas';
@@ -10,13 +10,23 @@ import { reminderToView } from '../proactive-views';
 import { userParams } from '../schemas';
 import { PAGE_SESSION_ROUTE } from '../page-session';
 
-const accepted = z.object({ id: z.string(), accepted: z.literal(true), action: z.enum(['snooze', 'dismiss', 'cancel']), workflowId: z.string() });
+const action = z.enum(['snooze', 'dismiss', 'cancel', 'reschedule']);
+const accepted = z.object({ id: z.string(), accepted: z.literal(true), action, workflowId: z.string() });
+const applied = accepted.extend({ reminder: reminderView });
+
+/** 200 with the reminder as the list now shows it, or 202 when the list had not caught up in time. */
+function answer(outcome: ReminderOutcome, act: z.infer<typeof action>) {
+  const base = { id: outcome.reminder.id, accepted: true as const, action: act, workflowId: outcome.reminder.workflowId };
+  return outcome.settled ? { status: 200 as const, body: { ...base, reminder: reminderToView(outcome.reminder) } } : { status: 202 as const, body: base };
+}
 
 /**
  * Reminders: create (starts a ReminderWorkflow), list, and the user's answers — snooze and
  * dismiss are signals, DELETE cancels the workflow, PATCH is the workflow's validated update.
- * Signals are accepted (202); the new status arrives through the list and the event stream as
- * soon as the workflow has recorded it.
+ * The ReminderWorkflow is the only writer of a reminder's state. An answer returns 200 once the
+ * list shows the workflow's state after it (so a GET right after never shows an older state);
+ * if that takes longer than REMINDER_ACCEPT_TIMEOUT_MS it returns 202 with the workflow id, and
+ * the new state arrives through the list and the event stream as soon as the workflow records it.
  */
 export const reminderRoutes =
   (deps: ApiDeps, opts: { onUserActive?: (userId: string) => Promise<void> } = {}): FastifyPluginAsyncZod =>
@@ -61,19 +71,19 @@ export const reminderRoutes =
 
     app.post(
       '/v1/users/:userId/reminders/:id/snooze',
-      { config: PAGE_SESSION_ROUTE, schema: { summary: '"稍后": fire again in `seconds` (snoozeSignal)', params: reminderParams, body: snoozeBody, response: { 202: accepted } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: '"稍后": fire again in `seconds` (snoozeSignal)', params: reminderParams, body: snoozeBody, response: { 200: applied, 202: accepted } } },
       async (request, reply) => {
-        const r = await snoozeReminder(deps, userKeyOf(request), request.params.id, request.body.seconds);
-        return reply.status(202).send({ id: r.id, accepted: true as const, action: 'snooze' as const, workflowId: r.workflowId });
+        const { status, body } = answer(await snoozeReminder(deps, userKeyOf(request), request.params.id, request.body.seconds), 'snooze');
+        return reply.status(status).send(body);
       },
     );
 
     app.post(
       '/v1/users/:userId/reminders/:id/dismiss',
-      { config: PAGE_SESSION_ROUTE, schema: { summary: '"知道了": this occurrence is done (dismissSignal)', params: reminderParams, response: { 202: accepted } } },
+      { config: PAGE_SESSION_ROUTE, schema: { summary: '"知道了": this occurrence is done (dismissSignal)', params: reminderParams, response: { 200: applied, 202: accepted } } },
       async (request, reply) => {
-        const r = await dismissReminder(deps, userKeyOf(request), request.params.id);
-        return reply.status(202).send({ id: r.id, accepted: true as const, action: 'dismiss' as const, workflowId: r.workflowId });
+        const { status, body } = answer(await dismissReminder(deps, userKeyOf(request), request.params.id), 'dismiss');
+        return reply.status(status).send(body);
       },
     );
 
@@ -84,21 +94,23 @@ export const reminderRoutes =
           summary: 'Move the due time (rescheduleUpdate, validated by the workflow)',
           params: reminderParams,
           body: rescheduleBody,
-          response: { 200: z.object({ id: z.string(), status: z.string(), dueAt: z.string(), occurrence: z.number() }) },
+          response: { 200: z.object({ id: z.string(), status: z.string(), dueAt: z.string(), occurrence: z.number(), version: z.number() }), 202: accepted },
         },
       },
-      async (request) => {
-        const state = await rescheduleReminder(deps, userKeyOf(request), request.params.id, request.body.dueAt);
-        return { id: state.reminderId, status: state.status, dueAt: state.dueAt, occurrence: state.occurrence };
+      async (request, reply) => {
+        const outcome = await rescheduleReminder(deps, userKeyOf(request), request.params.id, request.body.dueAt);
+        if (!outcome.settled) return reply.status(202).send(answer(outcome, 'reschedule').body);
+        const { state } = outcome;
+        return reply.status(200).send({ id: state.reminderId, status: state.status, dueAt: state.dueAt, occurrence: state.occurrence, version: state.version });
       },
     );
 
     app.delete(
       '/v1/users/:userId/reminders/:id',
-      { schema: { summary: 'Cancel a reminder (and a recurring series)', params: reminderParams, response: { 202: accepted } } },
+      { schema: { summary: 'Cancel a reminder (and a recurring series)', params: reminderParams, response: { 200: applied, 202: accepted } } },
       async (request, reply) => {
-        const r = await cancelReminder(deps, userKeyOf(request), request.params.id);
-        return reply.status(202).send({ id: r.id, accepted: true as const, action: 'cancel' as const, workflowId: r.workflowId });
+        const { status, body } = answer(await cancelReminder(deps, userKeyOf(request), request.params.id), 'cancel');
+        return reply.status(status).send(body);
       },
     );
   };

@@ -16,6 +16,13 @@ import { type Lang, trimPunct } from './text';
 /** Health news ranks with health facts even when it is phrased as an update ("脱敏治疗结束了"). */
 const HEALTH_WORDS = /过敏|脱敏|血压|血糖|糖尿病|哮喘|\ballerg\w*|\bdiabet\w*|\basthma\b|\bblood pressure\b/iu;
 
+/**
+ * A task-scoped statement ("这个需求用 Python", "for this script, use Bash") wins only for its task:
+ * it lapses after this many days, so it never shapes a later task of the same kind, where the
+ * user's standing (global) preferences apply again.
+ */
+export const TASK_SCOPE_DAYS = 3;
+
 /** Hedged statements ("maybe", "可能") stay below the 0.7 bar that ingestion applies. */
 const HEDGED_CEILING = 0.65;
 const MAX_TARGET = 60;
@@ -107,6 +114,10 @@ export function buildCandidate(seg: Segment, ctx: BuildContext): MemoryCandidate
     intent: match.intent,
   };
   if (expires) candidate.expiresAt = expiryFor(ctx.message.at, eventDay, ctx.zone);
+  if (scope === 'task') {
+    const taskEnd = new Date(ctx.message.at.getTime() + TASK_SCOPE_DAYS * 86_400_000);
+    if (!candidate.expiresAt || candidate.expiresAt > taskEnd) candidate.expiresAt = taskEnd;
+  }
   if (match.intent !== 'assert') candidate.subject = seg.subject ?? (subjectWords(text, ctx.lang, ctx.segmenter) || undefined);
   return candidate;
 }

@@ -4,6 +4,7 @@
 import type { Segmenter } from '../text/segmenter';
 import { EN_FACT_RULES } from './en-rules-facts';
 import { EN_INTENT_RULES } from './en-rules-intent';
+import { asHabit } from './habits';
 import type { ClauseMatch } from './match';
 import { runRules } from './rule-kit';
 import type { Lang } from './text';
@@ -15,10 +16,18 @@ import { ZH_INTENT_RULES } from './zh-rules-intent';
  * are checked before this, because they address the assistant ("你以后…").
  */
 const ZH_OTHER_SUBJECT = /^(?:你|您|他|她|它|他们|她们|它们|别人|大家|有人|谁|这|那)/u;
-const EN_OTHER_SUBJECT = /^(?:you|he|she|they|it|it's|there|that|that's|this is|what|who|how|why|where|when|which)\b/iu;
+const EN_OTHER_SUBJECT = /^(?:you|he|she|they|it|it's|there|that|that's|this is|what|who|how|why|where|when(?!(?:ever)?\s+(?:i|we)\b)|which)\b/iu;
 
-/** The verdict for a clause (fillers already stripped), or null when no rule applies. */
+/**
+ * The verdict for a clause (fillers already stripped), or null when no rule applies. A habitual
+ * "I use / do X" comes back as a standing preference (see ./habits.ts).
+ */
 export function classifyClause(clause: string, lang: Lang, segmenter: Segmenter): ClauseMatch | null {
+  const verdict = classifyByRules(clause, lang, segmenter);
+  return verdict ? asHabit(verdict, clause, lang) : null;
+}
+
+function classifyByRules(clause: string, lang: Lang, segmenter: Segmenter): ClauseMatch | null {
   const text = clause.trim();
   if (!text) return null;
   if (lang === 'zh') {
@@ -26,7 +35,7 @@ export function classifyClause(clause: string, lang: Lang, segmenter: Segmenter)
     if (intent) return intent;
     if (ZH_OTHER_SUBJECT.test(text) && !/^这(?:周|个月|个周末|几天|两天|次)/u.test(text)) return null;
     // Bilingual users mix languages ("I love 火锅", "我用 Python"); an English-led clause gets the English rules too.
-    return runRules(ZH_FACT_RULES, text, segmenter) ?? (/^[A-Za-z]/u.test(text) ? classifyClause(text, 'en', segmenter) : null);
+    return runRules(ZH_FACT_RULES, text, segmenter) ?? (/^[A-Za-z]/u.test(text) ? classifyByRules(text, 'en', segmenter) : null);
   }
   const intent = runRules(EN_INTENT_RULES, text, segmenter);
   if (intent) return intent;

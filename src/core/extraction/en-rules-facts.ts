@@ -199,7 +199,11 @@ export const EN_FACT_RULES: readonly Rule[] = [
   rule('en.fact.have', en(`${SELF}(?:have|'ve got|own)\\s+(?:a|an|two|three|\\d+)\\s+(?<obj>.+)`), (m) =>
     /^(?:question|quick question|idea|problem|issue|meeting|call|minute|second|moment|sec|look|try|go)\b/iu.test(group(m)) ? null : fact('en.fact.have', { confidence: 0.75, relation: 'has', target: obj(m) }),
   ),
-  rule('en.fact.habit', en(`^${PRE}(?:i|we)\\s+(?:usually|always|often|never|typically|normally|regularly|sometimes)\\s+(?<obj>.+)`), (m) =>
+  // Habits are standing preferences: "I usually…", "For APIs I always…", "When I cook, I tend to…".
+  rule('en.fact.habit', en(`^${PRE}(?:(?:for|with|when|whenever|on|at|if|in)\\b[^,]{1,40}?,?\\s+)?(?:i|we)\\s+(?:(?:almost|nearly|pretty much)\\s+)?(?:usually|always|often|never|typically|normally|regularly|sometimes|generally|mostly|habitually|tend to)\\s+(?<obj>.+)`), (m) =>
+    makeMatch('en.fact.habit', { type: 'preference', confidence: 0.8, relation: 'habit', target: obj(m) }),
+  ),
+  rule('en.fact.habit.lead', en('^(?:(?:so|and|but|also)\\s+)?(?:usually|normally|typically|generally|as a rule|by default|most of the time|most (?:days|mornings|evenings|nights|weekends)|on (?:weekdays|weekends)|every (?:day|morning|evening|night|weekend))[,\\s]+(?:i|we)\\s+(?<obj>.+)'), (m) =>
     makeMatch('en.fact.habit', { type: 'preference', confidence: 0.8, relation: 'habit', target: obj(m) }),
   ),
   rule('en.fact.activity', en(`${SELF}(?<obj>smoke|drink|run|swim|cook|meditate|jog|cycle|bike|drive|commute|vape|work out|do yoga|play \\w+)\\b`), (m) =>

@@ -133,9 +133,28 @@ export function isHedged(text: string): boolean {
 const TASK_SCOPE =
   /这个[^，,。]{0,8}?(?:需求|任务|脚本|功能|接口|页面|工单|bug|issue|pr|问题|小工具|练习|demo|作业)|这次|本次|这一次|这回|此次|这个项目里?先|\bfor (?:this|the current) (?:task|script|project|ticket|one|pr|feature|function|request|exercise|assignment|bug|issue|file|change)\b|\bthis time\b|\bjust this once\b|\bin this (?:script|task|file|project|function)\b/iu;
 
+/** Artifacts of a single piece of work: a request naming one is about that piece of work. */
+const EN_ARTIFACT = '(?:task|script|ticket|report|pr|migration|query|email|slide|slides|deck|demo|prototype|exercise|assignment|page|function|feature|file|change|bug|issue|request|job|tool|one|draft|version)';
+/**
+ * One-off requests without the words above: a stack chosen for one named artifact ("这个爬虫用
+ * Rust 写", "for the migration script, go with Node", "I'd like the export script in Ruby"), an
+ * imperative "用 X 写/做" with no standing marker ("就用 Kotlin 写吧"), "this one", "the next answer".
+ */
+const ONE_OFF = new RegExp(
+  [
+    '这(?:个|份|段|篇|张|版)(?!月|周|星期|季度|学期|礼拜|阵子|段时间)[^，,。]{0,10}?(?:用|采用|改用|换成)\\s*[A-Za-z]',
+    '^(?:请|麻烦|就|那就|那|先|帮我|给我|你|直接)*(?:改用|换成|用|使用|拿)\\s*[A-Za-z][\\w.+#-]*\\s*(?:来|去)?(?:写|做|实现|搞|重写|跑|弄|开发)',
+    `\\bfor (?:this|that|the|today's|tonight's) (?:[\\w-]+ ){0,2}?${EN_ARTIFACT}s?\\b`,
+    `\\b(?:the|this|that) (?:[\\w-]+ ){0,2}?${EN_ARTIFACT} (?:in|with|using) [\\w.+#-]+`,
+    '\\b(?:this|that) one\\b',
+    '\\b(?:the )?next (?:answer|reply|response|message|draft|version)\\b',
+  ].join('|'),
+  'iu',
+);
+
 /** True when the text limits itself to the current task. */
 export function isTaskScoped(text: string): boolean {
-  return TASK_SCOPE.test(text);
+  return TASK_SCOPE.test(text) || ONE_OFF.test(text);
 }
 
 /** What kind of memory a forget request most likely targets. */

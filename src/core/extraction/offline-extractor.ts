@@ -11,6 +11,7 @@ import type { Segmenter } from '../text/segmenter';
 import type { ConversationMessage, MemoryCandidate } from '../types';
 import { extractAssistantContribution } from './assistant';
 import { buildCandidate } from './candidate';
+import { type NetStatement, selectNetStatements } from './net-statements';
 import { segmentMessage } from './segments';
 import { detectLang, normalizeFact, prepareText } from './text';
 
@@ -35,16 +36,19 @@ const CHITCHAT =
  */
 const MAX_MESSAGE = 4000;
 
-function extractFromUser(message: ConversationMessage, zone: string, segmenter: Segmenter): MemoryCandidate[] {
+function extractFromUser(message: ConversationMessage, zone: string, segmenter: Segmenter, withStatements: boolean): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
   const content = prepareText(message.content.slice(0, MAX_MESSAGE)).trim();
-  if (!content || CHITCHAT.test(content)) return [];
+  if (!content || CHITCHAT.test(content)) return { candidates: [], statements: [] };
   const lang = detectLang(content);
-  const out: MemoryCandidate[] = [];
+  const candidates: MemoryCandidate[] = [];
+  const covered: { start: number; end: number }[] = [];
   for (const seg of segmentMessage(content, lang, segmenter)) {
     const candidate = buildCandidate(seg, { message, content, lang, zone, segmenter });
-    if (candidate) out.push(candidate);
+    if (!candidate) continue;
+    candidates.push(candidate);
+    covered.push(seg);
   }
-  return out;
+  return { candidates, statements: withStatements ? selectNetStatements(message, content, lang, covered, segmenter) : [] };
 }
 
 function neighbourUser(messages: readonly ConversationMessage[], from: number, step: 1 | -1): ConversationMessage | undefined {
@@ -58,7 +62,7 @@ function neighbourUser(messages: readonly ConversationMessage[], from: number, s
 }
 
 /** Same normalised text and type said twice in one batch is one candidate with both provenances. */
-function dedupe(candidates: MemoryCandidate[]): MemoryCandidate[] {
+export function dedupeCandidates(candidates: MemoryCandidate[]): MemoryCandidate[] {
   const byKey = new Map<string, MemoryCandidate>();
   const out: MemoryCandidate[] = [];
   for (const c of candidates) {
@@ -87,16 +91,32 @@ function dedupe(candidates: MemoryCandidate[]): MemoryCandidate[] {
  *   contributions. Chit-chat and questions yield nothing.
  */
 export function extractCandidatesOffline(messages: ConversationMessage[], options: OfflineExtractorOptions): MemoryCandidate[] {
+  return planOfflineExtraction(messages, options, false).candidates;
+}
+
+/**
+ * The rules' candidates (as {@link extractCandidatesOffline}) and, when `withStatements`, the
+ * statements of user messages the rules did not turn into a candidate and that may still be
+ * durable statements about the user: the input of the recall net (src/core/extraction/net.ts).
+ */
+export function planOfflineExtraction(
+  messages: ConversationMessage[],
+  options: OfflineExtractorOptions,
+  withStatements = true,
+): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
   const zone = options.timezone ?? 'UTC';
   const { segmenter } = options;
   const out: MemoryCandidate[] = [];
+  const statements: NetStatement[] = [];
   messages.forEach((message, i) => {
     if (message.role === 'user') {
-      out.push(...extractFromUser(message, zone, segmenter));
+      const user = extractFromUser(message, zone, segmenter, withStatements);
+      out.push(...user.candidates);
+      statements.push(...user.statements);
       return;
     }
     const contribution = extractAssistantContribution(message, neighbourUser(messages, i, -1), neighbourUser(messages, i, 1), segmenter);
     if (contribution) out.push(contribution);
   });
-  return dedupe(out);
+  return { candidates: dedupeCandidates(out), statements };
 }

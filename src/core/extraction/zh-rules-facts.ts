@@ -4,6 +4,8 @@
  * dislikes, dated events, and generic "我的X是Y" facts.
  */
 import { ZH_SHORT_LIVED, ZH_TIME } from './dates';
+import { ZH_HABIT } from './habits';
+import { isAboutSomeoneElse } from './subjects';
 import { latinTokens } from './keywords';
 import { TECH_KINDS, ZH_CITIES, ZH_CONDITIONS, ZH_FAMILY, ZH_JOB_SUFFIX, ZH_PETS } from './lexicon';
 import { cleanObject, HEALTH_IMPORTANCE, makeMatch, type MatchInit } from './match';
@@ -182,7 +184,7 @@ export const ZH_FACT_RULES: readonly Rule[] = [
     const rest = clause.replace(ZH_TIME, '');
     if (!EVENT_VERB.test(rest) && !/(?:要|得|准备|打算|计划)\p{Script=Han}/u.test(rest)) return null;
     // "周末我一般去游泳" is a habit, not a dated event.
-    if (HABIT.test(clause)) return makeMatch('zh.fact.habit', { type: 'preference', confidence: 0.8, relation: 'habit', target: cleanObject(clause, 'zh') });
+    if (HABIT.test(clause)) return isAboutSomeoneElse(clause, 'zh') ? null : makeMatch('zh.fact.habit', { type: 'preference', confidence: 0.8, relation: 'habit', target: cleanObject(clause, 'zh') });
     return makeMatch('zh.event.dated', { type: 'event', confidence: 0.85 });
   }),
   rule('zh.goal.wish', zh(`${SELF_OPT}(?:想要|想|希望|渴望|梦想)(?:能|能够|可以)?(?<obj>[^，,]+)`), (m, clause) => {
@@ -199,6 +201,10 @@ export const ZH_FACT_RULES: readonly Rule[] = [
   rule('zh.fact.have', zh(`${SELF}有(?!点|些|时|空|事|没|什么|个问题|一个问题|问题|人|办法)(?<obj>[^，,]+)`), (m) => fact('zh.fact.have', { confidence: 0.75, relation: 'has', target: obj(m) })),
   rule('zh.fact.habit', zh(`${SELF_OPT}(?:每天|每周|每晚|每天早上|每个周末|习惯)(?<obj>[^，,]+)`), (m) =>
     makeMatch('zh.fact.habit', { type: 'preference', confidence: 0.8, relation: 'habit', target: obj(m) }),
+  ),
+  // Any other habit of the user's ("写接口我一般用 Java", "周报我都是周五写"; not "我同事一般…"): a standing preference, not an event.
+  rule('zh.fact.habit.any', ZH_HABIT, (_m, clause) =>
+    OTHER_SUBJECT.test(clause) || isAboutSomeoneElse(clause, 'zh') ? null : makeMatch('zh.fact.habit.any', { type: 'preference', confidence: 0.8, relation: 'habit', target: cleanObject(clause, 'zh') }),
   ),
 ];
 

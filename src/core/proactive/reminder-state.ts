@@ -40,6 +40,14 @@ export interface ReminderState {
   occurrence: number;
   /** How many times this occurrence has fired (a snooze fires it again). */
   fireCount: number;
+  /** How many times "稍后" moved this occurrence. */
+  snoozeCount: number;
+  /**
+   * The workflow's change counter for this reminder: +1 for every state change, carried across a
+   * series' occurrences (continue-as-new), never reset. The reminders row only moves to a higher
+   * version, so a late or retried write of an older state cannot overwrite a newer one.
+   */
+  version: number;
   firedAt?: string;
   snoozedUntil?: string;
   dismissedAt?: string;
@@ -51,15 +59,20 @@ export function isClosed(state: Pick<ReminderState, 'status'>): boolean {
   return state.status === ReminderStatus.dismissed || state.status === ReminderStatus.cancelled;
 }
 
-export function initialState(reminderId: string, dueAt: Date, occurrence = 1): ReminderState {
-  return { reminderId, status: ReminderStatus.scheduled, dueAt: dueAt.toISOString(), occurrence, fireCount: 0 };
+export function initialState(reminderId: string, dueAt: Date, occurrence = 1, version = 0): ReminderState {
+  return { reminderId, status: ReminderStatus.scheduled, dueAt: dueAt.toISOString(), occurrence, fireCount: 0, snoozeCount: 0, version };
 }
 
 /** "稍后": fire again `seconds` from now. Allowed before and after firing; a closed one stays closed. */
 export function snooze(state: ReminderState, seconds: number, now: Date): ReminderState {
   if (isClosed(state)) return state;
   const clamped = Math.min(MAX_SNOOZE_SECONDS, Math.max(1, Math.round(seconds)));
-  return { ...state, status: ReminderStatus.snoozed, snoozedUntil: new Date(now.getTime() + clamped * 1000).toISOString() };
+  return {
+    ...state,
+    status: ReminderStatus.snoozed,
+    snoozedUntil: new Date(now.getTime() + clamped * 1000).toISOString(),
+    snoozeCount: state.snoozeCount + 1,
+  };
 }
 
 /** "知道了": before firing it means "no need", after firing "got it"; either way this occurrence is done. */

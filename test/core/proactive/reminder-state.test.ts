@@ -49,4 +49,15 @@ describe('reminder state machine', () => {
     const s = snooze(initialState('r1', T0), 10 ** 9, T0);
     expect(new Date(s.snoozedUntil!).getTime() - T0.getTime()).toBe(30 * 86400 * 1000);
   });
+
+  it('counts snoozes; transitions keep the version (the workflow bumps it once per change)', () => {
+    const s = initialState('r1', T0, 3, 7);
+    expect(s).toMatchObject({ occurrence: 3, version: 7, snoozeCount: 0, fireCount: 0 });
+    const twice = snooze(snooze(fire(s, T0), 60, T0), 60, plus(T0, 60));
+    expect(twice.snoozeCount).toBe(2);
+    expect(twice.version).toBe(7);
+    expect(dismiss(twice, T0).snoozeCount).toBe(2);
+    expect(snooze(dismiss(twice, T0), 60, T0).snoozeCount).toBe(2);
+  });
 });
+

@@ -1,6 +1,6 @@
-import { emotionScore } from '../core/emotion';
-import { importanceLevelFor, scoreImportance } from '../core/lifecycle/importance';
-import type { Memory } from '../core/types';
+import { emotionScore } from '../emotion';
+import { importanceLevelFor, scoreImportance } from './importance';
+import type { Memory } from '../types';
 
 /**
  * Importance of a memory from its signals (checklist M.1 weights, src/core/lifecycle/importance),

@@ -1,0 +1,15 @@
+import type { EmbeddingsInterface } from '@langchain/core/embeddings';
+import type { Embedder } from '../../core/ports';
+
+/** The {@link Embedder} port over a LangChain embeddings model (the e5 server, or the hashing one). */
+export class LangChainEmbedder implements Embedder {
+  constructor(private readonly embeddings: Pick<EmbeddingsInterface, 'embedQuery' | 'embedDocuments'>) {}
+
+  embedQuery({ text }: { text: string }): Promise<number[]> {
+    return this.embeddings.embedQuery(text);
+  }
+
+  embedDocuments({ texts }: { texts: string[] }): Promise<number[][]> {
+    return this.embeddings.embedDocuments(texts);
+  }
+}

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import { TimeoutFailure } from '@temporalio/common';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { MemoryDecision } from '../../workflows';
+import type { MemoryDecisionAction, MemoryDecisionOutcome } from '../../workflows/decisions';
+import { userSearchAttributes } from '../../workflows/search-attributes';
+import type { ApiDeps } from './deps';
+
+/** How long a decision may take, worker pick-up included, before the API answers 503 (and the decision is not applied). */
+const DECISION_TIMEOUT = '1m';
+
+const SUMMARY: Record<MemoryDecisionAction, string> = {
+  forget: 'Forget memory',
+  restore: 'Restore memory',
+  erase: 'Erase memory',
+};
+
+const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
+
+/** Workflow id of one decision request: action, user key, memory id and a request nonce (no text). */
+export function memoryDecisionWorkflowId(action: MemoryDecisionAction, userKey: string, memoryId: string): string {
+  return `${action}:${userKey}:${memoryId}:${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * Runs one API decision about a memory as a MemoryDecision workflow (workflows/decisions.ts) and
+ * returns its outcome; a refusal comes back as the MemoryServiceError the service would have
+ * thrown (same status, code, message and details as before the workflow existed).
+ */
+export async function runMemoryDecision(
+  deps: Pick<ApiDeps, 'temporal' | 'taskQueue'>,
+  input: { userKey: string; memoryId: string; action: MemoryDecisionAction; now: Date },
+): Promise<MemoryDecisionOutcome & { workflowId: string }> {
+  const workflowId = memoryDecisionWorkflowId(input.action, input.userKey, input.memoryId);
+  let result;
+  try {
+    result = await deps.temporal.workflow.execute(MemoryDecision, {
+      taskQueue: deps.taskQueue,
+      workflowId,
+      args: [{ userKey: input.userKey, memoryId: input.memoryId, action: input.action, actor: 'api', requestedAt: input.now.toISOString() }],
+      typedSearchAttributes: userSearchAttributes(input.userKey),
+      staticSummary: `${SUMMARY[input.action]} ${input.memoryId} (API request)`,
+      workflowExecutionTimeout: DECISION_TIMEOUT,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && !(err.cause instanceof TimeoutFailure)) {
+      throw new MemoryServiceError(ErrorCode.internal, `the ${input.action} decision failed`, { workflowId }, { cause: err });
+    }
+    throw new MemoryServiceError(ErrorCode.workflowUnavailable, `Temporal unavailable: the ${input.action} decision was not taken`, { workflowId }, { cause: err });
+  }
+  if (!result.applied || !result.outcome) {
+    const refusal = result.refusal ?? { code: ErrorCode.internal, message: 'decision not applied' };
+    const code = (KNOWN_CODES.has(refusal.code) ? refusal.code : ErrorCode.internal) as ErrorCode;
+    throw new MemoryServiceError(code, refusal.message, refusal.details ?? {});
+  }
+  return { ...result.outcome, workflowId };
+}

@@ -1,0 +1,42 @@
+import type { ConversationSearchResponse, MemoryClient, MemoryType, MemoryView, ReminderActionAccepted, ReminderStatus, ReminderView } from '../client/index';
+
+/** One memory a search found. */
+export interface FoundMemory {
+  id: string;
+  text: string;
+  type: string;
+  score: number;
+  createdAt: string;
+}
+
+/**
+ * What the MCP tools do, for one user: the same operations whether the tools run inside the API
+ * (Streamable HTTP at /mcp: the services themselves) or in a stdio process that reaches the API
+ * over HTTP with a key (`npm run mcp`).
+ */
+export interface MemoryToolBackend {
+  searchMemories(input: { query: string; topK?: number; types?: MemoryType[] }): Promise<{ memories: FoundMemory[]; error?: { code: string; message: string } }>;
+  searchConversations(input: { query: string; topK?: number; timeZone?: string }): Promise<ConversationSearchResponse>;
+  addMemory(input: { text: string; type: MemoryType; importance?: number; requestId?: string }): Promise<{ memory: MemoryView; decision: { action: string; reason: string } }>;
+  forgetMemory(id: string): Promise<{ memory: MemoryView; changed: boolean }>;
+  listReminders(input: { status?: ReminderStatus; limit?: number }): Promise<ReminderView[]>;
+  snoozeReminder(id: string, seconds: number): Promise<ReminderActionAccepted>;
+}
+
+/** Recall's memory routes: the raw past exchanges are conversation_search's. */
+export const MEMORY_SEARCH_ROUTES = ['ann', 'bm25', 'recent', 'important', 'type', 'time'] as const;
+
+/** The tools over the HTTP API, as the stdio server runs them: the key decides the tenant, as for any client. */
+export function httpBackend(client: MemoryClient, userId: string): MemoryToolBackend {
+  return {
+    async searchMemories({ query, topK, types }) {
+      const r = await client.recall(userId, { query, topK, types, routes: [...MEMORY_SEARCH_ROUTES] });
+      return { memories: r.memories.map((m) => ({ id: m.id, text: m.text, type: m.type, score: m.score, createdAt: m.createdAt })), error: r.error };
+    },
+    searchConversations: (input) => client.searchConversations(userId, input),
+    addMemory: (input) => client.createMemory(userId, input),
+    forgetMemory: (id) => client.forgetMemory(userId, id),
+    listReminders: async (input) => (await client.listReminders(userId, input)).reminders,
+    snoozeReminder: (id, seconds) => client.snoozeReminder(userId, id, seconds),
+  };
+}

@@ -1,0 +1,48 @@
+import { reminderStore } from '../adapters/postgres/reminder-repository';
+import type { ApiDeps } from '../api/deps';
+import { reminderToView } from '../api/proactive-views';
+import { memoryToView } from '../api/views';
+import type { ConversationSearchResponse, MemoryView, ReminderView } from '../client/index';
+import { forgetMemory } from '../services/memory-lifecycle';
+import { storeMemory } from '../services/memory-store';
+import { recall } from '../services/recall';
+import { snoozeReminder } from '../services/reminders';
+import { searchConversations } from '../services/search-conversations';
+import { MEMORY_SEARCH_ROUTES, type MemoryToolBackend } from './backend';
+
+/**
+ * The tools inside the API process, on the services every route uses, for the user key the auth
+ * hook resolved from the key's tenant and the X-Memory-User header. Writes are audited with the
+ * actor `mcp`.
+ */
+export function serviceBackend(deps: ApiDeps, userKey: string, hooks: { afterRecall?: (userKey: string, memoryIds: string[], at: Date) => void } = {}): MemoryToolBackend {
+  return {
+    async searchMemories({ query, topK, types }) {
+      const result = await recall(deps, userKey, query, { topK, types, routes: [...MEMORY_SEARCH_ROUTES] });
+      if (result.memories.length > 0) hooks.afterRecall?.(userKey, result.memories.map((m) => m.id), new Date());
+      return {
+        memories: result.memories.map((m) => ({ id: m.id, text: m.text, type: m.type, score: m.score, createdAt: m.createdAt })),
+        error: result.error && { code: result.error.code, message: result.error.message },
+      };
+    },
+    async searchConversations({ query, topK, timeZone }) {
+      return (await searchConversations(deps, userKey, query, { topK, timeZone })) as ConversationSearchResponse;
+    },
+    async addMemory({ text, type, importance, requestId }) {
+      const { memory, decision } = await storeMemory(deps, userKey, { text, type, importance, requestId, metadata: { via: 'mcp' } });
+      return { memory: memoryToView(memory) as MemoryView, decision };
+    },
+    async forgetMemory(id) {
+      const result = await forgetMemory(deps, { userId: userKey, id, now: new Date(), audit: { actor: 'mcp' } });
+      return { memory: memoryToView(result.memory) as MemoryView, changed: result.changed };
+    },
+    async listReminders({ status, limit }) {
+      const reminders = await reminderStore.list(deps.pool, userKey, { status, limit: limit ?? 20 });
+      return reminders.map((r) => reminderToView(r) as ReminderView);
+    },
+    async snoozeReminder(id, seconds) {
+      const { reminder } = await snoozeReminder(deps, userKey, id, seconds);
+      return { id: reminder.id, accepted: true, action: 'snooze', workflowId: reminder.workflowId };
+    },
+  };
+}
