@@ -1,8 +1,12 @@
 # One image for the worker and the API (different commands in docker-compose.yml).
-FROM node:20-bookworm-slim
+# The Node version is pinned (the one CI runs), and so is everything npm installs: `npm ci` takes
+# the exact versions of package-lock.json, tsx included (it runs the TypeScript in production, so
+# it is a production dependency), and nothing is installed outside the lockfile.
+FROM node:20.20.2-bookworm-slim
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm install --no-save tsx
+# .npmrc first: the lockfile was resolved with its settings (legacy-peer-deps).
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 ENV NODE_ENV=production HOST=0.0.0.0
-CMD ["npx", "tsx", "src/cli/api.ts"]
+CMD ["node", "--import", "tsx", "src/cli/api.ts"]

@@ -1,8 +1,38 @@
 // @ts-check
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { URL } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const NODE_BUILTINS = ['assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises', 'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers', 'timers/promises', 'tls', 'url', 'util', 'worker_threads', 'zlib'];
+/** Every Node builtin as Node itself lists it, bare and with the `node:` prefix ("fs", "node:fs", "fs/promises"…). */
+const NODE_BUILTINS = [...new Set(builtinModules.flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`])))];
+
+/**
+ * The dependencies that load a native addon, read from each package's own manifest (an N-API or
+ * node-gyp build, prebuilt binaries, or per-platform binary packages), so a new native dependency
+ * is caught without anyone remembering to list it.
+ */
+function nativeDependencies() {
+  const own = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+  const loaders = ['node-gyp-build', 'prebuild-install', 'bindings', 'node-addon-api', 'node-pre-gyp', '@mapbox/node-pre-gyp'];
+  const platform = /(?:^|[-/])(?:linux|darwin|win32|freebsd|android)-(?:x64|arm64|ia32|arm)/u;
+  return Object.keys({ ...own.dependencies, ...own.optionalDependencies, ...own.devDependencies }).filter((name) => {
+    let manifest;
+    try {
+      // Read from disk: a package's "exports" may not expose its package.json to require().
+      manifest = JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), 'utf8'));
+    } catch {
+      return false;
+    }
+    return (
+      Boolean(manifest.napi || manifest.gypfile || manifest.binary) ||
+      loaders.some((l) => l in (manifest.dependencies ?? {})) ||
+      Object.keys(manifest.optionalDependencies ?? {}).some((d) => platform.test(d))
+    );
+  });
+}
+const NATIVE_DEPENDENCIES = nativeDependencies();
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.stack/', '.data/', 'scratch/', 'test-artifacts/', 'web/dist/', 'src/client/dist/'] },
@@ -25,7 +55,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [...NODE_BUILTINS, ...NODE_BUILTINS.map((m) => `node:${m}`), 'pg', 'chromadb', 'langchain', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'].map((name) => ({ name, message: 'Workflow code is deterministic: do I/O in activities.' })),
+          paths: [...NODE_BUILTINS, 'pg', 'chromadb', 'langchain', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'].map((name) => ({ name, message: 'Workflow code is deterministic: do I/O in activities.' })),
           patterns: [
             { group: ['@langchain/*', 'node:*'], message: 'Workflow code is deterministic: do I/O in activities.' },
             { group: ['**/adapters/**', '**/services/**', '**/stack/**', '**/api/**'], message: 'Workflows import only pure modules (src/core) and @temporalio/workflow.' },
@@ -34,6 +64,29 @@ export default tseslint.config(
       ],
       'no-restricted-globals': ['error', { name: 'setTimeout', message: 'use sleep() from @temporalio/workflow' }, { name: 'fetch', message: 'do I/O in activities' }],
       'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'workflow time is deterministic already; prefer it explicitly via workflowInfo()' }],
+    },
+  },
+  {
+    // The domain core is pure: no Node builtins, no native modules, no clients of real systems and
+    // no outer layer. What it needs from outside (hashing, word segmentation, storage) arrives as a
+    // parameter or a port (src/core/ports.ts, src/core/text/segmenter.ts).
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: NODE_BUILTINS.map((name) => ({ name, message: 'src/core is pure: take what needs Node through a port or a parameter.' })),
+          patterns: [
+            { group: ['node:*'], message: 'src/core is pure: take what needs Node through a port or a parameter.' },
+            { group: NATIVE_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]), message: 'src/core is pure: native modules live in src/adapters behind a port.' },
+            { group: ['pg', 'chromadb', '@temporalio/*', '@langchain/*', 'fastify', '@fastify/*'], message: 'src/core is pure: clients of real systems live in src/adapters.' },
+            {
+              group: ['**/adapters/**', '**/services/**', '**/api/**', '**/stack/**', '**/security/**', '**/cli/**', '**/runtime', '**/workflows/**', '**/activities/**'],
+              message: 'src/core depends on nothing outside src/core.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -8,7 +8,7 @@ import { MEMORY_CONTRACT_VERSION, reminderWorkflowId, type ExtractedReminder, ty
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { SubjectKeys } from '../src/security/subject';
 import type { ServiceDeps } from '../src/services/deps';
-import { asActivity } from './as-activity';
+import { withTypedFailures } from './failures';
 import { reminderRequestsOf } from './reminder-requests';
 
 /**
@@ -64,14 +64,12 @@ export function createCallerExtractionActivities(deps: ServiceDeps, callers: Cal
   const message = z.object({ id: messageIdSchema, role: z.enum(['user', 'assistant']), content: textSchema(maxMessageChars), at: isoDate.optional() });
   const messagesSchema = z.array(message).max(1000);
 
-  return {
+  return withTypedFailures({
     /** The user key and the conversation's keyed reference (for the workflow ids and search attributes). */
     async resolveCallerConversation(input: MemoryCaller & { conversationId: string }): Promise<{ userKey: string; conversationRef: string }> {
-      return asActivity(async () => {
-        const userKey = callerUserKey(callers, input);
-        const conversationId = parseInput(conversationIdSchema, input.conversationId);
-        return { userKey, conversationRef: callers.subjects.ref(userKey, 'conversation', conversationId) };
-      });
+      const userKey = callerUserKey(callers, input);
+      const conversationId = parseInput(conversationIdSchema, input.conversationId);
+      return { userKey, conversationRef: callers.subjects.ref(userKey, 'conversation', conversationId) };
     },
 
     /**
@@ -79,34 +77,32 @@ export function createCallerExtractionActivities(deps: ServiceDeps, callers: Cal
      * registered on first write, message ids dedupe, the per-conversation cap holds.
      */
     async storeCallerMessages(input: { userKey: string; tenantId: string; userId: string; conversationId: string; messages: unknown[] }): Promise<{ inserted: string[]; duplicates: string[] }> {
-      return asActivity(async () => {
-        const messages = parseInput(messagesSchema, input.messages);
-        if (new Set(messages.map((m) => m.id)).size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
-        if (messages.length === 0) return { inserted: [], duplicates: [] };
-        await userStore.ensure(deps.pool, { userKey: input.userKey, tenantId: input.tenantId, externalId: input.userId });
-        const receivedAt = new Date();
-        return inTransaction(deps.pool, async (client) => {
-          // The same lock as the messages route: the size cap cannot be raced past from either side.
-          await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`${input.userKey}/${input.conversationId}`]);
-          const { rows } = await client.query<{ n: string; known: string }>(
-            `SELECT count(*) AS n, count(*) FILTER (WHERE message_id = ANY($3::text[])) AS known FROM messages WHERE user_id = $1 AND conversation_id = $2`,
-            [input.userKey, input.conversationId, messages.map((m) => m.id)],
-          );
-          const fresh = messages.length - Number(rows[0]!.known);
-          if (fresh > 0 && Number(rows[0]!.n) + fresh > maxMessagesPerConversation) {
-            throw ApplicationFailure.create({
-              type: ErrorCode.payloadTooLarge,
-              message: `a conversation holds at most ${maxMessagesPerConversation} messages; start a new conversation id`,
-              nonRetryable: true,
-            });
-          }
-          return conversationStore.append(
-            client,
-            input.userKey,
-            input.conversationId,
-            messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
-          );
-        });
+      const messages = parseInput(messagesSchema, input.messages);
+      if (new Set(messages.map((m) => m.id)).size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
+      if (messages.length === 0) return { inserted: [], duplicates: [] };
+      await userStore.ensure(deps.pool, { userKey: input.userKey, tenantId: input.tenantId, externalId: input.userId });
+      const receivedAt = new Date();
+      return inTransaction(deps.pool, async (client) => {
+        // The same lock as the messages route: the size cap cannot be raced past from either side.
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`${input.userKey}/${input.conversationId}`]);
+        const { rows } = await client.query<{ n: string; known: string }>(
+          `SELECT count(*) AS n, count(*) FILTER (WHERE message_id = ANY($3::text[])) AS known FROM messages WHERE user_id = $1 AND conversation_id = $2`,
+          [input.userKey, input.conversationId, messages.map((m) => m.id)],
+        );
+        const fresh = messages.length - Number(rows[0]!.known);
+        if (fresh > 0 && Number(rows[0]!.n) + fresh > maxMessagesPerConversation) {
+          throw ApplicationFailure.create({
+            type: ErrorCode.payloadTooLarge,
+            message: `a conversation holds at most ${maxMessagesPerConversation} messages; start a new conversation id`,
+            nonRetryable: true,
+          });
+        }
+        return conversationStore.append(
+          client,
+          input.userKey,
+          input.conversationId,
+          messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
+        );
       });
     },
 
@@ -116,21 +112,19 @@ export function createCallerExtractionActivities(deps: ServiceDeps, callers: Cal
      * whether or not the workflows have written their rows yet.
      */
     async conversationReminders(input: { userKey: string; conversationId: string }): Promise<ExtractedReminder[]> {
-      return asActivity(async () => {
-        const timeZone = (await userStore.timeZoneOf(deps.pool, input.userKey)) ?? 'UTC';
-        const found: ExtractedReminder[] = [];
-        for (let afterSeq = 0; ; ) {
-          const page = await conversationStore.page(deps.pool, input.userKey, input.conversationId, afterSeq, 500);
-          Context.current().heartbeat(afterSeq);
-          for (const r of reminderRequestsOf(input.userKey, input.conversationId, page, timeZone, deps.config.proactive.reminderAckSeconds)) {
-            const source = r.source as { messageId?: string };
-            found.push({ reminderId: r.reminderId, workflowId: reminderWorkflowId(input.userKey, r.reminderId), messageId: source.messageId ?? '', text: r.text, dueAt: r.dueAt, timeZone: r.timeZone });
-          }
-          if (page.length < 500) break;
-          afterSeq = page[page.length - 1]!.seq;
+      const timeZone = (await userStore.timeZoneOf(deps.pool, input.userKey)) ?? 'UTC';
+      const found: ExtractedReminder[] = [];
+      for (let afterSeq = 0; ; ) {
+        const page = await conversationStore.page(deps.pool, input.userKey, input.conversationId, afterSeq, 500);
+        Context.current().heartbeat(afterSeq);
+        for (const r of reminderRequestsOf(input.userKey, input.conversationId, page, timeZone, deps.config.proactive.reminderAckSeconds)) {
+          const source = r.source as { messageId?: string };
+          found.push({ reminderId: r.reminderId, workflowId: reminderWorkflowId(input.userKey, r.reminderId), messageId: source.messageId ?? '', text: r.text, dueAt: r.dueAt, timeZone: r.timeZone });
         }
-        return found;
-      });
+        if (page.length < 500) break;
+        afterSeq = page[page.length - 1]!.seq;
+      }
+      return found;
     },
-  };
+  });
 }

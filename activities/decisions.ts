@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../src/services/deps';
 import { eraseMemory } from '../src/services/memory-erase';
 import { forgetMemory, restoreMemory } from '../src/services/memory-lifecycle';
 import type { MemoryDecisionInput, MemoryDecisionOutcome } from '../workflows/decisions';
-import { asActivity } from './as-activity';
+import { withTypedFailures } from './failures';
 
 /**
  * The activity of the MemoryDecision workflow (workflows/decisions.ts): the service call the API
@@ -13,7 +13,7 @@ import { asActivity } from './as-activity';
  * answers as the first attempt would have, instead of "already active" or "not found".
  */
 export function createDecisionActivities(deps: ServiceDeps) {
-  return {
+  return withTypedFailures({
     async applyMemoryDecision(input: MemoryDecisionInput): Promise<MemoryDecisionOutcome> {
       const info = Context.current().info;
       const audit = { actor: input.actor, workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId };
@@ -23,36 +23,34 @@ export function createDecisionActivities(deps: ServiceDeps) {
       const ownEvent = async (action: string, since?: Date) =>
         (await deps.memoryEvents.history({ userId: userKey, memoryId })).find((e) => e.action === action && (since ? e.createdAt >= since : e.workflowId === audit.workflowId));
 
-      return asActivity(async (): Promise<MemoryDecisionOutcome> => {
-        switch (input.action) {
-          case 'forget': {
-            const result = await forgetMemory(deps, { userId: userKey, id: memoryId, now, audit });
-            const changed = result.changed || (retried && (await ownEvent('expire')) !== undefined);
-            return { action: 'forget', memoryId, changed, vectorRemoved: result.vectorRemoved };
-          }
-          case 'restore': {
-            try {
-              const result = await restoreMemory(deps, { userId: userKey, id: memoryId, now, audit });
-              return { action: 'restore', memoryId, vectorSynced: result.vectorSynced };
-            } catch (err) {
-              if (!(retried && err instanceof MemoryServiceError && err.code === ErrorCode.invalidState && (await ownEvent('restore')))) throw err;
-              return { action: 'restore', memoryId, vectorSynced: false };
-            }
-          }
-          case 'erase': {
-            try {
-              const erased = await eraseMemory(deps, { userKey, id: memoryId, now, actor: input.actor });
-              return { action: 'erase', memoryId, removed: { ...erased.removed }, vectorRemoved: erased.vectorRemoved, conversations: erased.conversations, episodesRebuilt: erased.episodesRebuilt };
-            } catch (err) {
-              const event = retried && err instanceof MemoryServiceError && err.code === ErrorCode.notFound ? await ownEvent('erase', now) : undefined;
-              if (!event) throw err;
-              // Erased by the earlier attempt: the counts are in its event; the vector delete stays queued for the sweep if Chroma missed it.
-              const removed = (event.after as { removed?: Record<string, number> } | undefined)?.removed ?? {};
-              return { action: 'erase', memoryId, removed, vectorRemoved: false, conversations: [], episodesRebuilt: false };
-            }
+      switch (input.action) {
+        case 'forget': {
+          const result = await forgetMemory(deps, { userId: userKey, id: memoryId, now, audit });
+          const changed = result.changed || (retried && (await ownEvent('expire')) !== undefined);
+          return { action: 'forget', memoryId, changed, vectorRemoved: result.vectorRemoved };
+        }
+        case 'restore': {
+          try {
+            const result = await restoreMemory(deps, { userId: userKey, id: memoryId, now, audit });
+            return { action: 'restore', memoryId, vectorSynced: result.vectorSynced };
+          } catch (err) {
+            if (!(retried && err instanceof MemoryServiceError && err.code === ErrorCode.invalidState && (await ownEvent('restore')))) throw err;
+            return { action: 'restore', memoryId, vectorSynced: false };
           }
         }
-      });
+        case 'erase': {
+          try {
+            const erased = await eraseMemory(deps, { userKey, id: memoryId, now, actor: input.actor });
+            return { action: 'erase', memoryId, removed: { ...erased.removed }, vectorRemoved: erased.vectorRemoved, conversations: erased.conversations, episodesRebuilt: erased.episodesRebuilt };
+          } catch (err) {
+            const event = retried && err instanceof MemoryServiceError && err.code === ErrorCode.notFound ? await ownEvent('erase', now) : undefined;
+            if (!event) throw err;
+            // Erased by the earlier attempt: the counts are in its event; the vector delete stays queued for the sweep if Chroma missed it.
+            const removed = (event.after as { removed?: Record<string, number> } | undefined)?.removed ?? {};
+            return { action: 'erase', memoryId, removed, vectorRemoved: false, conversations: [], episodesRebuilt: false };
+          }
+        }
+      }
     },
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ServiceDeps } from '../src/services/deps';
 import { writeEpisodes, type WriteEpisodesResult } from '../src/services/episodes';
+import { withTypedFailures } from './failures';
 
 /** Input of the writeEpisodes activity. */
 export interface WriteEpisodesInput {
@@ -9,16 +10,17 @@ export interface WriteEpisodesInput {
 }
 
 /**
- * Episode activities (issue #8). `writeEpisodes` runs in ExtractMemories after the decisions, so
+ * Episode activities: what a conversation was about, for questions about the past that no extracted
+ * memory answers. `writeEpisodes` runs in ExtractMemories after the decisions, so
  * a forget request of the same conversation is already known and left out of the summaries.
  * The episode rows record the workflow and run that wrote them (the audit), and the activity's
  * result in Temporal UI lists ids, days and counts only — no user text.
  */
 export function createEpisodeActivities(deps: ServiceDeps) {
-  return {
+  return withTypedFailures({
     async writeEpisodes(input: WriteEpisodesInput): Promise<WriteEpisodesResult> {
       const execution = Context.current().info.workflowExecution;
       return writeEpisodes(deps, { ...input, workflowId: execution?.workflowId, runId: execution?.runId });
     },
-  };
+  });
 }

@@ -10,14 +10,12 @@ import { applyCandidate, applyStoreRequest } from '../src/services/memory-writer
 import { applyRecallReinforcement } from '../src/services/reinforcement';
 import { syncVectors } from '../src/services/vector-sync';
 import type { StoreMemoryInput } from '../workflows/types';
-import { asActivity } from './as-activity';
 import { createEpisodeActivities } from './episodes';
 import { createExtractionRunActivities } from './extraction-runs';
+import { withTypedFailures } from './failures';
 import { createLifecycleActivities } from './lifecycle';
 import { createProactiveActivities } from './proactive';
 import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests';
-
-export { asActivity } from './as-activity';
 
 function auditOf(conversationId?: string) {
   const info = Context.current().info;
@@ -28,20 +26,21 @@ export { candidateKey } from '../src/services/extraction';
 
 /**
  * Activity implementations, built from injected dependencies so tests can pass real or fake ones.
- * Names read as what they do in Temporal UI's event history.
+ * Names read as what they do in Temporal UI's event history. Every factory's activities go
+ * through the failure boundary (./failures.ts).
  */
 export function createActivities(deps: ServiceDeps) {
   return {
     ...createLifecycleActivities(deps),
     ...createProactiveActivities(deps),
     ...createEpisodeActivities(deps),
-    ...createExtractionRunActivities(deps),
-    async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
-      return asActivity(() => applyStoreRequest(deps, { store: input, audit: { ...auditOf(), actor: 'api' } }));
-    },
+    ...withTypedFailures(createExtractionRunActivities(deps)),
+    ...withTypedFailures({
+      async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
+        return applyStoreRequest(deps, { store: input, audit: { ...auditOf(), actor: 'api' } });
+      },
 
-    async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {
-      return asActivity(async () => {
+      async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {
         // The extractor may call a model or the embedder (the recall net embeds its exemplars on
         // first use): keep heartbeating so a slow but healthy call is not taken for a dead worker.
         const activity = Context.current();
@@ -53,43 +52,39 @@ export function createActivities(deps: ServiceDeps) {
           messageCount: page.messageCount,
           // In the activity result, so Temporal UI shows which extractor ran and any bad model output.
           report: page.report,
-          // Proactive memory (issue #7): explicit reminder requests in these messages; the workflow starts one ReminderWorkflow each.
+          // Explicit reminder requests in these messages ("提醒我明天…"); the workflow starts one ReminderWorkflow each.
           reminders: reminderRequestsOf(input.userId, input.conversationId, page.messages, page.timeZone, deps.config.proactive.reminderAckSeconds),
           nextSeq: page.nextSeq,
         };
-      });
-    },
+      },
 
-    async decideAndApply(input: { userId: string; conversationId: string; candidate: CandidateDTO; key: string }): Promise<AppliedDecision> {
-      return asActivity(() =>
-        applyCandidate(deps, {
+      async decideAndApply(input: { userId: string; conversationId: string; candidate: CandidateDTO; key: string }): Promise<AppliedDecision> {
+        return applyCandidate(deps, {
           userId: input.userId,
           candidate: candidateFromDTO(input.candidate),
           key: input.key,
           audit: auditOf(input.conversationId),
-        }),
-      );
-    },
+        });
+      },
 
-    async reconcileVectors(input: { userId?: string }): Promise<{ upserted: number; removed: number; failed: number }> {
-      return asActivity(async () => {
+      async reconcileVectors(input: { userId?: string }): Promise<{ upserted: number; removed: number; failed: number }> {
         const result = await syncVectors(deps, { userId: input.userId });
         if (result.failed > 0) throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `${result.failed} vector writes still pending`);
         return result;
-      });
-    },
+      },
 
-    async applyRecallReinforcement(input: { userId: string; recalls: { memoryIds: string[]; at: string }[]; batchKey: string }): Promise<{ reinforced: number; skipped: number }> {
-      const info = Context.current().info;
-      return asActivity(() => applyRecallReinforcement(deps, { ...input, workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId }));
-    },
+      async applyRecallReinforcement(input: { userId: string; recalls: { memoryIds: string[]; at: string }[]; batchKey: string }): Promise<{ reinforced: number; skipped: number }> {
+        const info = Context.current().info;
+        return applyRecallReinforcement(deps, { ...input, workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId });
+      },
 
-    async markConversationExtracted(input: { userId: string; conversationId: string; workflowId: string }): Promise<void> {
-      await conversationStore.markExtracted(deps.pool, input.userId, input.conversationId);
-      // Runs started before watermarks (they re-read the whole conversation) end here: what they
-      // read is done, so the watermark moves to the newest message, as their end marked it before.
-      const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
-      if (mark) await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, mark.lastSeq);
-    },
+      async markConversationExtracted(input: { userId: string; conversationId: string; workflowId: string }): Promise<void> {
+        await conversationStore.markExtracted(deps.pool, input.userId, input.conversationId);
+        // Runs started before watermarks (they re-read the whole conversation) end here: what they
+        // read is done, so the watermark moves to the newest message, as their end marked it before.
+        const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
+        if (mark) await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, mark.lastSeq);
+      },
+    }),
   };
 }

@@ -13,6 +13,7 @@ import {
   type LifecycleStepInput,
   type LifecycleStepResult,
 } from '../src/services/lifecycle-sweep';
+import { withTypedFailures } from './failures';
 
 /** Input of every lifecycle step activity (JSON: times as ISO strings). */
 export interface LifecycleBatchInput {
@@ -63,7 +64,7 @@ async function withHeartbeats(
 /** Activities of the lifecycle workflows (daily sweep, weekly reinforcement). */
 export function createLifecycleActivities(deps: ServiceDeps) {
   const batch = deps.config.lifecycle.sweepBatchSize;
-  return {
+  return withTypedFailures({
     /** One or more pages of the decay pass (refresh decay, expire, archive). */
     async sweepBatch(input: LifecycleBatchInput): Promise<LifecycleStepResult> {
       return withHeartbeats(input, batch, (s) => sweepDecay(deps, s));
@@ -106,5 +107,5 @@ export function createLifecycleActivities(deps: ServiceDeps) {
     async reinforceImportantBatch(input: LifecycleBatchInput): Promise<LifecycleStepResult> {
       return withHeartbeats(input, batch, (s) => reinforceImportant(deps, s));
     },
-  };
+  });
 }

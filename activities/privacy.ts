@@ -1,26 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { PurgeCounts } from '../src/core/privacy/purge';
 import type { ServiceDeps } from '../src/services/deps';
 import { beginPurgeAudit, completePurgeAudit, deleteUserSchedules, deleteUserWorkflows, destroyUserDataKey, dropUserVectors, purgeUserRows } from '../src/services/user-purge';
+import { withTypedFailures } from './failures';
 
 /** The Temporal client the purge removes the user's schedules and executions with. */
 export interface PurgeTemporal {
   client: Client;
   namespace: string;
-}
-
-/** A malformed user key can never succeed: fail the workflow instead of retrying for ever. */
-async function refuseInvalid<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof MemoryServiceError && err.code === ErrorCode.validationFailed) {
-      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: true, cause: err });
-    }
-    throw err;
-  }
 }
 
 function execution(): { workflowId: string; runId: string } {
@@ -35,27 +23,25 @@ function execution(): { workflowId: string; runId: string } {
  * results are visible in Temporal UI and must not name the user.
  */
 export function createPrivacyActivities(deps: ServiceDeps, temporal: PurgeTemporal) {
-  return {
+  return withTypedFailures({
     async beginPurgeAudit(input: { tenantId: string; userRef: string; requestedAt: string }): Promise<void> {
       await beginPurgeAudit(deps, { ...input, ...execution(), requestedAt: new Date(input.requestedAt) });
     },
 
     async deleteUserSchedules(input: { userKey: string }): Promise<Pick<PurgeCounts, 'schedulesDeleted'>> {
-      return refuseInvalid(async () => ({ schedulesDeleted: await deleteUserSchedules(temporal.client, input.userKey) }));
+      return { schedulesDeleted: await deleteUserSchedules(temporal.client, input.userKey) };
     },
 
     /** Terminates and deletes the user's other workflow executions (not the purge itself). */
     async deleteUserWorkflows(input: { userKey: string }): Promise<Pick<PurgeCounts, 'workflowsTerminated' | 'workflowsDeleted'>> {
       const ctx = Context.current();
-      return refuseInvalid(async () => {
-        const done = await deleteUserWorkflows(temporal.client, {
-          namespace: temporal.namespace,
-          userKey: input.userKey,
-          skipWorkflowId: execution().workflowId,
-          onProgress: (d) => ctx.heartbeat(d),
-        });
-        return { workflowsTerminated: done.terminated, workflowsDeleted: done.deleted };
+      const done = await deleteUserWorkflows(temporal.client, {
+        namespace: temporal.namespace,
+        userKey: input.userKey,
+        skipWorkflowId: execution().workflowId,
+        onProgress: (d) => ctx.heartbeat(d),
       });
+      return { workflowsTerminated: done.terminated, workflowsDeleted: done.deleted };
     },
 
     /** Deletes the user's PostgreSQL rows: paged (`final: false`) or all at once under the user's lock (`final: true`). */
@@ -63,25 +49,23 @@ export function createPrivacyActivities(deps: ServiceDeps, temporal: PurgeTempor
       const ctx = Context.current();
       // A retried attempt reports what the failed one deleted, too.
       const before = (ctx.info.heartbeatDetails as Record<string, number> | undefined) ?? {};
-      return refuseInvalid(async () => {
-        const counts = await purgeUserRows(deps, input.userKey, { final: input.final, onProgress: (c) => ctx.heartbeat(merge(before, c)) });
-        return { postgres: merge(before, counts) };
-      });
+      const counts = await purgeUserRows(deps, input.userKey, { final: input.final, onProgress: (c) => ctx.heartbeat(merge(before, c)) });
+      return { postgres: merge(before, counts) };
     },
 
     async dropUserVectors(input: { userKey: string }): Promise<Pick<PurgeCounts, 'chroma'>> {
-      return refuseInvalid(async () => ({ chroma: await dropUserVectors(deps, input.userKey) }));
+      return { chroma: await dropUserVectors(deps, input.userKey) };
     },
 
     /** Crypto-shreds the user's payload key through the codec's hook, when one is configured. */
     async destroyUserDataKey(input: { userKey: string }): Promise<Pick<PurgeCounts, 'dataKeyDestroyed'>> {
-      return refuseInvalid(async () => ({ dataKeyDestroyed: await destroyUserDataKey(deps, input.userKey) }));
+      return { dataKeyDestroyed: await destroyUserDataKey(deps, input.userKey) };
     },
 
     async completePurgeAudit(input: { completedAt: string; counts: PurgeCounts }): Promise<void> {
       await completePurgeAudit(deps, { runId: execution().runId, completedAt: new Date(input.completedAt), counts: input.counts });
     },
-  };
+  });
 }
 
 function merge(a: Record<string, number>, b: Record<string, number>): Record<string, number> {

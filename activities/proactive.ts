@@ -16,6 +16,7 @@ import { writeDigest, type WrittenDigest } from '../src/services/digest-writer';
 import { deliverNudge, loadNudgeContext } from '../src/services/nudges';
 import { randomUUID } from 'node:crypto';
 import type { ReminderWorkflowInput } from '../workflows/proactive-types';
+import { withTypedFailures } from './failures';
 
 function stateOf(r: ReminderRecord): ReminderState {
   return {
@@ -33,7 +34,7 @@ function stateOf(r: ReminderRecord): ReminderState {
 }
 
 export function createProactiveActivities(deps: ServiceDeps) {
-  return {
+  return withTypedFailures({
     /**
      * Makes sure the reminder's row exists (the API may have written it already) and tells the
      * workflow whether this occurrence was closed before: a re-run long after the first one
@@ -131,5 +132,5 @@ export function createProactiveActivities(deps: ServiceDeps) {
     async deliverNudge(input: { userId: string; trigger: NudgeTrigger; message: NudgeMessage; at: string }): Promise<{ delivered: boolean; reason?: string; notificationId?: string }> {
       return deliverNudge(deps, { ...input, at: new Date(input.at) });
     },
-  };
+  });
 }

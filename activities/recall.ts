@@ -5,7 +5,7 @@ import type { RecallActivityInput, RecallActivityResult } from '../src/client/te
 import { recall } from '../src/services/recall';
 import type { ServiceDeps } from '../src/services/deps';
 import { callerUserKey, parseInput, type CallerDeps } from './callers';
-import { asActivity } from './as-activity';
+import { withTypedFailures } from './failures';
 
 /** Time the activity keeps for itself within its start-to-close timeout: encoding and the answer's trip. */
 const ANSWER_MARGIN_MS = 300;
@@ -26,19 +26,17 @@ export interface RecallActivityDeps extends CallerDeps {
  * Its result crosses to the caller in clear (workflows/payload-subject.ts, CALLER_ACTIVITY_TYPES).
  */
 export function createRecallActivities(deps: ServiceDeps, callers: RecallActivityDeps) {
-  return {
+  return withTypedFailures({
     async recall(input: RecallActivityInput): Promise<RecallActivityResult> {
-      return asActivity(async () => {
-        const userKey = callerUserKey(callers, input);
-        const { tenantId: _tenant, userId: _user, contractVersion: _version, ...request } = input;
-        const body = parseInput(recallBody, request);
-        const info = Context.current().info;
-        const allowed = info.startToCloseTimeoutMs > 0 ? Math.max(MIN_RECALL_MS, info.startToCloseTimeoutMs - ANSWER_MARGIN_MS) : deps.config.recall.timeoutMs;
-        const options = { ...recallOptionsOf(body), timeoutMs: Math.min(deps.config.recall.timeoutMs, allowed) };
-        const result = await recall(deps, userKey, body.query, options);
-        if (result.memories.length > 0) callers.afterRecall?.(userKey, result.memories.map((m) => m.id), options.now ?? new Date());
-        return recallResponseOf(result) as RecallActivityResult;
-      });
+      const userKey = callerUserKey(callers, input);
+      const { tenantId: _tenant, userId: _user, contractVersion: _version, ...request } = input;
+      const body = parseInput(recallBody, request);
+      const info = Context.current().info;
+      const allowed = info.startToCloseTimeoutMs > 0 ? Math.max(MIN_RECALL_MS, info.startToCloseTimeoutMs - ANSWER_MARGIN_MS) : deps.config.recall.timeoutMs;
+      const options = { ...recallOptionsOf(body), timeoutMs: Math.min(deps.config.recall.timeoutMs, allowed) };
+      const result = await recall(deps, userKey, body.query, options);
+      if (result.memories.length > 0) callers.afterRecall?.(userKey, result.memories.map((m) => m.id), options.now ?? new Date());
+      return recallResponseOf(result) as RecallActivityResult;
     },
-  };
+  });
 }

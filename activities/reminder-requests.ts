@@ -1,4 +1,4 @@
-import { uuidFromKey } from '../src/core/ids';
+import { uuidFromKey } from '../src/adapters/ids';
 import { detectReminderRequests } from '../src/core/proactive/conversation-reminders';
 import type { ReminderWorkflowInput } from '../workflows/proactive-types';
 

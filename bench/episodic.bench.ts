@@ -7,10 +7,11 @@ import { fmt, startBenchStack, stats, timed, type Stats } from './support';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser, syntheticText } from './synthetic';
 
 /**
- * Recall latency with and without the episodic routes (issue #8: time route, past exchanges,
- * episodes) for one user with 10k memories and months of raw conversations, against real Chroma
- * and PostgreSQL. Both variants run the same queries interleaved in the same run; the target is
- * p95 with the episodic routes within 20 % of p95 without them.
+ * Recall latency with and without the episodic routes (time route, past exchanges, episodes),
+ * which must not slow the hot path noticeably, for one user with 10k memories and months of raw
+ * conversations, against real Chroma and PostgreSQL. Both variants run the same queries
+ * interleaved in the same run; the target is p95 with the episodic routes within 20 % of p95
+ * without them.
  */
 const BASE_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type'];
 const ALL_ROUTES: RecallRoute[] = [...BASE_ROUTES, ...EPISODIC_ROUTES];

@@ -7,7 +7,7 @@ import { BaseRetriever } from '@langchain/core/retrievers';
 import { serveInProcess } from '../src/cli/in-process';
 import { fuseRankings } from '../src/core/recall/rrf';
 import { sanitizeQuery } from '../src/core/recall/sanitize-query';
-import { tokenizeForIndex } from '../src/core/text/tokenize';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { contains, loadScenarios } from '../src/eval/scenarios';
 import { ingestScenario } from '../src/eval/runner';
 import type { Runtime } from '../src/runtime';
@@ -16,8 +16,8 @@ import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './
 
 /**
  * Our retrieval against LangChain's: `BM25Retriever` (@langchain/community) and
- * `EnsembleRetriever` (@langchain/classic, weighted RRF with c = 60), the components issue #4
- * names, on the same real stack in the same run.
+ * `EnsembleRetriever` (@langchain/classic, weighted RRF with c = 60), the components a LangChain
+ * user would reach for instead, on the same real stack in the same run.
  *
  * 1. Quality on the bilingual eval scenarios (ingested through the real extraction pipeline):
  *    with 300 distractor memories per user, does the top 5 of each retriever hold what the check expects?

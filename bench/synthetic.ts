@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { normalizeFact } from '../src/core/extraction/offline-extractor';
-import { uuidFromKey } from '../src/core/ids';
-import { termFrequencies, tokenizeForIndex } from '../src/core/text/tokenize';
+import { uuidFromKey } from '../src/adapters/ids';
+import { termFrequencies } from '../src/core/text/tokenize';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import type { MemoryType } from '../src/core/types';
 import type { Runtime } from '../src/runtime';
 

@@ -245,7 +245,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     },
     async ensureSchedules(o = {}) {
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
-      // Memory lifecycle (issue #5): daily sweep, weekly reinforcement.
+      // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
       // Reliability (issue #14): extraction reconciler, vector outbox drain.
       const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as workflows from '../workflows';
-import { SEARCH_ATTRIBUTES } from '../src/core/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { purgeWorkflowId } from '../src/core/privacy/purge';
 import { QueryName, SearchAttribute, SignalName, UpdateName, WorkflowType, parseWorkflowId, reinforcementWorkflowId, reminderWorkflowId, tenantWorkflowsQuery, userWorkflowsQuery } from '../src/client/temporal';
 

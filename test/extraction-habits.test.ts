@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { jiebaSegmenter } from '../src/adapters/text/jieba';
 import { TASK_SCOPE_DAYS } from '../src/core/extraction/candidate';
 import { isHabitual } from '../src/core/extraction/habits';
 import { isTaskScoped } from '../src/core/extraction/match';
@@ -6,7 +7,7 @@ import { extractCandidatesOffline } from '../src/core/extraction/offline-extract
 import type { ConversationMessage, MemoryCandidate } from '../src/core/types';
 
 const AT = new Date('2026-04-02T09:00:00Z');
-const candidatesOf = (content: string): MemoryCandidate[] => extractCandidatesOffline([{ id: 'm1', role: 'user', content, at: AT } as ConversationMessage]);
+const candidatesOf = (content: string): MemoryCandidate[] => extractCandidatesOffline([{ id: 'm1', role: 'user', content, at: AT } as ConversationMessage], { segmenter: jiebaSegmenter });
 
 describe('habits are standing (global) preferences', () => {
   it.each([

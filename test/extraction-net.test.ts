@@ -7,6 +7,7 @@ import { screenCandidates } from '../src/core/extraction/provenance';
 import { detectLang, prepareText } from '../src/core/extraction/text';
 import type { ConversationMessage } from '../src/core/types';
 import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
+import { jiebaSegmenter } from '../src/adapters/text/jieba';
 import { loadSplit, loadStatements } from './support/net-eval';
 
 const AT = new Date('2026-03-01T10:00:00Z');
@@ -15,7 +16,7 @@ const assistant = (id: string, content: string): ConversationMessage => ({ id, r
 
 function statementsOf(content: string, covered: { start: number; end: number }[] = []): NetStatement[] {
   const prepared = prepareText(content).trim();
-  return selectNetStatements(user('m1', content), prepared, detectLang(prepared), covered);
+  return selectNetStatements(user('m1', content), prepared, detectLang(prepared), covered, jiebaSegmenter);
 }
 
 /** A tiny index in 3 dimensions: health along x, questions along y, small talk along z. */
@@ -133,7 +134,7 @@ describe('recall net: exemplars embedded once, statements classified', () => {
     const encoder = new ClassEncoder({ 'Shellfish sends me straight to hospital': 'fact.health', 'Sunny afternoons are lovely': 'none.general' });
     const net = new ExtractionNet(encoder);
     const statements = [...statementsOf('Shellfish sends me straight to hospital.'), ...statementsOf('Sunny afternoons are lovely.')];
-    const candidates = await net.candidates(statements, 'UTC');
+    const candidates = await net.candidates(statements, 'UTC', jiebaSegmenter);
     expect(candidates).toHaveLength(1);
     expect(candidates[0]).toMatchObject({ text: 'Shellfish sends me straight to hospital', type: 'fact', scope: 'global', role: 'user', intent: 'assert', messageIds: ['m1'] });
     expect(candidates[0]!.confidence).toBeLessThan(0.75);
@@ -147,25 +148,25 @@ describe('recall net: candidates', () => {
 
   it('keeps an instruction the user did not word as one as a preference, so the provenance screen keeps it', () => {
     const [s] = statementsOf('Emojis in answers really annoy me.');
-    const c = netCandidate(s!, accepted('instruction'), 'UTC')!;
+    const c = netCandidate(s!, accepted('instruction'), 'UTC', jiebaSegmenter)!;
     expect(c.type).toBe('preference');
     const [d] = statementsOf('Skip the emojis in your replies from now on.');
-    expect(netCandidate(d!, accepted('instruction'), 'UTC')!.type).toBe('instruction');
+    expect(netCandidate(d!, accepted('instruction'), 'UTC', jiebaSegmenter)!.type).toBe('instruction');
     const messages = [user('m1', 'Emojis in answers really annoy me.')];
-    expect(screenCandidates([c], messages).accepted).toHaveLength(1);
+    expect(screenCandidates([c], messages, jiebaSegmenter).accepted).toHaveLength(1);
   });
 
   it('needs an English fact, taste or goal to name the user; Chinese may drop the subject', () => {
     const [general] = statementsOf('Olive oil is good for the heart.');
-    expect(netCandidate(general!, accepted('fact.health'), 'UTC')).toBeNull();
+    expect(netCandidate(general!, accepted('fact.health'), 'UTC', jiebaSegmenter)).toBeNull();
     const [zh] = statementsOf('海鲜一口都不能碰，碰了就浑身起疹子。');
-    expect(netCandidate(zh!, accepted('fact.health'), 'UTC')).toMatchObject({ type: 'fact', scope: 'global' });
+    expect(netCandidate(zh!, accepted('fact.health'), 'UTC', jiebaSegmenter)).toMatchObject({ type: 'fact', scope: 'global' });
   });
 
   it('lets a short-lived state expire like the rules do', () => {
     const [s] = statementsOf('Lately loud music gives me a headache.');
     expect(s!.shortLived).toBe(true);
-    expect(netCandidate(s!, accepted('fact.health'), 'UTC')!.expiresAt).toBeInstanceOf(Date);
+    expect(netCandidate(s!, accepted('fact.health'), 'UTC', jiebaSegmenter)!.expiresAt).toBeInstanceOf(Date);
   });
 });
 
@@ -235,13 +236,13 @@ describe('recall net: which statements it sees', () => {
 
   it('skips what the rules already turned into a candidate', () => {
     const content = 'I am allergic to kiwi. Onions wreck my stomach.';
-    const plan = planOfflineExtraction([user('m1', content)]);
+    const plan = planOfflineExtraction([user('m1', content)], { segmenter: jiebaSegmenter });
     expect(plan.candidates.map((c) => c.text)).toEqual(['I am allergic to kiwi']);
     expect(plan.statements.map((s) => s.text)).toEqual(['Onions wreck my stomach']);
     // Offsets point into the prepared message.
     const s = plan.statements[0]!;
     expect(s.content.slice(s.start, s.end)).toBe(s.text);
-    expect(planOfflineExtraction([user('m1', content)], {}, false).statements).toEqual([]);
+    expect(planOfflineExtraction([user('m1', content)], { segmenter: jiebaSegmenter }, false).statements).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { extractCandidatesOffline, normalizeFact } from '../src/core/extraction/offline-extractor';
 import type { ConversationMessage, MemoryCandidate, MemoryType } from '../src/core/types';
+import { jiebaSegmenter } from '../src/adapters/text/jieba';
 
 const AT = new Date('2026-03-02T10:00:00+08:00');
 const DAY = 86_400_000;
@@ -16,7 +17,7 @@ const user = (content: string, at?: Date): ConversationMessage => msg('user', co
 const assistant = (content: string, at?: Date): ConversationMessage => msg('assistant', content, at);
 
 function one(content: string, tz = 'Asia/Shanghai'): MemoryCandidate[] {
-  return extractCandidatesOffline([user(content)], { timezone: tz });
+  return extractCandidatesOffline([user(content)], { timezone: tz, segmenter: jiebaSegmenter });
 }
 
 function single(content: string): MemoryCandidate {
@@ -193,8 +194,8 @@ describe('events', () => {
 
   it('reads relative days in the user timezone', () => {
     const lateUtc = new Date('2026-01-05T23:30:00Z');
-    const inShanghai = extractCandidatesOffline([user('明天面试。', lateUtc)], { timezone: 'Asia/Shanghai' });
-    const inUtc = extractCandidatesOffline([user('明天面试。', lateUtc)]);
+    const inShanghai = extractCandidatesOffline([user('明天面试。', lateUtc)], { timezone: 'Asia/Shanghai', segmenter: jiebaSegmenter });
+    const inUtc = extractCandidatesOffline([user('明天面试。', lateUtc)], { segmenter: jiebaSegmenter });
     expect(inShanghai[0]?.entities).toContainEqual({ name: '2026-01-07', kind: 'date' });
     expect(inUtc[0]?.entities).toContainEqual({ name: '2026-01-06', kind: 'date' });
   });
@@ -405,7 +406,7 @@ describe('chit-chat and questions yield nothing', () => {
 describe('assistant contributions', () => {
   function contribution(request: string, reply: string, reaction?: string): MemoryCandidate | undefined {
     const conv = [user(request), assistant(reply), ...(reaction ? [user(reaction)] : [])];
-    const out = extractCandidatesOffline(conv);
+    const out = extractCandidatesOffline(conv, { segmenter: jiebaSegmenter });
     const mine = out.filter((c) => c.role === 'assistant');
     expect(mine.length).toBeLessThanOrEqual(1);
     for (const c of out.filter((x) => x.type === 'assistant_contribution')) expect(c.role).toBe('assistant');
@@ -498,7 +499,7 @@ describe('assistant contributions', () => {
       user('最近想看点电影，有推荐吗？'),
       assistant('推荐《星际穿越》，配乐很棒。'),
       user('好，周末去看。'),
-    ]);
+    ], { segmenter: jiebaSegmenter });
     const userSide = out.filter((c) => c.role === 'user');
     expect(userSide.some((c) => c.text.includes('星际穿越'))).toBe(false);
     expect(userSide.some((c) => c.type === 'preference')).toBe(false);
@@ -523,7 +524,7 @@ describe('candidate invariants', () => {
   ];
 
   it('fills provenance, bounds and lowercase Latin keywords', () => {
-    const out = extractCandidatesOffline(conversation, { timezone: 'Asia/Shanghai' });
+    const out = extractCandidatesOffline(conversation, { timezone: 'Asia/Shanghai', segmenter: jiebaSegmenter });
     expect(out.length).toBeGreaterThanOrEqual(4);
     for (const c of out) {
       expect(c.confidence).toBeGreaterThanOrEqual(0);
@@ -544,20 +545,20 @@ describe('candidate invariants', () => {
   it('is pure: same input, same output, whatever the clock says', () => {
     vi.useFakeTimers();
     vi.setSystemTime(new Date('2020-01-01T00:00:00Z'));
-    const a = extractCandidatesOffline(conversation, { timezone: 'Asia/Shanghai' });
+    const a = extractCandidatesOffline(conversation, { timezone: 'Asia/Shanghai', segmenter: jiebaSegmenter });
     vi.setSystemTime(new Date('2030-06-01T00:00:00Z'));
-    const b = extractCandidatesOffline(conversation, { timezone: 'Asia/Shanghai' });
+    const b = extractCandidatesOffline(conversation, { timezone: 'Asia/Shanghai', segmenter: jiebaSegmenter });
     expect(b).toEqual(a);
   });
 
   it('merges the same statement said twice in one conversation', () => {
-    const out = extractCandidatesOffline([user('我喜欢喝美式咖啡。'), user('我喜欢喝美式咖啡！')]);
+    const out = extractCandidatesOffline([user('我喜欢喝美式咖啡。'), user('我喜欢喝美式咖啡！')], { segmenter: jiebaSegmenter });
     expect(out).toHaveLength(1);
     expect(out[0]?.messageIds).toHaveLength(2);
   });
 
   it('falls back to UTC for an unknown timezone', () => {
-    const out = extractCandidatesOffline([user('明天面试。', new Date('2026-01-05T23:30:00Z'))], { timezone: 'Not/AZone' });
+    const out = extractCandidatesOffline([user('明天面试。', new Date('2026-01-05T23:30:00Z'))], { timezone: 'Not/AZone', segmenter: jiebaSegmenter });
     expect(out[0]?.entities).toContainEqual({ name: '2026-01-06', kind: 'date' });
   });
 
@@ -597,7 +598,7 @@ function candidatesOf(s: Scenario): Map<string, MemoryCandidate[]> {
   const byUser = new Map<string, MemoryCandidate[]>();
   for (const conv of s.conversations) {
     const messages = conv.messages.map((m) => ({ ...m, at: new Date(conv.at) }));
-    const out = extractCandidatesOffline(messages, { timezone: 'Asia/Shanghai' });
+    const out = extractCandidatesOffline(messages, { timezone: 'Asia/Shanghai', segmenter: jiebaSegmenter });
     byUser.set(conv.user, [...(byUser.get(conv.user) ?? []), ...out]);
   }
   return byUser;
@@ -637,7 +638,7 @@ describe('evaluation scenarios', () => {
   );
 
   it.each(userMessages.map((m) => [m.content, m] as const))('user message "%s" yields a sensible result', (_c, m) => {
-    const out = extractCandidatesOffline([{ id: m.id, role: 'user', content: m.content, at: m.at }]);
+    const out = extractCandidatesOffline([{ id: m.id, role: 'user', content: m.content, at: m.at }], { segmenter: jiebaSegmenter });
     if (NOISE.has(m.content)) {
       expect(out).toEqual([]);
       return;

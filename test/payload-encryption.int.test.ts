@@ -7,7 +7,8 @@ import { ENCRYPTED_ENCODING, EncryptionCodec, KEY_ID_METADATA_KEY } from '../src
 import { DataKeyDestroyedError, MasterKeyring, PayloadKeyStore } from '../src/security/payload-keys';
 import { createTestContext, type TestContext } from './support/harness';
 
-// Issue #12 item 9 on the real stack: Temporal keeps only ciphertext of a user's workflows, each
+// Encrypted payloads on the real stack, because Temporal keeps histories where this service cannot
+// delete them: Temporal keeps only ciphertext of a user's workflows, each
 // user's under their own data key; destroying that key (purge) leaves every copy unreadable
 // while other users' histories still decode; operators decode through the codec server.
 

@@ -15,8 +15,8 @@ import { memorySweepWorkflow } from '../workflows/memory-sweep';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 
-// Privacy (issue #12) on the real stack: export, purge of a user, hard erasure of one memory,
-// and retention in the daily sweep.
+// Privacy on the real stack, where every store must agree: export, purge of a user, hard erasure
+// of one memory, and retention in the daily sweep.
 
 let ctx: TestContext;
 let chroma: ChromaClient;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isDirective, screenCandidates, support } from '../src/core/extraction/provenance';
 import { ownWords } from '../src/core/extraction/quoted';
 import type { ConversationMessage, MemoryCandidate } from '../src/core/types';
+import { jiebaSegmenter } from '../src/adapters/text/jieba';
 
 // The pure half of the extraction provenance screen: what counts as the user's own words, how
 // much of a memory they support, and which candidates are refused and why. No model, no I/O.
@@ -30,7 +31,7 @@ function cand(text: string, over: Partial<MemoryCandidate> = {}): MemoryCandidat
 }
 
 function screen(candidate: MemoryCandidate, messages: ConversationMessage[]) {
-  const { accepted, rejected } = screenCandidates([candidate], messages);
+  const { accepted, rejected } = screenCandidates([candidate], messages, jiebaSegmenter);
   return { kept: accepted.length === 1, reason: rejected[0]?.reason ?? '' };
 }
 
@@ -77,19 +78,19 @@ describe('ownWords: quoted, pasted and forwarded material is not the user speaki
 
 describe('support', () => {
   it('matches Chinese words as substrings and ignores speaker words', () => {
-    expect(support('用户对花生过敏', ['我对花生过敏，吃了会起疹子'])).toBe(1);
-    expect(support('用户是管理员', ['帮我看看这封邮件'])).toBe(0);
+    expect(support('用户对花生过敏', ['我对花生过敏，吃了会起疹子'], jiebaSegmenter)).toBe(1);
+    expect(support('用户是管理员', ['帮我看看这封邮件'], jiebaSegmenter)).toBe(0);
   });
 
   it('matches English words by stem', () => {
-    expect(support('The user is allergic to peanuts', ['I have a peanut allergy'])).toBe(1);
-    expect(support('I moved to Denver', ['we are moving to denver'])).toBe(1);
-    expect(support('The user is an administrator', ['summarise this email for me'])).toBe(0);
+    expect(support('The user is allergic to peanuts', ['I have a peanut allergy'], jiebaSegmenter)).toBe(1);
+    expect(support('I moved to Denver', ['we are moving to denver'], jiebaSegmenter)).toBe(1);
+    expect(support('The user is an administrator', ['summarise this email for me'], jiebaSegmenter)).toBe(0);
   });
 
   it('does not count the assistant’s label as what it said', () => {
-    expect(support('助手推荐了《三体》', ['可以试试《三体》'], { forAssistant: true })).toBe(1);
-    expect(support('Assistant suggested: try Obsidian for notes', ['You could try Obsidian for your notes.'], { forAssistant: true })).toBe(1);
+    expect(support('助手推荐了《三体》', ['可以试试《三体》'], jiebaSegmenter, { forAssistant: true })).toBe(1);
+    expect(support('Assistant suggested: try Obsidian for notes', ['You could try Obsidian for your notes.'], jiebaSegmenter, { forAssistant: true })).toBe(1);
   });
 });
 
@@ -188,6 +189,7 @@ describe('screenCandidates', () => {
     const { accepted, rejected } = screenCandidates(
       [cand('我对花生过敏'), cand('x'.repeat(500), { messageIds: ['nope'] }), cand('我住在杭州', { messageIds: ['u2'] })],
       messages,
+      jiebaSegmenter,
     );
     expect(accepted.map((c) => c.text)).toEqual(['我对花生过敏', '我住在杭州']);
     expect(rejected).toHaveLength(1);

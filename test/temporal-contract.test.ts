@@ -5,7 +5,7 @@ import { defaultPayloadConverter, METADATA_ENCODING_KEY, type Payload } from '@t
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import * as contract from '../src/client/temporal-contract';
-import { SEARCH_ATTRIBUTES } from '../src/core/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { PURGE_WORKFLOW_TYPE } from '../src/core/privacy/purge';
 import { ENCRYPTED_ENCODING, EncryptionCodec } from '../src/security/payload-codec';
 import { crossesToCaller } from '../src/security/payload-subject';

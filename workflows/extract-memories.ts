@@ -40,8 +40,9 @@ export async function extractMemoriesWorkflow(input: ExtractMemoriesInput): Prom
       );
       decisions.push(decision);
     }
-    // Proactive memory (issue #7): one ReminderWorkflow per explicit reminder request ("提醒我…");
-    // idempotent (deterministic id + REJECT_DUPLICATE), and it outlives this workflow (ABANDON).
+    // A reminder asked for in conversation ("提醒我…") is honoured like one set through the API:
+    // one ReminderWorkflow each, idempotent (deterministic id + REJECT_DUPLICATE), and it outlives
+    // this workflow (ABANDON).
     for (const request of page.reminders ?? []) await startReminderChild(request);
     if (page.nextSeq === null) break;
     afterSeq = page.nextSeq;
@@ -49,8 +50,9 @@ export async function extractMemoriesWorkflow(input: ExtractMemoriesInput): Prom
   const actions = [...new Set(decisions.map((d) => d.action))].sort();
   if (actions.length > 0) upsertSearchAttributes([{ key: MemoryDecisionsKey, value: actions }]);
   await acts.reconcileVectors({ userId: input.userId });
-  // Episodic memory (issue #8): one episode per conversation-day, after the decisions so a forget
-  // request of this conversation is already applied. Idempotent (deterministic ids, upsert).
+  // Episodes keep what was talked about that extraction did not keep: one per conversation-day,
+  // after the decisions so a forget request of this conversation is already applied. Idempotent
+  // (deterministic ids, upsert).
   if (patched('write-episodes')) {
     await acts.writeEpisodes.executeWithOptions(
       { startToCloseTimeout: '2m', retry, summary: `episodes of conversation ${input.conversationId}` },

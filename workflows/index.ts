@@ -3,14 +3,14 @@ export { storeMemoryWorkflow } from './store-memory';
 export { extractMemoriesWorkflow } from './extract-memories';
 export { conversationWorkflow, messagesAddedSignal, conversationEndedSignal, extractWorkflowId, conversationWorkflowId } from './conversation';
 export { recallReinforcementWorkflow, memoriesRecalledSignal, reinforcementWorkflowId } from './recall-reinforcement';
-// Proactive memory (issue #7): reminders, daily digests, nudges.
+// Proactive memory, where the service speaks first: reminders, daily digests, nudges.
 export { reminderWorkflow, reminderWorkflowId, snoozeSignal, dismissSignal, rescheduleUpdate, stateQuery } from './reminder';
 export { digestWorkflow } from './digest';
 export { nudgeWorkflow } from './nudge';
-// Memory lifecycle (issue #5): daily forgetting sweep, weekly reinforcement.
+// Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
 export { memorySweepWorkflow } from './memory-sweep';
 export { weeklyReinforcementWorkflow } from './weekly-reinforcement';
-// Privacy (issue #12): erasure of everything stored about one user.
+// Privacy: erasure of everything stored about one user, on their request.
 export { PurgeUser } from './purge-user';
 // Reliability (issue #14): reconcilers run by Schedules — idle unextracted conversations, the vector outbox.
 export { extractionReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';

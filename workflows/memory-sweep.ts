@@ -96,7 +96,7 @@ async function runStep(phase: SweepPhase, args: LifecycleBatchInput, capacity?: 
  *   3. capacity — users above the cap keep their top-N by importance, the rest is archived;
  *   4. vectors — Chroma loses the vectors of everything that left the active set;
  *   5. retention — messages, episodes (and their vectors), notifications and digests older than
- *      RETENTION_*_DAYS are deleted (issue #12).
+ *      RETENTION_*_DAYS are deleted, so raw conversations are not kept for ever.
  * One instant `now` for the whole sweep, carried across continue-as-new. Every change is a
  * memory_events row with this workflow's id; the result has exact counts and a sample.
  */

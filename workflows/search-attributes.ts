@@ -1,13 +1,29 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import { tenantOfUserKey } from '../src/core/user-key';
 
-// Typed keys for the attributes registered by the stack (src/core/search-attributes.ts): ids and
-// enums only — search attributes are not encrypted.
+/**
+ * The custom Temporal search attributes of this project, defined once: workflows and the API set
+ * them through these typed keys, and the stack registers exactly these on a server
+ * ({@link SEARCH_ATTRIBUTES}). They hold ids and enums only: search attributes are never
+ * encrypted, so no memory text or personal data may go in them.
+ */
 export const MemoryUserIdKey = defineSearchAttributeKey('MemoryUserId', SearchAttributeType.KEYWORD);
 export const MemoryTenantKey = defineSearchAttributeKey('MemoryTenant', SearchAttributeType.KEYWORD);
 export const ConversationIdKey = defineSearchAttributeKey('ConversationId', SearchAttributeType.KEYWORD);
 export const MemoryDecisionsKey = defineSearchAttributeKey('MemoryDecisions', SearchAttributeType.KEYWORD_LIST);
 export const ReminderStatusKey = defineSearchAttributeKey('ReminderStatus', SearchAttributeType.KEYWORD);
+
+const KEYS = [MemoryUserIdKey, MemoryTenantKey, ConversationIdKey, MemoryDecisionsKey, ReminderStatusKey] as const;
+
+export type SearchAttributeName = (typeof KEYS)[number]['name'];
+
+/** The types these keys use, as the Temporal CLI (`--search-attribute Name=Type`) and operator API name them. */
+const REGISTERED_TYPE = { [SearchAttributeType.KEYWORD]: 'Keyword', [SearchAttributeType.KEYWORD_LIST]: 'KeywordList' } as const;
+
+/** Name → type of every attribute above, for registering them with a Temporal server. */
+export const SEARCH_ATTRIBUTES: Readonly<Record<SearchAttributeName, (typeof REGISTERED_TYPE)[keyof typeof REGISTERED_TYPE]>> = Object.fromEntries(
+  KEYS.map((k) => [k.name, REGISTERED_TYPE[k.type]]),
+) as Record<SearchAttributeName, (typeof REGISTERED_TYPE)[keyof typeof REGISTERED_TYPE]>;
 
 /**
  * What every per-user workflow carries: the user key (a keyed pseudonym, never the tenant's own

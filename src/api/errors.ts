@@ -1,10 +1,15 @@
+import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ErrorCode, httpStatusFor, MemoryServiceError } from '../core/errors';
+import { workflowCallError } from './workflow-failures';
 
 /** Every error leaves the API as `{error: {code, message, details?}}` with the status of its code. */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError, request, reply) => {
+    // A workflow failure a route let through answers with the status of the failure's type, as the
+    // routes that catch it do.
+    const err = thrown instanceof WorkflowFailedError ? workflowCallError(thrown, { failed: 'the workflow failed' }) : thrown;
     if (err instanceof MemoryServiceError) {
       // A spent rate-limit budget says when to come back (RFC 9110 Retry-After, in seconds).
       if (err.code === ErrorCode.rateLimited && typeof err.context.retryAfterSeconds === 'number') reply.header('retry-after', String(err.context.retryAfterSeconds));

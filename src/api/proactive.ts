@@ -9,9 +9,10 @@ import { proactiveRoutes } from './routes/proactive';
 import { reminderRoutes } from './routes/reminders';
 
 /**
- * Proactive memory in the API (issue #7): reminder, notification, settings and digest routes, the
- * live event stream, and the page with its per-user sign-in. The event stream is fed by LISTEN on PostgreSQL, so
- * notifications written by workers in other processes reach this process's open pages.
+ * Proactive memory in the API, where the service speaks first: reminder, notification, settings
+ * and digest routes, the live event stream, and the page with its per-user sign-in. The event
+ * stream is fed by LISTEN on PostgreSQL, so notifications written by workers in other processes
+ * reach this process's open pages.
  */
 export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onUserActive: (userId: string) => Promise<void>): Promise<void> {
   const hub = new NotificationHub();

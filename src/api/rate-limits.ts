@@ -8,7 +8,8 @@ import { mcpBudgets } from '../mcp/budgets';
 import { requestUserId } from './auth';
 
 /**
- * Rate limits and request body sizes (issue #12 item 5).
+ * Rate limits and request body sizes, so one client (or one user) cannot exhaust the model, the
+ * database or the workers that every tenant shares.
  *
  * Budgets, each counted per (tenant, user) and per API key, in fixed windows of
  * RATE_LIMIT_WINDOW_SECONDS:

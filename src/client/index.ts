@@ -319,7 +319,7 @@ export class MemoryClient {
     return this.request('POST', `${this.user(userId)}/conversations/${encodeURIComponent(conversationId)}/end${opts.wait ? '?wait=true' : ''}`, {});
   }
 
-  // --- Proactive memory: reminders, notifications, settings, digests (issue #7) ---
+  // --- Proactive memory (the service speaks first): reminders, notifications, settings, digests ---
 
   /** Starts a ReminderWorkflow; 400 for a past dueAt (without rrule), an unknown timezone or a bad rrule. */
   createReminder(userId: string, input: CreateReminderRequest): Promise<ReminderView> {

@@ -180,14 +180,16 @@ export const envSchema = z.object({
   RATE_LIMIT_LLM_PER_KEY: budget.default(1200),
   RATE_LIMIT_NEW_USERS_PER_TENANT: budget.default(120),
   MAX_MESSAGES_BODY_BYTES: z.coerce.number().int().min(64 * 1024).max(64 * 1024 * 1024).default(8 * 1024 * 1024),
-  // Encrypted Temporal payloads (issue #12): per-user data keys wrapped by a master key
+  // Encrypted Temporal payloads: Temporal keeps workflow inputs and results, so they are sealed with
+  // per-user data keys (wrapped by a master key) that a purge can destroy.
   PAYLOAD_ENCRYPTION: z.enum(['on', 'off']).default('on'),
   PAYLOAD_MASTER_KEY: optionalString,
   PAYLOAD_MASTER_KEYS_OLD: optionalString,
   PAYLOAD_KEY_CACHE_SECONDS: positiveInt.max(3600).default(30),
   CODEC_AUTH_TOKEN: optionalString,
   CODEC_CORS_ORIGINS: optionalString,
-  // Retention (issue #12): the daily sweep deletes rows older than this many days; 0 or "none" keeps them.
+  // Retention: raw conversations and what is derived from them are not kept for ever; the daily sweep
+  // deletes rows older than this many days; 0 or "none" keeps them.
   RETENTION_MESSAGES_DAYS: retentionDays(365),
   RETENTION_EPISODES_DAYS: retentionDays(365),
   RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),

@@ -1,13 +1,13 @@
 import { ErrorCode, MemoryServiceError, type ErrorCode as Code } from '../core/errors';
 
-/** A recall route that did not answer within the request's deadline. */
-export class RouteTimeout extends Error {}
-
-/** `p`, or a {@link RouteTimeout} rejection once `deadline` (epoch ms) has passed. */
+/**
+ * `p`, or a `dependencyTimeout` {@link MemoryServiceError} once `deadline` (epoch ms) has passed:
+ * a route that ran out of time fails with the same error base as every other failure.
+ */
 export function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
   const ms = Math.max(0, deadline - Date.now());
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new RouteTimeout(`route exceeded its ${ms} ms budget`)), ms);
+    const timer = setTimeout(() => reject(new MemoryServiceError(ErrorCode.dependencyTimeout, `route exceeded its ${ms} ms budget`, { budgetMs: ms })), ms);
     p.then(
       (v) => {
         clearTimeout(timer);
@@ -23,7 +23,6 @@ export function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
 
 /** The machine-readable code a failed route reports. */
 export function errorCodeOf(err: unknown): Code {
-  if (err instanceof RouteTimeout) return ErrorCode.dependencyTimeout;
   if (err instanceof MemoryServiceError) return err.code;
   return ErrorCode.internal;
 }

@@ -5,6 +5,7 @@
 import { digestStore, proactiveSources } from '../adapters/postgres/digest-repository';
 import { reminderStore } from '../adapters/postgres/reminder-repository';
 import { settingsStore } from '../adapters/postgres/settings-repository';
+import { jiebaSegmenter } from '../adapters/text/jieba';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { buildSuggestions, dominantLanguage, findOpenQuestions, summarizeConversations, type DigestSections } from '../core/proactive/digest-content';
 import { digestDay } from '../core/proactive/digest-schedule';
@@ -44,7 +45,7 @@ export async function gatherDigest(deps: Pick<ServiceDeps, 'pool' | 'config'>, u
     date: day.date,
     timeZone: tz,
     lang,
-    conversations: summarizeConversations(messages),
+    conversations: summarizeConversations(messages, jiebaSegmenter),
     importantMemories: important,
     openQuestions,
     suggestions: buildSuggestions({

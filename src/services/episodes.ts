@@ -4,6 +4,7 @@ import { episodeId, episodeStore } from '../adapters/postgres/episode-repository
 import { messageSearchStore } from '../adapters/postgres/message-search-repository';
 import { inUserTransaction } from '../adapters/postgres/pool';
 import { userStore } from '../adapters/postgres/user-repository';
+import { jiebaSegmenter } from '../adapters/text/jieba';
 import { buildEpisodes } from '../core/episodes/summarize';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ConversationMessage } from '../core/types';
@@ -56,7 +57,7 @@ export async function writeEpisodes(
   for (const conversationId of [input.conversationId, ...others]) {
     const messages = await allMessages(deps, userId, conversationId);
     const hidden = new Set(forgotten.filter((f) => f.conversationId === conversationId).map((f) => f.messageId));
-    const drafts = buildEpisodes(messages, { timeZone, hidden });
+    const drafts = buildEpisodes(messages, { timeZone, hidden, segmenter: jiebaSegmenter });
     const write = await inUserTransaction(deps.pool, userId, (c) =>
       episodeStore.replaceForConversation(c, { userId, conversationId, timeZone, drafts, workflowId: input.workflowId, runId: input.runId }),
     );

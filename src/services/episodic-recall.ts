@@ -1,5 +1,6 @@
 /**
- * The episodic part of recall (issue #8): reads the dates a query names (time route), decides
+ * The episodic part of recall, for questions about what was said rather than what is known: reads
+ * the dates a query names (time route), decides
  * whether past exchanges belong in the context (the query refers to the shared past, names a
  * date, or the memory hits are weak), and turns found exchanges into the injected section.
  * Kept apart from recall.ts so the memory hot path stays readable.

@@ -7,7 +7,7 @@ import { userStore } from '../adapters/postgres/user-repository';
 import { candidateToDTO, type CandidateDTO } from '../core/dto';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { normalizeFact } from '../core/extraction/offline-extractor';
-import { shortHash } from '../core/ids';
+import { shortHash } from '../adapters/ids';
 import type { ExtractionReport } from '../core/ports';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from './deps';

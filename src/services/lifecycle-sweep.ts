@@ -192,7 +192,8 @@ interface RetentionCursor {
 }
 
 /**
- * Retention (issue #12): deletes messages, episodes, notifications and digests older than their
+ * Retention, so raw conversations and what is derived from them are not kept for ever: deletes
+ * messages, episodes, notifications and digests older than their
  * configured age, kind after kind, across all users, in keyset pages (one transaction each):
  * messages with their BM25 postings (statistics follow through the trigger), episodes with their
  * postings, statistics and Chroma vectors (deleted while the rows are locked, before the rows go:

@@ -2,7 +2,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { importanceFor } from '../core/lifecycle/memory-importance';
 import { restoreRefusal, type RestoreRefusal } from '../core/lifecycle/sweep';
 import type { MemoryTransaction } from '../core/ports';
-import { tokenizeForIndex } from '../core/text/tokenize';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import type { Memory } from '../core/types';
 import type { ServiceDeps } from './deps';
 import type { AuditContext } from './memory-writer';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { MemoryReader } from '../core/ports';
 import type { Memory, MemoryType } from '../core/types';
@@ -7,6 +7,7 @@ import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { waitForResult, withTemporalDeadline } from './workflow-wait';
 import { storeMemoryWorkflow } from '../../workflows';
+import { workflowCallError } from '../api/workflow-failures';
 import { userSearchAttributes } from '../../workflows/search-attributes';
 
 export interface StoreMemoryDeps {
@@ -61,8 +62,7 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
     if (!waited.done) return { pending: true, workflowId };
     decision = waited.result;
   } catch (err) {
-    if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'storing the memory failed', { workflowId }, { cause: err });
-    throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });
+    throw workflowCallError(err, { workflowId, failed: 'storing the memory failed' });
   }
   const id = decision.memoryId;
   const memory = id ? await deps.memories.get({ userId: userKey, id }) : undefined;

@@ -2,12 +2,12 @@ import { decide, DEFAULT_DECIDE_OPTIONS, type Decision, type Neighbour } from '.
 import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT, type LlmProposal } from '../core/decisions/llm-resolution';
 import type { AppliedDecision } from '../core/dto';
 import { normalizeFact } from '../core/extraction/offline-extractor';
-import { uuidFromKey } from '../core/ids';
+import { contentTag, uuidFromKey } from '../adapters/ids';
 import { defaultExpiry, type ExpiryOverrides } from '../core/lifecycle/decay';
 import { importanceFor } from '../core/lifecycle/memory-importance';
 import { restoreRefusal } from '../core/lifecycle/sweep';
 import type { MemoryEvent, MemoryReader, MemorySearch, MemoryTransaction, NewMemory, StoredMemoryEvent, VectorIndex } from '../core/ports';
-import { tokenizeForIndex } from '../core/text/tokenize';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import type { Memory, MemoryCandidate } from '../core/types';
 import type { StoreMemoryInput } from '../../workflows/types';
 import type { ServiceDeps } from './deps';
@@ -157,7 +157,7 @@ async function judgeOutsideLock(
   const neighbours = await loadNeighbours(deps, input);
   if (!needsJudgement(input.candidate, neighbours, DEFAULT_DECIDE_OPTIONS)) return undefined;
   const labelled = labelNeighbours(input.candidate, neighbours);
-  const answer = await judge.propose({ system: RESOLVER_SYSTEM_PROMPT, prompt: resolverPrompt(input.candidate, labelled) });
+  const answer = await judge.propose({ system: RESOLVER_SYSTEM_PROMPT, prompt: resolverPrompt(input.candidate, labelled, contentTag) });
   return { judge: judge.name, labelled, ...answer };
 }
 

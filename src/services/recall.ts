@@ -8,7 +8,7 @@ import { shouldRewrite } from '../core/recall/query-rewrite';
 import { rankMemories, type RankedMemory } from '../core/recall/rank';
 import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { tokenizeForIndex } from '../core/text/tokenize';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import type { DateRange } from '../core/time/query-dates';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import { withDeadline } from './deadline';
@@ -42,7 +42,7 @@ export const RecallRoute = {
 } as const;
 export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
 export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges'];
-/** The episodic routes (issue #8); recall without them behaves as before they existed. */
+/** The episodic routes (dates and past exchanges); without them recall reads memories only, unchanged. */
 export const EPISODIC_ROUTES: readonly RecallRoute[] = ['time', 'exchanges'];
 
 export interface RecallOptions {
@@ -221,10 +221,11 @@ interface RewriteOutcome {
 }
 
 /**
- * The optional LLM rewrite (issue #4 §4), off the default hot path: nothing happens unless the
- * request or the RECALL_QUERY_REWRITE policy asks. It runs beside the ordinary routes, so their
- * results never wait on the model beyond its own budget (RECALL_REWRITE_TIMEOUT_MS); whatever
- * goes wrong is reported in `failures` and the original query's results stand.
+ * The optional LLM rewrite, off the default hot path because a model call costs more than every
+ * other route together: nothing happens unless the request or the RECALL_QUERY_REWRITE policy
+ * asks. It runs beside the ordinary routes, so their results never wait on the model beyond its
+ * own budget (RECALL_REWRITE_TIMEOUT_MS); whatever goes wrong is reported in `failures` and the
+ * original query's results stand.
  */
 function startRewriteSearch(deps: RecallDeps, req: RecallRequest, failures: RouteFailure[]): Promise<RewriteOutcome> | undefined {
   const recent = req.options.recentMessages ?? [];

@@ -17,7 +17,7 @@ import { reminderStore, type ReminderRecord } from '../adapters/postgres/reminde
 import { settingsStore } from '../adapters/postgres/settings-repository';
 import type { AppConfig } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { uuidFromKey } from '../core/ids';
+import { uuidFromKey } from '../adapters/ids';
 import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../../workflows';

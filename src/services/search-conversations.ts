@@ -1,5 +1,5 @@
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { tokenizeForIndex } from '../core/text/tokenize';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import { parseQueryDates } from '../core/time/query-dates';
 import { searchExchanges, type ExchangeRoute } from './conversation-search';
 import type { ServiceDeps } from './deps';
@@ -37,10 +37,10 @@ export interface ConversationSearchResult {
 }
 
 /**
- * L0 conversation search (issue #4): the user's raw conversations searched by keywords (BM25 over
- * messages), by the dates the query names, and through episodes (keywords, dates, vectors).
- * Returns exchanges with their dates; messages the user asked to forget never appear. Like
- * recall, a failed route is reported in `error` while the others still answer.
+ * L0 conversation search, for what extraction did not keep: the user's raw conversations searched
+ * by keywords (BM25 over messages), by the dates the query names, and through episodes (keywords,
+ * dates, vectors). Returns exchanges with their dates; messages the user asked to forget never
+ * appear. Like recall, a failed route is reported in `error` while the others still answer.
  */
 export async function searchConversations(
   deps: Pick<ServiceDeps, 'pool' | 'embeddings' | 'episodeVectors' | 'config'>,

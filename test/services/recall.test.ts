@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors';
 import type { NewMemory } from '../../src/core/ports';
-import { tokenizeForIndex } from '../../src/core/text/tokenize';
+import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { MemoryType } from '../../src/core/types';
 import { normalizeFact } from '../../src/core/extraction/offline-extractor';
 import { buildRecallResult, planMemoryRoutes, rankFused, recall, type RecallDeps } from '../../src/services/recall';

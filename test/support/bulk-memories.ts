@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { tokenizeForIndex, termFrequencies } from '../../src/core/text/tokenize';
+import { termFrequencies } from '../../src/core/text/tokenize';
+import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { ImportanceLevel, MemoryStatus, MemoryType } from '../../src/core/types';
 
 /** A memory row as a lifecycle test needs it; everything else gets a plain default. */

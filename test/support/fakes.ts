@@ -23,7 +23,7 @@ import type {
   VectorItem,
   VectorOutbox,
 } from '../../src/core/ports';
-import { tokenizeForIndex } from '../../src/core/text/tokenize';
+import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { EntityRef, Memory, MemoryScope, MemoryStatus, MemoryType, RelationRef } from '../../src/core/types';
 import type { ServiceDeps } from '../../src/services/deps';
 import { loadConfig } from '../../src/config';

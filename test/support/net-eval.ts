@@ -14,6 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { jiebaSegmenter } from '../../src/adapters/text/jieba';
 import { ExtractionNet, type NetThresholds, type StatementEncoder } from '../../src/core/extraction/net';
 import { selectNetStatements } from '../../src/core/extraction/net-statements';
 import { planOfflineExtraction } from '../../src/core/extraction/offline-extractor';
@@ -81,7 +82,7 @@ export interface Prediction {
 const AT = new Date('2026-03-01T10:00:00Z');
 
 function durable(candidates: readonly MemoryCandidate[], message: ConversationMessage): MemoryCandidate | undefined {
-  const { accepted } = screenCandidates(candidates, [message], 'UTC');
+  const { accepted } = screenCandidates(candidates, [message], jiebaSegmenter, 'UTC');
   // Dated events and decisions are outside this set (it is about durable statements); the rules
   // keep producing them, and they are not counted either way.
   return accepted.find((c) => c.role === 'user' && c.intent !== 'forget' && c.scope === 'global' && c.confidence >= 0.7 && (NET_LABELS as readonly string[]).includes(c.type));
@@ -96,12 +97,12 @@ export async function predict(rows: readonly LabelledStatement[], encoder: State
     let candidates: MemoryCandidate[] = [];
     if (mode === 'net') {
       const content = prepareText(row.text).trim();
-      const statements = selectNetStatements(message, content, detectLang(content), []);
-      candidates = await net.candidates(statements, 'UTC');
+      const statements = selectNetStatements(message, content, detectLang(content), [], jiebaSegmenter);
+      candidates = await net.candidates(statements, 'UTC', jiebaSegmenter);
     } else {
-      const plan = planOfflineExtraction([message], { timezone: 'UTC' });
+      const plan = planOfflineExtraction([message], { timezone: 'UTC', segmenter: jiebaSegmenter });
       candidates = plan.candidates;
-      if (mode === 'rules+net') candidates = [...candidates, ...(await net.candidates(plan.statements, 'UTC'))];
+      if (mode === 'rules+net') candidates = [...candidates, ...(await net.candidates(plan.statements, 'UTC', jiebaSegmenter))];
     }
     const chosen = durable(candidates, message);
     out.push({ row, predicted: chosen?.type ?? 'none', candidate: chosen });

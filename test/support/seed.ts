@@ -1,7 +1,7 @@
 import { normalizeFact } from '../../src/core/extraction/offline-extractor';
-import { uuidFromKey } from '../../src/core/ids';
+import { uuidFromKey } from '../../src/adapters/ids';
+import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { NewMemory } from '../../src/core/ports';
-import { tokenizeForIndex } from '../../src/core/text/tokenize';
 import type { MemoryStatus, MemoryType } from '../../src/core/types';
 import type { ServiceDeps } from '../../src/services/deps';
 import { syncVectors } from '../../src/services/vector-sync';

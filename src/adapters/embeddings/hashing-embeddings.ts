@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Embeddings } from '@langchain/core/embeddings';
-import { tokenizeForIndex } from '../../core/text/tokenize';
+import { tokenizeForIndex } from '../text/jieba';
 
 /**
  * LAST-RESORT lexical embedder: feature hashing of segmented tokens. It has no notion of meaning

@@ -2,7 +2,9 @@ import type { ExtractionNet } from '../../core/extraction/net';
 import { dedupeCandidates, planOfflineExtraction } from '../../core/extraction/offline-extractor';
 import { screenCandidates } from '../../core/extraction/provenance';
 import type { ExtractionOutput, ExtractionReport, Extractor } from '../../core/ports';
+import type { Segmenter } from '../../core/text/segmenter';
 import type { ConversationMessage } from '../../core/types';
+import { jiebaSegmenter } from '../text/jieba';
 
 /**
  * Deterministic, rule-based Chinese/English extractor: the default when no model is configured.
@@ -17,12 +19,15 @@ import type { ConversationMessage } from '../../core/types';
 export class OfflineExtractor implements Extractor {
   readonly name = 'offline-rules';
 
-  constructor(private readonly net?: ExtractionNet) {}
+  constructor(
+    private readonly net?: ExtractionNet,
+    private readonly segmenter: Segmenter = jiebaSegmenter,
+  ) {}
 
   async extract({ messages, timezone }: { messages: ConversationMessage[]; timezone: string }): Promise<ExtractionOutput> {
-    const plan = planOfflineExtraction(messages, { timezone }, this.net !== undefined);
-    const fromNet = this.net ? await this.net.candidates(plan.statements, timezone) : [];
-    const { accepted, rejected } = screenCandidates(fromNet.length > 0 ? dedupeCandidates([...plan.candidates, ...fromNet]) : plan.candidates, messages, timezone);
+    const plan = planOfflineExtraction(messages, { timezone, segmenter: this.segmenter }, this.net !== undefined);
+    const fromNet = this.net ? await this.net.candidates(plan.statements, timezone, this.segmenter) : [];
+    const { accepted, rejected } = screenCandidates(fromNet.length > 0 ? dedupeCandidates([...plan.candidates, ...fromNet]) : plan.candidates, messages, this.segmenter, timezone);
     const report: ExtractionReport = { extractor: this.name, attempts: 1, problems: [], fellBack: false, rejected };
     if (this.net) report.net = { statements: plan.statements.length, proposed: fromNet.length };
     return { candidates: accepted, report };

@@ -5,6 +5,8 @@ import { MIN_SUPPORT, screenCandidates, support } from '../../core/extraction/pr
 import { dataBlock, dataBlockRule, jsonLine } from '../../core/text/prompt-data';
 import type { ConversationMessage, MemoryCandidate } from '../../core/types';
 import type { ExtractionOutput, Extractor } from '../../core/ports';
+import { contentTag } from '../ids';
+import { jiebaSegmenter } from '../text/jieba';
 import { parseExtractionReply, type LlmMemory } from './extraction-schema';
 
 export const EXTRACTION_SYSTEM_PROMPT = `You extract long-term memories about the USER from a conversation with their assistant.
@@ -31,7 +33,7 @@ Reply with ONE JSON object: {"memories": [{"text", "type", "confidence", "import
  */
 export function extractionPrompt(messages: readonly ConversationMessage[], timezone: string): string {
   const lines = messages.map((m) => jsonLine({ id: m.id, role: m.role, at: m.at.toISOString(), text: m.content }));
-  return `Timezone: ${jsonLine(timezone)}\n${dataBlock('TRANSCRIPT', lines)}`;
+  return `Timezone: ${jsonLine(timezone)}\n${dataBlock('TRANSCRIPT', lines, contentTag)}`;
 }
 
 /**
@@ -67,7 +69,7 @@ export class LlmExtractor implements Extractor {
         const parsed = parseExtractionReply(reply);
         problems.push(...parsed.problems.map((p) => `attempt ${attempt}: ${p}`));
         if (parsed.problems.length === 0 || parsed.memories.length > 0) {
-          const { accepted, rejected } = screenCandidates(this.toCandidates(parsed.memories, input.messages), input.messages, input.timezone);
+          const { accepted, rejected } = screenCandidates(this.toCandidates(parsed.memories, input.messages), input.messages, jiebaSegmenter, input.timezone);
           return { candidates: accepted, report: { extractor: this.name, attempts: attempt, problems, fellBack: false, rejected } };
         }
       } catch (err) {
@@ -95,7 +97,7 @@ export class LlmExtractor implements Extractor {
       const said = sources.map((s) => s.content);
       const emotion = emotionScore(said.join(' '));
       // Keywords, entities and relations feed search and the graph: only those the memory or its messages name.
-      const named = (x: string) => support(x, [m.text, ...said]) >= MIN_SUPPORT;
+      const named = (x: string) => support(x, [m.text, ...said], jiebaSegmenter) >= MIN_SUPPORT;
       return {
         text: m.text,
         type: m.type,

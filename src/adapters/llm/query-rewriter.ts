@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { REWRITE_SYSTEM_PROMPT, rewritePrompt, rewrittenQueries } from '../../core/recall/query-rewrite';
 import type { QueryRewriter } from '../../core/ports';
+import { contentTag } from '../ids';
 import { extractJsonObject } from './extraction-schema';
 
 const replySchema = z.object({ queries: z.array(z.string()).min(1) });
@@ -19,7 +20,7 @@ export class LlmQueryRewriter implements QueryRewriter {
   async rewrite(input: { query: string; recentMessages: readonly string[]; signal?: AbortSignal }): Promise<string[]> {
     let reply: string;
     try {
-      const answer = await this.model.invoke([new SystemMessage(REWRITE_SYSTEM_PROMPT), new HumanMessage(rewritePrompt(input.query, input.recentMessages))], { signal: input.signal });
+      const answer = await this.model.invoke([new SystemMessage(REWRITE_SYSTEM_PROMPT), new HumanMessage(rewritePrompt(input.query, input.recentMessages, contentTag))], { signal: input.signal });
       reply = answer.text;
     } catch (err) {
       throw new MemoryServiceError(ErrorCode.llmUnavailable, `query rewrite: the model call failed: ${err instanceof Error ? err.message : String(err)}`, {}, { cause: err });

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ConversationMessage, MessageRole } from '../../core/types';
-import { termFrequencies, tokenizeForIndex } from '../../core/text/tokenize';
+import { termFrequencies } from '../../core/text/tokenize';
+import { tokenizeForIndex } from '../text/jieba';
 import type { Queryable } from './pool';
 
 export interface IncomingMessage {

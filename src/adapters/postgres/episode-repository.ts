@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import type { EpisodeDraft } from '../../core/episodes/summarize';
-import { shortHash, uuidFromKey } from '../../core/ids';
-import { termFrequencies, tokenizeForIndex } from '../../core/text/tokenize';
+import { shortHash, uuidFromKey } from '../ids';
+import { termFrequencies } from '../../core/text/tokenize';
+import { tokenizeForIndex } from '../text/jieba';
+import { bm25Ctes, bm25TermSql } from './bm25-sql';
 import type { Queryable } from './pool';
 
 /** A stored episode (one conversation, one local day). */
@@ -149,14 +151,9 @@ export const episodeStore = {
     const terms = [...termFrequencies(tokens).keys()];
     if (terms.length === 0 && ranges.length === 0) return { byWords: [], byDate: [] };
     const { rows } = await q.query<EpisodeRow & { words_score: number | null; date_rank: string | null }>(
-      `WITH q(term) AS (SELECT DISTINCT unnest($2::text[])),
-            stats AS (SELECT doc_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(doc_count, 0), 1) AS avgdl
-                        FROM episode_index_stats WHERE user_id = $1),
-            df AS (SELECT t.term, count(*)::float8 AS df FROM episode_terms t JOIN q USING (term) WHERE t.user_id = $1 GROUP BY t.term),
+      `WITH ${bm25Ctes({ postings: 'episode_terms', stats: 'episode_index_stats' })},
             by_words AS (
-              SELECT t.episode_id AS id,
-                     sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
-                         * (t.tf * 2.2) / (t.tf + 1.2 * (0.25 + 0.75 * e.doc_length / stats.avgdl)))::float8 AS score
+              SELECT t.episode_id AS id, sum(${bm25TermSql('e.doc_length')})::float8 AS score
                 FROM episode_terms t JOIN df USING (term)
                 JOIN episodes e ON e.id = t.episode_id AND e.user_id = $1
                 CROSS JOIN stats

@@ -1,4 +1,4 @@
-import { uuidFromKey } from '../../core/ids';
+import { uuidFromKey } from '../ids';
 import type { MemoryGraph } from '../../core/ports';
 import type { EntityRef, RelationRef } from '../../core/types';
 import type { Queryable } from './pool';

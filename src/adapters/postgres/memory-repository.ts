@@ -1,6 +1,7 @@
 import type { ImportancePatch, MemoryRepository, NewMemory } from '../../core/ports';
 import type { ImportanceLevel, Memory, MemoryScope, MemorySource, MemoryStatus, MemoryType } from '../../core/types';
 import { termFrequencies } from '../../core/text/tokenize';
+import { bm25Ctes, bm25TermSql } from './bm25-sql';
 import type { Queryable } from './pool';
 
 interface MemoryRow {
@@ -134,14 +135,8 @@ export class PostgresMemoryRepository implements MemoryRepository {
     const tf = termFrequencies(tokens);
     if (tf.size === 0) return [];
     const { rows } = await this.db.query<{ id: string; score: number }>(
-      `WITH q(term) AS (SELECT DISTINCT unnest($2::text[])),
-            stats AS (SELECT doc_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(doc_count, 0), 1) AS avgdl
-                        FROM user_index_stats WHERE user_id = $1),
-            df AS (SELECT t.term, count(*)::float8 AS df FROM memory_terms t JOIN q USING (term)
-                    WHERE t.user_id = $1 GROUP BY t.term)
-       SELECT t.memory_id AS id,
-              sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
-                  * (t.tf * 2.2) / (t.tf + 1.2 * (0.25 + 0.75 * m.doc_length / stats.avgdl)))::float8 AS score
+      `WITH ${bm25Ctes({ postings: 'memory_terms', stats: 'user_index_stats' })}
+       SELECT t.memory_id AS id, sum(${bm25TermSql('m.doc_length')})::float8 AS score
          FROM memory_terms t
          JOIN df USING (term)
          JOIN memories m ON m.id = t.memory_id AND m.user_id = $1 AND m.status = 'active'

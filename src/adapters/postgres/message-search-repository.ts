@@ -1,5 +1,6 @@
 import type { StoredLine } from '../../core/recall/exchanges';
 import { termFrequencies } from '../../core/text/tokenize';
+import { bm25Ctes, bm25TermSql } from './bm25-sql';
 import type { Queryable } from './pool';
 
 /** A message found by a search, with how well it matched. */
@@ -34,12 +35,9 @@ function toLine(r: LineRow): StoredLine {
 export type ShownLine = StoredLine & { hidden: boolean };
 
 /** Per-user collection statistics and document frequencies of the query terms ($1 user, $2 terms). */
-const BM25_CTES = `q(term) AS (SELECT DISTINCT unnest($2::text[])),
-            stats AS (SELECT doc_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(doc_count, 0), 1) AS avgdl
-                        FROM message_index_stats WHERE user_id = $1),
-            df AS (SELECT t.term, count(*)::float8 AS df FROM message_terms t JOIN q USING (term) WHERE t.user_id = $1 GROUP BY t.term)`;
-/** One term's Okapi BM25 contribution (k1 = 1.2, b = 0.75), as in the memory index. */
-const BM25_TERM = `ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * (t.tf * 2.2) / (t.tf + 1.2 * (0.25 + 0.75 * m.doc_length / stats.avgdl))`;
+const BM25_CTES = bm25Ctes({ postings: 'message_terms', stats: 'message_index_stats' });
+/** One term's Okapi BM25 contribution, the same definition as every other index. */
+const BM25_TERM = bm25TermSql('m.doc_length');
 /**
  * Forget requests of user $1: the decision rows of "忘掉…/forget…" candidates, whether they
  * expired memories (action forget, affectedIds) or named nothing stored (ignored). The predicate

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
@@ -11,6 +10,7 @@ import { MemoryDecisionsKey, MemoryTenantKey } from '../../../workflows/search-a
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { userParams } from '../schemas';
+import { workflowCallError } from '../workflow-failures';
 
 /** How long `?wait=true` holds the request before answering 202 (the purge carries on). */
 const PURGE_WAIT_MS = 120_000;
@@ -25,7 +25,7 @@ const purgeCounts = z.object({
 });
 
 /**
- * Privacy (issue #12): export of everything stored about a user, and erasure of all of it.
+ * Privacy: a user may take everything stored about them, and have all of it erased.
  * Both take the user key (what every store is keyed by) separately from the tenant's own user id:
  * today they are the same path parameter; with tenancy the key comes from `request.userKey`.
  */
@@ -105,8 +105,7 @@ export const privacyRoutes =
           if (!result) return reply.status(202).send({ workflowId, runId });
           return reply.status(200).send({ workflowId, runId, result: { requestedAt: result.requestedAt, completedAt: result.completedAt, counts: result.counts } });
         } catch (err) {
-          if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'the purge failed', { workflowId }, { cause: err });
-          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable while waiting for the purge', { workflowId }, { cause: err });
+          throw workflowCallError(err, { workflowId, failed: 'the purge failed', unavailable: 'Temporal unavailable while waiting for the purge' });
         } finally {
           clearTimeout(timer);
         }

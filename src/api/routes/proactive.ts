@@ -1,4 +1,3 @@
-import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
@@ -16,6 +15,7 @@ import { digestsQuery, digestView, listNotificationsQuery, notificationView, set
 import { digestToView, notificationToView } from '../proactive-views';
 import { userParams } from '../schemas';
 import { PAGE_SESSION_ROUTE } from '../page-session';
+import { workflowCallError } from '../workflow-failures';
 
 /** Notifications, settings (which drive the digest and nudge schedules) and daily digests. */
 export const proactiveRoutes =
@@ -101,8 +101,7 @@ export const proactiveRoutes =
             staticSummary: `Digest for ${userId} on request`,
           });
         } catch (err) {
-          if (err instanceof WorkflowFailedError) throw new MemoryServiceError(ErrorCode.internal, 'writing the digest failed', { workflowId }, { cause: err });
-          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable', { workflowId }, { cause: err });
+          throw workflowCallError(err, { workflowId, failed: 'writing the digest failed' });
         }
         const [digest] = await digestStore.recent(deps.pool, userId, today, 1);
         if (!digest) throw new MemoryServiceError(ErrorCode.internal, 'digest missing after writing it', { workflowId });

@@ -1,13 +1,14 @@
-import { dataBlock, dataBlockRule, jsonLine } from '../text/prompt-data';
+import { dataBlock, dataBlockRule, jsonLine, type ContentTag } from '../text/prompt-data';
 import type { MemoryCandidate } from '../types';
 import type { Decision, DecideOptions, Neighbour } from './decide';
 
 /**
- * The LLM conflict resolver's pure half (issue #3: "rule-based resolver by default, LLM resolver
- * when configured"). A model judges what rules judge poorly — "I work at Globex now" against "I
- * work at Initech", said without any "no longer" — but only inside rails the rules keep: it is
- * asked only when there is something to weigh, it sees neighbours under labels (never ids), and
- * its answer is checked against the neighbours that are active when the decision is applied.
+ * The LLM conflict resolver's pure half (the rule-based resolver stays the default: it needs no
+ * model and cannot be talked into anything). A model judges what rules judge poorly — "I work at
+ * Globex now" against "I work at Initech", said without any "no longer" — but only inside rails
+ * the rules keep: it is asked only when there is something to weigh, it sees neighbours under
+ * labels (never ids), and its answer is checked against the neighbours that are active when the
+ * decision is applied.
  */
 
 /** The model's answer, before validation. */
@@ -46,13 +47,13 @@ Choose ONE action:
 Judge only what the texts state about the person. A statement scoped to the current task never replaces a global preference.
 Reply with ONE JSON object: {"action": "...", "targets": ["n1"], "reason": "short, in English"}. No prose.`;
 
-/** The human turn: the candidate and the labelled neighbours, one JSON line each, in a data block. */
-export function resolverPrompt(candidate: MemoryCandidate, labelled: readonly { label: string; neighbour: Neighbour }[]): string {
+/** The human turn: the candidate and the labelled neighbours, one JSON line each, in a data block tagged by `tagOf`. */
+export function resolverPrompt(candidate: MemoryCandidate, labelled: readonly { label: string; neighbour: Neighbour }[], tagOf: ContentTag): string {
   const lines = [
     jsonLine({ new: true, type: candidate.type, scope: candidate.scope, text: candidate.text }),
     ...labelled.map(({ label, neighbour: n }) => jsonLine({ label, type: n.memory.type, scope: n.memory.scope, text: n.memory.text })),
   ];
-  return dataBlock('MEMORIES', lines);
+  return dataBlock('MEMORIES', lines, tagOf);
 }
 
 /**

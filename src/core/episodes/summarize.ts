@@ -4,12 +4,13 @@
  * concrete suggestions, in the order they were said. No model: the same rules as the offline
  * extractor decide what is "concrete", so chit-chat ("辛苦了", "Nice work!") never makes a summary.
  *
- * Pure (no clock, no I/O); jieba is used through the extraction helpers, so not workflow-safe.
+ * Pure (no clock, no I/O); the segmenter that finds Chinese words is a parameter.
  */
 import { DateTime } from 'luxon';
 import { extractAssistantContribution } from '../extraction/assistant';
 import { extractEntities } from '../extraction/entities';
 import { cutCodePoints } from '../recall/exchanges';
+import type { Segmenter } from '../text/segmenter';
 import { detectLang, prepareText, splitSentences, trimPunct, type Lang } from '../extraction/text';
 import type { ConversationMessage } from '../types';
 
@@ -56,9 +57,9 @@ function isContent(text: string, lang: Lang): boolean {
 }
 
 /** How much a sentence tells about the day: named things, places, numbers; questions less. */
-function salience(text: string, lang: Lang, role: ConversationMessage['role'], question: boolean): number {
+function salience(text: string, lang: Lang, segmenter: Segmenter, role: ConversationMessage['role'], question: boolean): number {
   let score = role === 'user' ? 0.5 : 0;
-  const entities = extractEntities(text, lang).filter((e) => e.kind !== 'date');
+  const entities = extractEntities(text, lang, segmenter).filter((e) => e.kind !== 'date');
   if (entities.length > 0) score += 2;
   else if (NAMED_SHAPE.test(text)) score += 1.5;
   if (NUMBER.test(text)) score += 1;
@@ -76,14 +77,14 @@ function nextUser(messages: readonly ConversationMessage[], i: number): Conversa
   return next?.role === 'user' ? next : undefined;
 }
 
-function unitsOf(messages: readonly ConversationMessage[]): Unit[] {
+function unitsOf(messages: readonly ConversationMessage[], segmenter: Segmenter): Unit[] {
   const units: Unit[] = [];
   messages.forEach((message, i) => {
     const content = prepareText(message.content.slice(0, MAX_MESSAGE_CHARS)).trim();
     if (!content) return;
     if (message.role === 'assistant') {
       // The assistant's concrete contribution is the part worth keeping; its small talk is not.
-      const contribution = extractAssistantContribution(message, previousUser(messages, i), nextUser(messages, i));
+      const contribution = extractAssistantContribution(message, previousUser(messages, i), nextUser(messages, i), segmenter);
       if (contribution) units.push({ text: contribution.text, messageId: message.id, order: i, score: 3 });
       return;
     }
@@ -91,7 +92,7 @@ function unitsOf(messages: readonly ConversationMessage[]): Unit[] {
     const mine = splitSentences(content)
       .map((s) => ({ text: trimPunct(s.text), question: s.question }))
       .filter((s) => isContent(s.text, lang))
-      .map((s) => ({ text: s.text, messageId: message.id, order: i, score: salience(s.text, lang, message.role, s.question) }))
+      .map((s) => ({ text: s.text, messageId: message.id, order: i, score: salience(s.text, lang, segmenter, message.role, s.question) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, MAX_UNITS_PER_MESSAGE);
     units.push(...mine);
@@ -105,8 +106,8 @@ function unitsOf(messages: readonly ConversationMessage[]): Unit[] {
  * to conversation order. When nothing is salient, the first substantive user sentence stands
  * for the day; a day of pure chit-chat has an empty summary.
  */
-export function summarizeEpisode(messages: readonly ConversationMessage[]): { summary: string; summaryMessageIds: string[] } {
-  const units = unitsOf(messages);
+export function summarizeEpisode(messages: readonly ConversationMessage[], segmenter: Segmenter): { summary: string; summaryMessageIds: string[] } {
+  const units = unitsOf(messages, segmenter);
   const salient = units.filter((u) => u.score > SALIENT).sort((a, b) => b.score - a.score || a.order - b.order);
   // Nothing concrete was said: the first thing the user talked about stands for the day.
   const pool = salient.length > 0 ? salient : units.filter((u) => u.score >= 0).slice(0, 1);
@@ -141,7 +142,7 @@ export function localDay(at: Date, timeZone: string): string {
  */
 export function buildEpisodes(
   messages: readonly ConversationMessage[],
-  opts: { timeZone: string; hidden?: ReadonlySet<string> },
+  opts: { timeZone: string; hidden?: ReadonlySet<string>; segmenter: Segmenter },
 ): EpisodeDraft[] {
   const byDay = new Map<string, ConversationMessage[]>();
   for (const m of messages) {
@@ -160,7 +161,7 @@ export function buildEpisodes(
         startedAt: new Date(Math.min(...times)),
         endedAt: new Date(Math.max(...times)),
         messageIds: list.map((m) => m.id),
-        ...summarizeEpisode(list),
+        ...summarizeEpisode(list, opts.segmenter),
       };
     });
 }

@@ -3,6 +3,7 @@
  * that the user asked for. Acknowledgements and small talk ("好的，我记住了", "Nice work!") are
  * not memories, and a recommendation is never recorded as the user's own preference.
  */
+import type { Segmenter } from '../text/segmenter';
 import type { ConversationMessage, EntityRef, MemoryCandidate, RelationRef } from '../types';
 import { extractEntities } from './entities';
 import { extractKeywords } from './keywords';
@@ -94,6 +95,7 @@ export function extractAssistantContribution(
   message: ConversationMessage,
   request: ConversationMessage | undefined,
   next: ConversationMessage | undefined,
+  segmenter: Segmenter,
 ): MemoryCandidate | null {
   const content = prepareText(message.content.slice(0, MAX_MESSAGE)).trim();
   const lang = detectLang(content);
@@ -115,13 +117,13 @@ export function extractAssistantContribution(
   const react = reaction(next);
   const base = explanation ? 0.7 : found.named ? 0.8 : 0.75;
   const confidence = react === 'rejected' ? 0.5 : react === 'accepted' ? Math.max(base, 0.85) : base;
-  const entities: EntityRef[] = extractEntities(found.body, lang).filter((e) => e.kind !== 'date');
+  const entities: EntityRef[] = extractEntities(found.body, lang, segmenter).filter((e) => e.kind !== 'date');
   const relations: RelationRef[] = entities
     .filter((e) => ['title', 'name', 'method', 'project', 'framework', 'language', 'database', 'infra', 'tool', 'place'].includes(e.kind))
     .map((e) => ({ source: 'assistant', relation: 'recommended', target: e.name }));
   // The request's words ("podcast", "科幻小说") are how the user will ask about it later.
-  const requestWords = request ? extractKeywords(prepareText(request.content), detectLang(request.content), 6) : [];
-  const keywords = [...new Set([...extractKeywords(found.body, lang), ...requestWords])].slice(0, 20);
+  const requestWords = request ? extractKeywords(prepareText(request.content), detectLang(request.content), segmenter, 6) : [];
+  const keywords = [...new Set([...extractKeywords(found.body, lang, segmenter), ...requestWords])].slice(0, 20);
 
   return {
     text,

@@ -3,6 +3,7 @@
  * expiry and the subject of an update.
  */
 import { emotionScore } from '../emotion';
+import type { Segmenter } from '../text/segmenter';
 import type { ConversationMessage, EntityRef, MemoryCandidate, RelationRef } from '../types';
 import { expiryFor, resolveEventDay } from './dates';
 import { extractEntities } from './entities';
@@ -47,13 +48,13 @@ function cleanRelations(relations: RelationRef[]): RelationRef[] {
 }
 
 /** Keywords of the text plus entity names and short relation targets, which segmentation may split ("后端工程师"). */
-function keywordsOf(text: string, lang: Lang, entities: EntityRef[], relations: RelationRef[]): string[] {
+function keywordsOf(text: string, lang: Lang, segmenter: Segmenter, entities: EntityRef[], relations: RelationRef[]): string[] {
   const short = (t: string): boolean => (lang === 'zh' && /\p{Script=Han}/u.test(t) ? t.length <= 6 && !t.includes('我') : t.split(/\s+/u).length <= 3);
   const targets = relations.flatMap((r) => r.target.split(/\s*(?:[,，、+()（）]|\band\b|和)\s*/u)).filter((t) => t && short(t));
   const extra = [...entities.filter((e) => e.kind !== 'date').map((e) => e.name), ...targets]
     .filter((t) => t.length <= 24)
     .map((t) => t.toLowerCase());
-  return [...new Set([...extractKeywords(text, lang), ...extra])].slice(0, 20);
+  return [...new Set([...extractKeywords(text, lang, segmenter), ...extra])].slice(0, 20);
 }
 
 function targetHasContent(target: string, lang: Lang): boolean {
@@ -72,6 +73,7 @@ export interface BuildContext {
   content: string;
   lang: Lang;
   zone: string;
+  segmenter: Segmenter;
 }
 
 /** The candidate for one segment, or null when the statement has no usable content. */
@@ -81,7 +83,7 @@ export function buildCandidate(seg: Segment, ctx: BuildContext): MemoryCandidate
   if (!text) return null;
   // Pain points and instructions are recognised by specific wording ("总是失眠", "回答简洁点") and may lack nouns.
   const passive = match.intent === 'assert' && match.type !== 'instruction' && match.type !== 'pain_point';
-  if (passive && !hasContent(text, ctx.lang) && seg.relations.length === 0) return null;
+  if (passive && !hasContent(text, ctx.lang, ctx.segmenter) && seg.relations.length === 0) return null;
   // "I like it" / "我喜欢这个": a relation whose object is only a pronoun says nothing.
   if (passive && seg.relations.length > 0 && !seg.relations.some((r) => targetHasContent(r.target, ctx.lang))) return null;
 
@@ -90,7 +92,7 @@ export function buildCandidate(seg: Segment, ctx: BuildContext): MemoryCandidate
   const confidence = round(isHedged(text) && match.intent !== 'forget' ? Math.min(match.confidence * 0.75, HEDGED_CEILING) : match.confidence);
   const health = HEALTH_WORDS.test(text) || seg.relations.some((r) => /allergic_to|has_condition/u.test(r.relation));
   const base = scope === 'task' ? Math.min(match.importance, 0.5) : health ? Math.max(match.importance, HEALTH_IMPORTANCE) : match.importance;
-  const entities: EntityRef[] = extractEntities(text, ctx.lang);
+  const entities: EntityRef[] = extractEntities(text, ctx.lang, ctx.segmenter);
   const isEvent = match.type === 'event';
   const eventDay = isEvent ? resolveEventDay(text, ctx.lang, ctx.message.at, ctx.zone) : undefined;
   if (eventDay) entities.push({ name: eventDay, kind: 'date' });
@@ -101,7 +103,7 @@ export function buildCandidate(seg: Segment, ctx: BuildContext): MemoryCandidate
     type: match.type,
     confidence,
     importance: applyEmotion(base, emotion.score),
-    keywords: keywordsOf(text, ctx.lang, entities, seg.relations),
+    keywords: keywordsOf(text, ctx.lang, ctx.segmenter, entities, seg.relations),
     entities,
     relations: cleanRelations(seg.relations),
     scope,
@@ -116,6 +118,6 @@ export function buildCandidate(seg: Segment, ctx: BuildContext): MemoryCandidate
     const taskEnd = new Date(ctx.message.at.getTime() + TASK_SCOPE_DAYS * 86_400_000);
     if (!candidate.expiresAt || candidate.expiresAt > taskEnd) candidate.expiresAt = taskEnd;
   }
-  if (match.intent !== 'assert') candidate.subject = seg.subject ?? (subjectWords(text, ctx.lang) || undefined);
+  if (match.intent !== 'assert') candidate.subject = seg.subject ?? (subjectWords(text, ctx.lang, ctx.segmenter) || undefined);
   return candidate;
 }

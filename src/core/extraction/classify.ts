@@ -1,6 +1,7 @@
 /**
  * Classifies one clause of a user message with the rules of its language.
  */
+import type { Segmenter } from '../text/segmenter';
 import { EN_FACT_RULES } from './en-rules-facts';
 import { EN_INTENT_RULES } from './en-rules-intent';
 import { asHabit } from './habits';
@@ -21,23 +22,23 @@ const EN_OTHER_SUBJECT = /^(?:you|he|she|they|it|it's|there|that|that's|this is|
  * The verdict for a clause (fillers already stripped), or null when no rule applies. A habitual
  * "I use / do X" comes back as a standing preference (see ./habits.ts).
  */
-export function classifyClause(clause: string, lang: Lang): ClauseMatch | null {
-  const verdict = classifyByRules(clause, lang);
+export function classifyClause(clause: string, lang: Lang, segmenter: Segmenter): ClauseMatch | null {
+  const verdict = classifyByRules(clause, lang, segmenter);
   return verdict ? asHabit(verdict, clause, lang) : null;
 }
 
-function classifyByRules(clause: string, lang: Lang): ClauseMatch | null {
+function classifyByRules(clause: string, lang: Lang, segmenter: Segmenter): ClauseMatch | null {
   const text = clause.trim();
   if (!text) return null;
   if (lang === 'zh') {
-    const intent = runRules(ZH_INTENT_RULES, text);
+    const intent = runRules(ZH_INTENT_RULES, text, segmenter);
     if (intent) return intent;
     if (ZH_OTHER_SUBJECT.test(text) && !/^这(?:周|个月|个周末|几天|两天|次)/u.test(text)) return null;
     // Bilingual users mix languages ("I love 火锅", "我用 Python"); an English-led clause gets the English rules too.
-    return runRules(ZH_FACT_RULES, text) ?? (/^[A-Za-z]/u.test(text) ? classifyByRules(text, 'en') : null);
+    return runRules(ZH_FACT_RULES, text, segmenter) ?? (/^[A-Za-z]/u.test(text) ? classifyByRules(text, 'en', segmenter) : null);
   }
-  const intent = runRules(EN_INTENT_RULES, text);
+  const intent = runRules(EN_INTENT_RULES, text, segmenter);
   if (intent) return intent;
   if (EN_OTHER_SUBJECT.test(text)) return null;
-  return runRules(EN_FACT_RULES, text);
+  return runRules(EN_FACT_RULES, text, segmenter);
 }

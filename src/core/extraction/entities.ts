@@ -3,6 +3,7 @@
  * health conditions, stacks/languages, projects ("payment-svc"), titles (《三体》, "Hardcore
  * History") and human languages. Gazetteers give the kind; shape rules catch unknown names.
  */
+import type { Segmenter } from '../text/segmenter';
 import type { EntityRef } from '../types';
 import {
   EN_CONDITIONS,
@@ -18,7 +19,7 @@ import {
   ZH_PETS,
   ZH_PLACE_SUFFIX,
 } from './lexicon';
-import { latinTokens, tagWords } from './keywords';
+import { latinTokens } from './keywords';
 import type { Lang } from './text';
 
 const PROJECT_PART = /^(?:svc|service|api|app|sync|web|server|client|bot|cli|sdk|lib|core|gateway|worker|ui|db|etl|pipeline|platform|engine|admin|portal|backend|frontend|job|proxy|store|hub|ops)$/u;
@@ -72,12 +73,12 @@ function addQuoted(text: string, bag: EntityBag): void {
   for (const m of text.matchAll(/[“「"]([^”」"]{1,40})[”」"]/gu)) bag.add(m[1] ?? '', 'name');
 }
 
-function zhEntities(text: string, bag: EntityBag): void {
+function zhEntities(text: string, segmenter: Segmenter, bag: EntityBag): void {
   for (const m of text.matchAll(ZH_NAMED)) {
     const name = m[1] ?? '';
     bag.add(name, [...ZH_PETS].some((p) => text.includes(p)) ? 'pet' : 'name');
   }
-  for (const { word, tag } of tagWords(text)) {
+  for (const { word, tag } of segmenter.tag(text)) {
     if (ZH_FAMILY.has(word)) bag.add(word, 'person');
     else if (ZH_PETS.has(word)) bag.add(word, 'animal');
     else if (ZH_FOODS.has(word)) bag.add(word, 'food');
@@ -125,11 +126,11 @@ function mentionsPet(text: string): boolean {
 }
 
 /** Entities of one statement (deduplicated, longest name per kind). */
-export function extractEntities(text: string, lang: Lang): EntityRef[] {
+export function extractEntities(text: string, lang: Lang, segmenter: Segmenter): EntityRef[] {
   const bag = new EntityBag();
   addQuoted(text, bag);
   addTech(text, lang, bag);
-  if (lang === 'zh') zhEntities(text, bag);
+  if (lang === 'zh') zhEntities(text, segmenter, bag);
   else enEntities(text, bag);
   for (const m of text.matchAll(new RegExp(HUMAN_LANGUAGES.source, 'gu'))) bag.add(m[0], 'language');
   return bag.list();

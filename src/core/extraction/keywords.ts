@@ -1,41 +1,25 @@
 /**
- * Content-word keywords for BM25-style matching: jieba segmentation for Chinese (with its POS
+ * Content-word keywords for BM25-style matching: the segmenter's words for Chinese (with their POS
  * tags to drop function words), lowercase words minus stopwords for English, and Latin tokens
  * such as "payment-svc", "Next.js" or "P99" kept whole in both.
  */
-import { Jieba } from '@node-rs/jieba';
-// The ".js" suffix lets plain Node ESM (tsx, Temporal workers) resolve this CommonJS subpath too.
-import { dict } from '@node-rs/jieba/dict.js';
+import type { Segmenter } from '../text/segmenter';
 import { EN_STOPWORDS, ZH_STOPWORDS } from './lexicon';
 import type { Lang } from './text';
-
-/** Loading the dictionary takes ~100 ms, so one segmenter serves the whole process. */
-const jieba = Jieba.withDict(dict);
-
-/** A word as jieba tags it (n noun, v verb, eng Latin, x punctuation, …). */
-export interface TaggedWord {
-  word: string;
-  tag: string;
-}
 
 /** POS tags that never carry content: pronouns, particles, prepositions, conjunctions, adverbs, numerals… */
 const FUNCTION_TAGS = /^(?:r|u\w*|p|c|d|x|y|q|f|e|o|zg|w|m|t|df|ul|uj)$/u;
 const LATIN_TOKEN = /[A-Za-z][A-Za-z0-9]*(?:[.\-_+#/][A-Za-z0-9]+)*\+*#?|\d+[A-Za-z]+\w*|\d+(?:-\d+){1,4}/gu;
 const COUNT_WORD = /^[\d一二三四五六七八九十两几百千万半每]+[个只条位次天年月号点秒分块岁本部件遍回]?$/u;
 
-/** Jieba POS tagging (exported so rules and entities share one segmenter). */
-export function tagWords(text: string): TaggedWord[] {
-  return jieba.tag(text, true);
-}
-
 /** Latin tokens of a text, as written ("payment-svc", "Next.js", "C++", "P99", "4-7-8"). */
 export function latinTokens(text: string): string[] {
   return [...text.matchAll(LATIN_TOKEN)].map((m) => m[0].replace(/[./-]+$/u, ''));
 }
 
-function zhKeywords(text: string): string[] {
+function zhKeywords(text: string, segmenter: Segmenter): string[] {
   const out: string[] = [];
-  const words = tagWords(text.replace(LATIN_TOKEN, ' '));
+  const words = segmenter.tag(text.replace(LATIN_TOKEN, ' '));
   for (let i = 0; i < words.length; i += 1) {
     const w = words[i];
     if (!w) continue;
@@ -68,12 +52,12 @@ function enKeywords(text: string): string[] {
 /**
  * Keywords of a text: content words, lowercase for Latin script, deduplicated, at most `limit`.
  * English keeps the order of appearance; Chinese lists Latin tokens ("payment-svc") first,
- * then jieba's content words.
+ * then the segmenter's content words.
  */
-export function extractKeywords(text: string, lang: Lang, limit = 16): string[] {
+export function extractKeywords(text: string, lang: Lang, segmenter: Segmenter, limit = 16): string[] {
   const words =
     lang === 'zh'
-      ? [...latinTokens(text).map((t) => t.toLowerCase()).filter((t) => !EN_STOPWORDS.has(t)), ...zhKeywords(text)]
+      ? [...latinTokens(text).map((t) => t.toLowerCase()).filter((t) => !EN_STOPWORDS.has(t)), ...zhKeywords(text, segmenter)]
       : enKeywords(text);
   return [...new Set(words)].slice(0, limit);
 }

@@ -2,6 +2,7 @@
  * What a clause rule reports, and the helpers rules share: object clean-up, subject words of an
  * update, hedges, task scope and base importance per type.
  */
+import type { Segmenter } from '../text/segmenter';
 import type { MemoryCandidate, MemoryType, RelationRef } from '../types';
 import { EN_STOPWORDS, ZH_STOPWORDS } from './lexicon';
 import { extractKeywords } from './keywords';
@@ -92,8 +93,13 @@ export function cleanObject(raw: string, lang: Lang): string {
 
 const ZH_GENERIC_VERBS = /^(?:吃|喝|用|是|在|做|会|可以|能|去|有|玩|看|听|写|搞|碰)+/u;
 
-/** The content words of a changed predicate: "可以吃花生" → "花生", "stopped being vegetarian" → "vegetarian". */
-export function subjectWords(raw: string, lang: Lang): string {
+/**
+ * The content words of a changed predicate: "可以吃花生" → "花生", "stopped being vegetarian" →
+ * "vegetarian". Chinese needs the segmenter; English words are split on spaces.
+ */
+export function subjectWords(raw: string, lang: 'en'): string;
+export function subjectWords(raw: string, lang: Lang, segmenter: Segmenter): string;
+export function subjectWords(raw: string, lang: Lang, segmenter?: Segmenter): string {
   const cleaned = cleanObject(raw, lang);
   // Where one lives and what one works as are identified by the kind of fact, not by the old value.
   if (lang === 'zh' && /住|搬家/u.test(cleaned)) return '住';
@@ -102,7 +108,8 @@ export function subjectWords(raw: string, lang: Lang): string {
   if (lang === 'en' && /\b(?:job|jobs|career|work as|working as)\b/iu.test(cleaned)) return 'job';
   if (lang === 'zh') {
     const stripped = cleaned.replace(ZH_GENERIC_VERBS, '');
-    return extractKeywords(stripped.length >= 2 ? stripped : cleaned, 'zh', 3)
+    // The overloads make a Chinese call pass the segmenter.
+    return extractKeywords(stripped.length >= 2 ? stripped : cleaned, 'zh', segmenter!, 3)
       .filter((w) => !ZH_STOPWORDS.has(w))
       .join(' ');
   }

@@ -11,6 +11,7 @@
  * - material the user pasted or quoted (not in their own words), and fragments too short or too
  *   long to be a statement.
  */
+import type { Segmenter } from '../text/segmenter';
 import type { ConversationMessage } from '../types';
 import { EN_SHORT_LIVED, ZH_SHORT_LIVED } from './dates';
 import { isHedged, isTaskScoped } from './match';
@@ -75,7 +76,7 @@ function longEnough(text: string, lang: Lang): boolean {
  * The statements of one (prepared) user message that the net should judge: its sentences that
  * overlap none of `covered` (the spans the rules turned into candidates) and pass the guards.
  */
-export function selectNetStatements(message: ConversationMessage, content: string, lang: Lang, covered: readonly Span[] | readonly { start: number; end: number }[]): NetStatement[] {
+export function selectNetStatements(message: ConversationMessage, content: string, lang: Lang, covered: readonly Span[] | readonly { start: number; end: number }[], segmenter: Segmenter): NetStatement[] {
   const own = ownWords(content);
   const out: NetStatement[] = [];
   for (const sentence of splitSentences(content)) {
@@ -93,7 +94,7 @@ export function selectNetStatements(message: ConversationMessage, content: strin
     if (!text || text.length > MAX_STATEMENT || !longEnough(text, lang)) continue;
     if (!own.includes(text)) continue;
     if (DISMISSAL.test(text) || isQuestionLike(text, lang) || isAboutSomeoneElse(text, lang) || isHedged(text) || isOneOffRequest(text, lang)) continue;
-    if (!hasContent(text, lang)) continue;
+    if (!hasContent(text, lang, segmenter)) continue;
     const at = start + raw.indexOf(text);
     out.push({ message, content, lang, start: at, end: at + text.length, text, shortLived: (lang === 'zh' ? ZH_SHORT_LIVED : EN_SHORT_LIVED).test(text) });
   }

@@ -16,6 +16,7 @@
  * The net's candidates carry confidence below the rules' ({@link NET_CONFIDENCE}) and go through
  * the same provenance screen as every other candidate.
  */
+import type { Segmenter } from '../text/segmenter';
 import type { MemoryCandidate } from '../types';
 import { buildCandidate } from './candidate';
 import { BASE_IMPORTANCE, HEALTH_IMPORTANCE, makeMatch } from './match';
@@ -141,7 +142,7 @@ export function decideStatement(vector: readonly number[], index: PrototypeIndex
  * directive ("Emojis in answers annoy me") is kept as a preference: the provenance screen only
  * accepts standing instructions the user gave as such.
  */
-export function netCandidate(statement: NetStatement, verdict: NetVerdict, zone: string): MemoryCandidate | null {
+export function netCandidate(statement: NetStatement, verdict: NetVerdict, zone: string, segmenter: Segmenter): MemoryCandidate | null {
   if (!verdict.cls) return null;
   let type = NET_CLASS_TYPE[verdict.cls]!;
   // English keeps its subject: a fact, taste or goal of the user's names them ("Shellfish
@@ -151,7 +152,7 @@ export function netCandidate(statement: NetStatement, verdict: NetVerdict, zone:
   const importance = verdict.cls === 'fact.health' ? HEALTH_IMPORTANCE : BASE_IMPORTANCE[type];
   const match = makeMatch(`net.${verdict.cls}`, { type, confidence: verdict.confidence, importance, event: false, standing: type === 'instruction' });
   const seg = { start: statement.start, end: statement.end, match, relations: [], event: statement.shortLived };
-  return buildCandidate(seg, { message: statement.message, content: statement.content, lang: statement.lang, zone });
+  return buildCandidate(seg, { message: statement.message, content: statement.content, lang: statement.lang, zone, segmenter });
 }
 
 const ABOUT_THE_USER: ReadonlySet<string> = new Set(['fact', 'preference', 'goal']);
@@ -202,10 +203,10 @@ export class ExtractionNet {
   }
 
   /** Candidates for the statements the rules left (see {@link selectNetStatements}). */
-  async candidates(statements: readonly NetStatement[], zone: string): Promise<MemoryCandidate[]> {
+  async candidates(statements: readonly NetStatement[], zone: string, segmenter: Segmenter): Promise<MemoryCandidate[]> {
     const verdicts = await this.classify(statements.map((s) => s.text));
     return statements.flatMap((s, i) => {
-      const c = netCandidate(s, verdicts[i]!, zone);
+      const c = netCandidate(s, verdicts[i]!, zone, segmenter);
       return c ? [c] : [];
     });
   }

@@ -7,6 +7,7 @@
  * one candidate per statement. Per assistant message: keep only concrete recommendations,
  * methods or commitments, labelled as the assistant's.
  */
+import type { Segmenter } from '../text/segmenter';
 import type { ConversationMessage, MemoryCandidate } from '../types';
 import { extractAssistantContribution } from './assistant';
 import { buildCandidate } from './candidate';
@@ -21,6 +22,8 @@ export { normalizeFact } from './text';
 export interface OfflineExtractorOptions {
   /** IANA zone the user lives in, for resolving "明天"/"next Friday" to a day; default 'UTC'. */
   timezone?: string;
+  /** Finds and tags Chinese words (jieba in production: src/adapters/text/jieba.ts). */
+  segmenter: Segmenter;
 }
 
 /** Small talk that never holds a memory, matched on the whole message. */
@@ -33,19 +36,19 @@ const CHITCHAT =
  */
 const MAX_MESSAGE = 4000;
 
-function extractFromUser(message: ConversationMessage, zone: string, withStatements: boolean): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
+function extractFromUser(message: ConversationMessage, zone: string, segmenter: Segmenter, withStatements: boolean): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
   const content = prepareText(message.content.slice(0, MAX_MESSAGE)).trim();
   if (!content || CHITCHAT.test(content)) return { candidates: [], statements: [] };
   const lang = detectLang(content);
   const candidates: MemoryCandidate[] = [];
   const covered: { start: number; end: number }[] = [];
-  for (const seg of segmentMessage(content, lang)) {
-    const candidate = buildCandidate(seg, { message, content, lang, zone });
+  for (const seg of segmentMessage(content, lang, segmenter)) {
+    const candidate = buildCandidate(seg, { message, content, lang, zone, segmenter });
     if (!candidate) continue;
     candidates.push(candidate);
     covered.push(seg);
   }
-  return { candidates, statements: withStatements ? selectNetStatements(message, content, lang, covered) : [] };
+  return { candidates, statements: withStatements ? selectNetStatements(message, content, lang, covered, segmenter) : [] };
 }
 
 function neighbourUser(messages: readonly ConversationMessage[], from: number, step: 1 | -1): ConversationMessage | undefined {
@@ -81,12 +84,13 @@ export function dedupeCandidates(candidates: MemoryCandidate[]): MemoryCandidate
  * Extracts memory candidates from a conversation without an LLM.
  *
  * @param messages the conversation, in order; each message's `at` is the candidate's `saidAt`.
- * @param options `timezone` (IANA, default 'UTC') resolves relative days of events.
+ * @param options `timezone` (IANA, default 'UTC') resolves relative days of events; `segmenter`
+ *   finds Chinese words.
  * @returns candidates in message order: user statements (facts, preferences, goals, pain points,
  *   events, decisions, instructions, updates, forget requests) and the assistant's concrete
  *   contributions. Chit-chat and questions yield nothing.
  */
-export function extractCandidatesOffline(messages: ConversationMessage[], options: OfflineExtractorOptions = {}): MemoryCandidate[] {
+export function extractCandidatesOffline(messages: ConversationMessage[], options: OfflineExtractorOptions): MemoryCandidate[] {
   return planOfflineExtraction(messages, options, false).candidates;
 }
 
@@ -97,20 +101,21 @@ export function extractCandidatesOffline(messages: ConversationMessage[], option
  */
 export function planOfflineExtraction(
   messages: ConversationMessage[],
-  options: OfflineExtractorOptions = {},
+  options: OfflineExtractorOptions,
   withStatements = true,
 ): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
   const zone = options.timezone ?? 'UTC';
+  const { segmenter } = options;
   const out: MemoryCandidate[] = [];
   const statements: NetStatement[] = [];
   messages.forEach((message, i) => {
     if (message.role === 'user') {
-      const user = extractFromUser(message, zone, withStatements);
+      const user = extractFromUser(message, zone, segmenter, withStatements);
       out.push(...user.candidates);
       statements.push(...user.statements);
       return;
     }
-    const contribution = extractAssistantContribution(message, neighbourUser(messages, i, -1), neighbourUser(messages, i, 1));
+    const contribution = extractAssistantContribution(message, neighbourUser(messages, i, -1), neighbourUser(messages, i, 1), segmenter);
     if (contribution) out.push(contribution);
   });
   return { candidates: dedupeCandidates(out), statements };

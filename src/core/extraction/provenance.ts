@@ -23,7 +23,8 @@
  *    offline rules read from them.
  * Everything else is rejected whole, with a reason, never rewritten into something else.
  */
-import { tokenizeForIndex } from '../text/tokenize';
+import type { Segmenter } from '../text/segmenter';
+import { indexTokens } from '../text/tokenize';
 import type { ConversationMessage, MemoryCandidate } from '../types';
 import { extractCandidatesOffline } from './offline-extractor';
 import { ownSentences, ownWords } from './quoted';
@@ -59,9 +60,9 @@ export function stem(word: string): string {
   return w.slice(0, 5);
 }
 
-function contentTokens(text: string, forAssistant: boolean): string[] {
+function contentTokens(text: string, forAssistant: boolean, segmenter: Segmenter): string[] {
   const out = new Set<string>();
-  for (const token of tokenizeForIndex(text)) {
+  for (const token of indexTokens(text, segmenter)) {
     if (SPEAKER_WORDS.has(token)) continue;
     if (HAN.test(token) ? [...token].length < 2 : token.length < 2 && !/^\d$/u.test(token)) continue;
     if (forAssistant && ASSISTANT_LABEL_STEMS.has(HAN.test(token) ? token : stem(token))) continue;
@@ -75,14 +76,14 @@ function contentTokens(text: string, forAssistant: boolean): string[] {
  * (robust to a different word segmentation), other words by stem. A text without content words
  * is supported only when its normalised form occurs in the sources as a whole.
  */
-export function support(text: string, sources: readonly string[], opts: { forAssistant?: boolean } = {}): number {
+export function support(text: string, sources: readonly string[], segmenter: Segmenter, opts: { forAssistant?: boolean } = {}): number {
   const source = sources.join('\n').normalize('NFKC').toLowerCase();
-  const tokens = contentTokens(text, opts.forAssistant ?? false);
+  const tokens = contentTokens(text, opts.forAssistant ?? false, segmenter);
   if (tokens.length === 0) {
     const needle = normalizeFact(text);
     return needle.length > 0 && normalizeFact(source).includes(needle) ? 1 : 0;
   }
-  const stems = new Set(tokenizeForIndex(source).filter((t) => !HAN.test(t)).map(stem));
+  const stems = new Set(indexTokens(source, segmenter).filter((t) => !HAN.test(t)).map(stem));
   const hits = tokens.filter((t) => (HAN.test(t) ? source.includes(t) : stems.has(stem(t)) || (/^\d/u.test(t) && source.includes(t)))).length;
   return hits / tokens.length;
 }
@@ -118,7 +119,11 @@ class Transcript {
   private readonly byId = new Map<string, MessageView>();
   private readonly ordered: MessageView[];
 
-  constructor(messages: readonly ConversationMessage[], private readonly timezone: string) {
+  constructor(
+    messages: readonly ConversationMessage[],
+    private readonly timezone: string,
+    readonly segmenter: Segmenter,
+  ) {
     this.ordered = messages.map((message, index) => ({ message, index }));
     for (const view of this.ordered) if (!this.byId.has(view.message.id)) this.byId.set(view.message.id, view);
   }
@@ -143,7 +148,7 @@ class Transcript {
 
   /** What the offline rules find in the user's own words of one message. */
   offline(view: MessageView): MemoryCandidate[] {
-    view.offline ??= extractCandidatesOffline([{ ...view.message, content: this.own(view) }], { timezone: this.timezone });
+    view.offline ??= extractCandidatesOffline([{ ...view.message, content: this.own(view) }], { timezone: this.timezone, segmenter: this.segmenter });
     return view.offline;
   }
 }
@@ -171,7 +176,7 @@ function problemOf(candidate: MemoryCandidate, transcript: Transcript): string |
     if (candidate.role !== 'assistant') return 'an assistant_contribution must be attributed to the assistant';
     if (others.length === 0) return 'an assistant_contribution must cite an assistant message; it cites only user messages';
     if (candidate.intent === 'forget') return 'only the user can ask to forget; this comes from assistant messages';
-    const s = support(candidate.text, others.map((v) => v.message.content), { forAssistant: true });
+    const s = support(candidate.text, others.map((v) => v.message.content), transcript.segmenter, { forAssistant: true });
     if (s < MIN_SUPPORT) return `its words are not in the cited assistant messages (support ${ratio(s)})`;
     return null;
   }
@@ -185,7 +190,7 @@ function problemOf(candidate: MemoryCandidate, transcript: Transcript): string |
     const requests = users.flatMap((v) => transcript.offline(v)).filter((c) => c.intent === 'forget');
     if (requests.length === 0) return 'no cited user message asks, in the user’s own words, to forget anything (quoted or pasted text does not count)';
     const what = candidate.subject?.trim() || candidate.text;
-    const about = requests.some((r) => support(what, [r.text]) >= MIN_SUPPORT || (r.subject !== undefined && support(what, [r.subject]) >= MIN_SUPPORT));
+    const about = requests.some((r) => support(what, [r.text], transcript.segmenter) >= MIN_SUPPORT || (r.subject !== undefined && support(what, [r.subject], transcript.segmenter) >= MIN_SUPPORT));
     if (!about) return `the user’s own forget request is not about ${JSON.stringify(clip(what, 60))}`;
     return null;
   }
@@ -199,7 +204,7 @@ function problemOf(candidate: MemoryCandidate, transcript: Transcript): string |
       if (confirmed) sources.push(question.message.content);
     }
   }
-  const s = support(candidate.text, sources);
+  const s = support(candidate.text, sources, transcript.segmenter);
   if (s < MIN_SUPPORT) return `not said in the user’s own words in the cited messages (support ${ratio(s)}); quoted, pasted or assistant text does not count`;
 
   if (candidate.intent === 'update' && candidate.subject?.trim()) {
@@ -207,7 +212,7 @@ function problemOf(candidate: MemoryCandidate, transcript: Transcript): string |
     // read from them ("I moved to Denver" → "live").
     const subject = candidate.subject;
     const ruleSubjects = users.flatMap((v) => transcript.offline(v)).flatMap((c) => (c.intent === 'update' && c.subject ? [c.subject] : []));
-    const named = support(subject, own) >= MIN_SUPPORT || ruleSubjects.some((r) => support(subject, [r]) >= MIN_SUPPORT);
+    const named = support(subject, own, transcript.segmenter) >= MIN_SUPPORT || ruleSubjects.some((r) => support(subject, [r], transcript.segmenter) >= MIN_SUPPORT);
     if (!named) return `the update’s subject ${JSON.stringify(clip(subject, 60))} is not in the user’s own words`;
   }
 
@@ -216,7 +221,7 @@ function problemOf(candidate: MemoryCandidate, transcript: Transcript): string |
       ...transcript.offline(v).filter((c) => c.type === 'instruction').map((c) => c.text),
       ...transcript.sentences(v).filter(isDirective),
     ]);
-    if (!stated.some((sentence) => support(candidate.text, [sentence]) >= MIN_SUPPORT)) {
+    if (!stated.some((sentence) => support(candidate.text, [sentence], transcript.segmenter) >= MIN_SUPPORT)) {
       return 'a standing instruction must be given by the user: no sentence in the user’s own words of the cited messages tells the assistant this';
     }
   }
@@ -225,10 +230,15 @@ function problemOf(candidate: MemoryCandidate, transcript: Transcript): string |
 
 /**
  * Splits candidates into those whose provenance holds and those rejected, each with its reason.
- * Pure apart from the offline rules' word segmentation; `timezone` only matters to those rules.
+ * `segmenter` finds Chinese words; `timezone` only matters to the offline rules.
  */
-export function screenCandidates(candidates: readonly MemoryCandidate[], messages: readonly ConversationMessage[], timezone = 'UTC'): { accepted: MemoryCandidate[]; rejected: RejectedCandidate[] } {
-  const transcript = new Transcript(messages, timezone);
+export function screenCandidates(
+  candidates: readonly MemoryCandidate[],
+  messages: readonly ConversationMessage[],
+  segmenter: Segmenter,
+  timezone = 'UTC',
+): { accepted: MemoryCandidate[]; rejected: RejectedCandidate[] } {
+  const transcript = new Transcript(messages, timezone, segmenter);
   const accepted: MemoryCandidate[] = [];
   const rejected: RejectedCandidate[] = [];
   for (const candidate of candidates) {

@@ -3,10 +3,11 @@
  * pattern matches and whose build accepts the match wins. Order encodes precedence (a forget
  * request beats an update, an update beats a plain fact…).
  */
+import type { Segmenter } from '../text/segmenter';
 import type { ClauseMatch } from './match';
 
-/** Turns a pattern match into a verdict, or null to let later rules try. */
-export type Build = (m: RegExpExecArray, clause: string) => ClauseMatch | null;
+/** Turns a pattern match into a verdict, or null to let later rules try (`segmenter` finds Chinese words). */
+export type Build = (m: RegExpExecArray, clause: string, segmenter: Segmenter) => ClauseMatch | null;
 
 /** One pattern rule; `id` names it in verdicts. */
 export interface Rule {
@@ -21,11 +22,11 @@ export function rule(id: string, pattern: RegExp, build: Build): Rule {
 }
 
 /** Runs rules in order and returns the first verdict. */
-export function runRules(rules: readonly Rule[], clause: string): ClauseMatch | null {
+export function runRules(rules: readonly Rule[], clause: string, segmenter: Segmenter): ClauseMatch | null {
   for (const r of rules) {
     const m = r.pattern.exec(clause);
     if (!m) continue;
-    const verdict = r.build(m, clause);
+    const verdict = r.build(m, clause, segmenter);
     if (verdict) return verdict;
   }
   return null;

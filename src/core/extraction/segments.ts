@@ -5,9 +5,10 @@
  * "It's really important to me.") stay with the statement they belong to.
  */
 import { emotionScore } from '../emotion';
+import type { Segmenter } from '../text/segmenter';
 import type { RelationRef } from '../types';
 import { classifyClause } from './classify';
-import { latinTokens, tagWords } from './keywords';
+import { latinTokens } from './keywords';
 import type { ClauseMatch } from './match';
 import { type Lang, type Sentence, splitSentences, stripFiller } from './text';
 
@@ -35,16 +36,16 @@ const MAX_LEAD_IN = 40;
 const MERGE_SAME_TYPE = new Set(['instruction', 'pain_point', 'goal', 'event', 'decision']);
 
 /** Chinese content needs a noun-like word; a clause of verbs only ("我这周就去买来看看") is too vague. */
-export function hasContent(text: string, lang: Lang): boolean {
+export function hasContent(text: string, lang: Lang, segmenter: Segmenter): boolean {
   if (latinTokens(text).length > 0 || /《|“|「/u.test(text)) return true;
   if (lang === 'en') return /[a-z]{3,}/iu.test(text);
   if (EVENT_NOUN.test(text)) return true;
-  return tagWords(text).some(
+  return segmenter.tag(text).some(
     (w) => (/^(?:n|vn|eng|j|nz|ns|nt|nr)/u.test(w.tag) || (w.tag === 'x' && /^\p{Script=Han}{2,}$/u.test(w.word))) && !/^(?:我|你|东西|事|时候)$/u.test(w.word),
   );
 }
 
-function startsNew(current: Segment, m: ClauseMatch, raw: string, body: string, lang: Lang): boolean {
+function startsNew(current: Segment, m: ClauseMatch, raw: string, body: string, lang: Lang, segmenter: Segmenter): boolean {
   if (current.match.intent === 'forget') return false;
   if (CONSEQUENCE.test(raw) || ANAPHORA.test(body)) return false;
   // An instruction right after a statement is usually its consequence ("我有高血压，吃东西要少盐").
@@ -54,7 +55,7 @@ function startsNew(current: Segment, m: ClauseMatch, raw: string, body: string, 
   // After an update, "现在…/now…" states the new value; a decision absorbs its elaboration ("改用 PostgreSQL").
   if (current.match.intent === 'update' && NOW.test(body)) return false;
   if (current.match.type === 'decision' && m.type !== 'instruction') return false;
-  return hasContent(body, lang);
+  return hasContent(body, lang, segmenter);
 }
 
 function absorb(current: Segment, m: ClauseMatch | null, end: number): void {
@@ -70,7 +71,7 @@ function absorb(current: Segment, m: ClauseMatch | null, end: number): void {
   current.event ||= m.event;
 }
 
-function segmentSentence(sentence: Sentence, lang: Lang, out: Segment[]): boolean {
+function segmentSentence(sentence: Sentence, lang: Lang, segmenter: Segmenter, out: Segment[]): boolean {
   let current: Segment | undefined;
   let prefixStart: number | undefined;
   let opened = false;
@@ -82,13 +83,13 @@ function segmentSentence(sentence: Sentence, lang: Lang, out: Segment[]): boolea
     const withLeadIn = (): ClauseMatch | null =>
       // A rule may need the lead-in it was split from ("For this script, use Python 3").
       prefixStart !== undefined && !current && clause.start - prefixStart <= MAX_LEAD_IN
-        ? classifyClause(sentence.text.slice(prefixStart - sentence.start, clause.end - sentence.start), lang)
+        ? classifyClause(sentence.text.slice(prefixStart - sentence.start, clause.end - sentence.start), lang, segmenter)
         : null;
-    const m = classifyClause(body, lang) ?? withLeadIn();
+    const m = classifyClause(body, lang, segmenter) ?? withLeadIn();
     // The question itself is a request to the assistant; only a standing instruction, a forget
     // request or "can you remember that…" survives it.
     if (isQuestion && !((m?.type === 'instruction' && m.standing) || m?.intent === 'forget' || (m && REMEMBER_REQUEST.test(clause.text)))) return;
-    if (m && (!current || startsNew(current, m, clause.text, body, lang))) {
+    if (m && (!current || startsNew(current, m, clause.text, body, lang, segmenter))) {
       current = { start: prefixStart ?? clause.start + cut, end: clause.end, match: m, relations: [...m.relations], subject: m.subject, event: m.event };
       out.push(current);
       opened = true;
@@ -103,11 +104,11 @@ function segmentSentence(sentence: Sentence, lang: Lang, out: Segment[]): boolea
 }
 
 /** Splits a user message into statement segments (offsets into `content`). */
-export function segmentMessage(content: string, lang: Lang): Segment[] {
+export function segmentMessage(content: string, lang: Lang, segmenter: Segmenter): Segment[] {
   const out: Segment[] = [];
   for (const sentence of splitSentences(content)) {
     const before = out.length;
-    const opened = segmentSentence(sentence, lang, out);
+    const opened = segmentSentence(sentence, lang, segmenter, out);
     const previous = out[before - 1];
     // A sentence with no statement of its own that only adds weight or refers back joins the last statement.
     if (!opened && previous && !sentence.question) {

@@ -72,9 +72,9 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
       ? null
       : makeMatch('zh.update.jobchange', { type: 'fact', intent: 'update', confidence: 0.9, subject: '工作' }),
   ),
-  rule('zh.update.before', zh(`${SELF_OPT}(?:以前|之前|原来|过去|曾经|本来)(?<obj>[^，,]+)`), (m) => {
+  rule('zh.update.before', zh(`${SELF_OPT}(?:以前|之前|原来|过去|曾经|本来)(?<obj>[^，,]+)`), (m, _clause, segmenter) => {
     // "我以前住在北京，现在…": the old state announces that the next clause replaces it.
-    const subject = subjectWords(group(m), 'zh');
+    const subject = subjectWords(group(m), 'zh', segmenter);
     return subject ? makeMatch('zh.update.before', { type: 'fact', intent: 'update', confidence: 0.85, subject }) : null;
   }),
   rule('zh.update.nowjob', zh(`${SELF_OPT}现在(?:是|在做|做|当)(?:一名|一个|个)?(?<obj>[^，,]+)`), (m) => {
@@ -83,35 +83,35 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
       ? makeMatch('zh.update.nowjob', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'works_as', target: job, subject: '工作' })
       : null;
   }),
-  rule('zh.update.switch', zh('(?:从(?<from>.+?))?(?:换成|改成|改为|换到|迁移到|切到|切换到|改用)了?(?<obj>.+)'), (m, clause) => {
+  rule('zh.update.switch', zh('(?:从(?<from>.+?))?(?:换成|改成|改为|换到|迁移到|切到|切换到|改用)了?(?<obj>.+)'), (m, clause, segmenter) => {
     if (isTaskScoped(clause)) return null;
     const to = cleanObject(group(m), 'zh');
     const from = cleanObject(group(m, 'from'), 'zh');
-    return makeMatch('zh.update.switch', { type: 'fact', intent: 'update', confidence: 0.85, relation: 'uses', target: to, subject: subjectWords(from || to, 'zh') });
+    return makeMatch('zh.update.switch', { type: 'fact', intent: 'update', confidence: 0.85, relation: 'uses', target: to, subject: subjectWords(from || to, 'zh', segmenter) });
   }),
-  rule('zh.update.cured', zh('(?<obj>[^，,]+?)(?:已经|早就)?(?:好了|痊愈了?|康复了?|治好了|根治了|没事了)$'), (m) => {
+  rule('zh.update.cured', zh('(?<obj>[^，,]+?)(?:已经|早就)?(?:好了|痊愈了?|康复了?|治好了|根治了|没事了)$'), (m, _clause, segmenter) => {
     const obj = cleanObject(group(m), 'zh');
     return ZH_CONDITIONS.test(obj) || /过敏|病|伤|痛/u.test(obj)
-      ? makeMatch('zh.update.cured', { type: 'fact', intent: 'update', confidence: 0.85, importance: HEALTH_IMPORTANCE, subject: subjectWords(obj, 'zh') })
+      ? makeMatch('zh.update.cured', { type: 'fact', intent: 'update', confidence: 0.85, importance: HEALTH_IMPORTANCE, subject: subjectWords(obj, 'zh', segmenter) })
       : null;
   }),
   rule('zh.update.quit', zh(`${SELF_OPT}(?:已经)?戒(?:掉)?了?(?<obj>[^了，,]+)了?$`), (m) =>
     makeMatch('zh.update.quit', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'quit', target: cleanObject(group(m), 'zh'), subject: cleanObject(group(m), 'zh') }),
   ),
-  rule('zh.update.can', zh(`${SELF_OPT}(?:现在|如今|目前)?(?:已经|又|终于)?(?:可以|能|敢|能够|又能|开始)(?<obj>[^，,]+?)了$`), (m, clause) => {
+  rule('zh.update.can', zh(`${SELF_OPT}(?:现在|如今|目前)?(?:已经|又|终于)?(?:可以|能|敢|能够|又能|开始)(?<obj>[^，,]+?)了$`), (m, clause, segmenter) => {
     if (!/现在|如今|目前|已经|又|终于|开始/u.test(clause)) return null;
     const obj = cleanObject(group(m), 'zh');
-    const subject = subjectWords(obj, 'zh');
+    const subject = subjectWords(obj, 'zh', segmenter);
     if (!subject) return null;
     const eats = /^(?:吃|喝)/u.test(obj);
     return makeMatch('zh.update.can', { type: 'fact', intent: 'update', confidence: 0.9, relation: eats ? 'eats' : 'can', target: obj.replace(/^(?:吃|喝)/u, ''), subject });
   }),
-  rule('zh.update.nolonger', zh(`${SELF_OPT}(?:已经|早就|现在)?(?:不再|再也不|已经不|已经没|早就不|现在不)(?<obj>[^，,]+?)了?$`), (m) => {
-    const subject = subjectWords(group(m), 'zh');
+  rule('zh.update.nolonger', zh(`${SELF_OPT}(?:已经|早就|现在)?(?:不再|再也不|已经不|已经没|早就不|现在不)(?<obj>[^，,]+?)了?$`), (m, _clause, segmenter) => {
+    const subject = subjectWords(group(m), 'zh', segmenter);
     return subject ? makeMatch('zh.update.nolonger', { type: 'fact', intent: 'update', confidence: 0.9, subject }) : null;
   }),
-  rule('zh.update.notanymore', zh(`${SELF}(?:不|没)(?<obj>[^了，,]{1,12})了$`), (m) => {
-    const subject = subjectWords(group(m), 'zh');
+  rule('zh.update.notanymore', zh(`${SELF}(?:不|没)(?<obj>[^了，,]{1,12})了$`), (m, _clause, segmenter) => {
+    const subject = subjectWords(group(m), 'zh', segmenter);
     return subject && !/^(?:知道|懂|记得|行|用|要|想|会)/u.test(group(m))
       ? makeMatch('zh.update.notanymore', { type: 'fact', intent: 'update', confidence: 0.85, subject })
       : null;

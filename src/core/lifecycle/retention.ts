@@ -1,5 +1,6 @@
 /**
- * Retention (issue #12): the kinds of rows the daily sweep deletes once they are older than the
+ * Retention, so raw conversations and what is derived from them are not kept for ever: the kinds
+ * of rows the daily sweep deletes once they are older than the
  * configured age, and what it counts. Pure, shared by the sweep workflow and its activity.
  */
 

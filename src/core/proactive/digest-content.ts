@@ -3,7 +3,8 @@
  * important memories were touched, which questions were left open, and a few suggestions. The
  * template renders it bilingually; an LLM (when configured) only rewrites the same sections.
  */
-import { STOPWORDS, termFrequencies, tokenizeForIndex } from '../text/tokenize';
+import type { Segmenter } from '../text/segmenter';
+import { indexTokens, STOPWORDS, termFrequencies } from '../text/tokenize';
 import { languageOf, quoteSubject } from './nudge-wording';
 
 export interface DigestMessage {
@@ -72,7 +73,7 @@ export function findOpenQuestions(messages: readonly DigestMessage[]): DigestSec
 }
 
 /** How many conversations and messages, the most frequent content words, and each conversation's opening line. */
-export function summarizeConversations(messages: readonly DigestMessage[]): DigestSections['conversations'] {
+export function summarizeConversations(messages: readonly DigestMessage[], segmenter: Segmenter): DigestSections['conversations'] {
   const conversations = new Map<string, DigestMessage[]>();
   const counts = new Map<string, number>();
   for (const m of messages) {
@@ -80,7 +81,7 @@ export function summarizeConversations(messages: readonly DigestMessage[]): Dige
     list.push(m);
     conversations.set(m.conversationId, list);
     if (m.role !== 'user') continue;
-    for (const [term, tf] of termFrequencies(tokenizeForIndex(m.content))) {
+    for (const [term, tf] of termFrequencies(indexTokens(m.content, segmenter))) {
       if (STOPWORDS.has(term) || TOPIC_STOPWORDS.has(term) || [...term].length < 2 || /^\d+$/.test(term)) continue;
       counts.set(term, (counts.get(term) ?? 0) + tf);
     }

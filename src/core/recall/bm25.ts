@@ -1,6 +1,8 @@
 /**
- * Okapi BM25 scoring math, free of any index structure so a SQL-backed keyword index (term
- * and document-frequency tables in PostgreSQL) and an in-memory one score identically.
+ * Okapi BM25 scoring math, free of any index structure: the definition every keyword index
+ * follows. k1 and b below are the only copy of the parameters; the PostgreSQL indexes build their
+ * SQL from them (src/adapters/postgres/bm25-sql.ts) and an integration test checks on random
+ * corpora that the SQL scores equal these functions' (test/bm25-agreement.int.test.ts).
  */
 
 /** Term-frequency saturation: beyond a few occurrences more repetitions add little. */
@@ -53,6 +55,15 @@ export function bm25Score(input: Bm25TermInput, params: Bm25Params = {}): number
   const lengthRatio = avgDocLength > 0 ? Math.max(0, docLength) / avgDocLength : 1;
   const norm = k1 * (1 - b + b * lengthRatio);
   return (bm25Idf(docFrequency, docCount) * (tf * (k1 + 1))) / (tf + norm);
+}
+
+/**
+ * The mean document length an index scores with: total tokens over documents, floored at one
+ * token so a collection of (nearly) empty documents does not divide by a tiny average. The SQL
+ * indexes compute the same (`GREATEST(total_length / doc_count, 1)` in bm25-sql.ts).
+ */
+export function bm25AvgDocLength(totalLength: number, docCount: number): number {
+  return docCount > 0 ? Math.max(totalLength / docCount, 1) : 1;
 }
 
 /** Collection-level statistics needed to score a whole query against a document. */

@@ -6,7 +6,13 @@
  * (it would have to include the hash of itself), so a fake "end of block" inside a text is
  * visibly not the real one.
  */
-import { shortHash } from '../ids';
+
+/**
+ * A short tag derived from a block's content (a hash), so the block's markers cannot be forged by
+ * text inside it. A parameter, so core needs no hash implementation: production passes
+ * `contentTag` from src/adapters/ids.ts (SHA-256).
+ */
+export type ContentTag = (content: string) => string;
 
 /**
  * One JSON value on one line. JSON.stringify leaves U+2028/U+2029 raw, and some readers take them
@@ -16,10 +22,10 @@ export function jsonLine(value: unknown): string {
   return JSON.stringify(value).replace(/\u2028/gu, '\\u2028').replace(/\u2029/gu, '\\u2029');
 }
 
-/** `lines` (each from {@link jsonLine}) between "<<<NAME tag" and "NAME tag>>>". */
-export function dataBlock(name: string, lines: readonly string[]): string {
+/** `lines` (each from {@link jsonLine}) between "<<<NAME tag" and "NAME tag>>>", `tag` computed by `tagOf`. */
+export function dataBlock(name: string, lines: readonly string[], tagOf: ContentTag): string {
   const body = lines.join('\n');
-  const tag = shortHash(`${name}\n${body}`, 12);
+  const tag = tagOf(`${name}\n${body}`);
   return `<<<${name} ${tag}\n${body}\n${name} ${tag}>>>`;
 }
 

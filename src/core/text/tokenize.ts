@@ -2,24 +2,14 @@
  * Tokenisation for the keyword (BM25) route over mixed Chinese / English memory text.
  *
  * The same function must be used for documents and queries, otherwise terms never meet.
- * Chinese runs go through jieba's search mode (which also emits the sub-words of long words,
- * so "中华人民共和国" matches a query for "人民"); Latin/number runs are handled here so that
- * identifiers such as "payment-svc" survive whole as well as in parts.
+ * Chinese runs go through the segmenter's search mode (which also emits the sub-words of long
+ * words, so "中华人民共和国" matches a query for "人民"); Latin/number runs are handled here so
+ * that identifiers such as "payment-svc" survive whole as well as in parts.
  *
- * Not workflow-safe: jieba is a native addon. Import it from activities/adapters only.
+ * Pure: the segmenter is a parameter. Outside core, `tokenizeForIndex` in
+ * src/adapters/text/jieba.ts is this function bound to jieba.
  */
-import { Jieba } from '@node-rs/jieba';
-// The ".js" suffix is needed because the package has no "exports" map: plain Node ESM
-// (tsx, node) does not resolve the extensionless "@node-rs/jieba/dict" subpath.
-import { dict } from '@node-rs/jieba/dict.js';
-
-let jieba: Jieba | undefined;
-
-/** Loading the dictionary costs ~250 ms, so it happens once, on first use. */
-function getJieba(): Jieba {
-  jieba ??= Jieba.withDict(dict);
-  return jieba;
-}
+import type { Segmenter } from './segmenter';
 
 /**
  * Words that carry no retrieval signal in either language. Deliberately small: over-eager
@@ -75,9 +65,9 @@ function westernTokens(run: string, out: string[]): void {
   }
 }
 
-function otherTokens(segment: string, out: string[]): void {
+function otherTokens(segment: string, segmenter: Segmenter, out: string[]): void {
   if (!HAS_WORD_CHAR.test(segment)) return;
-  for (const raw of getJieba().cutForSearch(segment, true)) {
+  for (const raw of segmenter.cutForSearch(segment)) {
     const token = raw.trim();
     if (token.length > 0 && keep(token)) out.push(token);
   }
@@ -86,21 +76,21 @@ function otherTokens(segment: string, out: string[]): void {
 /**
  * Splits text into index terms for BM25: lowercased, NFKC-normalised, punctuation, whitespace,
  * emoji and stopwords dropped, numbers kept, identifiers kept whole and split
- * ("payment-svc" → "payment-svc", "payment", "svc"). Chinese uses jieba search mode with HMM,
+ * ("payment-svc" → "payment-svc", "payment", "svc"). Chinese uses the segmenter's search mode,
  * so long words also yield their dictionary sub-words. Duplicates are kept (they are term
  * frequency).
  */
-export function tokenizeForIndex(text: string): string[] {
+export function indexTokens(text: string, segmenter: Segmenter): string[] {
   const normalised = normalise(text);
   const out: string[] = [];
   let last = 0;
   for (const match of normalised.matchAll(WESTERN_RUN)) {
     const start = match.index;
-    if (start > last) otherTokens(normalised.slice(last, start), out);
+    if (start > last) otherTokens(normalised.slice(last, start), segmenter, out);
     westernTokens(match[0], out);
     last = start + match[0].length;
   }
-  if (last < normalised.length) otherTokens(normalised.slice(last), out);
+  if (last < normalised.length) otherTokens(normalised.slice(last), segmenter, out);
   return out;
 }
 

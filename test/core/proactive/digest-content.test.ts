@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSuggestions, dominantLanguage, findOpenQuestions, isQuestion, renderDigestTemplate, summarizeConversations, type DigestMessage, type DigestSections } from '../../../src/core/proactive/digest-content';
 import { resolveSettings } from '../../../src/core/proactive/settings';
+import { jiebaSegmenter } from '../../../src/adapters/text/jieba';
 
 const at = (min: number) => new Date(Date.UTC(2026, 5, 10, 2, min));
 const msg = (conversationId: string, role: 'user' | 'assistant', content: string, min: number): DigestMessage => ({ conversationId, role, content, at: at(min) });
@@ -28,7 +29,7 @@ describe('digest content', () => {
       msg('c1', 'user', 'payment-svc 又超时了，payment-svc 的连接池要调', 0),
       msg('c1', 'assistant', '好的', 1),
       msg('c2', 'user', '周末去爬山', 2),
-    ]);
+    ], jiebaSegmenter);
     expect(s.count).toBe(2);
     expect(s.messages).toBe(3);
     expect(s.topics[0]).toBe('payment-svc');

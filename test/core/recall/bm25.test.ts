@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BM25_B, BM25_K1, bm25Document, bm25Idf, bm25Score } from '../../../src/core/recall/bm25';
+import { BM25_B, BM25_K1, bm25AvgDocLength, bm25Document, bm25Idf, bm25Score } from '../../../src/core/recall/bm25';
 
 describe('bm25Idf', () => {
   it('uses the non-negative Lucene form', () => {
@@ -69,5 +69,13 @@ describe('bm25Document', () => {
       bm25Score({ tf: 1, docLength: 3, avgDocLength: 5, docFrequency: 4, docCount: 10 });
     expect(bm25Document(['花生', '过敏', '花生', '午餐'], doc, 3, stats)).toBeCloseTo(expected, 12);
     expect(bm25Document(['午餐'], doc, 3, stats)).toBe(0);
+  });
+});
+
+describe('bm25AvgDocLength', () => {
+  it('is the mean length, floored at one token (as the SQL indexes compute it)', () => {
+    expect(bm25AvgDocLength(30, 4)).toBe(7.5);
+    expect(bm25AvgDocLength(1, 4)).toBe(1);
+    expect(bm25AvgDocLength(0, 0)).toBe(1);
   });
 });

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STOPWORDS, termFrequencies, tokenizeForIndex } from '../../../src/core/text/tokenize';
+import type { Segmenter } from '../../../src/core/text/segmenter';
+import { indexTokens, STOPWORDS, termFrequencies } from '../../../src/core/text/tokenize';
+import { tokenizeForIndex } from '../../../src/adapters/text/jieba';
 
 describe('tokenizeForIndex', () => {
   // Loads the jieba dictionary once so the individual tests measure tokenising only.
@@ -71,5 +73,17 @@ describe('termFrequencies', () => {
     expect(tf.get('过敏')).toBe(1);
     expect(tf.size).toBe(2);
     expect(termFrequencies([]).size).toBe(0);
+  });
+});
+
+describe('indexTokens (core, segmenter injected)', () => {
+  // A stand-in that cuts Chinese into single characters: core tokenisation runs without jieba.
+  const chars: Segmenter = { cutForSearch: (text) => [...text], tag: (text) => [...text].map((word) => ({ word, tag: 'x' })) };
+
+  it('hands only the non-Latin runs to the segmenter and keeps its own rules for the rest', () => {
+    const seen: string[] = [];
+    const spy: Segmenter = { ...chars, cutForSearch: (text) => (seen.push(text), chars.cutForSearch(text)) };
+    expect(indexTokens('Ｐａｙｍｅｎｔ-svc 超时了', spy)).toEqual(['payment-svc', 'payment', 'svc', '超', '时']);
+    expect(seen).toEqual([' 超时了']);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ContentTag } from '../core/text/prompt-data';
 
 /**
  * Deterministic UUID (RFC 9562 version 8 layout) from a key, so a retried activity or a re-run
@@ -15,3 +16,6 @@ export function uuidFromKey(key: string): string {
 export function shortHash(text: string, length = 16): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);
 }
+
+/** The tag of a prompt's data block (src/core/text/prompt-data.ts): 12 hex digits of SHA-256. */
+export const contentTag: ContentTag = (content) => shortHash(content, 12);
