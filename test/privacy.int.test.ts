@@ -233,7 +233,8 @@ describe('export, purge', () => {
     expect(await scheduleExists(digestScheduleId(aliceKey()))).toBe(false);
     expect(await scheduleExists(nudgeScheduleId(aliceKey()))).toBe(false);
     expect(await poll(() => schedulesOf(aliceKey()), (s) => s.length === 0, 30_000)).toEqual([]);
-    expect(await poll(() => executionsOf(aliceKey()), (e) => e.length === 0, 30_000)).toEqual([]);
+    // Deleted executions leave the dev server's visibility store with a lag that grows with its load.
+    expect(await poll(() => executionsOf(aliceKey()), (e) => e.length === 0, 90_000)).toEqual([]);
 
     // The audit: one row for this run, keyed by the user ref, counts only.
     const ref = purgeUserRef(ctx.runtime.deps.secrets, aliceKey());
@@ -252,7 +253,7 @@ describe('export, purge', () => {
     expect(JSON.stringify(recall.body)).not.toContain('zorblax');
     const search = await ctx.call('POST', `/v1/users/${alice()}/conversations/search`, { query: 'zorblax 过敏' });
     expect(search.body.exchanges).toEqual([]);
-  });
+  }, 240_000);
 
   it('leaves the other user intact', async () => {
     const rows = await rowsOf(bobKey());
