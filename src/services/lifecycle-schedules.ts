@@ -64,6 +64,13 @@ export function scheduleMatches(existing: ScheduleDescription, desired: Schedule
     first(have[0]!.minute) === want?.minute &&
     (want?.dayOfWeek === undefined ? dayOfWeek === undefined || dayOfWeek.length === 0 || everyDay : first(dayOfWeek) === want.dayOfWeek) &&
     (existing.spec.timezone ?? 'UTC') === (desired.spec.timezone ?? 'UTC') &&
+    sameActionAndPolicies(existing, desired)
+  );
+}
+
+/** What every service-wide schedule must keep, whatever its spec: workflow, queue, id, args, policies. */
+export function sameActionAndPolicies(existing: ScheduleDescription, desired: ScheduleOptions): boolean {
+  return (
     existing.action.workflowType === desired.action.workflowType &&
     existing.action.taskQueue === desired.action.taskQueue &&
     existing.action.workflowId === desired.action.workflowId &&
@@ -73,7 +80,15 @@ export function scheduleMatches(existing: ScheduleDescription, desired: Schedule
   );
 }
 
-async function ensureOne(client: Client, options: ScheduleOptions): Promise<ScheduleOutcome> {
+/**
+ * Creates the schedule, or brings an existing one in line when `matches` says it differs; leaves
+ * a matching one alone, so it is safe at every worker start.
+ */
+export async function ensureSchedule(
+  client: Client,
+  options: ScheduleOptions,
+  matches: (existing: ScheduleDescription, desired: ScheduleOptions) => boolean,
+): Promise<ScheduleOutcome> {
   try {
     await client.schedule.create(options);
     return 'created';
@@ -81,7 +96,7 @@ async function ensureOne(client: Client, options: ScheduleOptions): Promise<Sche
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
   const handle = client.schedule.getHandle(options.scheduleId);
-  if (scheduleMatches(await handle.describe(), options)) return 'unchanged';
+  if (matches(await handle.describe(), options)) return 'unchanged';
   await handle.update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, ...options.policies } }));
   return 'updated';
 }
@@ -97,6 +112,6 @@ export async function ensureLifecycleSchedules(client: Client, opts: { taskQueue
     { scheduleId: reinforcementScheduleId(opts.taskQueue), workflowType: 'weeklyReinforcementWorkflow', at: REINFORCEMENT_AT, note: 'Weekly reinforcement of high-importance memories' },
   ];
   const outcomes: Record<string, ScheduleOutcome> = {};
-  for (const d of desired) outcomes[d.scheduleId] = await ensureOne(client, optionsFor(d, opts.taskQueue, opts.timezone));
+  for (const d of desired) outcomes[d.scheduleId] = await ensureSchedule(client, optionsFor(d, opts.taskQueue, opts.timezone), scheduleMatches);
   return outcomes;
 }

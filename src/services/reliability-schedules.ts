@@ -1,5 +1,5 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
-import type { ScheduleOutcome } from './lifecycle-schedules';
+import { ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
+import { ensureSchedule, sameActionAndPolicies, type ScheduleOutcome } from './lifecycle-schedules';
 
 /**
  * The reconcilers' Temporal Schedules (docs/reliability.md), created or updated at worker start
@@ -40,26 +40,8 @@ export function intervalScheduleMatches(existing: ScheduleDescription, desired: 
     want !== undefined &&
     have[0]!.every === Number(want.every) &&
     (existing.spec.calendars?.length ?? 0) === 0 &&
-    existing.action.workflowType === desired.action.workflowType &&
-    existing.action.taskQueue === desired.action.taskQueue &&
-    existing.action.workflowId === desired.action.workflowId &&
-    JSON.stringify(existing.action.args ?? []) === JSON.stringify(desired.action.args ?? []) &&
-    existing.policies.overlap === desired.policies?.overlap &&
-    existing.policies.catchupWindow === desired.policies?.catchupWindow
+    sameActionAndPolicies(existing, desired)
   );
-}
-
-async function ensureOne(client: Client, options: ScheduleOptions): Promise<ScheduleOutcome> {
-  try {
-    await client.schedule.create(options);
-    return 'created';
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  const handle = client.schedule.getHandle(options.scheduleId);
-  if (intervalScheduleMatches(await handle.describe(), options)) return 'unchanged';
-  await handle.update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, ...options.policies } }));
-  return 'updated';
 }
 
 /**
@@ -77,6 +59,6 @@ export async function ensureReliabilitySchedules(client: Client, opts: { taskQue
     { scheduleId: outboxDrainScheduleId(opts.taskQueue), workflowType: 'vectorOutboxWorkflow', everySeconds: opts.drainSeconds, note: 'Vector outbox drain: backoff and dead letters' },
   ];
   const outcomes: Record<string, ScheduleOutcome> = {};
-  for (const d of desired) outcomes[d.scheduleId] = await ensureOne(client, optionsFor(d, opts.taskQueue));
+  for (const d of desired) outcomes[d.scheduleId] = await ensureSchedule(client, optionsFor(d, opts.taskQueue), intervalScheduleMatches);
   return outcomes;
 }
