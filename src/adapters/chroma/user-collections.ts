@@ -142,19 +142,20 @@ export async function forEachLimited<T>(items: readonly T[], limit: number, fn: 
 }
 
 /**
- * Moves the records of a collection shared by all users (the layout before per-user
- * collections) into per-user collections, then deletes it. Idempotent and safe to run from two
- * processes at once (upserts; a delete that finds nothing is fine). Nothing happens when there is
- * no such collection.
+ * Moves every record of the collection `sourceName` into the per-user collection `ownerOf` names
+ * for it (records it names no owner for stay behind), with metadata from `rewrite`, then deletes
+ * the source. Idempotent and safe from two processes at once: upserts, and deleting a collection
+ * already gone is fine. Nothing happens when there is no such collection.
  */
-export async function migrateSharedCollection(
+async function moveRecords(
   users: UserCollections,
-  legacyName: string,
-  toMetadata: (m: Metadata) => Metadata = (m) => m,
+  sourceName: string,
+  ownerOf: (m: Metadata) => string | undefined,
+  rewrite: (m: Metadata, owner: string) => Metadata,
 ): Promise<number> {
-  let legacy: Collection;
+  let source: Collection;
   try {
-    legacy = await users.client.getCollection({ name: legacyName, embeddingFunction: null as never });
+    source = await users.client.getCollection({ name: sourceName, embeddingFunction: null as never });
   } catch (err) {
     if (err instanceof ChromaNotFoundError) return 0;
     throw err;
@@ -162,63 +163,43 @@ export async function migrateSharedCollection(
   let moved = 0;
   const PAGE = 1000;
   for (let offset = 0; ; offset += PAGE) {
-    const page = await legacy.get({ limit: PAGE, offset, include: ['embeddings', 'metadatas'] });
+    const page = await source.get({ limit: PAGE, offset, include: ['embeddings', 'metadatas'] });
     if (page.ids.length === 0) break;
-    const byUser = new Map<string, { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }>();
+    const byOwner = new Map<string, { ids: string[]; embeddings: number[][]; metadatas: Metadata[] }>();
     page.ids.forEach((id, i) => {
       const metadata = page.metadatas[i];
-      const userId = metadata?.user_id;
+      const owner = metadata ? ownerOf(metadata) : undefined;
       // A record without an owner cannot be placed; PostgreSQL's outbox re-creates real memories.
-      if (typeof userId !== 'string' || !page.embeddings[i]) return;
-      const group = byUser.get(userId) ?? { ids: [], embeddings: [], metadatas: [] };
+      if (owner === undefined || !page.embeddings[i]) return;
+      const group = byOwner.get(owner) ?? { ids: [], embeddings: [], metadatas: [] };
       group.ids.push(id);
       group.embeddings.push(page.embeddings[i]!);
-      group.metadatas.push(toMetadata(metadata!));
-      byUser.set(userId, group);
+      group.metadatas.push(rewrite(metadata!, owner));
+      byOwner.set(owner, group);
     });
-    for (const [userId, group] of byUser) {
-      await users.with(userId, { create: true, whenMissing: undefined }, (c) => c.upsert(group));
+    for (const [owner, group] of byOwner) {
+      await users.with(owner, { create: true, whenMissing: undefined }, (c) => c.upsert(group));
       moved += group.ids.length;
     }
   }
-  await users.client.deleteCollection({ name: legacyName }).catch((err: unknown) => {
+  await users.client.deleteCollection({ name: sourceName }).catch((err: unknown) => {
     if (!(err instanceof ChromaNotFoundError)) throw err;
   });
   return moved;
 }
 
 /**
+ * Moves the records of a collection shared by all users (the layout before per-user
+ * collections) into per-user collections, then deletes it.
+ */
+export async function migrateSharedCollection(users: UserCollections, legacyName: string, toMetadata: (m: Metadata) => Metadata = (m) => m): Promise<number> {
+  return moveRecords(users, legacyName, (m) => (typeof m.user_id === 'string' ? m.user_id : undefined), (m) => toMetadata(m));
+}
+
+/**
  * Moves a user's records to the collection of their new key (the rekey to (tenant, user) keys),
- * rewriting the owner on each record, then deletes the old collection. Idempotent: a second run
- * finds no old collection.
+ * rewriting the owner on each record, then deletes the old collection.
  */
 export async function moveUserRecords(users: UserCollections, from: string, to: string): Promise<number> {
-  let old: Collection;
-  try {
-    old = await users.client.getCollection({ name: users.name(from), embeddingFunction: null as never });
-  } catch (err) {
-    if (err instanceof ChromaNotFoundError) return 0;
-    throw err;
-  }
-  let moved = 0;
-  const PAGE = 1000;
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await old.get({ limit: PAGE, offset, include: ['embeddings', 'metadatas'] });
-    if (page.ids.length === 0) break;
-    const keep = page.ids.flatMap((id, i) => (page.metadatas[i]?.user_id === from && page.embeddings[i] ? [i] : []));
-    if (keep.length > 0) {
-      await users.with(to, { create: true, whenMissing: undefined }, (c) =>
-        c.upsert({
-          ids: keep.map((i) => page.ids[i]!),
-          embeddings: keep.map((i) => page.embeddings[i]!),
-          metadatas: keep.map((i) => ({ ...page.metadatas[i]!, user_id: to })),
-        }),
-      );
-    }
-    moved += keep.length;
-  }
-  await users.client.deleteCollection({ name: users.name(from) }).catch((err: unknown) => {
-    if (!(err instanceof ChromaNotFoundError)) throw err;
-  });
-  return moved;
+  return moveRecords(users, users.name(from), (m) => (m.user_id === from ? to : undefined), (m) => ({ ...m, user_id: to }));
 }
