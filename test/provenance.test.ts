@@ -3,6 +3,7 @@ import { isDirective, screenCandidates, support } from '../src/core/extraction/p
 import { ownWords } from '../src/core/extraction/quoted';
 import type { ConversationMessage, MemoryCandidate } from '../src/core/types';
 import { jiebaSegmenter } from '../src/adapters/text/jieba';
+import { candidate } from './support/candidate';
 
 // The pure half of the extraction provenance screen: what counts as the user's own words, how
 // much of a memory they support, and which candidates are refused and why. No model, no I/O.
@@ -11,24 +12,8 @@ const at = new Date('2026-06-28T02:00:00Z');
 const user = (id: string, content: string): ConversationMessage => ({ id, role: 'user', content, at });
 const assistant = (id: string, content: string): ConversationMessage => ({ id, role: 'assistant', content, at });
 
-function cand(text: string, over: Partial<MemoryCandidate> = {}): MemoryCandidate {
-  return {
-    text,
-    type: 'fact',
-    confidence: 0.9,
-    importance: 0.5,
-    keywords: [],
-    entities: [],
-    relations: [],
-    scope: 'global',
-    emotionTags: [],
-    messageIds: ['u1'],
-    role: 'user',
-    saidAt: at,
-    intent: 'assert',
-    ...over,
-  };
-}
+/** The shared test candidate, cited from message u1 and said at this file's moment. */
+const cand = (text: string, over: Partial<MemoryCandidate> = {}): MemoryCandidate => candidate(text, { messageIds: ['u1'], saidAt: at, ...over });
 
 function screen(candidate: MemoryCandidate, messages: ConversationMessage[]) {
   const { accepted, rejected } = screenCandidates([candidate], messages, jiebaSegmenter);
