@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { MemoryReader } from '../core/ports';
-import type { Memory, MemoryType } from '../core/types';
+import type { Memory } from '../core/types';
+import type { StoreMemoryInput } from '../../workflows/types';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { waitForResult, withTemporalDeadline } from './workflow-wait';
@@ -19,19 +20,12 @@ export interface StoreMemoryDeps {
   config: { reliability: Pick<AppConfig['reliability'], 'workflowWaitMs' | 'temporalCallMs'> };
 }
 
-export interface StoreMemoryRequest {
-  text: string;
-  type: MemoryType;
-  scope?: 'global' | 'task';
-  confidence?: number;
-  importance?: number;
-  keywords?: string[];
-  metadata?: Record<string, unknown>;
-  expiresAt?: string;
-  at?: string;
-  /** Makes retries idempotent: one workflow (and one decision) per request id. */
-  requestId?: string;
-}
+/**
+ * What a caller asks to store: the workflow's input without the user (taken from the request) and
+ * with the time and the request id optional. `requestId` makes retries idempotent: one workflow
+ * (and one decision) per request id.
+ */
+export type StoreMemoryRequest = Omit<StoreMemoryInput, 'userId' | 'requestId' | 'at'> & { at?: string; requestId?: string };
 
 /** The stored memory, or (`pending`) the workflow that is still storing it after WORKFLOW_WAIT_TIMEOUT_MS. */
 export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { action: string; reason: string }; workflowId: string } | { pending: true; workflowId: string };
