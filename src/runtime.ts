@@ -11,6 +11,7 @@ import { createReconcilerActivities } from '../activities/reconcilers';
 import { createCallerExtractionActivities } from '../activities/callers';
 import { createDecisionActivities } from '../activities/decisions';
 import { createRecallActivities } from '../activities/recall';
+import { createPersonaActivities } from '../activities/persona';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
@@ -27,6 +28,9 @@ import { createPool } from './adapters/postgres/pool';
 import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
 import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
+import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
+import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
+import { observeMemoryChanges, personaRebuildSignaller } from './services/persona-signal';
 import { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
@@ -109,8 +113,9 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extracto
 }
 
 /** The memory-side PostgreSQL adapters, around the one pool (src/core/ports.ts). */
-function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit'> {
+function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'personas'> {
   return {
+    personas: new PostgresPersonaStore(pool),
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
@@ -159,6 +164,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
   // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
+  // The persona's model step runs in a background activity that heartbeats: a minute, one retry.
+  if (config.llm.provider !== 'none' && config.recall.personaBuilder === 'llm') deps.personaCondenser = new LlmPersonaCondenser(createChatModel(config.llm), config.llm.model);
   if (config.llm.provider !== 'none' && config.extraction.conflictResolver === 'llm')
     deps.conflictJudge = new LlmConflictJudge(createChatModel(config.llm, { timeoutMs: 10_000, maxRetries: 0 }), config.llm.model);
   if (payloadEncryption && config.payloads.masterKeyIsDevDefault && config.env === 'production') {
@@ -169,6 +176,16 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const dataConverter: DataConverter = payloadEncryption?.dataConverter ?? {};
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
   const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter, interceptors: subjectClientInterceptors });
+  // Every committed memory change signals the user's RebuildPersona workflow on the given task queue.
+  const rebuildingPersonas = (unitOfWork: ServiceDeps['unitOfWork'], taskQueue: string) =>
+    observeMemoryChanges(
+      unitOfWork,
+      personaRebuildSignaller(temporal, {
+        taskQueue,
+        debounceSeconds: config.recall.personaDebounceSeconds,
+        onError: (userKey, err) => logger.warn({ err }, `persona rebuild of ${userKey} not signalled`),
+      }),
+    );
   const workers: NativeConnection[] = [];
   let bundle: Promise<WorkflowBundleOption> | undefined;
   const workflowBundle = () =>
@@ -184,6 +201,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     dataConverter,
     async createWorker(o = {}) {
       const code = o.workflowBundle ?? (await workflowBundle());
+      const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
+      const activityDeps: ServiceDeps = { ...deps, unitOfWork: rebuildingPersonas(deps.unitOfWork, taskQueue) };
       const nativeConnection = await NativeConnection.connect({ address: endpoints.temporalAddress });
       workers.push(nativeConnection);
       return Worker.create({
@@ -195,13 +214,15 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         dataConverter,
         interceptors: { activity: [subjectActivityInterceptor] },
         activities: {
-          ...createActivities(deps),
-          ...createPrivacyActivities(deps, { client: temporal, namespace: config.temporal.namespace }),
-          ...createReconcilerActivities(deps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
-          ...createDecisionActivities(deps),
+          ...createActivities(activityDeps),
+          ...createPrivacyActivities(activityDeps, { client: temporal, namespace: config.temporal.namespace }),
+          ...createReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
+          ...createDecisionActivities(activityDeps),
+          // The persona (read path L3), rebuilt by RebuildPersona when memories change.
+          ...createPersonaActivities(activityDeps),
           // The Temporal contract for callers (src/client/temporal-contract.ts): recall and ExtractMemories' steps.
-          ...createCallerExtractionActivities(deps, { subjects, tenants: config.tenants }),
-          ...createRecallActivities(deps, {
+          ...createCallerExtractionActivities(activityDeps, { subjects, tenants: config.tenants }),
+          ...createRecallActivities(activityDeps, {
             subjects,
             tenants: config.tenants,
             afterRecall: (userKey, ids, at) =>
@@ -215,6 +236,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         {
           pool,
           ...ports,
+          // The API's own memory writes (the MCP tools' forget) signal persona rebuilds too.
+          unitOfWork: rebuildingPersonas(ports.unitOfWork, o.taskQueue ?? config.temporal.taskQueue),
           embedder: deps.embedder,
           vectors,
           episodeVectors,

@@ -18,3 +18,5 @@ export { extractionReconcilerWorkflow, vectorOutboxWorkflow } from './reconciler
 export { ExtractMemories } from './caller-extraction';
 // Every API decision in Temporal UI (issue #13): forget, restore, erase as short workflows.
 export { MemoryDecision } from './decisions';
+// The persona (read path L3): a short profile of the user, rebuilt when their memories change.
+export { RebuildPersona, memoriesChangedSignal, personaWorkflowId } from './persona';

@@ -153,6 +153,9 @@ export const envSchema = z.object({
   RECALL_TOKEN_BUDGET: positiveInt.default(800),
   RECALL_QUERY_REWRITE: z.enum(['off', 'referential', 'always']).default('off'),
   RECALL_REWRITE_TIMEOUT_MS: positiveInt.default(2000),
+  RECALL_PERSONA_SHARE: z.coerce.number().min(0).max(0.5).default(0.15),
+  PERSONA_DEBOUNCE_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
+  PERSONA_BUILDER: z.enum(['auto', 'template']).default('auto'),
   DEDUP_SIMILARITY: z.coerce.number().min(0).max(1).default(0.93),
   CONFLICT_RESOLVER: z.enum(['auto', 'rules']).default('auto'),
   MAX_MESSAGE_CHARS: positiveInt.default(8000),
@@ -244,7 +247,20 @@ export interface AppConfig {
     maxMessagesPerConversation: number;
   };
   /** `queryRewrite`: when recall asks the LLM for extra queries (off the default hot path). */
-  recall: { timeoutMs: number; tokenBudget: number; queryRewrite: 'off' | 'referential' | 'always'; rewriteTimeoutMs: number };
+  /**
+   * `personaShare`: the part of the token budget the persona (L3 profile) may take;
+   * `personaDebounceSeconds`: how long RebuildPersona waits for a burst of memory changes to end;
+   * `personaBuilder`: `llm` when a model is configured and PERSONA_BUILDER=auto, else `template`.
+   */
+  recall: {
+    timeoutMs: number;
+    tokenBudget: number;
+    queryRewrite: 'off' | 'referential' | 'always';
+    rewriteTimeoutMs: number;
+    personaShare: number;
+    personaDebounceSeconds: number;
+    personaBuilder: 'llm' | 'template';
+  };
   scheduleTimezone: string;
   /** Reminders, daily digests and nudges (issue #7). */
   /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
@@ -437,7 +453,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       maxMessageChars: e.MAX_MESSAGE_CHARS,
       maxMessagesPerConversation: e.MAX_MESSAGES_PER_CONVERSATION,
     },
-    recall: { timeoutMs: e.RECALL_TIMEOUT_MS, tokenBudget: e.RECALL_TOKEN_BUDGET, queryRewrite: e.RECALL_QUERY_REWRITE, rewriteTimeoutMs: e.RECALL_REWRITE_TIMEOUT_MS },
+    recall: {
+      timeoutMs: e.RECALL_TIMEOUT_MS,
+      tokenBudget: e.RECALL_TOKEN_BUDGET,
+      queryRewrite: e.RECALL_QUERY_REWRITE,
+      rewriteTimeoutMs: e.RECALL_REWRITE_TIMEOUT_MS,
+      personaShare: e.RECALL_PERSONA_SHARE,
+      personaDebounceSeconds: e.PERSONA_DEBOUNCE_SECONDS,
+      personaBuilder: e.PERSONA_BUILDER === 'auto' && e.LLM_PROVIDER !== 'none' ? 'llm' : 'template',
+    },
     scheduleTimezone: e.SCHEDULE_TIMEZONE,
     proactive: {
       digestDefaultTime: e.DIGEST_DEFAULT_TIME,

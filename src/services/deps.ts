@@ -16,6 +16,7 @@ import type {
   VectorIndex,
   VectorOutbox,
 } from '../core/ports';
+import type { PersonaCondenser, PersonaStore } from '../core/persona/ports';
 import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';
 
@@ -41,6 +42,10 @@ export interface ServiceDeps {
   queryRewriter?: QueryRewriter;
   /** The LLM conflict resolver (present when an LLM is configured and CONFLICT_RESOLVER is not "rules"). */
   conflictJudge?: ConflictJudge;
+  /** The users' personas (`user_profiles`); without it recall injects none. */
+  personas?: PersonaStore;
+  /** Present when an LLM is configured and PERSONA_BUILDER=auto: condenses the template persona. */
+  personaCondenser?: PersonaCondenser;
   /** Keyed MACs (the purge audit's user ref); absent in production until SECRET_KEY is configured. */
   secrets: ServiceSecrets;
   /** Crypto-shredding of a user's payload key at the end of a purge (set by the payload codec). */

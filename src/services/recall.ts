@@ -27,6 +27,7 @@ import {
   type EpisodicPlan,
   type RecalledExchange,
 } from './episodic-recall';
+import { personaForRecall, startPersona, type RecalledPersona } from './persona-recall';
 import { foldRouteFailures, settleRoutes, startRoute, type RouteFailure, type RouteTask, type StartedRoute } from './route-runner';
 
 export const RecallRoute = {
@@ -82,7 +83,9 @@ export interface RecallResult {
   tokens: number;
   /** Set when a route failed or timed out; the context still holds what the other routes found. */
   error?: { code: Code; message: string; routes: string[] };
-  routes: { route: RecallRoute | ExchangeRoute | 'rewrite'; ok: boolean; ms: number; hits: number }[];
+  routes: { route: RecallRoute | ExchangeRoute | 'rewrite' | 'persona'; ok: boolean; ms: number; hits: number }[];
+  /** The persona injected at the top of `context.system` (its memories are not repeated among `memories`). */
+  persona?: { memoryIds: string[]; builder: string; builtAt: string };
   /** The extra queries the LLM rewrite proposed and recall searched (memories they found carry the route "rewrite"). */
   rewrittenQueries?: string[];
   /** The past exchanges injected into `context.userPrefix` (after the memories), best first. */
@@ -102,7 +105,7 @@ const TYPE_K = 10;
 const HYDRATE_GRACE_MS = 1000;
 
 /** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; `pool` for the episodic routes. */
-export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool'>;
+export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool' | 'personas'>;
 
 /** One recall request, read once: every stage works from it. */
 interface RecallRequest {
@@ -354,8 +357,11 @@ export function buildRecallResult(input: {
   failures: readonly RouteFailure[];
   rewrittenQueries?: string[];
   ranges: readonly DateRange[];
+  persona?: RecalledPersona;
+  personaShare?: number;
 }): RecallResult {
   const formatted = formatContext({
+    ...personaForRecall(input.persona, input.personaShare),
     memories: input.ranked.map((r) => r.memory),
     instructions: input.instructions,
     pastExchanges: toPastExchanges(input.exchanges),
@@ -385,6 +391,7 @@ export function buildRecallResult(input: {
     pastExchanges: recalledExchanges(input.exchanges, formatted.includedMessageIds),
     injectedMessageIds: formatted.includedMessageIds,
     ...(input.rewrittenQueries ? { rewrittenQueries: input.rewrittenQueries } : {}),
+    ...(input.persona && formatted.personaMemoryIds ? { persona: { memoryIds: formatted.personaMemoryIds, builder: input.persona.builder, builtAt: input.persona.builtAt.toISOString() } } : {}),
     ...(input.ranges.length > 0 ? { dateRanges: input.ranges.map((r) => ({ text: r.text, start: r.start.toISOString(), end: r.end.toISOString() })) } : {}),
     ...(error ? { error } : {}),
   };
@@ -404,6 +411,8 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const similarity = new Map<string, number>();
   const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route, similarity), req.deadline));
   const instructions = startInstructions(deps, req);
+  // The persona (L3): one keyed row, read beside the routes; only for a full context (no route restriction).
+  const persona = options.routes ? undefined : startPersona(deps, req.userId, req.now, req.deadline);
   const rewrite = startRewriteSearch(deps, req, failures);
 
   const episodic = await planEpisodicRoutes(deps, req, failures);
@@ -426,7 +435,14 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const fused = await fuseAndHydrate(deps, req, rankings, instructions, failures);
   const ranked = rankFused({ fused: fused.fused, hydrated: fused.hydrated, now: req.now, maxResults: options.topK ?? 8, ranges });
   const exchanges = await pastExchanges(deps, req, { episodic, pastSearch, queryTokens, fused, similarity }, report, failures);
+  const personaRead = persona ? await persona : undefined;
+  if (personaRead) {
+    report.push(...personaRead.report);
+    failures.push(...personaRead.failures);
+  }
   return buildRecallResult({
+    persona: personaRead?.persona,
+    personaShare: deps.config.recall.personaShare,
     ranked,
     instructions: fused.instructions,
     exchanges,

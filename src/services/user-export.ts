@@ -5,6 +5,7 @@
  */
 import { exportStore, type ExportPage } from '../adapters/postgres/export-repository';
 import type { Queryable } from '../adapters/postgres/pool';
+import { PostgresPersonaStore } from '../adapters/postgres/persona-repository';
 import { userStore } from '../adapters/postgres/user-repository';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { resolveSettings } from '../core/proactive/settings';
@@ -81,7 +82,8 @@ async function* documentChunks(deps: Pick<ServiceDeps, 'pool' | 'config'>, input
     const settings = user ? resolveSettings(user.timezone, user.settings, { digestTime: deps.config.proactive.digestDefaultTime }) : null;
     yield `{"format":${json(EXPORT_FORMAT)},"exportedAt":${json(input.now.toISOString())}` +
       `,"user":${json(user ? { userId: input.externalUserId, tenantId: user.tenantId, createdAt: user.createdAt } : null)}` +
-      `,"settings":${json(user ? { ...settings, stored: user.settings } : null)}`;
+      `,"settings":${json(user ? { ...settings, stored: user.settings } : null)}` +
+      `,"profile":${json(await personaExport(client, input.userKey))}`;
     for (const section of EXPORT_SECTIONS) {
       yield `,${json(section)}:[`;
       let after: unknown = null;
@@ -104,6 +106,12 @@ async function* documentChunks(deps: Pick<ServiceDeps, 'pool' | 'config'>, input
     if (open) await client.query('ROLLBACK').catch(() => {});
     client.release();
   }
+}
+
+/** The user's persona (the profile injected into recall) as stored, or null when there is none. */
+async function personaExport(client: Queryable, userKey: string): Promise<Record<string, unknown> | null> {
+  const p = await new PostgresPersonaStore(client).get({ userId: userKey });
+  return p ? { text: p.text, lines: p.lines, memoryIds: p.memoryIds, language: p.language, builder: p.builder, tokens: p.tokens, builtAt: p.builtAt.toISOString() } : null;
 }
 
 /** JSON.stringify that replaces the internal user key with the external id inside any string. */

@@ -21,6 +21,8 @@ export const INSTRUCTIONS_HEADER = '[关于你的长期指令]';
 export const INSTRUCTIONS_NOTE =
   '以下是用户设定的长期指令；若与用户当前消息冲突，以当前消息为准。/ Standing instructions set by the user; the current message takes precedence.';
 export const PERSONA_HEADER = '[用户画像]';
+/** The part of the budget the persona may take unless the caller says otherwise (RECALL_PERSONA_SHARE). */
+export const DEFAULT_PERSONA_SHARE = 0.15;
 export const MEMORIES_OPEN = '<relevant-memories>';
 export const MEMORIES_CLOSE = '</relevant-memories>';
 export const MEMORIES_NOTE =
@@ -48,14 +50,22 @@ export interface PastExchange {
   messageIds: readonly string[];
 }
 
+/** The user's persona as recall read it: its heading and its lines in priority order, each with the memories it states. */
+export interface PersonaBlock {
+  header: string;
+  lines: readonly { text: string; memoryIds: readonly string[] }[];
+}
+
 /** Input to {@link formatContext}. */
 export interface FormatContextInput {
   /** Per-message memories, best first (output of rankMemories). */
   memories: readonly FormattableMemory[];
   /** Standing instructions loaded separately (always considered first). */
   instructions?: readonly FormattableMemory[];
-  /** Persona summary (stable). */
-  persona?: string | null;
+  /** The persona (stable): first in `system`, within `personaShare` of the budget; memories it states are not repeated. */
+  persona?: PersonaBlock | null;
+  /** Share of `budget` the persona may take (default {@link DEFAULT_PERSONA_SHARE}). */
+  personaShare?: number;
   /** Past exchanges, rendered after the memories and only with budget left over. */
   pastExchanges?: readonly PastExchange[];
   /** Token budget for system + userPrefix together (default {@link DEFAULT_CONTEXT_BUDGET}). */
@@ -76,6 +86,8 @@ export interface FormattedContext {
   included: string[];
   /** Ids of the messages of the past exchanges actually injected. */
   includedMessageIds: string[];
+  /** Memories the injected persona states in full (left out of the memories below it); absent without a persona. */
+  personaMemoryIds?: string[];
 }
 
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu;
@@ -113,7 +125,7 @@ export function neutralizeText(text: string): string {
 
 type Entry =
   | { kind: 'instruction'; memory: FormattableMemory }
-  | { kind: 'persona'; text: string }
+  | { kind: 'persona'; line: string; header: string }
   | { kind: 'memory'; memory: FormattableMemory }
   | { kind: 'exchange'; exchange: PastExchange };
 
@@ -141,7 +153,7 @@ function renderEntry(entry: Entry, zone: string, style: Style = 'full'): Rendere
       return { prefix: `- [${m.type}|${m.scope}] `, body: neutralizeText(m.text), suffix: ` (${dateIn(m.createdAt, zone)})` };
     }
     case 'persona':
-      return { prefix: '- [persona] ', body: neutralizeText(entry.text) };
+      return entry.line;
     case 'memory': {
       const m = entry.memory;
       const label = m.type === 'assistant_contribution' ? ASSISTANT_CONTRIBUTION_LABEL : '';
@@ -174,11 +186,12 @@ function compose(chosen: readonly Chosen<Entry>[], style: Style = 'full'): { sys
   const exchanges = linesOf('exchange');
 
   const system: string[] = [];
+  const personaEntry = chosen.find((c) => c.item.kind === 'persona')?.item;
+  if (personaEntry?.kind === 'persona') system.push(personaEntry.header, ...persona);
   if (instructions.length > 0) {
     if (style === 'compact') system.push(COMPACT_INSTRUCTIONS_HEADER, ...instructions);
     else system.push(INSTRUCTIONS_HEADER, INSTRUCTIONS_NOTE, ...instructions);
   }
-  if (persona.length > 0) system.push(PERSONA_HEADER, ...persona);
 
   const user: string[] = [];
   if (memories.length > 0 || exchanges.length > 0) {
@@ -200,8 +213,23 @@ function measure(chosen: readonly Chosen<Entry>[], style: Style = 'full'): numbe
 }
 
 /**
- * Builds the injected context within `budget` tokens. Priority order for the budget:
- * global instructions, persona, memories (in the given rank order), past exchanges. Global
+ * The persona's lines that fit its share of the budget, heading included, and the memories stated
+ * by the lines kept whole (a memory also in a cut or dropped line is still shown below).
+ */
+function selectPersona(block: PersonaBlock | null | undefined, budget: number): { lines: string[]; memoryIds: string[] } {
+  if (!block || block.lines.length === 0 || budget <= 0) return { lines: [], memoryIds: [] };
+  const selection = selectWithinBudget(block.lines, budget, (l) => ({ body: neutralizeText(l.text) }), {
+    measure: (chosen) => (chosen.length === 0 ? 0 : countTokens([block.header, ...chosen.map((c) => c.line)].join('\n'))),
+  });
+  const whole = new Set(selection.chosen.filter((c) => !c.truncated).map((c) => c.item));
+  const elsewhere = new Set(block.lines.filter((l) => !whole.has(l)).flatMap((l) => l.memoryIds));
+  const memoryIds = [...new Set([...whole].flatMap((l) => l.memoryIds))].filter((id) => !elsewhere.has(id));
+  return { lines: selection.chosen.map((c) => c.line), memoryIds };
+}
+
+/**
+ * Builds the injected context within `budget` tokens. Priority order for the budget: the persona
+ * (within its share), global instructions, memories (in the given rank order), past exchanges. Global
  * instructions found among `memories` are moved to the system block; duplicate ids are
  * injected once. Items that do not fit are truncated (labels and dates kept) or skipped.
  */
@@ -209,8 +237,9 @@ export function formatContext(input: FormatContextInput): FormattedContext {
   const budget = input.budget ?? DEFAULT_CONTEXT_BUDGET;
   const zone = input.timeZone !== undefined && IANAZone.isValidZone(input.timeZone) ? input.timeZone : 'UTC';
 
-  const seen = new Set<string>();
-  const entries: Entry[] = [];
+  const persona = selectPersona(input.persona, Math.floor(budget * Math.min(1, Math.max(0, input.personaShare ?? DEFAULT_PERSONA_SHARE))));
+  const seen = new Set<string>(persona.memoryIds);
+  const entries: Entry[] = persona.lines.map((line) => ({ kind: 'persona', line, header: input.persona!.header }));
   const isStable = (m: FormattableMemory): boolean => m.type === 'instruction' && m.scope === 'global';
   const stable = [...(input.instructions ?? []), ...input.memories.filter(isStable)];
   for (const memory of stable) {
@@ -218,7 +247,6 @@ export function formatContext(input: FormatContextInput): FormattedContext {
     seen.add(memory.id);
     entries.push({ kind: 'instruction', memory });
   }
-  if (input.persona) entries.push({ kind: 'persona', text: input.persona });
   for (const memory of input.memories) {
     if (seen.has(memory.id)) continue;
     seen.add(memory.id);
@@ -237,5 +265,6 @@ export function formatContext(input: FormatContextInput): FormattedContext {
     if (item.kind === 'instruction' || item.kind === 'memory') included.push(item.memory.id);
     if (item.kind === 'exchange') includedMessageIds.push(...item.exchange.messageIds);
   }
-  return { system, userPrefix, tokens: selection.tokens, included, includedMessageIds };
+  const personaKept = selection.chosen.some((c) => c.item.kind === 'persona');
+  return { system, userPrefix, tokens: selection.tokens, included, includedMessageIds, ...(personaKept ? { personaMemoryIds: persona.memoryIds } : {}) };
 }

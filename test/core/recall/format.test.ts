@@ -70,10 +70,29 @@ describe('formatContext layout', () => {
     expect(out.included).toEqual(['i1', 'i2']);
   });
 
-  it('includes the persona in the stable system block', () => {
-    const out = formatContext({ memories: [], persona: '用户叫王小明，30岁，软件工程师' });
-    expect(out.system).toContain('- [persona] 用户叫王小明，30岁，软件工程师');
+  it('puts the persona first in the stable system block, under its own heading', () => {
+    const persona = { header: '[用户画像]', lines: [{ text: '- 情况：我叫王小明，30岁，软件工程师', memoryIds: ['p1'] }] };
+    const out = formatContext({ memories: [], instructions: [mem('i1', '回答简洁', { type: 'instruction' })], persona });
+    expect(out.system.startsWith('[用户画像]\n- 情况：我叫王小明，30岁，软件工程师\n[关于你的长期指令]')).toBe(true);
     expect(out.userPrefix).toBe('');
+    expect(out.personaMemoryIds).toEqual(['p1']);
+  });
+
+  it('keeps the persona within its share of the budget and does not repeat what it states', () => {
+    const lines = Array.from({ length: 12 }, (_, i) => ({ text: `- 情况：我的第${i}个长期事实，内容比较长，用来占满画像的预算份额`, memoryIds: [`p${i}`] }));
+    const memories = [mem('p0', '我的第0个长期事实，内容比较长，用来占满画像的预算份额'), mem('x1', '周末常去爬山')];
+    const out = formatContext({ memories, persona: { header: '[用户画像]', lines }, budget: 400, personaShare: 0.15 });
+    const personaPart = out.system;
+    expect(countTokens(personaPart)).toBeLessThanOrEqual(60);
+    expect(personaPart).toContain('第0个');
+    expect(personaPart).not.toContain('第11个');
+    // Stated in the profile: not repeated in the memories; the other memory still is.
+    expect(out.userPrefix).not.toContain('第0个');
+    expect(out.userPrefix).toContain('周末常去爬山');
+    expect(out.included).toEqual(['x1']);
+    expect(out.personaMemoryIds).toContain('p0');
+    expect(out.personaMemoryIds).not.toContain('p11');
+    expect(formatContext({ memories, persona: { header: '[用户画像]', lines }, budget: 400, personaShare: 0 }).system).toBe('');
   });
 
   it('labels assistant contributions so they never read as the user’s preference', () => {
@@ -194,7 +213,8 @@ describe('token budget', () => {
       const out = formatContext({
         memories,
         pastExchanges,
-        persona: rand() < 0.3 ? randomText(rand) : null,
+        persona: rand() < 0.3 ? { header: '[用户画像]', lines: [{ text: randomText(rand), memoryIds: ['m0'] }, { text: randomText(rand), memoryIds: ['m1'] }] } : null,
+        personaShare: rand() * 0.5,
         budget,
         timeZone: 'Asia/Shanghai',
       });
