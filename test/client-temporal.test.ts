@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as workflows from '../workflows';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { purgeWorkflowId } from '../src/core/privacy/purge';
-import { QueryName, SearchAttribute, SignalName, UpdateName, WorkflowType, parseWorkflowId, reinforcementWorkflowId, reminderWorkflowId, tenantWorkflowsQuery, userWorkflowsQuery } from '../src/client/temporal';
+import { QueryName, SearchAttribute, SignalName, UpdateName, WorkflowType, parseWorkflowId, personaWorkflowId, reinforcementWorkflowId, reminderWorkflowId, tenantWorkflowsQuery, userWorkflowsQuery } from '../src/client/temporal';
 
 // The client package restates the Temporal names without importing workflow code; this keeps the
 // two from drifting apart.
@@ -22,6 +22,7 @@ describe('client package: Temporal names and ids', () => {
     expect(SignalName.conversationEnded).toBe(workflows.conversationEndedSignal.name);
     expect(SignalName.snooze).toBe(workflows.snoozeSignal.name);
     expect(SignalName.dismiss).toBe(workflows.dismissSignal.name);
+    expect(SignalName.memoriesChanged).toBe(workflows.memoriesChangedSignal.name);
     expect(UpdateName.reschedule).toBe(workflows.rescheduleUpdate.name);
     expect(QueryName.reminderState).toBe(workflows.stateQuery.name);
   });
@@ -36,6 +37,8 @@ describe('client package: Temporal names and ids', () => {
     expect(parseWorkflowId(workflows.conversationWorkflowId(userKey, 'REF'))).toEqual({ kind: 'conversation', userKey, ref: 'REF' });
     expect(parseWorkflowId(workflows.extractWorkflowId(userKey, 'REF'))).toEqual({ kind: 'extract', userKey, ref: 'REF' });
     expect(parseWorkflowId(workflows.reinforcementWorkflowId(userKey))).toEqual({ kind: 'reinforce', userKey });
+    expect(personaWorkflowId(userKey)).toBe(workflows.personaWorkflowId(userKey));
+    expect(parseWorkflowId(workflows.personaWorkflowId(userKey))).toEqual({ kind: 'persona', userKey });
     expect(parseWorkflowId(purgeWorkflowId('tenant-a', 'UREF'))).toEqual({ kind: 'purge', ref: 'UREF' });
     expect(parseWorkflowId('something-else')).toBeUndefined();
   });

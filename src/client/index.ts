@@ -97,6 +97,8 @@ export interface RecallResponse {
   dateRanges?: { text: string; start: string; end: string }[];
   /** Extra queries the LLM rewrite proposed and recall searched (route "rewrite"). */
   rewrittenQueries?: string[];
+  /** The persona at the top of `context.system`: the memories it states (not repeated in `memories`), its builder and build time. */
+  persona?: { memoryIds: string[]; builder: string; builtAt: string };
 }
 
 export interface ChatMessage {

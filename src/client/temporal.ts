@@ -30,6 +30,8 @@ export const WorkflowType = {
   extractionReconciler: 'extractionReconcilerWorkflow',
   /** Scheduled (docs/reliability.md): drains the vector outbox with backoff and dead letters. */
   vectorOutbox: 'vectorOutboxWorkflow',
+  /** The user's persona (recall's profile at the top of the system part), rebuilt after memory changes. */
+  persona: 'RebuildPersona',
 } as const;
 export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
 
@@ -43,6 +45,8 @@ export const SignalName = {
   snooze: 'snoozeSignal',
   /** ReminderWorkflow: "知道了", this occurrence is done (payload `{}`). */
   dismiss: 'dismissSignal',
+  /** RebuildPersona: the user's memories changed (no payload); sent with signal-with-start. */
+  memoriesChanged: 'memoriesChanged',
 } as const;
 export const UpdateName = { reschedule: 'rescheduleUpdate' } as const;
 export const QueryName = { reminderState: 'stateQuery' } as const;
@@ -72,7 +76,7 @@ export interface RescheduleInput {
 }
 
 /** The kinds of per-user workflow id, by their prefix. */
-export type WorkflowIdKind = 'store' | 'conversation' | 'extract' | 'reminder' | 'reinforce' | 'purge';
+export type WorkflowIdKind = 'store' | 'conversation' | 'extract' | 'reminder' | 'reinforce' | 'persona' | 'purge';
 
 const USER_KEY = /^[A-Za-z0-9][A-Za-z0-9._@-]*:[A-Za-z0-9._@-]+$/;
 
@@ -92,6 +96,11 @@ export function reinforcementWorkflowId(userKey: string): string {
   return `reinforce:${assertUserKey(userKey)}`;
 }
 
+/** Workflow id of a user's persona rebuilds (one per user). */
+export function personaWorkflowId(userKey: string): string {
+  return `persona:${assertUserKey(userKey)}`;
+}
+
 /**
  * Reads a workflow id this service made: its kind, and the user key it belongs to (absent for a
  * purge, whose id names no user). Undefined for an id of another shape.
@@ -100,13 +109,14 @@ export function parseWorkflowId(workflowId: string): { kind: WorkflowIdKind; use
   const parts = workflowId.split(':');
   const kind = parts[0] as WorkflowIdKind;
   if (kind === 'purge') return parts.length === 3 ? { kind, ref: parts[2] } : undefined;
-  if (!['store', 'conversation', 'extract', 'reminder', 'reinforce'].includes(kind)) return undefined;
+  if (!['store', 'conversation', 'extract', 'reminder', 'reinforce', 'persona'].includes(kind)) return undefined;
   // <kind>:<tenant>:<key>[:<ref>]; the user key itself is "<tenant>:<key>".
-  const expected = kind === 'reinforce' ? 3 : 4;
+  const perUser = kind === 'reinforce' || kind === 'persona';
+  const expected = perUser ? 3 : 4;
   if (parts.length !== expected) return undefined;
   const userKey = `${parts[1]}:${parts[2]}`;
   if (!USER_KEY.test(userKey)) return undefined;
-  return kind === 'reinforce' ? { kind, userKey } : { kind, userKey, ref: parts[3] };
+  return perUser ? { kind, userKey } : { kind, userKey, ref: parts[3] };
 }
 
 /** Visibility query for every execution of one user (what `UserInfo.temporalQuery` holds). */
