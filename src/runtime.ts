@@ -202,7 +202,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     async createWorker(o = {}) {
       const code = o.workflowBundle ?? (await workflowBundle());
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
-      const activityDeps: ServiceDeps = { ...deps, unitOfWork: rebuildingPersonas(deps.unitOfWork, taskQueue) };
+      // A view of `deps`, not a copy: later changes to deps (tests swap ports) still reach the activities.
+      const unitOfWork = rebuildingPersonas(deps.unitOfWork, taskQueue);
+      const activityDeps = new Proxy(deps, { get: (target, name, receiver) => (name === 'unitOfWork' ? unitOfWork : Reflect.get(target, name, receiver)) });
       const nativeConnection = await NativeConnection.connect({ address: endpoints.temporalAddress });
       workers.push(nativeConnection);
       return Worker.create({

@@ -368,7 +368,8 @@ export function buildRecallResult(input: {
     budget: input.budget,
     timeZone: input.timeZone,
   });
-  const included = new Set(formatted.included);
+  // A found memory the persona states is in the context too (in the persona's words): it is listed.
+  const included = new Set([...formatted.included, ...(formatted.personaMemoryIds ?? [])]);
   const scoreOf = new Map(input.ranked.map((r) => [r.memory.id, r.score]));
   const memories: RecalledMemory[] = [...input.instructions, ...input.ranked.map((r) => r.memory)]
     .filter((m, i, all) => included.has(m.id) && all.findIndex((x) => x.id === m.id) === i)
