@@ -1,4 +1,5 @@
 import { recall } from '../src/services/recall';
+import { rebuildPersona } from '../src/services/persona';
 import { fmt, startBenchStack, stats, timed } from './support';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './synthetic';
 
@@ -8,9 +9,12 @@ import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './
  * on the user's vectors (their own collection), measured interleaved in the same run; the SQL
  * floor is one indexed query on the user's memories. "warm" reuses query embeddings
  * (cache); "cold" embeds every query (the e5 call is part of the chat path then).
+ * `--persona` builds the target user's persona (L3 profile) and measures warm recall with and
+ * without it, interleaved, so the persona's read is compared under the same load.
  */
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
+  const withPersona = args.includes('--persona');
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   const others = quick ? 20 : 100;
   const perOther = quick ? 200 : 500;
@@ -33,6 +37,10 @@ export async function run(args: string[]): Promise<void> {
       await analyzeAfterBulkLoad(runtime);
       console.log(`loaded ${n} memories for ${user} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const now = new Date();
+      const personaBuilt = withPersona ? await rebuildPersona({ ...runtime.deps, personas: runtime.deps.personas! }, { userId: user, now }) : undefined;
+      const noPersona = { ...runtime.deps, personas: undefined };
+      const without: number[] = [];
+      const personaRead: number[] = [];
       for (let i = 0; i < 20; i++) await recall(runtime.deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now }); // warm-up
       const warm: number[] = [];
       const perRoute = new Map<string, number[]>();
@@ -47,6 +55,12 @@ export async function run(args: string[]): Promise<void> {
         const [r, w] = await timed(() => recall(runtime.deps, user, q, { now }));
         if (r.error) throw new Error(`recall degraded during the benchmark: ${r.error.message}`);
         warm.push(w);
+        if (withPersona) {
+          const [r0, w0] = await timed(() => recall(noPersona, user, q, { now }));
+          if (!r.context.system.includes('\n- ') || r0.context.system.includes('\n- ')) throw new Error('the persona A/B is not what it should be');
+          without.push(w0);
+          personaRead.push((await timed(() => runtime.deps.personas!.forRecall({ userId: user, now })))[1]);
+        }
         for (const route of r.routes) perRoute.set(route.route, [...(perRoute.get(route.route) ?? []), route.ms]);
       }
       // A text not seen before at any size, so the embedder's query cache cannot answer it.
@@ -63,6 +77,13 @@ export async function run(args: string[]): Promise<void> {
         `${String(n).padStart(7)} | warm p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} p99 ${fmt(W.p99)} | cold p50 ${fmt(C.p50)} p95 ${fmt(C.p95)} | chroma floor p50 ${fmt(F.p50)} p95 ${fmt(F.p95)} | sql floor p50 ${fmt(S.p50)} | warm/chroma p50 ×${(W.p50 / F.p50).toFixed(2)} p95 ×${(W.p95 / F.p95).toFixed(2)}`,
       );
       console.log(rows.at(-1));
+      if (withPersona) {
+        const P = stats(without);
+        const R = stats(personaRead);
+        console.log(
+          `        persona (${personaBuilt?.lines} lines, ${personaBuilt?.tokens} tokens): with p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | without p50 ${fmt(P.p50)} p95 ${fmt(P.p95)} (interleaved) | its read alone p50 ${fmt(R.p50)} p95 ${fmt(R.p95)}`,
+        );
+      }
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');

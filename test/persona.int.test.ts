@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSONA_HEADERS } from '../src/core/persona/profile';
 import { countTokens } from '../src/core/recall/budget';
-import { personaWorkflowId } from '../workflows/persona';
+import { memoriesChangedSignal, personaWorkflowId, RebuildPersona } from '../workflows/persona';
+import { userSearchAttributes } from '../workflows/search-attributes';
 import { MemoryUserIdKey } from '../workflows/search-attributes';
 import { createTestContext, type TestContext } from './support/harness';
 import { poll } from './support/poll';
@@ -118,5 +119,23 @@ describe('persona (L3) on the real stack', () => {
     const searched = await recallOf(user, 'nurse', { routes: ['ann', 'bm25'] });
     expect(searched.context.system).toBe('');
     expect(searched.memories.map((m) => m.text)).toContain('I work as a nurse in Toronto');
+  });
+
+  it('coalesces a burst of changes into one rebuild, and a later change starts a new run under the same id', async () => {
+    const key = ctx.userKey(`${ctx.prefix}-burst`);
+    const start = () =>
+      ctx.runtime.temporal.workflow.signalWithStart(RebuildPersona, {
+        taskQueue: ctx.taskQueue,
+        workflowId: personaWorkflowId(key),
+        args: [{ userKey: key, debounceSeconds: 2 }],
+        signal: memoriesChangedSignal,
+        signalArgs: [],
+        typedSearchAttributes: userSearchAttributes(key),
+      });
+    for (let i = 0; i < 5; i++) await start();
+    const first = await ctx.runtime.temporal.workflow.getHandle(personaWorkflowId(key)).result();
+    expect(first).toMatchObject({ rebuilds: 1, signals: 5, last: { action: 'empty' } });
+    const again = await start();
+    expect(await again.result()).toMatchObject({ rebuilds: 1, signals: 1 });
   });
 });
