@@ -11,7 +11,7 @@ import { nearestOwnedThroughLangChain, UserChromaStores } from '../src/adapters/
 import { chromaClient, nearestOwned } from '../src/adapters/chroma/user-collections';
 import { MemoryAnnRetriever } from '../src/adapters/retrievers/ann-retriever';
 import { MemoryBm25Retriever } from '../src/adapters/retrievers/bm25-retriever';
-import { memoryIds } from '../src/adapters/retrievers/documents';
+import { memoryIds } from '../src/adapters/retrievers/memory-route';
 import { QueryEmbeddings } from '../src/adapters/retrievers/query-embeddings';
 import { recall } from '../src/services/recall';
 import { fuseRankings } from '../src/core/recall/rrf';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryAnnRetriever } from '../src/adapters/retrievers/ann-retriever';
 import { MemoryBm25Retriever } from '../src/adapters/retrievers/bm25-retriever';
-import { memoryIds } from '../src/adapters/retrievers/documents';
+import { memoryIds } from '../src/adapters/retrievers/memory-route';
 import { ExchangeRetriever, exchangesOf } from '../src/adapters/retrievers/exchange-retriever';
 import { QueryEmbeddings } from '../src/adapters/retrievers/query-embeddings';
 import { ChromaVectorIndex } from '../src/adapters/chroma/chroma-vector-index';

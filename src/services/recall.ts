@@ -11,7 +11,7 @@ import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { tokenizeForIndex } from '../adapters/text/jieba';
 import { MemoryAnnRetriever } from '../adapters/retrievers/ann-retriever';
 import { MemoryBm25Retriever } from '../adapters/retrievers/bm25-retriever';
-import { memoryIds } from '../adapters/retrievers/documents';
+import { memoryIds } from '../adapters/retrievers/memory-route';
 import { ExchangeRetriever, exchangesOf } from '../adapters/retrievers/exchange-retriever';
 import { QueryEmbeddings } from '../adapters/retrievers/query-embeddings';
 import type { DateRange } from '../core/time/query-dates';

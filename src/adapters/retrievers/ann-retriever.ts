@@ -1,18 +1,13 @@
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import { Document } from '@langchain/core/documents';
-import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
 import type { VectorIndex } from '../../core/ports';
-import type { MemoryType } from '../../core/types';
-import { MEMORY_ROUTE_NAMESPACE, type MemoryRouteMetadata } from './documents';
+import { MemoryRouteRetriever, type MemoryRouteInput, type MemoryRouteMetadata } from './memory-route';
 
-export interface MemoryAnnRetrieverInput extends BaseRetrieverInput {
+export interface MemoryAnnRetrieverInput extends MemoryRouteInput {
   /** The vector index (in production the per-user Chroma collections, queried through LangChain's `Chroma` store). */
   vectors: Pick<VectorIndex, 'query'>;
   /** Embeds the query once; recall passes its per-request {@link QueryEmbeddings}. */
   embeddings: Pick<EmbeddingsInterface, 'embedQuery'>;
-  userId: string;
-  k: number;
-  types?: MemoryType[];
 }
 
 /**
@@ -22,24 +17,17 @@ export interface MemoryAnnRetrieverInput extends BaseRetrieverInput {
  * for all routes together). The query is embedded once, by `embeddings`, and the index is asked by
  * vector, so no store embeds it a second time.
  */
-export class MemoryAnnRetriever extends BaseRetriever {
+export class MemoryAnnRetriever extends MemoryRouteRetriever {
   static override lc_name() {
     return 'MemoryAnnRetriever';
   }
-  override lc_namespace = MEMORY_ROUTE_NAMESPACE;
   private readonly vectors: Pick<VectorIndex, 'query'>;
   private readonly embeddings: Pick<EmbeddingsInterface, 'embedQuery'>;
-  private readonly userId: string;
-  private readonly k: number;
-  private readonly types?: MemoryType[];
 
   constructor(fields: MemoryAnnRetrieverInput) {
     super(fields);
     this.vectors = fields.vectors;
     this.embeddings = fields.embeddings;
-    this.userId = fields.userId;
-    this.k = fields.k;
-    this.types = fields.types;
   }
 
   override async _getRelevantDocuments(query: string): Promise<Document<MemoryRouteMetadata>[]> {

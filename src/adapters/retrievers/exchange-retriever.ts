@@ -1,6 +1,7 @@
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
 import type { RankedExchange } from '../../core/recall/exchanges';
+import { MEMORY_ROUTE_NAMESPACE } from './memory-route';
 
 /** What one exchange search answers: the exchanges best first, with its own sub-routes' report and failures. */
 export interface ExchangeSearchOutcome {
@@ -38,7 +39,7 @@ export class ExchangeRetriever<R extends ExchangeSearchOutcome = ExchangeSearchO
   static override lc_name() {
     return 'ExchangeRetriever';
   }
-  override lc_namespace = ['jarvis_memory', 'retrievers', 'routes'];
+  override lc_namespace = MEMORY_ROUTE_NAMESPACE;
   private readonly search: (query: string) => Promise<R>;
   private readonly onSearched?: (outcome: R) => void;
 
