@@ -109,4 +109,12 @@ describe('recall route retrievers on the real stack', () => {
     expect(r.memories.map((m) => m.text)).toContain('我对花生过敏');
     for (const m of r.memories) expect(bobIds.has(m.id)).toBe(false);
   });
+
+  it('recall injects past exchanges through the exchanges retriever, the user’s own only', async () => {
+    const r = await recall(ctx.runtime.deps, ctx.userKey(alice), '上次你推荐的科幻小说是哪本？', { now, timeZone: 'UTC' });
+    expect(r.error).toBeUndefined();
+    expect(r.pastExchanges.map((e) => e.assistantText).join('\n')).toContain('三体');
+    for (const e of r.pastExchanges) expect(e.conversationId).toBe(`${alice}-c1`);
+    expect(r.injectedMessageIds).toEqual(expect.arrayContaining(['m1', 'm2']));
+  });
 });
