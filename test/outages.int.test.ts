@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
 import { findPostgresBinDir } from '../src/stack/binaries';
-import { startLocalPostgres, type LocalPostgres } from '../src/stack/local-postgres';
+import { ensureDatabase, startLocalPostgres, type LocalPostgres } from '../src/stack/local-postgres';
+import { migrate } from '../src/adapters/postgres/migrate';
 import { freePort } from '../src/stack/managed-process';
 import { extractionReconcilerWorkflow } from '../workflows';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
@@ -128,6 +129,22 @@ describe('PostgreSQL down', () => {
     const healthy = await poll(() => inject_(api, 'GET', '/healthz'), (r) => r.status === 200, 15_000, 500);
     expect(healthy.body.checks.postgres.status).toBe('ok');
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe('two processes starting at once', () => {
+  it('both apply migrations: the second waits for the lock of the first instead of exiting', async () => {
+    const stack = inject('stack');
+    const db = `test_migrate_${randomBytes(3).toString('hex')}`;
+    const admin = new URL(stack.databaseUrl);
+    admin.pathname = '/postgres';
+    await ensureDatabase(admin.toString(), db);
+    const url = new URL(stack.databaseUrl);
+    url.pathname = `/${db}`;
+    const [first, second] = await Promise.all([migrate(url.toString()), migrate(url.toString())]);
+    // One of them applied everything, the other found nothing left to do.
+    expect(first.length + second.length).toBeGreaterThan(0);
+    expect(Math.min(first.length, second.length)).toBe(0);
   });
 });
 
