@@ -100,7 +100,11 @@ export async function compareRuns(deps: { pool: pg.Pool; temporal: Client; chrom
       findings.diverged.push(`${user.name}: no reference user`);
       continue;
     }
-    // 1. Every message extracted: nothing left after a watermark.
+    // 1. Every message stored (the client had a 2xx for each), and extracted: nothing left after a watermark.
+    const count = async (key: string) => Number((await deps.pool.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE user_id = $1', [key])).rows[0]!.n);
+    const [stored, refStored] = await Promise.all([count(user.userKey), count(ref.userKey)]);
+    if (stored < refStored) findings.lost.push(`${user.name}: ${refStored - stored} message(s) not stored`);
+    if (stored > refStored) findings.duplicated.push(`${user.name}: ${stored - refStored} message(s) stored twice`);
     for (const b of await behindWatermark(deps.pool, user.userKey)) findings.lost.push(`${user.name}/${b.conversation}: ${b.behind} message(s) never extracted`);
 
     // 2. The same memories, each once; the same decisions, each applied once.

@@ -55,7 +55,7 @@ export async function run(args: string[]): Promise<void> {
     runtime = await createRuntime(config, { temporalAddress: cluster.temporalAddress, databaseUrl: cluster.databaseUrl, chromaUrl: cluster.chromaUrl, embeddingsUrl: cluster.embeddingsUrl, dataDir: cluster.dataDir });
 
     if (args.includes('--throughput')) {
-      await throughput(cluster, quick);
+      await throughput(cluster, runtime, quick);
       return;
     }
     console.log(`seed ${seed} (replay with --seed=${seed})`);
@@ -203,19 +203,63 @@ function report(f: Findings, chaos: ClientStats, ref: ClientStats, cluster: Chao
  * for a fixed window while 2 loops recall; messages/s counts messages ingested and extracted
  * (the clock stops when the last watermark reaches its conversation's newest message).
  */
-async function throughput(cluster: ChaosCluster, quick: boolean): Promise<void> {
+async function throughput(cluster: ChaosCluster, runtime: Runtime, quick: boolean): Promise<void> {
   const windowMs = quick ? 20_000 : 60_000;
+  // Warm-up, not measured: the bundles, connections, jieba, the embedder's first batches.
+  await loadWindow(cluster, 'warm', quick ? 8_000 : 20_000);
   const rows: string[] = [];
-  for (const workers of [2, 1]) {
+  for (const workers of [1, 2]) {
     if (workers === 1) await cluster.stopApp(cluster.workers[1]!);
+    else await cluster.restartApp(cluster.workers[1]!);
+    const phaseStart = new Date();
     const measured = await loadWindow(cluster, `tp${workers}`, windowMs);
+    const spread = await activitiesByWorker(runtime, phaseStart);
     rows.push(
-      `${workers} worker${workers > 1 ? 's' : ''}: ${measured.messages} messages, ${(measured.messages / (measured.drainedMs / 1000)).toFixed(1)} messages/s ingested+extracted (drained ${(measured.drainedMs / 1000).toFixed(1)} s after start), ingest p50/p95 ${fmt(measured.ingest.p50)}/${fmt(measured.ingest.p95)}; ${(measured.recall.n / (windowMs / 1000)).toFixed(1)} recalls/s, p50/p95 ${fmt(measured.recall.p50)}/${fmt(measured.recall.p95)}`,
+      `${workers} worker${workers > 1 ? 's' : ''}: ${measured.messages} messages in ${measured.conversations} conversations, ${(measured.messages / (measured.drainedMs / 1000)).toFixed(1)} messages/s ingested+extracted (all extracted ${(measured.drainedMs / 1000).toFixed(1)} s after the start of a ${windowMs / 1000} s window), POST …/messages p50/p95 ${fmt(measured.ingest.p50)}/${fmt(measured.ingest.p95)}; ${(measured.recall.n / (windowMs / 1000)).toFixed(1)} recalls/s, p50/p95 ${fmt(measured.recall.p50)}/${fmt(measured.recall.p95)}; activities by worker ${spread}`,
     );
+    console.log(rows.at(-1));
+  }
+  // Recall alone (no ingestion): recalls/s at each concurrency, to find the rate that keeps p95 under 100 ms.
+  for (const loops of [1, 2, 4]) {
+    const r = await recallWindow(cluster, loops, quick ? 8_000 : 20_000);
+    rows.push(`recall only, ${loops} in flight: ${r.perSecond.toFixed(1)} recalls/s, p50/p95 ${fmt(r.p50)}/${fmt(r.p95)}${r.p95 < 100 ? ' (p95 < 100 ms)' : ''}`);
     console.log(rows.at(-1));
   }
   console.log('\nthroughput (2 API processes; offline extractor; e5 embedder)');
   for (const r of rows) console.log(r);
+}
+
+/** Recalls over the users the load phases wrote, `loops` at a time, for `ms`. */
+async function recallWindow(cluster: ChaosCluster, loops: number, ms: number) {
+  const s = newStats();
+  const urls = () => cluster.apis.map((a) => `http://127.0.0.1:${a.port}`);
+  const queries = ['what am I allergic to?', '我住在哪里？', 'tell me about my pets', '我平时喜欢做什么？'];
+  const until = performance.now() + ms;
+  await Promise.all(
+    Array.from({ length: loops }, async (_, loop) => {
+      const client = new ChaosClient(urls, CHAOS_KEY, s, rng(500 + loop));
+      for (let n = 0; performance.now() < until; n++) {
+        const res = await client.call('POST', `/v1/users/tp2-${n % 6}-u${(n + loop) % 12}/recall`, { query: queries[n % queries.length] });
+        if (res.status === 200) s.recallMs.push(res.ms);
+      }
+    }),
+  );
+  return { ...stats(s.recallMs), perSecond: s.recallMs.length / (ms / 1000) };
+}
+
+/** Which worker process ran the activities of the extractions started since `from` (a sample of 40). */
+async function activitiesByWorker(runtime: Runtime, from: Date): Promise<string> {
+  const counts = new Map<string, number>();
+  let n = 0;
+  for await (const wf of runtime.temporal.workflow.list({ query: `WorkflowType = 'extractMemoriesWorkflow' AND StartTime > '${from.toISOString()}'` })) {
+    if (n++ >= 40) break;
+    const history = await runtime.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    for (const e of history.events ?? []) {
+      const identity = e.activityTaskStartedEventAttributes?.identity;
+      if (identity) counts.set(identity, (counts.get(identity) ?? 0) + 1);
+    }
+  }
+  return [...counts].map(([who, c]) => `${who.split('@')[0]} ${c}`).join(', ') || 'none sampled';
 }
 
 async function loadWindow(cluster: ChaosCluster, prefix: string, windowMs: number) {
