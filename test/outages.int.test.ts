@@ -12,7 +12,9 @@ import { findPostgresBinDir } from '../src/stack/binaries';
 import { ensureDatabase, startLocalPostgres, type LocalPostgres } from '../src/stack/local-postgres';
 import { migrate } from '../src/adapters/postgres/migrate';
 import { freePort } from '../src/stack/managed-process';
-import { extractionReconcilerWorkflow } from '../workflows';
+import { extractionReconcilerWorkflow, reminderWorkflowId } from '../workflows';
+import { uuidFromKey } from '../src/adapters/ids';
+import { reminderStore } from '../src/adapters/postgres/reminder-repository';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 import { seedMemories } from './support/seed';
@@ -145,6 +147,39 @@ describe('two processes starting at once', () => {
     // One of them applied everything, the other found nothing left to do.
     expect(first.length + second.length).toBeGreaterThan(0);
     expect(Math.min(first.length, second.length)).toBe(0);
+  });
+});
+
+describe('a reminder whose workflow was never started', () => {
+  it('a retry of the create with the same requestId starts it, even after its due time, and it fires once', async () => {
+    const user = `${ctx.prefix}-rem`;
+    const userKey = ctx.userKey(user);
+    expect((await ctx.call('PUT', `/v1/users/${user}/settings`, { timezone: 'UTC' })).status).toBe(200);
+    // The first attempt inserted the row and died before it started the workflow (its API process
+    // was killed, or Temporal and then PostgreSQL failed so the row could not be taken out again).
+    const id = uuidFromKey(`reminder:api:${userKey}:r1`);
+    const dueAt = new Date(Date.now() + 1500);
+    const { created } = await reminderStore.insert(
+      ctx.runtime.deps.pool,
+      { id, userId: userKey, text: 'Call mom', dueAt, timeZone: 'UTC', rrule: null, seriesStart: null, assumedTime: false, source: { via: 'api', requestId: 'r1' }, workflowId: reminderWorkflowId(userKey, id) },
+      new Date(),
+    );
+    expect(created).toBe(true);
+    await new Promise((r) => setTimeout(r, 2000));
+
+    // The client's retry comes after the due time: the same body, the same requestId.
+    const body = { text: 'Call mom', dueAt: dueAt.toISOString(), timezone: 'UTC', requestId: 'r1' };
+    const retry = await ctx.call('POST', `/v1/users/${user}/reminders`, body);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body.id).toBe(id);
+    const fired = await poll(() => ctx.call('GET', `/v1/users/${user}/reminders/${id}`), (r) => r.body.fireCount >= 1, 30_000, 250);
+    expect(fired.body).toMatchObject({ status: 'fired', fireCount: 1 });
+    // Another retry changes nothing: one workflow, one firing, one notification.
+    expect((await ctx.call('POST', `/v1/users/${user}/reminders`, body)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await ctx.call('GET', `/v1/users/${user}/reminders/${id}`)).body.fireCount).toBe(1);
+    const notifications = await ctx.call('GET', `/v1/users/${user}/notifications?kind=reminder`);
+    expect(notifications.body.notifications).toHaveLength(1);
   });
 });
 
