@@ -3,27 +3,29 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
 import { formatContext } from '../core/recall/format';
+import { detectFollowUp, latestOpenPainPoint } from '../core/recall/follow-up';
+import { rankForInjection, type JointExchange } from '../core/recall/inject';
 import { planRoutes } from '../core/recall/query-intent';
 import { shouldRewrite } from '../core/recall/query-rewrite';
 import { rankMemories, type RankedMemory } from '../core/recall/rank';
 import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { jiebaSegmenter, tokenizeForIndex } from '../adapters/text/jieba';
 import type { DateRange } from '../core/time/query-dates';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import { withDeadline } from './deadline';
 import type { ServiceDeps } from './deps';
 import type { ExchangeRoute, ExchangeSearchResult } from './conversation-search';
 import {
+  exchangeSearchForRecall,
   inRangeFirst,
-  memoryHitsAreWeak,
-  pastExchangeSearch,
+  lastExchangeAbout,
+  MAX_PAST_EXCHANGES,
   planEpisodic,
   recalledExchanges,
   resolveTimeZone,
   resolveTimeZoneWithoutStore,
   toPastExchanges,
-  weakHitExchangeSearch,
   type EpisodicPlan,
   type RecalledExchange,
 } from './episodic-recall';
@@ -37,7 +39,7 @@ export const RecallRoute = {
   type: 'type',
   /** Memories said on the dates the query names ("我6月2号…", "last Tuesday"), ranked first. */
   time: 'time',
-  /** Past exchanges (raw user + assistant lines) for questions about the shared past or weak hits. */
+  /** Past exchanges (raw user + assistant lines), searched on every recall, competing with memories for the budget. */
   exchanges: 'exchanges',
 } as const;
 export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
@@ -82,7 +84,7 @@ export interface RecallResult {
   tokens: number;
   /** Set when a route failed or timed out; the context still holds what the other routes found. */
   error?: { code: Code; message: string; routes: string[] };
-  routes: { route: RecallRoute | ExchangeRoute | 'rewrite'; ok: boolean; ms: number; hits: number }[];
+  routes: { route: RecallRoute | ExchangeRoute | 'rewrite' | 'follow_up'; ok: boolean; ms: number; hits: number }[];
   /** The extra queries the LLM rewrite proposed and recall searched (memories they found carry the route "rewrite"). */
   rewrittenQueries?: string[];
   /** The past exchanges injected into `context.userPrefix` (after the memories), best first. */
@@ -91,6 +93,8 @@ export interface RecallResult {
   injectedMessageIds: string[];
   /** Date ranges read from the query (the time route), when it named any. */
   dateRanges?: { text: string; start: string; end: string }[];
+  /** Set when the query was read as a vague follow-up ("还是不行", "it's happening again"): the open pain point it was taken to mean. */
+  followUp?: { memoryId: string | null };
 }
 
 const CANDIDATES_PER_ROUTE = 20;
@@ -308,45 +312,99 @@ export function rankFused(input: { fused: readonly FusedCandidate[]; hydrated: r
   return inRangeFirst(ranked, input.ranges, (r) => r.memory.createdAt).slice(0, input.maxResults);
 }
 
-// ─── Stage 4: past exchanges ───────────────────────────────────────────────────────────────────
+// ─── Stage 4: past exchanges and vague follow-ups ────────────────────────────────────────────────
+
+/** The exchanges searched beside the routes; their route lines and failures join the request's. */
+async function settleExchanges(search: Promise<ExchangeSearchResult> | undefined, report: RecallResult['routes'], failures: RouteFailure[]): Promise<RankedExchange[]> {
+  if (!search) return [];
+  const result = await search;
+  report.push(...result.routes);
+  failures.push(...result.failures);
+  return result.exchanges;
+}
+
+/** What a vague follow-up was taken to mean: the latest open pain point and its last exchange. */
+interface FollowUpOutcome {
+  memory?: Memory;
+  exchange?: RankedExchange;
+}
+
+/** Open pain points read for a vague follow-up; the newest open one is taken. */
+const FOLLOW_UP_PAIN_POINTS = 20;
 
 /**
- * The past exchanges for the context: those searched beside the routes for a question about the
- * shared past, else — when the memories found nothing solid — a keyword fallback. Their route
- * lines and failures join the request's.
+ * A vague follow-up ("还是不行", "it's happening again") names nothing the routes could match: it
+ * is read as being about the user's most recent open pain point, fetched beside the routes with
+ * the last exchange about it. Undefined when the query is not such a follow-up.
  */
-async function pastExchanges(
-  deps: RecallDeps,
-  req: RecallRequest,
-  input: { episodic?: EpisodicPlan; pastSearch?: Promise<ExchangeSearchResult>; queryTokens: string[]; fused: Fused; similarity: ReadonlyMap<string, number> },
-  report: RecallResult['routes'],
-  failures: RouteFailure[],
-): Promise<RankedExchange[]> {
-  let search = input.pastSearch ? await input.pastSearch : undefined;
-  // Only memories that survived hydration count: an expired memory's words or vector are no evidence.
-  const { hydrated, fusedById } = input.fused;
-  const bm25Hits = hydrated.filter((m) => fusedById.get(m.id)?.routes.includes('bm25')).length;
-  const bestSimilarity = Math.max(0, ...hydrated.map((m) => input.similarity.get(m.id) ?? 0));
-  if (!search && input.episodic && req.enabled.has('exchanges') && input.queryTokens.length > 0 && memoryHitsAreWeak({ bm25Hits, bestSimilarity })) {
-    search = await weakHitExchangeSearch(deps, req.userId, { tokens: input.queryTokens, now: req.now, deadline: req.deadline });
+function startFollowUp(deps: RecallDeps, req: RecallRequest, report: RecallResult['routes'], failures: RouteFailure[]): Promise<FollowUpOutcome> | undefined {
+  if (!req.enabled.has('type') || (req.types && !req.types.includes('pain_point'))) return undefined;
+  if (!detectFollowUp(req.query, jiebaSegmenter).referBack) return undefined;
+  const run = async (): Promise<FollowUpOutcome> => {
+    const t0 = Date.now();
+    const out: FollowUpOutcome = {};
+    try {
+      const painPoints = await withDeadline(deps.memories.byTypes({ userId: req.userId, types: ['pain_point'], k: FOLLOW_UP_PAIN_POINTS, now: req.now }), req.deadline);
+      out.memory = latestOpenPainPoint(painPoints, req.now);
+      if (out.memory && req.enabled.has('exchanges')) {
+        const last = await lastExchangeAbout(deps, req.userId, { tokens: tokenizeForIndex(out.memory.text), now: req.now, deadline: req.deadline });
+        failures.push(...last.search.failures);
+        if (last.exchange) out.exchange = last.exchange;
+      }
+      report.push({ route: 'follow_up', ok: true, ms: Date.now() - t0, hits: out.memory ? 1 : 0 });
+    } catch (err) {
+      failures.push({ route: 'follow_up', err });
+      report.push({ route: 'follow_up', ok: false, ms: Date.now() - t0, hits: 0 });
+    }
+    return out;
+  };
+  return run();
+}
+
+/**
+ * Memories and exchanges on one score for the budget (inject.ts): the follow-up's pain point and
+ * exchange lead, an exchange that repeats a memory is dropped, at most MAX_PAST_EXCHANGES stay.
+ */
+export function jointInjection(input: { ranked: readonly RankedMemory<Memory>[]; exchanges: readonly RankedExchange[]; followUp?: FollowUpOutcome; now: Date }): {
+  ranked: RankedMemory<Memory>[];
+  exchanges: RankedExchange[];
+  order: ReturnType<typeof rankForInjection>;
+} {
+  const ranked = [...input.ranked];
+  const exchanges = [...input.exchanges];
+  const pinned = new Set<string>();
+  const fu = input.followUp;
+  if (fu?.memory) {
+    pinned.add(fu.memory.id);
+    if (!ranked.some((r) => r.memory.id === fu.memory!.id)) ranked.unshift(...rankMemories([{ memory: fu.memory, relevance: ranked[0]?.relevance ?? 1 }], { now: input.now }));
   }
-  if (!search) return [];
-  report.push(...search.routes);
-  failures.push(...search.failures);
-  return search.exchanges;
+  if (fu?.exchange) {
+    pinned.add(fu.exchange.key);
+    const at = exchanges.findIndex((x) => x.key === fu.exchange!.key);
+    if (at >= 0) exchanges.splice(at, 1);
+    exchanges.unshift(fu.exchange);
+  }
+  const past = toPastExchanges(exchanges);
+  const joint: JointExchange[] = exchanges.map((x, i) => ({ key: x.key, conversationId: x.conversationId, exchange: past[i]!, score: x.score }));
+  const order = rankForInjection({ memories: ranked.map((r) => ({ memory: r.memory, score: r.score })), exchanges: joint, pinned, maxExchanges: MAX_PAST_EXCHANGES });
+  const kept = new Set(order.items.flatMap((i) => (i.kind === 'exchange' ? [i.exchange] : [])));
+  return { ranked, exchanges: exchanges.filter((_, i) => kept.has(past[i]!)), order };
 }
 
 // ─── Stage 5: budgeting and formatting ─────────────────────────────────────────────────────────
 
 /**
  * Formats what was found for the prompt within the token budget (instructions first, then the
- * ranked memories, then past exchanges with what budget is left) and builds the response:
- * only what made it into the context is listed, and route failures fold into `error`.
+ * memories and past exchanges in the joint order of `injection`, or memories before exchanges
+ * without it) and builds the response: only what made it into the context is listed, and route
+ * failures fold into `error`.
  */
 export function buildRecallResult(input: {
   ranked: readonly RankedMemory<Memory>[];
   instructions: readonly Memory[];
   exchanges: readonly RankedExchange[];
+  injection?: ReturnType<typeof rankForInjection>['items'];
+  followUp?: FollowUpOutcome;
   fusedById: ReadonlyMap<string, FusedCandidate>;
   budget: number;
   timeZone?: string;
@@ -359,6 +417,7 @@ export function buildRecallResult(input: {
     memories: input.ranked.map((r) => r.memory),
     instructions: input.instructions,
     pastExchanges: toPastExchanges(input.exchanges),
+    ...(input.injection ? { injection: input.injection } : {}),
     budget: input.budget,
     timeZone: input.timeZone,
   });
@@ -386,6 +445,7 @@ export function buildRecallResult(input: {
     injectedMessageIds: formatted.includedMessageIds,
     ...(input.rewrittenQueries ? { rewrittenQueries: input.rewrittenQueries } : {}),
     ...(input.ranges.length > 0 ? { dateRanges: input.ranges.map((r) => ({ text: r.text, start: r.start.toISOString(), end: r.end.toISOString() })) } : {}),
+    ...(input.followUp ? { followUp: { memoryId: input.followUp.memory?.id ?? null } } : {}),
     ...(error ? { error } : {}),
   };
 }
@@ -410,8 +470,12 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const ranges = episodic?.ranges ?? [];
   if (ranges.length > 0) running.push(startRoute({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) }, req.deadline));
   const queryTokens = req.enabled.has('exchanges') ? tokenizeForIndex(req.query) : [];
-  // A question about the shared past searches exchanges alongside the memory routes.
-  const pastSearch = episodic?.past && req.enabled.has('exchanges') ? pastExchangeSearch(deps, userId, { tokens: queryTokens, plan: episodic, now: req.now, deadline: req.deadline }) : undefined;
+  // Every query searches past exchanges alongside the memory routes, with the same (cached) embedding.
+  const exchangeSearch = episodic && req.enabled.has('exchanges')
+    ? exchangeSearchForRecall(deps, userId, { tokens: queryTokens, plan: episodic, now: req.now, deadline: req.deadline, embedding: () => deps.embedder.embedQuery({ text: req.query }) })
+    : undefined;
+  const followUpReport: RecallResult['routes'] = [];
+  const followUp = startFollowUp(deps, req, followUpReport, failures);
 
   const routes = await settleRoutes(running, { since: req.started, hits: (ids) => ids.length });
   failures.push(...routes.failures);
@@ -424,12 +488,17 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   }
 
   const fused = await fuseAndHydrate(deps, req, rankings, instructions, failures);
-  const ranked = rankFused({ fused: fused.fused, hydrated: fused.hydrated, now: req.now, maxResults: options.topK ?? 8, ranges });
-  const exchanges = await pastExchanges(deps, req, { episodic, pastSearch, queryTokens, fused, similarity }, report, failures);
+  const topRanked = rankFused({ fused: fused.fused, hydrated: fused.hydrated, now: req.now, maxResults: options.topK ?? 8, ranges });
+  const found = await settleExchanges(exchangeSearch, report, failures);
+  const followed = followUp ? await followUp : undefined;
+  report.push(...followUpReport);
+  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), now: req.now });
   return buildRecallResult({
-    ranked,
+    ranked: joint.ranked,
     instructions: fused.instructions,
-    exchanges,
+    exchanges: joint.exchanges,
+    injection: joint.order.items,
+    ...(followed ? { followUp: followed } : {}),
     fusedById: fused.fusedById,
     budget: options.tokenBudget ?? deps.config.recall.tokenBudget,
     timeZone: episodic?.timeZone ?? options.timeZone,
