@@ -160,16 +160,13 @@ export function planMemoryRoutes(query: string, options: Pick<RecallOptions, 'ro
   return routes;
 }
 
-/** The search behind one memory route; the ANN route records each hit's similarity in `similarity`. */
-function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRoute, similarity: Map<string, number>): RouteTask<RecallRoute, string[]> {
+/** The search behind one memory route. */
+function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRoute): RouteTask<RecallRoute, string[]> {
   const { userId, types, now } = req;
   const run = (): Promise<string[]> => {
     switch (route) {
       case 'ann':
-        return annHits(deps, userId, req.query, types).then((hits) => {
-          for (const h of hits) similarity.set(h.id, h.similarity);
-          return hits.map((h) => h.id);
-        });
+        return annHits(deps, userId, req.query, types).then((hits) => hits.map((h) => h.id));
       case 'bm25':
         return bm25Ids(deps, userId, req.tokens, types);
       case 'recent':
@@ -461,8 +458,7 @@ export function buildRecallResult(input: {
 export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
   const req = recallRequest(deps, userId, message, options);
   const failures: RouteFailure[] = [];
-  const similarity = new Map<string, number>();
-  const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route, similarity), req.deadline));
+  const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route), req.deadline));
   const instructions = startInstructions(deps, req);
   const rewrite = startRewriteSearch(deps, req, failures);
 
