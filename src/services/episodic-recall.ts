@@ -123,14 +123,16 @@ const LAST_EXCHANGE_POOL = 3;
 
 /**
  * The last exchange about a memory (a vague follow-up's pain point): the most recent of the
- * exchanges whose own lines share words with the memory's text.
+ * exchanges whose own lines contain enough of the memory's words (`weak`: half of its distinct
+ * terms; the sources of superseded memories hidden, so a resolved problem's exchange never stands
+ * in for the open one's).
  */
 export async function lastExchangeAbout(
   deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>,
   userId: string,
   input: { tokens: string[]; now: Date; deadline: number },
 ): Promise<{ exchange?: RankedExchange; search: ExchangeSearchResult }> {
-  const search = await searchExchanges(deps, userId, { tokens: input.tokens, ranges: [], limit: EXCHANGE_CANDIDATES, mode: 'past', now: input.now, deadline: input.deadline });
+  const search = await searchExchanges(deps, userId, { tokens: input.tokens, ranges: [], limit: EXCHANGE_CANDIDATES, mode: 'weak', now: input.now, deadline: input.deadline });
   // Episode routes vote for every line of a matching session: only lines that match themselves, the best few.
   const worded = search.exchanges.filter((x) => x.routes.some((r) => !r.startsWith('episode_'))).slice(0, LAST_EXCHANGE_POOL);
   const exchange = worded.reduce<RankedExchange | undefined>((latest, x) => (!latest || x.date > latest.date ? x : latest), undefined);

@@ -362,10 +362,19 @@ function startFollowUp(deps: RecallDeps, req: RecallRequest, report: RecallResul
  * Memories and exchanges on one score for the budget (inject.ts): the follow-up's pain point and
  * exchange lead, an exchange that repeats a memory is dropped, at most MAX_PAST_EXCHANGES stay.
  */
-export function jointInjection(input: { ranked: readonly RankedMemory<Memory>[]; exchanges: readonly RankedExchange[]; followUp?: FollowUpOutcome; now: Date }): {
+export function jointInjection(input: {
+  ranked: readonly RankedMemory<Memory>[];
+  exchanges: readonly RankedExchange[];
+  followUp?: FollowUpOutcome;
+  /** The query is about what was said (a past cue or a date): of a duplicate pair the exchange stays. */
+  past: boolean;
+  now: Date;
+}): {
   ranked: RankedMemory<Memory>[];
   exchanges: RankedExchange[];
   order: ReturnType<typeof rankForInjection>;
+  /** Memory id → message ids of the exchange that carries it. */
+  carriedBy: Map<string, readonly string[]>;
 } {
   const ranked = [...input.ranked];
   const exchanges = [...input.exchanges];
@@ -383,9 +392,17 @@ export function jointInjection(input: { ranked: readonly RankedMemory<Memory>[];
   }
   const past = toPastExchanges(exchanges);
   const joint: JointExchange[] = exchanges.map((x, i) => ({ key: x.key, conversationId: x.conversationId, exchange: past[i]!, score: x.score }));
-  const order = rankForInjection({ memories: ranked.map((r) => ({ memory: r.memory, score: r.score })), exchanges: joint, pinned, maxExchanges: MAX_PAST_EXCHANGES });
+  const order = rankForInjection({
+    memories: ranked.map((r) => ({ memory: r.memory, score: r.score })),
+    exchanges: joint,
+    pinned,
+    maxExchanges: MAX_PAST_EXCHANGES,
+    prefer: input.past ? 'exchange' : 'memory',
+  });
   const kept = new Set(order.items.flatMap((i) => (i.kind === 'exchange' ? [i.exchange] : [])));
-  return { ranked, exchanges: exchanges.filter((_, i) => kept.has(past[i]!)), order };
+  const messagesOf = new Map(exchanges.map((x) => [x.key, x.messageIds]));
+  const carriedBy = new Map([...order.carried].map(([memoryId, key]) => [memoryId, messagesOf.get(key) ?? []]));
+  return { ranked, exchanges: exchanges.filter((_, i) => kept.has(past[i]!)), order, carriedBy };
 }
 
 // ─── Stage 5: budgeting and formatting ─────────────────────────────────────────────────────────
@@ -401,6 +418,8 @@ export function buildRecallResult(input: {
   instructions: readonly Memory[];
   exchanges: readonly RankedExchange[];
   injection?: ReturnType<typeof rankForInjection>['items'];
+  /** Memories left out in favour of the exchange that is their source: listed when that exchange is injected. */
+  carriedBy?: ReadonlyMap<string, readonly string[]>;
   followUp?: FollowUpOutcome;
   fusedById: ReadonlyMap<string, FusedCandidate>;
   budget: number;
@@ -419,6 +438,8 @@ export function buildRecallResult(input: {
     timeZone: input.timeZone,
   });
   const included = new Set(formatted.included);
+  const injectedMessages = new Set(formatted.includedMessageIds);
+  for (const [id, messageIds] of input.carriedBy ?? []) if (messageIds.length > 0 && messageIds.every((m) => injectedMessages.has(m))) included.add(id);
   const scoreOf = new Map(input.ranked.map((r) => [r.memory.id, r.score]));
   const memories: RecalledMemory[] = [...input.instructions, ...input.ranked.map((r) => r.memory)]
     .filter((m, i, all) => included.has(m.id) && all.findIndex((x) => x.id === m.id) === i)
@@ -488,12 +509,13 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const found = await settleExchanges(exchangeSearch, report, failures);
   const followed = followUp ? await followUp : undefined;
   report.push(...followUpReport);
-  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), now: req.now });
+  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), past: episodic?.past ?? false, now: req.now });
   return buildRecallResult({
     ranked: joint.ranked,
     instructions: fused.instructions,
     exchanges: joint.exchanges,
     injection: joint.order.items,
+    carriedBy: joint.carriedBy,
     ...(followed ? { followUp: followed } : {}),
     fusedById: fused.fusedById,
     budget: options.tokenBudget ?? deps.config.recall.tokenBudget,

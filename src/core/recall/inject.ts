@@ -48,6 +48,12 @@ export interface JointInput {
   pinned?: ReadonlySet<string>;
   /** At most this many exchanges (raw lines are long; more would crowd memories out). */
   maxExchanges: number;
+  /**
+   * Which side of a duplicate pair stays: the memory (default: the distilled, current form, fewer
+   * tokens) or the exchange (for a question about what was said: the raw words and the reply are
+   * the answer, and the memory is carried by its source).
+   */
+  prefer?: 'memory' | 'exchange';
 }
 
 export interface JointRanking {
@@ -55,8 +61,10 @@ export interface JointRanking {
   items: InjectionItem[];
   /** Joint score of each memory id and exchange key kept. */
   scores: Map<string, number>;
-  /** Exchange keys dropped as duplicates of a memory (and the memory that stayed). */
-  duplicates: { exchange: string; memory: string }[];
+  /** Duplicate pairs found, and which side was dropped. */
+  duplicates: { exchange: string; memory: string; dropped: 'memory' | 'exchange' }[];
+  /** Memory id → key of the exchange that carries it (the memory itself was dropped in its favour). */
+  carried: Map<string, string>;
 }
 
 function bigrams(text: string): Set<string> {
@@ -90,29 +98,40 @@ export function exchangeDuplicates(memory: JointMemory['memory'], x: JointExchan
 }
 
 /**
- * Orders memories and exchanges on one score (see the module comment), pinned items first. An
- * exchange that duplicates a memory is dropped — the memory is the distilled, current form of the
- * same words and costs fewer tokens — unless the exchange is pinned. Ties keep memories first.
+ * Orders memories and exchanges on one score (see the module comment), pinned items first. A
+ * duplicate pair keeps one side (`prefer`); a pinned exchange is never dropped, and a kept
+ * exchange competes with the better of its own and its memory's score. Ties keep memories first.
  */
 export function rankForInjection(input: JointInput): JointRanking {
   const pinned = input.pinned ?? new Set<string>();
+  const prefer = input.prefer ?? 'memory';
   const duplicates: JointRanking['duplicates'] = [];
+  const carried = new Map<string, string>();
+  const droppedMemories = new Set<string>();
   const exchanges: { x: JointExchange; score: number }[] = [];
   for (const x of input.exchanges) {
     if (exchanges.length >= input.maxExchanges) break;
+    let score = x.score * EXCHANGE_PRIOR;
     if (!pinned.has(x.key)) {
-      const dup = input.memories.find((m) => exchangeDuplicates(m.memory, x));
-      if (dup) {
-        duplicates.push({ exchange: x.key, memory: dup.memory.id });
+      const dups = input.memories.filter((m) => !droppedMemories.has(m.memory.id) && exchangeDuplicates(m.memory, x));
+      if (dups.length > 0 && (prefer === 'memory' || dups.some((m) => pinned.has(m.memory.id)))) {
+        duplicates.push({ exchange: x.key, memory: dups[0]!.memory.id, dropped: 'exchange' });
         continue;
       }
+      for (const m of dups) {
+        duplicates.push({ exchange: x.key, memory: m.memory.id, dropped: 'memory' });
+        droppedMemories.add(m.memory.id);
+        carried.set(m.memory.id, x.key);
+        score = Math.max(score, m.score);
+      }
     }
-    exchanges.push({ x, score: x.score * EXCHANGE_PRIOR });
+    exchanges.push({ x, score });
   }
   type Scored = { item: InjectionItem; id: string; score: number; pinned: boolean; order: number };
+  const memories = input.memories.filter((m) => !droppedMemories.has(m.memory.id));
   const all: Scored[] = [
-    ...input.memories.map((m, i) => ({ item: { kind: 'memory', memory: m.memory } as InjectionItem, id: m.memory.id, score: m.score, pinned: pinned.has(m.memory.id), order: i })),
-    ...exchanges.map(({ x, score }, i) => ({ item: { kind: 'exchange', exchange: x.exchange } as InjectionItem, id: x.key, score, pinned: pinned.has(x.key), order: input.memories.length + i })),
+    ...memories.map((m, i) => ({ item: { kind: 'memory', memory: m.memory } as InjectionItem, id: m.memory.id, score: m.score, pinned: pinned.has(m.memory.id), order: i })),
+    ...exchanges.map(({ x, score }, i) => ({ item: { kind: 'exchange', exchange: x.exchange } as InjectionItem, id: x.key, score, pinned: pinned.has(x.key), order: memories.length + i })),
   ];
   // Within each kind the given order stands (dates named by the query already come first there):
   // a memory is never placed above a better-ranked memory, only interleaved with exchanges.
@@ -120,7 +139,7 @@ export function rankForInjection(input: JointInput): JointRanking {
   const exchangeFloor = running(all.filter((s) => s.item.kind === 'exchange'));
   const effective = (s: Scored): number => (s.item.kind === 'memory' ? memoryFloor : exchangeFloor).get(s.id) ?? s.score;
   all.sort((a, b) => Number(b.pinned) - Number(a.pinned) || effective(b) - effective(a) || a.order - b.order);
-  return { items: all.map((s) => s.item), scores: new Map(all.map((s) => [s.id, s.score])), duplicates };
+  return { items: all.map((s) => s.item), scores: new Map(all.map((s) => [s.id, s.score])), duplicates, carried };
 }
 
 /**

@@ -56,8 +56,23 @@ describe('rankForInjection: memories and exchanges on one score', () => {
       ],
       maxExchanges: 3,
     });
-    expect(out.duplicates).toEqual([{ exchange: 'x1', memory: 'src' }, { exchange: 'x2', memory: 'near' }]);
+    expect(out.duplicates).toEqual([
+      { exchange: 'x1', memory: 'src', dropped: 'exchange' },
+      { exchange: 'x2', memory: 'near', dropped: 'exchange' },
+    ]);
     expect(kinds(out.items)).toEqual(['m:src', 'm:near', 'x:x3-u']);
+  });
+
+  it('for a question about what was said, keeps the exchange and lets it carry the memory, at the better score', () => {
+    const out = rankForInjection({
+      memories: [mem('top', 'z', 0.03), mem('src', '助手建议：试试 4-7-8 呼吸法', 0.02, { conversationId: 'c1', messageIds: ['x1-a'] })],
+      exchanges: [exch('x1', '晚上焦虑睡不着怎么办', '可以试试4-7-8呼吸法：吸气4秒，屏息7秒，呼气8秒', 0.001)],
+      maxExchanges: 3,
+      prefer: 'exchange',
+    });
+    expect(kinds(out.items)).toEqual(['m:top', 'x:x1-u']);
+    expect(out.carried).toEqual(new Map([['src', 'x1']]));
+    expect(out.scores.get('x1')).toBe(0.02);
   });
 
   it('does not take a message id from another conversation for the source', () => {
