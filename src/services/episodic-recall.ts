@@ -36,8 +36,10 @@ export interface EpisodicPlan {
   timeZone: string;
   /** Date ranges named by the query ([] when none, or when the time route is off). */
   ranges: DateRange[];
-  /** The query refers to the shared past or names a date: exchanges are searched in parallel. */
+  /** The query refers to the shared past or names a date: exchanges are read as history. */
   past: boolean;
+  /** The query asks what was said ("你之前…", "did I", "you told me"), not just about a date. */
+  asksWhatWasSaid: boolean;
 }
 
 /**
@@ -83,7 +85,8 @@ export function resolveTimeZoneWithoutStore(explicit?: string, hint?: string): s
 export function planEpisodic(query: string, opts: { now: Date; timeZone: string; timeRoute: boolean }): EpisodicPlan {
   // "Next week" in a query is about plans, not about the shared past: only ranges that have begun count.
   const ranges = opts.timeRoute && query.length > 0 ? parseQueryDates(query, opts).filter((r) => r.start < opts.now) : [];
-  return { timeZone: opts.timeZone, ranges, past: ranges.length > 0 || refersToSharedPast(query) };
+  const asksWhatWasSaid = refersToSharedPast(query);
+  return { timeZone: opts.timeZone, ranges, past: ranges.length > 0 || asksWhatWasSaid, asksWhatWasSaid };
 }
 
 /**

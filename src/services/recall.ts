@@ -2,7 +2,7 @@ import type { ErrorCode as Code } from '../core/errors';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
-import { formatContext } from '../core/recall/format';
+import { COMPACT_BELOW_TOKENS, formatContext } from '../core/recall/format';
 import { detectFollowUp, latestOpenPainPoint } from '../core/recall/follow-up';
 import { rankForInjection, type JointExchange } from '../core/recall/inject';
 import { planRoutes } from '../core/recall/query-intent';
@@ -366,8 +366,8 @@ export function jointInjection(input: {
   ranked: readonly RankedMemory<Memory>[];
   exchanges: readonly RankedExchange[];
   followUp?: FollowUpOutcome;
-  /** The query is about what was said (a past cue or a date): of a duplicate pair the exchange stays. */
-  past: boolean;
+  /** Of a duplicate pair the exchange stays (the query asks what was said, and the budget is not tight). */
+  preferExchanges: boolean;
   now: Date;
 }): {
   ranked: RankedMemory<Memory>[];
@@ -397,7 +397,7 @@ export function jointInjection(input: {
     exchanges: joint,
     pinned,
     maxExchanges: MAX_PAST_EXCHANGES,
-    prefer: input.past ? 'exchange' : 'memory',
+    prefer: input.preferExchanges ? 'exchange' : 'memory',
   });
   const kept = new Set(order.items.flatMap((i) => (i.kind === 'exchange' ? [i.exchange] : [])));
   const messagesOf = new Map(exchanges.map((x) => [x.key, x.messageIds]));
@@ -509,7 +509,10 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const found = await settleExchanges(exchangeSearch, report, failures);
   const followed = followUp ? await followUp : undefined;
   report.push(...followUpReport);
-  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), past: episodic?.past ?? false, now: req.now });
+  const budget = options.tokenBudget ?? deps.config.recall.tokenBudget;
+  // Under a tight budget the compact memory line beats the long exchange it came from, whatever the question.
+  const preferExchanges = (episodic?.asksWhatWasSaid ?? false) && budget >= COMPACT_BELOW_TOKENS;
+  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), preferExchanges, now: req.now });
   return buildRecallResult({
     ranked: joint.ranked,
     instructions: fused.instructions,
@@ -518,7 +521,7 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
     carriedBy: joint.carriedBy,
     ...(followed ? { followUp: followed } : {}),
     fusedById: fused.fusedById,
-    budget: options.tokenBudget ?? deps.config.recall.tokenBudget,
+    budget,
     timeZone: episodic?.timeZone ?? options.timeZone,
     routes: report,
     failures,
