@@ -95,6 +95,11 @@ export function planEpisodic(query: string, opts: { now: Date; timeZone: string;
  */
 const EXCHANGE_CANDIDATES = 2 * MAX_PAST_EXCHANGES;
 
+/** Whether there is anything to search exchanges by: words, or dates the query names about the past. */
+export function hasExchangeEvidence(tokens: readonly string[], plan: EpisodicPlan): boolean {
+  return tokens.length > 0 || (plan.past && plan.ranges.length > 0);
+}
+
 /**
  * The past exchanges searched on every recall, beside the memory routes and with the same query
  * embedding: by words, by the dates the query names, through episodes, by vector. A question
@@ -107,9 +112,9 @@ export function exchangeSearchForRecall(
   deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>,
   userId: string,
   input: { tokens: string[]; plan: EpisodicPlan; now: Date; deadline: number; embedding?: () => Promise<number[]> },
-): Promise<ExchangeSearchResult> | undefined {
+): Promise<ExchangeSearchResult> {
   const past = input.plan.past;
-  if (input.tokens.length === 0 && !(past && input.plan.ranges.length > 0)) return undefined;
+  if (!hasExchangeEvidence(input.tokens, input.plan)) return Promise.resolve({ exchanges: [], routes: [], failures: [] });
   return searchExchanges(deps, userId, {
     tokens: input.tokens,
     ranges: past ? input.plan.ranges : [],

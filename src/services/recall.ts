@@ -11,6 +11,11 @@ import { rankMemories, type RankedMemory } from '../core/recall/rank';
 import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { jiebaSegmenter, tokenizeForIndex } from '../adapters/text/jieba';
+import { MemoryAnnRetriever } from '../adapters/retrievers/ann-retriever';
+import { MemoryBm25Retriever } from '../adapters/retrievers/bm25-retriever';
+import { memoryIds } from '../adapters/retrievers/memory-route';
+import { ExchangeRetriever, exchangesOf } from '../adapters/retrievers/exchange-retriever';
+import { QueryEmbeddings } from '../adapters/retrievers/query-embeddings';
 import type { DateRange } from '../core/time/query-dates';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import { withDeadline } from './deadline';
@@ -18,6 +23,7 @@ import type { ServiceDeps } from './deps';
 import type { ExchangeRoute, ExchangeSearchResult } from './conversation-search';
 import {
   exchangeSearchForRecall,
+  hasExchangeEvidence,
   inRangeFirst,
   lastExchangeAbout,
   MAX_PAST_EXCHANGES,
@@ -114,8 +120,8 @@ interface RecallRequest {
   options: RecallOptions;
   /** The sanitised query. */
   query: string;
-  /** Index tokens of the query and the last two recent messages (the BM25 route). */
-  tokens: string[];
+  /** The query vectors of this request: the routes that search by vector share one embedding per text. */
+  embeddings: QueryEmbeddings;
   enabled: ReadonlySet<RecallRoute>;
   types?: MemoryType[];
   now: Date;
@@ -124,14 +130,14 @@ interface RecallRequest {
   deadline: number;
 }
 
-function recallRequest(deps: Pick<RecallDeps, 'config'>, userId: string, message: string, options: RecallOptions): RecallRequest {
+function recallRequest(deps: Pick<RecallDeps, 'config' | 'embedder'>, userId: string, message: string, options: RecallOptions): RecallRequest {
   const started = Date.now();
   const query = sanitizeQuery(message);
   return {
     userId,
     options,
     query,
-    tokens: tokenizeForIndex([query, ...(options.recentMessages ?? []).slice(-2)].join(' ')),
+    embeddings: new QueryEmbeddings(deps.embedder),
     enabled: new Set(options.routes ?? ALL_ROUTES),
     types: options.types && options.types.length > 0 ? options.types : undefined,
     now: options.now ?? new Date(),
@@ -166,9 +172,10 @@ function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRout
   const run = (): Promise<string[]> => {
     switch (route) {
       case 'ann':
-        return annHits(deps, userId, req.query, types).then((hits) => hits.map((h) => h.id));
+        return annHits(deps, req, req.query).then((hits) => hits.map((h) => h.id));
       case 'bm25':
-        return bm25Ids(deps, userId, req.tokens, types);
+        // The words of the last two chat lines count too (a follow-up rarely repeats its subject).
+        return bm25Ids(deps, req, req.query, (req.options.recentMessages ?? []).slice(-2));
       case 'recent':
         return deps.memories.recent({ userId, k: Math.floor(CANDIDATES_PER_ROUTE / 2), types });
       case 'important':
@@ -183,14 +190,25 @@ function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRout
   return { route, run };
 }
 
-/** The ANN route for one query text: the user's nearest vectors (the embedder caches queries). */
-async function annHits(deps: Pick<RecallDeps, 'vectors' | 'embedder'>, userId: string, text: string, types?: MemoryType[]) {
-  return deps.vectors.query({ userId, embedding: await deps.embedder.embedQuery({ text }), k: CANDIDATES_PER_ROUTE, types });
+/**
+ * The ANN route for one query text, through its LangChain retriever: the user's nearest vectors
+ * (Chroma through LangChain's store), the query embedded once per request.
+ */
+async function annHits(deps: Pick<RecallDeps, 'vectors'>, req: RecallRequest, text: string): Promise<{ id: string; similarity: number }[]> {
+  const retriever = new MemoryAnnRetriever({ vectors: deps.vectors, embeddings: req.embeddings, userId: req.userId, k: CANDIDATES_PER_ROUTE, types: req.types });
+  return (await retriever.invoke(text)).map((d) => ({ id: d.id!, similarity: d.metadata.similarity ?? 0 }));
 }
 
-/** The BM25 route for one query's tokens, ids best first. */
-async function bm25Ids(deps: Pick<RecallDeps, 'memories'>, userId: string, tokens: string[], types?: MemoryType[]): Promise<string[]> {
-  return (await deps.memories.bm25({ userId, tokens, k: CANDIDATES_PER_ROUTE, types })).map((h) => h.id);
+/** The BM25 route for one query text (and the chat lines before it), through its LangChain retriever; ids best first. */
+async function bm25Ids(deps: Pick<RecallDeps, 'memories'>, req: RecallRequest, text: string, context: string[] = []): Promise<string[]> {
+  return memoryIds(await new MemoryBm25Retriever({ memories: deps.memories, userId: req.userId, k: CANDIDATES_PER_ROUTE, types: req.types, context }).invoke(text));
+}
+
+/** The exchanges route through its LangChain retriever, with the search's own sub-route report and failures. */
+async function retrieveExchanges(search: (query: string) => Promise<ExchangeSearchResult>, query: string): Promise<ExchangeSearchResult> {
+  let outcome: ExchangeSearchResult | undefined;
+  const docs = await new ExchangeRetriever({ search, onSearched: (o) => (outcome = o) }).invoke(query);
+  return { exchanges: exchangesOf(docs), routes: outcome?.routes ?? [], failures: outcome?.failures ?? [] };
 }
 
 /**
@@ -250,8 +268,8 @@ function startRewriteSearch(deps: RecallDeps, req: RecallRequest, failures: Rout
       return { ok: false, ms: Date.now() - t0, queries: [], rankings: [] };
     }
     const searches = queries.flatMap((q) => [
-      ...(req.enabled.has('ann') ? [async () => (await annHits(deps, req.userId, q, req.types)).map((h) => h.id)] : []),
-      ...(req.enabled.has('bm25') ? [() => bm25Ids(deps, req.userId, tokenizeForIndex(q), req.types)] : []),
+      ...(req.enabled.has('ann') ? [async () => (await annHits(deps, req, q)).map((h) => h.id)] : []),
+      ...(req.enabled.has('bm25') ? [() => bm25Ids(deps, req, q)] : []),
     ]);
     const settled = await Promise.allSettled(searches.map((search) => withDeadline(search(), req.deadline)));
     const rankings = settled.flatMap((s) => (s.status === 'fulfilled' ? [{ route: 'rewrite', ids: s.value }] : []));
@@ -487,10 +505,15 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const ranges = episodic?.ranges ?? [];
   if (ranges.length > 0) running.push(startRoute({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) }, req.deadline));
   const queryTokens = req.enabled.has('exchanges') ? tokenizeForIndex(req.query) : [];
-  // Every query searches past exchanges alongside the memory routes, with the same (cached) embedding.
-  const exchangeSearch = episodic && req.enabled.has('exchanges')
-    ? exchangeSearchForRecall(deps, userId, { tokens: queryTokens, plan: episodic, now: req.now, deadline: req.deadline, embedding: () => deps.embedder.embedQuery({ text: req.query }) })
-    : undefined;
+  // Every query searches past exchanges alongside the memory routes (through the exchanges
+  // retriever), sharing the request's query embedding.
+  const exchangeSearch =
+    episodic && req.enabled.has('exchanges') && hasExchangeEvidence(queryTokens, episodic)
+      ? retrieveExchanges(
+          (q) => exchangeSearchForRecall(deps, userId, { tokens: tokenizeForIndex(q), plan: episodic, now: req.now, deadline: req.deadline, embedding: () => req.embeddings.embedQuery(q) }),
+          req.query,
+        )
+      : undefined;
   const followUpReport: RecallResult['routes'] = [];
   const followUp = startFollowUp(deps, req, followUpReport, failures);
 
