@@ -40,6 +40,7 @@ export const recallResponse = z.object({
   /** The persona at the top of `context.system`: the memories it states (not repeated in `memories`), how and when it was built. */
   persona: z.object({ memoryIds: z.array(z.string()), builder: z.string(), builtAt: z.string() }).optional(),
   dateRanges: z.array(z.object({ text: z.string(), start: z.string(), end: z.string() })).optional(),
+  followUp: z.object({ memoryId: z.string().nullable() }).optional(),
 });
 export type RecallResponseBody = z.infer<typeof recallResponse>;
 

@@ -89,7 +89,7 @@ export interface RecallResponse {
   tokens: number;
   routes: { route: string; ok: boolean; ms: number; hits: number }[];
   error?: { code: string; message: string; routes: string[] };
-  /** Past exchanges injected after the memories (questions about the shared past, dates, weak hits). */
+  /** Past exchanges injected (ranked with the memories on one score, shown after them). */
   pastExchanges: PastExchangeView[];
   /** Ids of the messages injected, for citing. */
   injectedMessageIds: string[];
@@ -99,6 +99,8 @@ export interface RecallResponse {
   rewrittenQueries?: string[];
   /** The persona at the top of `context.system`: the memories it states (not repeated in `memories`), its builder and build time. */
   persona?: { memoryIds: string[]; builder: string; builtAt: string };
+  /** Set when the query was read as a vague follow-up: the open pain point it was taken to mean (null: none open). */
+  followUp?: { memoryId: string | null };
 }
 
 export interface ChatMessage {

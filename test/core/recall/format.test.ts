@@ -95,6 +95,28 @@ describe('formatContext layout', () => {
     expect(formatContext({ memories, persona: { header: '[用户画像]', lines }, budget: 400, personaShare: 0 }).system).toBe('');
   });
 
+  it('keeps the persona first with a joint injection order, and skips the memories it states there too', () => {
+    const persona = { header: '[用户画像]', lines: [{ text: '- 情况：主力项目是 payment-svc', memoryIds: ['p1'] }] };
+    const exchange: PastExchange = { date: AT, userText: '部署又超时了', assistantText: '先看 CI 日志', messageIds: ['u1', 'a1'] };
+    const out = formatContext({
+      memories: [],
+      instructions: [mem('i1', '回答简洁', { type: 'instruction' })],
+      persona,
+      injection: [
+        { kind: 'exchange', exchange },
+        { kind: 'memory', memory: mem('p1', '主力项目是 payment-svc') },
+        { kind: 'memory', memory: mem('x1', '周末常去爬山') },
+      ],
+    });
+    expect(out.system.startsWith('[用户画像]\n- 情况：主力项目是 payment-svc\n[关于你的长期指令]')).toBe(true);
+    expect(out.userPrefix).not.toContain('payment-svc');
+    expect(out.userPrefix).toContain('周末常去爬山');
+    expect(out.userPrefix).toContain('部署又超时了');
+    expect(out.included).toEqual(['i1', 'x1']);
+    expect(out.includedMessageIds).toEqual(['u1', 'a1']);
+    expect(out.personaMemoryIds).toEqual(['p1']);
+  });
+
   it('labels assistant contributions so they never read as the user’s preference', () => {
     const out = formatContext({ memories: [mem('a1', '用 Redis 做缓存', { type: 'assistant_contribution' })] });
     expect(out.userPrefix).toContain(`- [assistant_contribution|global] ${ASSISTANT_CONTRIBUTION_LABEL}用 Redis 做缓存 (2026-09-01, conf=0.90)`);
