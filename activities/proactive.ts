@@ -64,6 +64,8 @@ export function createProactiveActivities(deps: ServiceDeps) {
           },
           at,
         );
+        // The workflow runs: the reminder reconciler leaves this row alone from now on.
+        await reminderStore.markWorkflowStarted(c, input.userId, input.reminderId, at);
         if (!created && reminder.occurrence === occurrence && isClosed(reminder)) return { created, closedBefore: stateOf(reminder), version: reminder.version };
         let version = reminder.version;
         if (!created && reminder.occurrence < occurrence) {

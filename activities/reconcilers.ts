@@ -3,9 +3,12 @@ import type { Client } from '@temporalio/client';
 import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repository';
 import type { SubjectKeys } from '../src/security/subject';
 import type { ServiceDeps } from '../src/services/deps';
+import { reconcileReminders, type ReminderReconcileResult } from '../src/services/reminder-reconciler';
 import { extractMemoriesWorkflow, extractWorkflowId } from '../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../workflows/search-attributes';
 import { asActivity } from './as-activity';
+
+export type { ReminderReconcileResult };
 
 export interface ReconcileResult {
   /** Conversations found idle with messages after their watermark. */
@@ -52,6 +55,19 @@ export function createReconcilerActivities(deps: Pick<ServiceDeps, 'pool' | 'con
         }
         return result;
       });
+    },
+
+    /**
+     * Starts the workflow of open reminders whose row was committed but whose workflow never ran
+     * (the process died between the two), after `graceSeconds` (src/services/reminder-reconciler.ts).
+     */
+    async reconcileReminders(input: { limit: number; graceSeconds: number }): Promise<ReminderReconcileResult> {
+      return asActivity(() =>
+        reconcileReminders(
+          { pool: deps.pool, temporal: opts.client, taskQueue: opts.taskQueue, config: deps.config },
+          { limit: input.limit, graceSeconds: input.graceSeconds, onProgress: (r) => Context.current().heartbeat(r) },
+        ),
+      );
     },
   };
 }

@@ -247,8 +247,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
       // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
-      // Reliability (issue #14): extraction reconciler, vector outbox drain.
-      const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds });
+      // Reliability (issue #14): extraction and reminder reconcilers, vector outbox drain.
+      const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds, reminderReconcileSeconds: config.reliability.reminderReconcileSeconds });
       return { ...lifecycle, ...reliability };
     },
     async close() {

@@ -105,6 +105,22 @@ export async function createReminder(deps: ReminderDeps, req: CreateReminderRequ
  */
 async function ensureReminderWorkflow(deps: ReminderDeps, reminder: ReminderRecord, opts: { removeOnFailure?: boolean } = {}): Promise<void> {
   if (!opts.removeOnFailure && (reminder.status !== 'scheduled' || reminder.fireCount > 0)) return;
+  try {
+    await startReminderWorkflow(deps, reminder);
+  } catch (err) {
+    // Without its workflow the row would claim a reminder that never fires.
+    if (opts.removeOnFailure) await reminderStore.remove(deps.pool, reminder.userId, reminder.id);
+    throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId: reminder.workflowId }, { cause: err });
+  }
+}
+
+/**
+ * Starts the row's ReminderWorkflow under its own id, once ever: an id that exists, running or
+ * closed (within retention), is rejected as a duplicate and answered `existed` — never a second
+ * run that would fire again. A due time already past fires as soon as the workflow runs.
+ * Other failures (Temporal unreachable) are thrown as they are.
+ */
+export async function startReminderWorkflow(deps: Omit<ReminderDeps, 'pool'>, reminder: ReminderRecord): Promise<'started' | 'existed'> {
   const input: ReminderWorkflowInput = {
     userId: reminder.userId,
     reminderId: reminder.id,
@@ -127,12 +143,10 @@ async function ensureReminderWorkflow(deps: ReminderDeps, reminder: ReminderReco
       ],
       staticSummary: `Reminder due ${input.dueAt} (${input.timeZone})${input.rrule ? `, repeats ${input.rrule}` : ''}`,
     });
+    return 'started';
   } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-      // Without its workflow the row would claim a reminder that never fires.
-      if (opts.removeOnFailure) await reminderStore.remove(deps.pool, reminder.userId, reminder.id);
-      throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId: reminder.workflowId }, { cause: err });
-    }
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existed';
+    throw err;
   }
 }
 

@@ -146,6 +146,26 @@ export const reminderStore = {
     return rows.map(toRecord);
   },
 
+  /**
+   * Open reminders whose workflow has not been seen to start (workflow_started_at NULL), created
+   * before `createdBefore`, oldest first, across users: the reminder reconciler's scan. Each row
+   * carries its own user, and every start and mark after it is keyed by that user.
+   */
+  async unstarted(q: Queryable, opts: { createdBefore: Date; limit: number }): Promise<ReminderRecord[]> {
+    const { rows } = await q.query(
+      `SELECT * FROM reminders
+        WHERE workflow_started_at IS NULL AND status IN ('scheduled','snoozed') AND created_at < $1
+        ORDER BY created_at, id LIMIT $2`,
+      [opts.createdBefore, opts.limit],
+    );
+    return rows.map(toRecord);
+  },
+
+  /** Records that the reminder's workflow exists (first time only). */
+  async markWorkflowStarted(q: Queryable, userId: string, id: string, at: Date): Promise<void> {
+    await q.query('UPDATE reminders SET workflow_started_at = $3 WHERE user_id = $1 AND id = $2 AND workflow_started_at IS NULL', [userId, id, at]);
+  },
+
   async remove(q: Queryable, userId: string, id: string): Promise<void> {
     await q.query('DELETE FROM reminders WHERE user_id = $1 AND id = $2', [userId, id]);
   },
