@@ -153,7 +153,8 @@ export const reminderStore = {
    */
   async unstarted(q: Queryable, opts: { createdBefore: Date; limit: number }): Promise<ReminderRecord[]> {
     const { rows } = await q.query(
-      `SELECT * FROM reminders
+      `-- all-users: the reconciler's scan; each row's start and mark are keyed by its own user_id
+       SELECT * FROM reminders
         WHERE workflow_started_at IS NULL AND status IN ('scheduled','snoozed') AND created_at < $1
         ORDER BY created_at, id LIMIT $2`,
       [opts.createdBefore, opts.limit],
