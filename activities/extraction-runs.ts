@@ -7,7 +7,7 @@ import type { ExtractionReport } from '../src/core/ports';
 import { applyCandidate } from '../src/services/memory-writer';
 import { drainOutbox, type DrainResult } from '../src/services/outbox-drain';
 import { asActivity } from './as-activity';
-import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests';
+import { reminderRequestsOf, type ReminderRequestDTO } from '../src/services/reminder-requests';
 
 export interface ExtractPageInput {
   userId: string;

@@ -17,16 +17,22 @@ import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
 import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
 import { OfflineExtractor } from './adapters/extraction/offline-extractor';
+import { PostgresConversationRepository } from './adapters/postgres/conversation-repository';
+import { PostgresDigestRepository, PostgresProactiveMemorySource } from './adapters/postgres/digest-repository';
 import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
 import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
+import { PostgresNotificationRepository } from './adapters/postgres/notification-repository';
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
 import { createPool } from './adapters/postgres/pool';
 import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
+import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
+import { PostgresSettingsRepository } from './adapters/postgres/settings-repository';
 import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
+import { PostgresUserRepository } from './adapters/postgres/user-repository';
 import { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
@@ -108,9 +114,18 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extracto
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-/** The memory-side PostgreSQL adapters, around the one pool (src/core/ports.ts). */
-function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit'> {
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories';
+
+/** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
+function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
   return {
+    conversations: new PostgresConversationRepository(pool),
+    reminders: new PostgresReminderRepository(pool),
+    notifications: new PostgresNotificationRepository(pool),
+    settings: new PostgresSettingsRepository(pool),
+    users: new PostgresUserRepository(pool),
+    digests: new PostgresDigestRepository(pool),
+    proactiveMemories: new PostgresProactiveMemorySource(pool),
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
@@ -143,7 +158,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   }
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
-  const ports = memoryPorts(pool);
+  const ports = postgresPorts(pool);
   const deps: ServiceDeps = {
     pool,
     ...ports,

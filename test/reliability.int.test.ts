@@ -374,7 +374,7 @@ describe('LLM calls', () => {
     const userId = ctx.userKey(`${ctx.prefix}-lease`);
     await post(ctx, `${ctx.prefix}-lease`, 'c1', [{ id: 'm1', content: 'I live in Lisbon.' }]);
     const slow = new RecordingExtractor('lease-model', { delayMs: 1_500 });
-    const deps = { pool: ctx.runtime.deps.pool, extractor: slow };
+    const deps = { ...ctx.runtime.deps, extractor: slow };
     const heartbeats: string[] = [];
     const hooks = (attemptId: string) => ({ attemptId, heartbeat: (d: Record<string, unknown>) => heartbeats.push(`${attemptId}:${String(d.phase)}`), heartbeatMs: 200, leaseMs: 1_000 });
     const input = { userId, conversationId: 'c1', limit: 200 };

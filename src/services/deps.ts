@@ -3,16 +3,23 @@ import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type {
   ConflictJudge,
+  ConversationRepository,
+  DigestRepository,
   Embedder,
   Extractor,
   MemoryEventLog,
   MemoryReader,
   MemorySearch,
   MemoryTimeRoute,
+  NotificationRepository,
+  ProactiveMemorySource,
   PurgeAuditLog,
   QueryRewriter,
+  ReminderRepository,
+  SettingsRepository,
   UnitOfWork,
   UserKeyDestroyer,
+  UserRepository,
   VectorIndex,
   VectorOutbox,
 } from '../core/ports';
@@ -27,8 +34,16 @@ export interface ServiceDeps {
   memoryEvents: MemoryEventLog;
   timeRoute: MemoryTimeRoute;
   vectorOutbox: VectorOutbox;
-  /** Transactions (per-user locked or not) handing out the memory repositories that write. */
+  /** Transactions (per-user locked or not) handing out the repositories that write together. */
   unitOfWork: UnitOfWork;
+  /** Conversation-side ports (src/core/ports.ts), outside any transaction. */
+  conversations: ConversationRepository;
+  reminders: ReminderRepository;
+  notifications: NotificationRepository;
+  settings: SettingsRepository;
+  users: UserRepository;
+  digests: DigestRepository;
+  proactiveMemories: ProactiveMemorySource;
   purgeAudit: PurgeAuditLog;
   /** `embeddings` behind the Embedder port, for the memory services. */
   embedder: Embedder;

@@ -5,16 +5,15 @@
  * never pays for the same page twice while the first attempt is alive, and a re-run over the same
  * messages decides the same candidates under the same keys.
  */
-import { conversationStore, type StoredMessage } from '../adapters/postgres/conversation-repository';
 import { extractionRunStore, type PageKey } from '../adapters/postgres/extraction-run-repository';
-import { userStore } from '../adapters/postgres/user-repository';
 import { candidateToDTO, type CandidateDTO } from '../core/dto';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { normalizeFact } from '../core/extraction/offline-extractor';
 import { shortHash } from '../adapters/ids';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from './deps';
-import type { ExtractionReport } from '../core/ports';
+import type { ExtractionReport, StoredMessage } from '../core/ports';
+import { userTimeZone } from './settings';
 
 /** A candidate and the key its decision is recorded under. */
 export interface KeyedCandidate {
@@ -99,7 +98,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * with nothing after the watermark gives an empty last page.
  */
 export async function extractRunPage(
-  deps: Pick<ServiceDeps, 'pool' | 'extractor'>,
+  deps: Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'extractor'>,
   input: { userId: string; conversationId: string; afterSeq?: number; limit: number },
   hooks: PageHooks,
 ): Promise<RunPage> {
@@ -109,8 +108,8 @@ export async function extractRunPage(
   const mark = await extractionRunStore.mark(deps.pool, userId, conversationId);
   if (!mark || mark.lastSeq === 0) throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
   const fromSeq = input.afterSeq ?? mark.extractedSeq;
-  const messages = await conversationStore.page(deps.pool, userId, conversationId, fromSeq, input.limit);
-  const timeZone = (await userStore.timeZoneOf(deps.pool, userId)) ?? 'UTC';
+  const messages = await deps.conversations.page({ userId, conversationId, afterSeq: fromSeq, limit: input.limit });
+  const timeZone = await userTimeZone(deps, userId);
   const full = messages.length >= input.limit;
   const lastSeq = messages.at(-1)?.seq ?? null;
   const base = { messages, timeZone, messageCount: messages.length, fromSeq, lastSeq, nextSeq: full ? lastSeq : null, coveredSeq: full ? lastSeq! : Math.max(fromSeq, lastSeq ?? 0, mark.lastSeq) };
@@ -172,4 +171,15 @@ export async function finishRunPass(deps: Pick<ServiceDeps, 'pool'>, input: { us
   await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, input.coveredSeq, { ended: true });
   const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
   return { watermark: mark?.extractedSeq ?? input.coveredSeq, more: mark ? mark.lastSeq > mark.extractedSeq : false };
+}
+
+/**
+ * The end of an extraction run that read the whole conversation: the conversation is marked
+ * ended, and runs started before watermarks end here too — what they read is done, so the
+ * watermark moves to the newest message.
+ */
+export async function markConversationExtracted(deps: Pick<ServiceDeps, 'pool' | 'conversations'>, input: { userId: string; conversationId: string }): Promise<void> {
+  await deps.conversations.markEnded(input);
+  const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
+  if (mark) await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, mark.lastSeq);
 }

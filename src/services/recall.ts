@@ -102,7 +102,7 @@ const TYPE_K = 10;
 const HYDRATE_GRACE_MS = 1000;
 
 /** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; `pool` for the episodic routes. */
-export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool'>;
+export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool' | 'settings'>;
 
 /** One recall request, read once: every stage works from it. */
 interface RecallRequest {

@@ -5,7 +5,7 @@
  */
 import { exportStore, type ExportPage } from '../adapters/postgres/export-repository';
 import type { Queryable } from '../adapters/postgres/pool';
-import { userStore } from '../adapters/postgres/user-repository';
+import { userExists } from './settings';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { resolveSettings } from '../core/proactive/settings';
 import type { ServiceDeps } from './deps';
@@ -61,8 +61,8 @@ export interface UserExport {
  * snapshot (a memory and its history, a message and the episode quoting it agree) however long
  * the download takes; that holds one pooled connection for the duration.
  */
-export async function openUserExport(deps: Pick<ServiceDeps, 'pool' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize?: number }): Promise<UserExport> {
-  if (!(await userStore.exists(deps.pool, input.userKey))) throw new MemoryServiceError(ErrorCode.notFound, 'unknown user', { userId: input.externalUserId });
+export async function openUserExport(deps: Pick<ServiceDeps, 'pool' | 'users' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize?: number }): Promise<UserExport> {
+  if (!(await userExists(deps, input.userKey))) throw new MemoryServiceError(ErrorCode.notFound, 'unknown user', { userId: input.externalUserId });
   const safeId = input.externalUserId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
   return {
     fileName: `jarvis-memory-export-${safeId}-${input.now.toISOString().slice(0, 10)}.json`,

@@ -46,7 +46,7 @@ function memory(id: string, text: string, over: Partial<NewMemory> = {}): NewMem
   };
 }
 
-/** Fakes seeded with memories (rows, postings and vectors), and a pool that must not be touched. */
+/** Fakes seeded with memories (rows, postings and vectors), and a pool and settings that must not be touched. */
 async function seeded(items: NewMemory[]) {
   const f = fakeDeps();
   const pool = { query: () => Promise.reject(new Error('no PostgreSQL in a unit test')) } as unknown as pg.Pool;
@@ -55,7 +55,8 @@ async function seeded(items: NewMemory[]) {
     const [embedding] = await f.embedder.embedDocuments({ texts: [m.text] });
     await f.vectors.upsert({ userId: user, items: [{ id: m.id, embedding: embedding!, type: m.type, createdAt: m.createdAt.toISOString() }] });
   }
-  const deps: RecallDeps = { ...f.deps, pool };
+  const offline = () => Promise.reject(new Error('no PostgreSQL in a unit test'));
+  const deps: RecallDeps = { ...f.deps, pool, settings: { get: offline, timeZone: offline, update: offline } };
   return { ...f, deps, unitOfWork: f.deps.unitOfWork };
 }
 

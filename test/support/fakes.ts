@@ -96,7 +96,7 @@ export class InMemoryMemoryStore {
     const run = async () => {
       const saved = copy(this.state);
       try {
-        return await work({ memories: this.memories, events: this.events, graph: this.graph, lifecycle: unsupported('lifecycle'), erasure: unsupported('erasure'), purge: unsupported('purge'), retention: unsupported('retention'), watermarks: unsupported('watermarks') });
+        return await work({ conversations: unsupported('conversations'), reminders: unsupported('reminders'), notifications: unsupported('notifications'), settings: unsupported('settings'), memories: this.memories, events: this.events, graph: this.graph, lifecycle: unsupported('lifecycle'), erasure: unsupported('erasure'), purge: unsupported('purge'), retention: unsupported('retention'), watermarks: unsupported('watermarks') });
       } catch (err) {
         this.state = saved;
         throw err;

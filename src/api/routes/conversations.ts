@@ -1,9 +1,8 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { conversationStore } from '../../adapters/postgres/conversation-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { appendConversationMessages } from '../../services/conversation-messages';
+import { appendConversationMessages, conversationExists } from '../../services/conversation-messages';
 import { conversationEndedSignal, conversationWorkflowId, extractMemoriesWorkflow, extractWorkflowId } from '../../../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../../../workflows/search-attributes';
 import { userKeyOf } from '../auth';
@@ -90,7 +89,7 @@ export const conversationRoutes =
         const { conversationId } = request.params;
         const userId = userKeyOf(request);
         const conversationRef = deps.subjects.ref(userId, 'conversation', conversationId);
-        if (!(await conversationStore.exists(deps.pool, userId, conversationId))) {
+        if (!(await conversationExists(deps, { userId, conversationId }))) {
           throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
         }
         const workflowId = extractWorkflowId(userId, conversationRef);
