@@ -12,7 +12,7 @@ import { gatherDigest, storeDigest } from '../src/services/digest';
 import { writeDigest, type WrittenDigest } from '../src/services/digest-writer';
 import { deliverNudge, loadNudgeContext } from '../src/services/nudges';
 import { fireReminder, recordReminder, saveReminderState } from '../src/services/reminder-rows';
-import type { ReminderWorkflowInput } from '../workflows/proactive-types';
+import type { ReminderWorkflowInput } from '../workflows/proactive-inputs';
 import { withTypedFailures } from './failures';
 
 export function createProactiveActivities(deps: ServiceDeps) {

@@ -20,12 +20,16 @@ import { OfflineExtractor } from './adapters/extraction/offline-extractor';
 import { PostgresConversationRepository } from './adapters/postgres/conversation-repository';
 import { PostgresDigestRepository, PostgresProactiveMemorySource } from './adapters/postgres/digest-repository';
 import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
+import { PostgresExtractionRunRepository } from './adapters/postgres/extraction-run-repository';
+import { PostgresUserExportSource } from './adapters/postgres/export-repository';
 import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
 import { PostgresNotificationRepository } from './adapters/postgres/notification-repository';
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
+import { PostgresOutboxRetryRepository } from './adapters/postgres/outbox-retry-repository';
+import { PostgresPageTokenRepository } from './adapters/postgres/page-token-repository';
 import { createPool } from './adapters/postgres/pool';
 import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
 import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
@@ -114,7 +118,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extracto
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'exports';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -126,6 +130,10 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     users: new PostgresUserRepository(pool),
     digests: new PostgresDigestRepository(pool),
     proactiveMemories: new PostgresProactiveMemorySource(pool),
+    extractionRuns: new PostgresExtractionRunRepository(pool),
+    outboxRetries: new PostgresOutboxRetryRepository(pool),
+    pageTokens: new PostgresPageTokenRepository(pool),
+    exports: new PostgresUserExportSource(pool),
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
@@ -262,7 +270,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
       // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
-      // Reliability (issue #14): extraction reconciler, vector outbox drain.
+      // Reliability, so messages and vectors stored while Temporal or Chroma was down still land: extraction reconciler, vector outbox drain.
       const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds });
       return { ...lifecycle, ...reliability };
     },

@@ -10,7 +10,7 @@ import { createActivities } from '../activities';
 import { createProactiveActivities } from '../activities/proactive';
 import { PostgresUserRepository } from '../src/adapters/postgres/user-repository';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../workflows';
-import type { ReminderWorkflowInput } from '../workflows/proactive-types';
+import type { ReminderWorkflowInput } from '../workflows/proactive-inputs';
 import { ReminderStatusKey, userSearchAttributes } from '../workflows/search-attributes';
 import { createTestContext, type TestContext } from './support/harness';
 import { createTimeSkippingEnv } from './support/time-skipping';

@@ -49,12 +49,12 @@ export const QueryName = { reminderState: 'stateQuery' } as const;
 
 /** Custom search attributes: ids and enums only (search attributes are not encrypted). */
 export const SearchAttribute = {
-  /** The user key of every per-user execution. */
+  /** The user key `<tenant>:<26 base32 chars>` (a keyed pseudonym of the tenant's user id) of every per-user execution. */
   userKey: 'MemoryUserId',
   tenant: 'MemoryTenant',
   /** The keyed conversation reference of conversation and extraction workflows. */
   conversation: 'ConversationId',
-  /** The decisions an extraction took (create, update, supersede…). */
+  /** The decisions a workflow took: create, reinforce, update, supersede, forget, ignore, restore, erase, purge. */
   decisions: 'MemoryDecisions',
   /** A reminder's status (scheduled, snoozed, fired, dismissed, cancelled). */
   reminderStatus: 'ReminderStatus',

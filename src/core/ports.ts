@@ -350,8 +350,94 @@ export interface MemoryTransaction {
 
 /** How far a conversation's messages have been extracted and decided. */
 export interface ExtractionWatermarks {
-  /** Moves the conversation's watermark forward to `seq` (never back). */
-  advance(input: { userId: string; conversationId: string; seq: number }): Promise<void>;
+  /** Moves the conversation's watermark forward to `seq` (never back) and drops the cached pages it passed; `ended` also marks the conversation ended. */
+  advance(input: { userId: string; conversationId: string; seq: number; ended?: boolean }): Promise<void>;
+}
+
+/** Where a conversation's extraction stands: done up to `extractedSeq`, newest message `lastSeq`. */
+export interface ExtractionMark {
+  extractedSeq: number;
+  lastSeq: number;
+}
+
+/** A conversation of a user (as the extraction reconciler finds it). */
+export interface StaleConversation {
+  userId: string;
+  conversationId: string;
+}
+
+/** The outcome of asking for a page's extractor output. */
+export type PageClaim = { state: 'mine' } | { state: 'done'; output: unknown } | { state: 'busy'; leaseUntil: Date };
+
+/** One page of a conversation as the extractor read it. */
+export interface PageKey {
+  userId: string;
+  conversationId: string;
+  fromSeq: number;
+  toSeq: number;
+  /** Extractor name and timezone: what else decides the output besides the messages. */
+  variant: string;
+}
+
+/**
+ * The extraction watermark of each conversation (which messages have been extracted) and the
+ * leased cache of extractor output per page, so a retried attempt never pays for a page twice.
+ */
+export interface ExtractionRunRepository extends ExtractionWatermarks {
+  /** The conversation's watermark and newest message; undefined when it has no messages at all. */
+  mark(input: { userId: string; conversationId: string }): Promise<ExtractionMark | undefined>;
+  /**
+   * Conversations of every user with messages after their watermark whose newest message arrived
+   * more than `idleSeconds` ago, least recently reconciled first; each one returned is stamped, so
+   * the next call moves on to others.
+   */
+  claimStale(input: { idleSeconds: number; limit: number }): Promise<StaleConversation[]>;
+  /** Claims the page for `attemptId` (a lease of `leaseMs`), or reports its stored output, or another attempt's live lease. An expired lease is taken over. */
+  claimPage(input: { key: PageKey; attemptId: string; leaseMs: number }): Promise<PageClaim>;
+  /** Extends this attempt's lease while its model call runs. */
+  renewLease(input: { key: PageKey; attemptId: string; leaseMs: number }): Promise<void>;
+  /** Gives the lease up (the call failed): the next attempt claims it at once. */
+  releaseLease(input: { key: PageKey; attemptId: string }): Promise<void>;
+  /** Stores the page's output unless one is stored already, and returns the stored one (the first answer wins). */
+  savePage(input: { key: PageKey; output: unknown }): Promise<unknown>;
+}
+
+/** A vector write that is due: PostgreSQL committed it, the vector index has not confirmed it. */
+export interface DueOutboxEntry {
+  memoryId: string;
+  userId: string;
+  op: 'upsert' | 'delete';
+  enqueuedAt: Date;
+  attempts: number;
+  /** The memory as it is now; undefined when the row is gone (an erased memory's delete). */
+  memory?: { text: string; type: string; createdAt: Date };
+}
+
+/** How failed entries are retried: base·2^attempts (capped at max), dead-lettered at maxAttempts. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface OutboxHealth {
+  /** Entries waiting for the vector index (due now or backing off), dead letters excluded. */
+  pending: number;
+  deadLetters: number;
+  /** Age of the oldest pending entry; null when nothing is pending. */
+  oldestPendingSeconds: number | null;
+}
+
+/** The vector outbox as the scheduled drain sees it: due entries, retries with backoff, dead letters. */
+export interface OutboxRetryRepository {
+  /** Due entries of every user (or of one), oldest due first. */
+  due(input: { limit: number; userId?: string }): Promise<DueOutboxEntry[]>;
+  /** Clears the entry unless it was re-enqueued meanwhile. */
+  done(entry: DueOutboxEntry): Promise<void>;
+  /** One more failed attempt each: backs off, dead-letters at the policy's attempts. */
+  failed(input: { entries: DueOutboxEntry[]; error: string; policy: RetryPolicy }): Promise<{ deadLettered: number }>;
+  /** Counts for the operator's health check. */
+  health(): Promise<OutboxHealth>;
 }
 
 /**
@@ -625,4 +711,51 @@ export interface ProactiveMemorySource {
   importantTouched(input: { userId: string; from: Date; to: Date; limit?: number }): Promise<ProactiveMemory[]>;
   /** Active goals and pain points, most important and recently touched first. */
   goalsAndPainPoints(input: { userId: string; limit?: number }): Promise<(ProactiveMemory & { frequencyCount: number; createdAt: Date; updatedAt: Date })[]>;
+}
+
+export type PageTokenKind = 'code' | 'session';
+
+/**
+ * Ids of memory-page tokens that may not be used again: exchanged sign-in codes and signed-out
+ * sessions. A record matters only until the token's own expiry.
+ */
+export interface PageTokenRepository {
+  /** Records the token as used; true for the first caller only, however many race. */
+  markUsed(input: { tokenId: string; kind: PageTokenKind; expiresAt: Date }): Promise<boolean>;
+  isUsed(input: { tokenId: string }): Promise<boolean>;
+  /** Forgets tokens that have expired anyway (their signature check refuses them by itself). */
+  deleteExpired(input: { now: Date }): Promise<number>;
+}
+
+/** The sections of a user's export, in document order. */
+export type ExportSection = 'memories' | 'otherEvents' | 'conversations' | 'messages' | 'episodes' | 'reminders' | 'notifications' | 'digests' | 'entities' | 'relations';
+
+/** A page of export rows and the key to continue after (null when this was the last page). */
+export interface ExportPage<K = unknown> {
+  rows: Record<string, unknown>[];
+  next: K | null;
+}
+
+/** The user row as exported (no internal key). */
+export interface ExportedUser {
+  tenantId: string;
+  timezone: string;
+  settings: unknown;
+  createdAt: string | null;
+}
+
+/** Keyset-paged reads of everything stored about a user, as export views (camelCase, ISO times, no internal references). */
+export interface UserExportReader {
+  user(input: { userKey: string }): Promise<ExportedUser | undefined>;
+  /** The section's rows after `after` (null: from the start), in key order. */
+  page(input: { section: ExportSection; userKey: string; after: unknown; limit: number }): Promise<ExportPage>;
+}
+
+/** A consistent snapshot to read an export from, held until closed (`completed`: the document was written in full). */
+export interface UserExportSnapshot extends UserExportReader {
+  close(input: { completed: boolean }): Promise<void>;
+}
+
+export interface UserExportSource {
+  openSnapshot(): Promise<UserExportSnapshot>;
 }

@@ -6,12 +6,15 @@ import type {
   ConversationRepository,
   DigestRepository,
   Embedder,
+  ExtractionRunRepository,
   Extractor,
   MemoryEventLog,
   MemoryReader,
   MemorySearch,
   MemoryTimeRoute,
   NotificationRepository,
+  OutboxRetryRepository,
+  PageTokenRepository,
   ProactiveMemorySource,
   PurgeAuditLog,
   QueryRewriter,
@@ -19,6 +22,7 @@ import type {
   SettingsRepository,
   UnitOfWork,
   UserKeyDestroyer,
+  UserExportSource,
   UserRepository,
   VectorIndex,
   VectorOutbox,
@@ -44,6 +48,14 @@ export interface ServiceDeps {
   users: UserRepository;
   digests: DigestRepository;
   proactiveMemories: ProactiveMemorySource;
+  /** Extraction watermarks and the leased per-page extractor output. */
+  extractionRuns: ExtractionRunRepository;
+  /** The vector outbox as the scheduled drain retries it. */
+  outboxRetries: OutboxRetryRepository;
+  /** Used memory-page sign-in codes and signed-out sessions. */
+  pageTokens: PageTokenRepository;
+  /** Consistent snapshots of everything stored about a user, for the export. */
+  exports: UserExportSource;
   purgeAudit: PurgeAuditLog;
   /** `embeddings` behind the Embedder port, for the memory services. */
   embedder: Embedder;

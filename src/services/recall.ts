@@ -193,7 +193,7 @@ async function bm25Ids(deps: Pick<RecallDeps, 'memories'>, userId: string, token
 }
 
 /**
- * The episodic plan (issue #8), read while the memory routes run: the user's zone (a failed
+ * The episodic plan (what was said when, not only what was distilled), read while the memory routes run: the user's zone (a failed
  * lookup is reported as the time route's and the request's zone or UTC stands in) and the dates
  * the query names. Undefined when both episodic routes are off: recall is then what it was.
  */

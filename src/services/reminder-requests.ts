@@ -1,6 +1,6 @@
 import { uuidFromKey } from '../adapters/ids';
 import { detectReminderRequests } from '../core/proactive/conversation-reminders';
-import type { ReminderWorkflowInput } from '../../workflows/proactive-types';
+import type { ReminderWorkflowInput } from '../../workflows/proactive-inputs';
 import { allConversationMessages } from './conversation-messages';
 import type { ServiceDeps } from './deps';
 import { userTimeZone } from './settings';

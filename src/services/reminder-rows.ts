@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { languageOf } from '../core/proactive/nudge-wording';
 import { initialState, isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import type { ReminderRecord } from '../core/ports';
-import type { ReminderWorkflowInput } from '../../workflows/proactive-types';
+import type { ReminderWorkflowInput } from '../../workflows/proactive-inputs';
 import type { ServiceDeps } from './deps';
 
 /** The workflow's view of a stored reminder. */

@@ -19,7 +19,7 @@ import type { ReminderRecord } from '../core/ports';
 import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../../workflows';
-import type { ReminderWorkflowInput } from '../../workflows/proactive-types';
+import type { ReminderWorkflowInput } from '../../workflows/proactive-inputs';
 import { ReminderStatusKey, userSearchAttributes } from '../../workflows/search-attributes';
 import type { ServiceDeps } from './deps';
 import { userTimeZone } from './settings';

@@ -7,7 +7,6 @@
 import { resolveSettings } from '../../src/core/proactive/settings';
 import type {
   ConversationRepository,
-  MemoryTransaction,
   NotificationRecord,
   NotificationRepository,
   ProactiveEvent,
@@ -19,6 +18,7 @@ import type {
   UserRepository,
 } from '../../src/core/ports';
 import type { ReminderState } from '../../src/core/proactive/reminder-state';
+import { serialUnitOfWork, unsupportedTransaction } from './fakes';
 
 interface UserRow {
   tenantId: string;
@@ -40,10 +40,6 @@ interface State {
 }
 
 const copy = <T>(x: T): T => structuredClone(x);
-const unsupported = <T extends object>(port: string): T =>
-  new Proxy({} as T, {
-    get: (_t, method) => () => Promise.reject(new Error(`${port}.${String(method)} is not faked`)),
-  });
 
 function applies(row: ReminderRecord, state: ReminderState): boolean {
   return typeof state.version === 'number' ? row.version < state.version : row.version === 0;
@@ -232,48 +228,24 @@ export class InMemoryConversationSide {
     },
   };
 
-  readonly unitOfWork: UnitOfWork = {
-    forUser: ({ work }) => this.transaction(work),
-    run: ({ work }) => this.transaction(work),
-  };
-
-  private queue: Promise<unknown> = Promise.resolve();
-
   /** One at a time (the locks), rolled back on error; announcements go out on commit only. */
-  private transaction<T>(work: (tx: MemoryTransaction) => Promise<T>): Promise<T> {
-    const run = async () => {
-      const saved = copy(this.state);
-      const seqs = { seq: this.seq, notificationSeq: this.notificationSeq };
+  readonly unitOfWork: UnitOfWork = serialUnitOfWork(
+    () => ({ ...unsupportedTransaction(), conversations: this.conversations, reminders: this.reminders, notifications: this.notifications, settings: this.settings }),
+    () => {
+      const saved = { state: copy(this.state), seq: this.seq, notificationSeq: this.notificationSeq };
       this.pending = [];
-      try {
-        const result = await work({
-          conversations: this.conversations,
-          reminders: this.reminders,
-          notifications: this.notifications,
-          settings: this.settings,
-          memories: unsupported('memories'),
-          events: unsupported('events'),
-          graph: unsupported('graph'),
-          lifecycle: unsupported('lifecycle'),
-          erasure: unsupported('erasure'),
-          purge: unsupported('purge'),
-          retention: unsupported('retention'),
-          watermarks: unsupported('watermarks'),
-        });
-        this.announced.push(...this.pending);
-        return result;
-      } catch (err) {
-        this.state = saved;
-        Object.assign(this, seqs);
-        throw err;
-      } finally {
-        this.pending = undefined;
-      }
-    };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => {});
-    return result;
-  }
+      return {
+        commit: () => {
+          this.announced.push(...this.pending!);
+          this.pending = undefined;
+        },
+        rollback: () => {
+          Object.assign(this, saved);
+          this.pending = undefined;
+        },
+      };
+    },
+  );
 
   /** The ports as services take them from their deps. */
   get deps() {

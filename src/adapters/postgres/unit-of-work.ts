@@ -3,7 +3,7 @@ import type { MemoryTransaction, UnitOfWork } from '../../core/ports';
 import { PostgresConversationRepository } from './conversation-repository';
 import { PostgresMemoryErasure } from './erase-repository';
 import { PostgresMemoryEventLog } from './event-repository';
-import { extractionRunStore } from './extraction-run-repository';
+import { PostgresExtractionRunRepository } from './extraction-run-repository';
 import { PostgresMemoryGraph } from './graph-repository';
 import { PostgresLifecycleRepository } from './lifecycle-repository';
 import { PostgresMemoryRepository } from './memory-repository';
@@ -28,7 +28,7 @@ function repositoriesOf(client: Queryable): MemoryTransaction {
     erasure: new PostgresMemoryErasure(client),
     purge: new PostgresUserRowPurge(client),
     retention: new PostgresRetentionRepository(client),
-    watermarks: { advance: ({ userId, conversationId, seq }) => extractionRunStore.advance(client, userId, conversationId, seq) },
+    watermarks: new PostgresExtractionRunRepository(client),
   };
 }
 
