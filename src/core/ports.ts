@@ -43,7 +43,7 @@ export interface VectorIndex {
 
 // ─── Memory side ────────────────────────────────────────────────────────────────────────────────
 // Services are the only callers of these ports; src/runtime.ts builds the adapters once
-// (docs/architecture.md, "Ports and adapters (memory side)"). Every method takes the user it acts
+// (docs/architecture.md, "Ports and adapters"). Every method takes the user it acts
 // for, except the lifecycle jobs' set-based pages, which run across users by design.
 
 /** Turns texts into vectors (the e5 embedder, or the hashing one in tests). */
