@@ -28,8 +28,8 @@ export interface ReminderWorkflowInput {
   stateVersion?: number;
 }
 
-/** The reminder's signal and update payloads, as callers send them (src/client/temporal.ts). */
-export type { RescheduleInput, SnoozeInput } from '../src/client/temporal';
+/** The reminder's signal and update payloads, as callers send them (src/client/temporal-contract.ts). */
+export type { RescheduleInput, SnoozeInput } from '../src/client/temporal-contract';
 
 export type DismissInput = Record<string, never>;
 

@@ -1,11 +1,11 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
-import { SearchAttribute } from '../src/client/temporal';
+import { SearchAttribute } from '../src/client/temporal-contract';
 import { tenantOfUserKey } from '../src/core/user-key';
 
 /**
  * The custom Temporal search attributes of this project as typed keys: workflows and the API set
  * them through these, and the stack registers exactly these on a server ({@link SEARCH_ATTRIBUTES}).
- * Their names are the client's (`SearchAttribute` in src/client/temporal.ts), which callers query
+ * Their names are the client's (`SearchAttribute` in src/client/temporal-contract.ts), which callers query
  * by, so the two cannot drift. They hold ids and enums only: search attributes are never
  * encrypted, so no memory text or personal data may go in them.
  */
