@@ -388,10 +388,16 @@ export interface ExtractionRunRepository extends ExtractionWatermarks {
   mark(input: { userId: string; conversationId: string }): Promise<ExtractionMark | undefined>;
   /**
    * Conversations of every user with messages after their watermark whose newest message arrived
-   * more than `idleSeconds` ago, least recently reconciled first; each one returned is stamped, so
-   * the next call moves on to others.
+   * more than `idleSeconds` ago, or that an end call asked to extract while Temporal was
+   * unreachable, least recently reconciled first; each one returned is stamped, so the next call
+   * moves on to others.
    */
   claimStale(input: { idleSeconds: number; limit: number }): Promise<StaleConversation[]>;
+  /**
+   * Records an end call that could not reach Temporal: the reconciler extracts the conversation on
+   * its next tick, without waiting for the idle time. False when the conversation does not exist.
+   */
+  requestEnd(input: { userId: string; conversationId: string }): Promise<boolean>;
   /** Claims the page for `attemptId` (a lease of `leaseMs`), or reports its stored output, or another attempt's live lease. An expired lease is taken over. */
   claimPage(input: { key: PageKey; attemptId: string; leaseMs: number }): Promise<PageClaim>;
   /** Extends this attempt's lease while its model call runs. */

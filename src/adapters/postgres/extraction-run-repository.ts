@@ -35,7 +35,8 @@ export class PostgresExtractionRunRepository implements ExtractionRunRepository 
       `-- all-users: the extraction reconciler looks for idle, unextracted conversations of every user
        WITH stale AS (
          SELECT user_id, conversation_id FROM conversations
-          WHERE last_seq > extracted_seq AND last_received_at < now() - make_interval(secs => $1)
+          WHERE last_seq > extracted_seq
+            AND (last_received_at < now() - make_interval(secs => $1) OR end_requested_at >= last_received_at)
           ORDER BY reconciled_at NULLS FIRST, last_received_at
           LIMIT $2
           FOR UPDATE SKIP LOCKED
@@ -46,6 +47,11 @@ export class PostgresExtractionRunRepository implements ExtractionRunRepository 
       [input.idleSeconds, input.limit],
     );
     return rows.map((r) => ({ userId: r.user_id, conversationId: r.conversation_id }));
+  }
+
+  async requestEnd({ userId, conversationId }: { userId: string; conversationId: string }): Promise<boolean> {
+    const { rowCount } = await this.q.query('UPDATE conversations SET end_requested_at = clock_timestamp() WHERE user_id = $1 AND conversation_id = $2', [userId, conversationId]);
+    return (rowCount ?? 0) > 0;
   }
 
   async claimPage({ key, attemptId, leaseMs }: { key: PageKey; attemptId: string; leaseMs: number }): Promise<PageClaim> {
