@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reminderStore, type ReminderRecord } from '../src/adapters/postgres/reminder-repository';
-import { userStore } from '../src/adapters/postgres/user-repository';
+import { PostgresUserRepository } from '../src/adapters/postgres/user-repository';
+import type { ReminderRecord } from '../src/core/ports';
 import { reconcileReminders } from '../src/services/reminder-reconciler';
 import { reminderReconcilerScheduleId } from '../src/services/reliability-schedules';
 import { reminderWorkflowId } from '../workflows';
@@ -21,17 +21,16 @@ afterAll(async () => {
 });
 
 const GRACE = 60;
-const deps = () => ({ pool: ctx.runtime.deps.pool, temporal: ctx.runtime.temporal, taskQueue: ctx.taskQueue, config: ctx.runtime.config });
+const deps = () => ({ reminders: ctx.runtime.deps.reminders, temporal: ctx.runtime.temporal, taskQueue: ctx.taskQueue, config: ctx.runtime.config });
 const pass = (graceSeconds = GRACE) => reconcileReminders(deps(), { limit: 100, graceSeconds });
 
 /** The row as the crash leaves it: inserted the way the API inserts it, no workflow started. */
 async function crashedRow(name: string, opts: { dueInMs: number; createdAgoMs: number }): Promise<ReminderRecord> {
   const user = ctx.userKey(name);
-  await userStore.ensure(ctx.runtime.deps.pool, { userKey: user, tenantId: 'tenant-a', externalId: name });
+  await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: user, tenantId: 'tenant-a', externalId: name });
   const id = randomUUID();
-  const { reminder } = await reminderStore.insert(
-    ctx.runtime.deps.pool,
-    {
+  const { reminder } = await ctx.runtime.deps.reminders.insert({
+    reminder: {
       id,
       userId: user,
       text: `call ${name}`,
@@ -43,8 +42,8 @@ async function crashedRow(name: string, opts: { dueInMs: number; createdAgoMs: n
       source: { via: 'api' },
       workflowId: reminderWorkflowId(user, id),
     },
-    new Date(Date.now() - opts.createdAgoMs),
-  );
+    at: new Date(Date.now() - opts.createdAgoMs),
+  });
   return reminder;
 }
 
@@ -82,7 +81,7 @@ describe('reminder reconciler', () => {
     // The overdue one fires promptly, the other on its due time; each once.
     expect(await poll(() => firings(overdue), (n) => n >= 1, 15_000)).toBe(1);
     expect(await poll(() => firings(future), (n) => n >= 1, 20_000)).toBe(1);
-    const row = await reminderStore.get(ctx.runtime.deps.pool, future.userId, future.id);
+    const row = await ctx.runtime.deps.reminders.get({ userId: future.userId, id: future.id });
     expect(row?.status).toBe('fired');
 
     const second = await pass();

@@ -194,7 +194,7 @@ export const envSchema = z.object({
   RETENTION_EPISODES_DAYS: retentionDays(365),
   RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
   RETENTION_DIGESTS_DAYS: retentionDays(90),
-  // Reliability (issue #14): reconcilers, outbox retries, bounded waits on Temporal
+  // Reliability, so nothing stored is lost while Temporal or Chroma is down: reconcilers, outbox retries, bounded waits on Temporal
   EXTRACTION_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(120),
   REMINDER_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(60),
   OUTBOX_DRAIN_SECONDS: positiveInt.min(10).max(3600).default(60),
@@ -247,7 +247,7 @@ export interface AppConfig {
   /** `queryRewrite`: when recall asks the LLM for extra queries (off the default hot path). */
   recall: { timeoutMs: number; tokenBudget: number; queryRewrite: 'off' | 'referential' | 'always'; rewriteTimeoutMs: number };
   scheduleTimezone: string;
-  /** Reminders, daily digests and nudges (issue #7). */
+  /** Reminders, daily digests and nudges: the memory speaking first. */
   /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
   proactive: {
     digestDefaultTime: string;

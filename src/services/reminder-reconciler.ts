@@ -7,7 +7,6 @@
  * documented id. The start rejects an id that exists, so a reminder fires once: never twice, and
  * a due time that passed meanwhile fires as soon as its workflow runs.
  */
-import { reminderStore } from '../adapters/postgres/reminder-repository';
 import type { ReminderDeps } from './reminders';
 import { startReminderWorkflow } from './reminders';
 
@@ -23,18 +22,18 @@ export interface ReminderReconcileResult {
 }
 
 export async function reconcileReminders(
-  deps: ReminderDeps,
+  deps: Pick<ReminderDeps, 'reminders' | 'temporal' | 'taskQueue' | 'config'>,
   opts: { limit: number; graceSeconds: number; now?: Date; onProgress?: (r: ReminderReconcileResult) => void },
 ): Promise<ReminderReconcileResult> {
   const now = opts.now ?? new Date();
-  const rows = await reminderStore.unstarted(deps.pool, { createdBefore: new Date(now.getTime() - opts.graceSeconds * 1000), limit: opts.limit });
+  const rows = await deps.reminders.unstarted({ createdBefore: new Date(now.getTime() - opts.graceSeconds * 1000), limit: opts.limit });
   const result: ReminderReconcileResult = { found: rows.length, started: 0, existed: 0, failed: 0 };
   for (const reminder of rows) {
     try {
       // Keyed by the row's own user: its workflow id, search attributes and payload key.
       const outcome = await startReminderWorkflow(deps, reminder);
       result[outcome]++;
-      await reminderStore.markWorkflowStarted(deps.pool, reminder.userId, reminder.id, new Date());
+      await deps.reminders.markWorkflowStarted({ userId: reminder.userId, id: reminder.id, at: new Date() });
     } catch {
       result.failed++;
     }
