@@ -18,16 +18,26 @@ import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
 import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
 import { OfflineExtractor } from './adapters/extraction/offline-extractor';
+import { PostgresConversationRepository } from './adapters/postgres/conversation-repository';
+import { PostgresDigestRepository, PostgresProactiveMemorySource } from './adapters/postgres/digest-repository';
 import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
+import { PostgresExtractionRunRepository } from './adapters/postgres/extraction-run-repository';
+import { PostgresUserExportSource } from './adapters/postgres/export-repository';
 import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
+import { PostgresNotificationRepository } from './adapters/postgres/notification-repository';
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
+import { PostgresOutboxRetryRepository } from './adapters/postgres/outbox-retry-repository';
+import { PostgresPageTokenRepository } from './adapters/postgres/page-token-repository';
 import { createPool } from './adapters/postgres/pool';
 import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
+import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
+import { PostgresSettingsRepository } from './adapters/postgres/settings-repository';
 import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
+import { PostgresUserRepository } from './adapters/postgres/user-repository';
 import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
 import { observeMemoryChanges, personaRebuildSignaller } from './services/persona-signal';
@@ -112,9 +122,22 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extracto
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-/** The memory-side PostgreSQL adapters, around the one pool (src/core/ports.ts). */
-function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'personas'> {
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'exports' | 'personas';
+
+/** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
+function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
   return {
+    conversations: new PostgresConversationRepository(pool),
+    reminders: new PostgresReminderRepository(pool),
+    notifications: new PostgresNotificationRepository(pool),
+    settings: new PostgresSettingsRepository(pool),
+    users: new PostgresUserRepository(pool),
+    digests: new PostgresDigestRepository(pool),
+    proactiveMemories: new PostgresProactiveMemorySource(pool),
+    extractionRuns: new PostgresExtractionRunRepository(pool),
+    outboxRetries: new PostgresOutboxRetryRepository(pool),
+    pageTokens: new PostgresPageTokenRepository(pool),
+    exports: new PostgresUserExportSource(pool),
     personas: new PostgresPersonaStore(pool),
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
@@ -148,7 +171,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   }
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
-  const ports = memoryPorts(pool);
+  const ports = postgresPorts(pool);
   const deps: ServiceDeps = {
     pool,
     ...ports,
@@ -272,8 +295,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
       // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
-      // Reliability (issue #14): extraction reconciler, vector outbox drain.
-      const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds });
+      // Reliability, so messages, reminders and vectors stored while Temporal or Chroma was down still land: extraction and reminder reconcilers, vector outbox drain.
+      const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds, reminderReconcileSeconds: config.reliability.reminderReconcileSeconds });
       return { ...lifecycle, ...reliability };
     },
     async close() {

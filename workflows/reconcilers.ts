@@ -1,15 +1,16 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DrainSummary } from '../activities/extraction-runs';
-import type { ReconcileResult } from '../activities/reconcilers';
+import type { ReconcileResult, ReminderReconcileResult } from '../activities/reconcilers';
 
 // Activity signatures only (type imports): the workflow bundle never loads activity code.
 interface ReconcilerActivities {
   reconcileConversations(input: { limit: number; idleSeconds?: number }): Promise<ReconcileResult>;
   drainVectorOutbox(input: { userId?: string; budgetMs?: number }): Promise<DrainSummary>;
+  reconcileReminders(input: { limit: number; graceSeconds: number }): Promise<ReminderReconcileResult>;
 }
 
 // The schedule runs these every minute or two; a failed tick is simply the next tick's work.
-const { reconcileConversations, drainVectorOutbox } = proxyActivities<ReconcilerActivities>({
+const { reconcileConversations, drainVectorOutbox, reconcileReminders } = proxyActivities<ReconcilerActivities>({
   startToCloseTimeout: '2m',
   heartbeatTimeout: '1m',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
@@ -37,4 +38,19 @@ export async function extractionReconcilerWorkflow(input: ExtractionReconcilerIn
  */
 export async function vectorOutboxWorkflow(input: { budgetMs?: number } = {}): Promise<DrainSummary> {
   return drainVectorOutbox({ ...(input.budgetMs === undefined ? {} : { budgetMs: input.budgetMs }) });
+}
+
+export interface ReminderReconcilerInput {
+  /** Reminders per tick (default 100); the rest wait for the next tick, oldest first. */
+  limit?: number;
+  /** Age of a row before its missing workflow is started (default 60 s): a start in flight finishes first. */
+  graceSeconds?: number;
+}
+
+/**
+ * Reminder reconciler (Schedule `reconcile:reminders:<taskQueue>`): open reminders whose row was
+ * committed but whose workflow never ran get it started, once, under the reminder's workflow id.
+ */
+export async function reminderReconcilerWorkflow(input: ReminderReconcilerInput = {}): Promise<ReminderReconcileResult> {
+  return reconcileReminders({ limit: input.limit ?? 100, graceSeconds: input.graceSeconds ?? 60 });
 }

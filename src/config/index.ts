@@ -197,8 +197,9 @@ export const envSchema = z.object({
   RETENTION_EPISODES_DAYS: retentionDays(365),
   RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
   RETENTION_DIGESTS_DAYS: retentionDays(90),
-  // Reliability (issue #14): reconcilers, outbox retries, bounded waits on Temporal
+  // Reliability, so nothing stored is lost while Temporal or Chroma is down: reconcilers, outbox retries, bounded waits on Temporal
   EXTRACTION_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(120),
+  REMINDER_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(60),
   OUTBOX_DRAIN_SECONDS: positiveInt.min(10).max(3600).default(60),
   OUTBOX_MAX_ATTEMPTS: positiveInt.max(100).default(10),
   OUTBOX_RETRY_BASE_SECONDS: positiveInt.default(30),
@@ -262,7 +263,7 @@ export interface AppConfig {
     personaBuilder: 'llm' | 'template';
   };
   scheduleTimezone: string;
-  /** Reminders, daily digests and nudges (issue #7). */
+  /** Reminders, daily digests and nudges: the memory speaking first. */
   /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
   proactive: {
     digestDefaultTime: string;
@@ -304,6 +305,8 @@ export interface AppConfig {
 export interface ReliabilityConfig {
   /** How often the extraction reconciler looks for idle conversations with unextracted messages. */
   reconcileSeconds: number;
+  /** How often the reminder reconciler starts the workflows of open reminders that never got one. */
+  reminderReconcileSeconds: number;
   /** How often the vector outbox drains, and how a failed entry is retried before it is dead-lettered. */
   outbox: { drainSeconds: number; maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
   /** How long an API call waits for a workflow's result before answering 202 with the workflow id. */
@@ -489,6 +492,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     reliability: {
       reconcileSeconds: e.EXTRACTION_RECONCILE_SECONDS,
+      reminderReconcileSeconds: e.REMINDER_RECONCILE_SECONDS,
       outbox: {
         drainSeconds: e.OUTBOX_DRAIN_SECONDS,
         maxAttempts: e.OUTBOX_MAX_ATTEMPTS,

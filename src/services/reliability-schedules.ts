@@ -7,6 +7,7 @@ import { ensureSchedule, sameActionAndPolicies, type ScheduleOutcome } from './l
  * deployments sharing a namespace keep their own.
  */
 export const extractionReconcilerScheduleId = (taskQueue: string): string => `reconcile:extractions:${taskQueue}`;
+export const reminderReconcilerScheduleId = (taskQueue: string): string => `reconcile:reminders:${taskQueue}`;
 export const outboxDrainScheduleId = (taskQueue: string): string => `drain:vector-outbox:${taskQueue}`;
 
 /** Names of exported workflows, checked by the compiler without loading workflow code here. */
@@ -45,16 +46,22 @@ export function intervalScheduleMatches(existing: ScheduleDescription, desired: 
 }
 
 /**
- * Creates the extraction reconciler and vector outbox drain schedules, or updates them when their
+ * Creates the extraction and reminder reconciler and vector outbox drain schedules, or updates them when their
  * interval, workflow or task queue changed; otherwise leaves them alone. Safe at every worker start.
  */
-export async function ensureReliabilitySchedules(client: Client, opts: { taskQueue: string; reconcileSeconds: number; drainSeconds: number }): Promise<Record<string, ScheduleOutcome>> {
+export async function ensureReliabilitySchedules(client: Client, opts: { taskQueue: string; reconcileSeconds: number; drainSeconds: number; reminderReconcileSeconds: number }): Promise<Record<string, ScheduleOutcome>> {
   const desired: DesiredInterval[] = [
     {
       scheduleId: extractionReconcilerScheduleId(opts.taskQueue),
       workflowType: 'extractionReconcilerWorkflow',
       everySeconds: opts.reconcileSeconds,
       note: 'Extraction reconciler: idle conversations with messages after their watermark',
+    },
+    {
+      scheduleId: reminderReconcilerScheduleId(opts.taskQueue),
+      workflowType: 'reminderReconcilerWorkflow',
+      everySeconds: opts.reminderReconcileSeconds,
+      note: 'Reminder reconciler: open reminders whose workflow never started',
     },
     { scheduleId: outboxDrainScheduleId(opts.taskQueue), workflowType: 'vectorOutboxWorkflow', everySeconds: opts.drainSeconds, note: 'Vector outbox drain: backoff and dead letters' },
   ];
