@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { outboxHealth, type OutboxHealth } from '../../services/outbox-drain';
+import { checkDependencies } from '../../services/health';
 import type { ApiDeps } from '../deps';
 
 const check = z.object({
@@ -13,26 +13,6 @@ const check = z.object({
   deadLetters: z.number().optional(),
   oldestPendingSeconds: z.number().nullable().optional(),
 });
-
-async function probe(fn: () => Promise<unknown>, timeoutMs = 3000): Promise<z.infer<typeof check>> {
-  const t0 = performance.now();
-  try {
-    await Promise.race([fn(), new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs))]);
-    return { status: 'ok', latencyMs: Math.round(performance.now() - t0) };
-  } catch (err) {
-    return { status: 'down', latencyMs: Math.round(performance.now() - t0), error: err instanceof Error ? err.message : String(err) };
-  }
-}
-
-/** The vector outbox: degraded while dead letters exist (they need an operator, see docs/reliability.md). */
-async function outboxCheck(deps: ApiDeps): Promise<z.infer<typeof check>> {
-  let health: OutboxHealth | undefined;
-  const probed = await probe(async () => {
-    health = await outboxHealth(deps);
-  });
-  if (!health) return probed;
-  return { ...probed, status: health.deadLetters > 0 ? 'degraded' : 'ok', ...health };
-}
 
 export const healthRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -48,14 +28,7 @@ export const healthRoutes =
         },
       },
       async (_request, reply) => {
-        const entries = await Promise.all([
-          ['outbox', outboxCheck(deps)] as const,
-          ['temporal', probe(() => deps.temporal.connection.workflowService.getSystemInfo({}))] as const,
-          ['postgres', probe(() => deps.pool.query('SELECT 1'))] as const,
-          ['chroma', probe(() => deps.vectors.heartbeat())] as const,
-          ...Object.entries(deps.probes).map(([name, fn]) => [name, probe(fn)] as const),
-        ].map(async ([name, p]) => [name, await p] as const));
-        const checks = Object.fromEntries(entries);
+        const checks = await checkDependencies(deps);
         // A dependency down fails the probe (503); dead letters only degrade it: the service still
         // answers, and a load balancer must not take it out of rotation for them.
         const down = Object.values(checks).some((c) => c.status === 'down');
