@@ -19,6 +19,8 @@ import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
 import { OfflineExtractor } from './adapters/extraction/offline-extractor';
 import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
 import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
+import { PostgresMessageSearch } from './adapters/postgres/message-search-repository';
+import { PostgresEpisodeStore } from './adapters/postgres/episode-repository';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
@@ -109,7 +111,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extracto
 }
 
 /** The memory-side PostgreSQL adapters, around the one pool (src/core/ports.ts). */
-function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit'> {
+function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'messageSearch' | 'episodes'> {
   return {
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
@@ -117,6 +119,8 @@ function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvent
     vectorOutbox: new PostgresVectorOutbox(pool),
     unitOfWork: new PostgresUnitOfWork(pool),
     purgeAudit: new PostgresPurgeAuditLog(pool),
+    messageSearch: new PostgresMessageSearch(pool),
+    episodes: new PostgresEpisodeStore(pool),
   };
 }
 

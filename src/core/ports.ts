@@ -3,6 +3,9 @@ import type { LlmProposal } from './decisions/llm-resolution';
 import type { RejectedCandidate } from './extraction/provenance';
 import type { LifecycleTransition } from './lifecycle/sweep';
 import type { PurgeCounts } from './privacy/purge';
+import type { Episode, EpisodeVectorOwed, EpisodeWrite } from './episodes/ports';
+import type { EpisodeDraft } from './episodes/summarize';
+import type { MessageHit, MessageRef, ShownLine } from './recall/exchanges';
 
 /** A nearest neighbour from the vector index; `similarity` is cosine similarity in [-1, 1]. */
 export interface VectorHit {
@@ -418,4 +421,35 @@ export interface ConflictJudge {
  */
 export interface UserKeyDestroyer {
   destroyUserKey(userKey: string): Promise<void>;
+}
+
+// ─── Conversation side ──────────────────────────────────────────────────────────────────────────
+
+/**
+ * Search over the user's raw messages (L0): BM25, messages said in date ranges, the neighbours
+ * that pair a message into an exchange, and which messages must stay hidden.
+ */
+export interface MessageSearch {
+  /** BM25 over the user's messages, best first. */
+  bm25(input: { userId: string; tokens: string[]; k: number }): Promise<MessageHit[]>;
+  /** Messages said inside the ranges: those matching the words first, then the rest in order. */
+  saidIn(input: { userId: string; tokens: string[]; ranges: readonly { start: Date; end: Date }[]; k: number }): Promise<MessageHit[]>;
+  /** The given messages with their neighbours, each flagged `hidden` when it must not be shown. */
+  withNeighbours(input: { userId: string; refs: readonly MessageRef[]; staleSources: boolean; now: Date }): Promise<{ anchor: ShownLine; previous?: ShownLine; next?: ShownLine }[]>;
+  /** Every message of the user that a forget request covers. */
+  forgotten(input: { userId: string }): Promise<MessageRef[]>;
+}
+
+/** Episodes (one conversation, one local day) and their BM25 postings. Every call takes the user. */
+export interface EpisodeStore {
+  /** Makes the conversation's stored episodes equal to `drafts` (idempotent, one transaction). */
+  replaceForConversation(input: { userId: string; conversationId: string; timeZone: string; drafts: EpisodeDraft[]; workflowId?: string; runId?: string }): Promise<EpisodeWrite>;
+  get(input: { userId: string; ids: string[] }): Promise<Episode[]>;
+  /** Episodes by the query's words (BM25 over summaries) and by the dates it names, each best first. */
+  search(input: { userId: string; tokens: string[]; ranges: readonly { start: Date; end: Date }[]; k: number }): Promise<{ byWords: Episode[]; byDate: Episode[] }>;
+  /** Episodes whose summary was built from any of these messages. */
+  summarisingAny(input: { userId: string; messageIds: string[] }): Promise<{ id: string; conversationId: string }[]>;
+  /** Episodes whose vector is missing or stale. */
+  vectorsOwed(input: { userId: string; limit?: number }): Promise<EpisodeVectorOwed[]>;
+  markVectorWritten(input: { userId: string; id: string; contentHash: string }): Promise<void>;
 }

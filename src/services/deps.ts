@@ -3,11 +3,13 @@ import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type {
   ConflictJudge,
+  EpisodeStore,
   Embedder,
   Extractor,
   MemoryEventLog,
   MemoryReader,
   MemorySearch,
+  MessageSearch,
   MemoryTimeRoute,
   PurgeAuditLog,
   QueryRewriter,
@@ -30,6 +32,10 @@ export interface ServiceDeps {
   /** Transactions (per-user locked or not) handing out the memory repositories that write. */
   unitOfWork: UnitOfWork;
   purgeAudit: PurgeAuditLog;
+  /** The user's raw messages searched (BM25, dates, neighbours, hidden lines). */
+  messageSearch: MessageSearch;
+  /** Episodes (one conversation, one local day) and their postings. */
+  episodes: EpisodeStore;
   /** `embeddings` behind the Embedder port, for the memory services. */
   embedder: Embedder;
   vectors: VectorIndex;

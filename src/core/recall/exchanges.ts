@@ -17,6 +17,22 @@ export interface StoredLine {
   at: Date;
 }
 
+/** A (conversation, message) reference. */
+export interface MessageRef {
+  conversationId: string;
+  messageId: string;
+}
+
+/** A message found by a search, with how well it matched. */
+export interface MessageHit extends MessageRef {
+  score: number;
+  /** Distinct query terms the message contains. */
+  matched: string[];
+}
+
+/** A stored line and whether it must stay out of what is shown. */
+export type ShownLine = StoredLine & { hidden: boolean };
+
 /** One user line and the assistant line that answered it (either may be missing). */
 export interface ExchangeCandidate {
   /** Stable identity of the pair, so the same exchange found by several routes is one. */

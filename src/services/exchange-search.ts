@@ -1,7 +1,11 @@
-import { episodeStore, type Episode } from '../adapters/postgres/episode-repository';
-import { messageSearchStore, type MessageHit, type MessageRef } from '../adapters/postgres/message-search-repository';
+import { PostgresEpisodeStore } from '../adapters/postgres/episode-repository';
+import { PostgresMessageSearch } from '../adapters/postgres/message-search-repository';
+import type { Episode } from '../core/episodes/ports';
+import type { EpisodeStore, MessageSearch } from '../core/ports';
 import {
   messageKey,
+  type MessageHit,
+  type MessageRef,
   pairExchange,
   rankExchanges,
   type ExchangeCandidate,
@@ -78,14 +82,25 @@ function refsOfEpisodes(episodes: readonly Episode[]): MessageRef[] {
   );
 }
 
-function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {
+/**
+ * What the search reads. Callers built before the stores were ports pass the pool alone; the
+ * stores are then made on it.
+ */
+export type ExchangeSearchDeps = Pick<ServiceDeps, 'pool'> & Partial<Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors'>>;
+
+function storesOf(deps: ExchangeSearchDeps): { messages: MessageSearch; episodes: EpisodeStore } {
+  return { messages: deps.messageSearch ?? new PostgresMessageSearch(deps.pool), episodes: deps.episodes ?? new PostgresEpisodeStore(deps.pool) };
+}
+
+function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {
   const { tokens, ranges } = input;
+  const stores = storesOf(deps);
   const tasks: { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] = [];
   if (tokens.length > 0) {
     tasks.push({
       route: ExchangeRoute.messages,
       run: async () => {
-        const hits = await messageSearchStore.bm25(deps.pool, userId, tokens, MESSAGE_CANDIDATES);
+        const hits = await stores.messages.bm25({ userId, tokens, k: MESSAGE_CANDIDATES });
         return { refs: hits, matched: hits };
       },
     });
@@ -95,7 +110,7 @@ function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string
       route: ExchangeRoute.time,
       run: async () => {
         // Inside the range, what matches the words comes first; then the rest of the day in order.
-        const said = await messageSearchStore.saidIn(deps.pool, userId, tokens, ranges, TIME_CANDIDATES);
+        const said = await stores.messages.saidIn({ userId, tokens, ranges, k: TIME_CANDIDATES });
         return { refs: said, matched: said };
       },
     });
@@ -105,7 +120,7 @@ function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string
     tasks.push({
       route: ExchangeRoute.episodes,
       run: async () => {
-        const { byWords, byDate } = await episodeStore.search(deps.pool, userId, tokens, ranges, EPISODE_CANDIDATES);
+        const { byWords, byDate } = await stores.episodes.search({ userId, tokens, ranges, k: EPISODE_CANDIDATES });
         const byId = new Map([...byWords, ...byDate].map((e) => [e.id, e]));
         const fused = fuseRankings([
           { route: 'words', ids: byWords.map((e) => e.id) },
@@ -122,7 +137,7 @@ function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string
       route: ExchangeRoute.episodeAnn,
       run: async () => {
         const hits = await index.query({ userId, embedding: await embed(), k: EPISODE_CANDIDATES });
-        const episodes = new Map((await episodeStore.get(deps.pool, userId, hits.map((h) => h.id))).map((e) => [e.id, e]));
+        const episodes = new Map((await stores.episodes.get({ userId, ids: hits.map((h) => h.id) })).map((e) => [e.id, e]));
         return { refs: refsOfEpisodes(hits.flatMap((h) => (episodes.has(h.id) ? [episodes.get(h.id)!] : []))) };
       },
     });
@@ -158,7 +173,7 @@ export function minMatchedTerms(distinctQueryTerms: number): number {
  * must stay hidden, and ordered with the named dates first. Route failures are reported, never
  * thrown: the other routes still answer.
  */
-export async function searchExchanges(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
+export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
   const settled = await runRoutes(plan(deps, userId, input), { deadline: input.deadline, hits: (out) => out.refs.length });
   const { report: routes, failures } = settled;
   const outputs: { route: ExchangeRoute; out: RouteOutput }[] = settled.results.map(({ route, value }) => ({ route, out: value }));
@@ -173,7 +188,7 @@ export async function searchExchanges(deps: Pick<ServiceDeps, 'pool' | 'episodeV
 
   try {
     const neighbourhoods = await withDeadline(
-      messageSearchStore.withNeighbours(deps.pool, userId, refs, { staleSources: input.mode === 'weak', now: input.now }),
+      storesOf(deps).messages.withNeighbours({ userId, refs, staleSources: input.mode === 'weak', now: input.now }),
       input.deadline + 500,
     );
     const exchanges = new Map<string, ExchangeCandidate>();
