@@ -3,6 +3,9 @@ import type { Client } from '@temporalio/client';
 import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repository';
 import type { SubjectKeys } from '../src/security/subject';
 import type { ServiceDeps } from '../src/services/deps';
+import { indexExchanges, type ExchangeIndexDeps, type ExchangeIndexResult } from '../src/services/exchange-index';
+
+export type { ExchangeIndexResult } from '../src/services/exchange-index';
 import { extractMemoriesWorkflow, extractWorkflowId } from '../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../workflows/search-attributes';
 import { asActivity } from './as-activity';
@@ -20,7 +23,7 @@ export interface ReconcileResult {
  * extraction is started the way the API starts one, with the user's search attributes, so its
  * payloads are encrypted under that user's key and a purge finds it.
  */
-export function createReconcilerActivities(deps: Pick<ServiceDeps, 'pool' | 'config'>, opts: { client: Client; taskQueue: string; subjects: SubjectKeys }) {
+export function createReconcilerActivities(deps: Pick<ServiceDeps, 'pool' | 'config'> & ExchangeIndexDeps, opts: { client: Client; taskQueue: string; subjects: SubjectKeys }) {
   return {
     /**
      * Starts ExtractMemories for conversations idle for CONVERSATION_IDLE_SECONDS with messages
@@ -53,5 +56,10 @@ export function createReconcilerActivities(deps: Pick<ServiceDeps, 'pool' | 'con
         return result;
       });
     },
+
+    /** One exchange indexer tick (workflows/reconcilers.ts): see indexExchanges. */
+    async indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult> {
+      return asActivity(() => indexExchanges(deps, { ...input, onProgress: (r) => Context.current().heartbeat(r) }));
+    }
   };
 }

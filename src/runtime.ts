@@ -21,6 +21,8 @@ import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
 import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
 import { PostgresMessageSearch } from './adapters/postgres/message-search-repository';
 import { PostgresEpisodeStore } from './adapters/postgres/episode-repository';
+import { PostgresExchangeIndexWatermarks } from './adapters/postgres/exchange-index-repository';
+import { ChromaExchangeIndex } from './adapters/chroma/chroma-exchange-index';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
@@ -135,6 +137,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
+  const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const embeddings = createEmbeddings(config, endpoints);
   const secrets = new ServiceSecrets(config.secretKey);
   const subjects = new SubjectKeys(secrets);
@@ -154,6 +157,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     embedder: new LangChainEmbedder(embeddings),
     vectors,
     episodeVectors,
+    exchangeVectors,
+    exchangeIndex: new PostgresExchangeIndexWatermarks(pool),
     embeddings,
     extractor: createExtractor(config, endpoints),
     config,
@@ -222,6 +227,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           embedder: deps.embedder,
           vectors,
           episodeVectors,
+          exchangeVectors,
           embeddings,
           queryRewriter: deps.queryRewriter,
           config,
@@ -252,7 +258,12 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
       // Reliability (issue #14): extraction reconciler, vector outbox drain.
-      const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds });
+      const reliability = await ensureReliabilitySchedules(temporal, {
+        taskQueue,
+        reconcileSeconds: config.reliability.reconcileSeconds,
+        drainSeconds: config.reliability.outbox.drainSeconds,
+        exchangeIndexSeconds: config.reliability.exchangeIndexSeconds,
+      });
       return { ...lifecycle, ...reliability };
     },
     async close() {

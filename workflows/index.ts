@@ -13,7 +13,7 @@ export { weeklyReinforcementWorkflow } from './weekly-reinforcement';
 // Privacy: erasure of everything stored about one user, on their request.
 export { PurgeUser } from './purge-user';
 // Reliability (issue #14): reconcilers run by Schedules — idle unextracted conversations, the vector outbox.
-export { extractionReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';
+export { exchangeIndexWorkflow, extractionReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';
 // The Temporal contract for callers (issue #13, src/client/temporal-contract.ts): ExtractMemories.
 export { ExtractMemories } from './caller-extraction';
 // Every API decision in Temporal UI (issue #13): forget, restore, erase as short workflows.

@@ -5,7 +5,7 @@ import type { LifecycleTransition } from './lifecycle/sweep';
 import type { PurgeCounts } from './privacy/purge';
 import type { Episode, EpisodeVectorOwed, EpisodeWrite } from './episodes/ports';
 import type { EpisodeDraft } from './episodes/summarize';
-import type { MessageHit, MessageRef, ShownLine } from './recall/exchanges';
+import type { MessageHit, MessageRef, ShownLine, StoredLine } from './recall/exchanges';
 
 /** A nearest neighbour from the vector index; `similarity` is cosine similarity in [-1, 1]. */
 export interface VectorHit {
@@ -452,4 +452,46 @@ export interface EpisodeStore {
   /** Episodes whose vector is missing or stale. */
   vectorsOwed(input: { userId: string; limit?: number }): Promise<EpisodeVectorOwed[]>;
   markVectorWritten(input: { userId: string; id: string; contentHash: string }): Promise<void>;
+}
+
+/** An exchange's vector: keyed by its first message, so re-indexing it (its reply arrived) overwrites it. */
+export interface ExchangeVectorItem {
+  id: string;
+  embedding: number[];
+  conversationId: string;
+  /** The exchange's first message (the user line, or a lone line). */
+  messageId: string;
+}
+
+/** A nearest exchange: the message that anchors it, and its cosine similarity. */
+export interface ExchangeVectorHit {
+  id: string;
+  similarity: number;
+  conversationId: string;
+  messageId: string;
+}
+
+/**
+ * Vectors of raw exchanges (a user line and its reply), one collection per user. Every call
+ * takes the user: nothing can be searched, written or removed across users.
+ */
+export interface ExchangeVectorIndex {
+  upsert(input: { userId: string; items: ExchangeVectorItem[] }): Promise<void>;
+  query(input: { userId: string; embedding: number[]; k: number }): Promise<ExchangeVectorHit[]>;
+  remove(input: { userId: string; ids: string[] }): Promise<void>;
+  /** Deletes all of the user's exchange vectors (a purge); false when there were none. Idempotent. */
+  dropUser(userId: string): Promise<boolean>;
+}
+
+/** How far each conversation's messages are in the exchange index. */
+export interface ExchangeIndexWatermarks {
+  /** Conversations with messages past their exchange watermark, oldest activity first. */
+  owed(input: { limit: number }): Promise<{ userId: string; conversationId: string; indexedSeq: number }[]>;
+  /**
+   * The messages after `afterSeq` (at most `limit`), preceded by the last message at or before it
+   * (a user line indexed alone is re-indexed with the reply that came later).
+   */
+  linesAfter(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredLine[]>;
+  /** Moves the watermark forward to `seq` (never back). */
+  advance(input: { userId: string; conversationId: string; seq: number }): Promise<void>;
 }

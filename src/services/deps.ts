@@ -4,6 +4,8 @@ import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type {
   ConflictJudge,
   EpisodeStore,
+  ExchangeIndexWatermarks,
+  ExchangeVectorIndex,
   Embedder,
   Extractor,
   MemoryEventLog,
@@ -41,6 +43,10 @@ export interface ServiceDeps {
   vectors: VectorIndex;
   /** Episode summaries' vectors (`${CHROMA_COLLECTION}_episodes`); without it episodes are found by keywords and dates only. */
   episodeVectors?: EpisodeVectorIndex;
+  /** Raw exchanges' vectors (`${CHROMA_COLLECTION}_exchanges`); without it conversation search has no exchange_ann route. */
+  exchangeVectors?: ExchangeVectorIndex;
+  /** How far each conversation is in `exchangeVectors` (the exchange indexer's watermark). */
+  exchangeIndex?: ExchangeIndexWatermarks;
   embeddings: Embeddings;
   extractor: Extractor;
   /** Present when an LLM is configured; recall uses it only when a request or RECALL_QUERY_REWRITE asks. */

@@ -125,11 +125,23 @@ export class UserCollections {
  * another owner are dropped: the collection already is the user filter, this is the second lock.
  */
 export async function nearestOwned(collection: Collection, userId: string, query: { embedding: number[]; k: number; where?: Where }): Promise<VectorHit[]> {
+  return (await nearestOwnedRecords(collection, userId, query)).map(({ id, similarity }) => ({ id, similarity }));
+}
+
+/** {@link nearestOwned} with each record's metadata, for indexes that keep what a hit points to there. */
+export async function nearestOwnedRecords(
+  collection: Collection,
+  userId: string,
+  query: { embedding: number[]; k: number; where?: Where },
+): Promise<(VectorHit & { metadata: Metadata })[]> {
   const result = await collection.query({ queryEmbeddings: [query.embedding], nResults: query.k, where: query.where, include: ['distances', 'metadatas'] });
   const ids = result.ids[0] ?? [];
   const distances = result.distances?.[0] ?? [];
   const metadatas = result.metadatas?.[0] ?? [];
-  return ids.flatMap((id, i) => (metadatas[i]?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1) }] : []));
+  return ids.flatMap((id, i) => {
+    const metadata = metadatas[i];
+    return metadata?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1), metadata }] : [];
+  });
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight (deletes across many users' collections). */
