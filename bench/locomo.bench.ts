@@ -242,7 +242,8 @@ export async function run(args: string[]): Promise<void> {
             at: new Date(session.at.getTime() + i * 30_000).toISOString(),
           })),
         );
-        if (extraction) await service.client.endConversation(userId, conversationId);
+        // One session at a time: sixty extractions at once would time out on the shared e5 server.
+        if (extraction) await service.client.endConversation(userId, conversationId, { wait: true });
       }
     }
     const userKeys = [...users.values()].map((u) => runtime.subjects.userKey({ tenantId: runtime.config.tenants[0]!.tenantId, userId: u }));

@@ -1,6 +1,5 @@
-import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { ExchangeVectorHit, ExchangeVectorIndex, ExchangeVectorItem } from '../../core/ports';
-import { chromaClient, MAX_PREFIX, nearestOwnedRecords, UserCollections } from './user-collections';
+import { chromaCall, chromaClient, MAX_PREFIX, nearestOwnedRecords, upsertOwned, UserCollections } from './user-collections';
 
 const SUFFIX = '_exchanges';
 
@@ -23,15 +22,8 @@ export class ChromaExchangeIndex implements ExchangeVectorIndex {
   }
 
   async upsert({ userId, items }: { userId: string; items: ExchangeVectorItem[] }): Promise<void> {
-    if (items.length === 0) return;
     await guard('upsert', () =>
-      this.users.with(userId, { create: true, whenMissing: undefined }, (collection) =>
-        collection.upsert({
-          ids: items.map((i) => i.id),
-          embeddings: items.map((i) => i.embedding),
-          metadatas: items.map((i) => ({ user_id: userId, conversation_id: i.conversationId, message_id: i.messageId })),
-        }),
-      ),
+      upsertOwned(this.users, userId, items.map((i) => ({ id: i.id, embedding: i.embedding, metadata: { conversation_id: i.conversationId, message_id: i.messageId } }))),
     );
   }
 
@@ -62,10 +54,6 @@ export class ChromaExchangeIndex implements ExchangeVectorIndex {
   }
 }
 
-async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma exchange ${operation} failed`, { operation }, { cause: err });
-  }
+function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  return chromaCall('exchange', operation, fn);
 }

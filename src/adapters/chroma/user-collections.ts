@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ChromaClient, ChromaNotFoundError, type Collection, type Metadata, type Where } from 'chromadb';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit } from '../../core/ports';
 
 /** Chroma limits collection names to 63 characters. */
@@ -214,4 +215,25 @@ export async function migrateSharedCollection(users: UserCollections, legacyName
  */
 export async function moveUserRecords(users: UserCollections, from: string, to: string): Promise<number> {
   return moveRecords(users, users.name(from), (m) => (m.user_id === from ? to : undefined), (m) => ({ ...m, user_id: to }));
+}
+
+/** Writes records to the user's own collection (created on first write), each stamped with the owner. */
+export async function upsertOwned(users: UserCollections, userId: string, records: readonly { id: string; embedding: number[]; metadata: Metadata }[]): Promise<void> {
+  if (records.length === 0) return;
+  await users.with(userId, { create: true, whenMissing: undefined }, (collection) =>
+    collection.upsert({
+      ids: records.map((r) => r.id),
+      embeddings: records.map((r) => r.embedding),
+      metadatas: records.map((r) => ({ ...r.metadata, user_id: userId })),
+    }),
+  );
+}
+
+/** Runs a Chroma call of one index `kind`, turning its failure into the retryable vectorStoreUnavailable. */
+export async function chromaCall<T>(kind: string, operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${kind} ${operation} failed`, { operation }, { cause: err });
+  }
 }
