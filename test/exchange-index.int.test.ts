@@ -8,7 +8,7 @@ import { createTestContext, TEST_KEY, type TestContext } from './support/harness
 // Dense search over every exchange on the real stack: the indexer (the Schedule's workflow) embeds
 // each (user line, reply) pair into the user's own exchange collection, a Chroma outage only
 // delays it, conversation search finds an answer that shares no word with the question through
-// exchange_ann, forgotten lines never come back, and a purge drops the collection.
+// exchange_ann, forgotten lines never come back (nor stay in Chroma), and a purge drops the collection.
 
 let ctx: TestContext;
 let client: MemoryClient;
@@ -107,7 +107,7 @@ describe('exchange index', () => {
     expect(search.exchanges[0]!.messageIds).toContain(`${conversation}-m3`);
   });
 
-  it('never returns a line the user asked to forget, even when its vector is still there', { timeout: 180_000 }, async () => {
+  it('never returns a line the user asked to forget, and takes its exchange's vector out of Chroma', { timeout: 180_000 }, async () => {
     const u = 'dense-forget';
     await say(u, 'c1', '2026-02-01T10:00:00Z', [
       ['user', 'I have type 2 diabetes, keep that in mind for food suggestions.'],
@@ -123,6 +123,10 @@ describe('exchange index', () => {
     await indexerTick('forget-2');
     const search = await client.searchConversations(u, { query: 'blood sugar illness', now: '2026-02-06T10:00:00Z' });
     expect(JSON.stringify(search.exchanges)).not.toMatch(/type 2/iu);
+    // The forgotten exchange's vector left Chroma with the episodes rebuilt after the request.
+    const collection = await chromaClient(ctx.runtime.endpoints.chromaUrl).getCollection({ name: exchangeCollection().collectionName(ctx.userKey(u)), embeddingFunction: null as never });
+    const left = await collection.get({ include: ['metadatas'] });
+    expect(left.metadatas.map((m) => `${m?.conversation_id}/${m?.message_id}`)).not.toContain('c1/c1-m1');
   });
 
   it('is dropped with the user by a purge', { timeout: 180_000 }, async () => {

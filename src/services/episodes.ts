@@ -7,6 +7,7 @@ import { buildEpisodes } from '../core/episodes/summarize';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ConversationMessage } from '../core/types';
 import type { ServiceDeps } from './deps';
+import { forgetExchangeVectors } from './exchange-index';
 
 const PAGE = 1000;
 
@@ -40,7 +41,7 @@ async function allMessages(deps: Pick<ServiceDeps, 'pool'>, userId: string, conv
  * episodes whose summary quoted them are rebuilt too.
  */
 export async function writeEpisodes(
-  deps: Pick<ServiceDeps, 'pool' | 'embeddings' | 'episodeVectors' | 'messageSearch' | 'episodes'>,
+  deps: Pick<ServiceDeps, 'pool' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>,
   input: { userId: string; conversationId: string; workflowId?: string; runId?: string },
 ): Promise<WriteEpisodesResult> {
   const { userId } = input;
@@ -64,6 +65,8 @@ export async function writeEpisodes(
     if (conversationId === input.conversationId) result.episodes = drafts.map((d) => ({ id: episodeId(userId, conversationId, d.day), day: d.day }));
   }
   result.vectors = await syncEpisodeVectors(deps, userId, removedIds);
+  // What the user asked to forget leaves the exchange index too (search already hides it).
+  await forgetExchangeVectors(deps, userId, forgotten, new Date());
   return result;
 }
 

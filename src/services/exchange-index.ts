@@ -1,5 +1,5 @@
 import { uuidFromKey } from '../adapters/ids';
-import { pairLines } from '../core/recall/exchanges';
+import { pairExchange, pairLines, type MessageRef } from '../core/recall/exchanges';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ServiceDeps } from './deps';
 
@@ -92,4 +92,17 @@ export async function indexExchanges(deps: ExchangeIndexDeps, opts: { limit: num
     throw lastError instanceof MemoryServiceError ? lastError : new MemoryServiceError(ErrorCode.vectorStoreUnavailable, 'exchange vectors not written', {}, { cause: lastError });
   }
   return result;
+}
+
+/**
+ * Removes the vectors of every exchange holding a message the user asked to forget (the request
+ * itself and the sources of what it expired). Search already hides such lines when it hydrates;
+ * this takes their text's embedding out of Chroma too. Idempotent: removing an absent id is a no-op.
+ */
+export async function forgetExchangeVectors(deps: Pick<ServiceDeps, 'messageSearch' | 'exchangeVectors'>, userId: string, forgotten: readonly MessageRef[], now: Date): Promise<number> {
+  if (!deps.exchangeVectors || forgotten.length === 0) return 0;
+  const around = await deps.messageSearch.withNeighbours({ userId, refs: forgotten, staleSources: false, now });
+  const ids = [...new Set(around.map((n) => pairExchange(n.anchor, n.previous, n.next)).map((x) => exchangeVectorId(userId, x.conversationId, x.messageIds[0]!)))];
+  await deps.exchangeVectors.remove({ userId, ids });
+  return ids.length;
 }
