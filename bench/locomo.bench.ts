@@ -23,7 +23,7 @@ import { startBenchStack } from './support';
  * single turns (our tokenizer), dense e5 over single turns, and RRF of the two, each @10 turns.
  * Conversation 1 (26) is the dev split the search was tuned on; the others are held out.
  *
- * `npm run bench -- locomo <dir> [--conversations N] [--extract]` (default 3 conversations; with
+ * `npm run bench -- locomo <dir> [--conversations N] [--extract] [--bare]` (default 3 conversations; with
  * --extract, memories are extracted before recall is asked, which takes the e5 server much longer).
  */
 const TOP_EXCHANGES = 5;
@@ -83,7 +83,7 @@ function toSample(id: string, conversation: Record<string, unknown>, qa: unknown
     sessions.push({
       index,
       at: parseLocomoDate(String(conversation[`session_${index}_date_time`])),
-      turns: (turns as { dia_id: string; speaker: string; text: string }[]).map((t) => ({ diaId: t.dia_id, speaker: t.speaker, text: String(t.text ?? '') })),
+      turns: (turns as { dia_id: string; speaker: string; text: string }[]).map((t) => ({ diaId: t.dia_id, speaker: t.speaker, text: String(t.text ?? '').trim() || '(no text)' })),
     });
   }
   sessions.sort((a, b) => a.index - b.index);
@@ -223,7 +223,12 @@ export async function run(args: string[]): Promise<void> {
   const at = args.findIndex((a) => a.startsWith('--conversations'));
   const count = at < 0 ? 3 : Number(args[at]!.includes('=') ? args[at]!.split('=')[1] : args[at + 1]);
   if (!Number.isInteger(count) || count < 1) throw new Error('--conversations takes a positive whole number');
-  const samples = loadLocomo(dir).slice(0, count);
+  // Questions name the speaker ("When did Caroline…"): each line says who spoke, as in the
+  // published evaluations, for this project and the baselines alike; --bare stores the text alone.
+  const bare = args.includes('--bare');
+  const samples = loadLocomo(dir)
+    .slice(0, count)
+    .map((s) => (bare ? s : { ...s, sessions: s.sessions.map((x) => ({ ...x, turns: x.turns.map((t) => ({ ...t, text: `${t.speaker}: ${t.text}` })) })) }));
   const commit = (() => {
     try {
       return execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
@@ -255,7 +260,7 @@ export async function run(args: string[]): Promise<void> {
           session.turns.map((t, i) => ({
             id: messageIdOf(t.diaId),
             role: t.speaker === s.speakerA ? 'user' : 'assistant',
-            content: t.text.trim() === '' ? '(no text)' : t.text,
+            content: t.text,
             at: new Date(session.at.getTime() + i * 30_000).toISOString(),
           })),
         );
@@ -337,7 +342,7 @@ export async function run(args: string[]): Promise<void> {
         console.log(`| ${key} | ${t.n} | ${pct(t.hits.search!, t.n)} | ${pct(t.hits.bm25!, t.n)} | ${pct(t.hits.dense!, t.n)} | ${pct(t.hits.rrf!, t.n)} | ${pct(t.hits.recall!, t.n)} |`);
       }
     };
-    console.log(`\nLoCoMo, first ${samples.length} conversations (${samples.map((s) => s.id).join(', ')}), commit ${commit}, ${new Date().toISOString().slice(0, 10)}; all-evidence@10 turns; ${skipped} questions skipped (evidence not in the dialogue)`);
+    console.log(`\nLoCoMo, first ${samples.length} conversations (${samples.map((s) => s.id).join(', ')}), commit ${commit}, ${new Date().toISOString().slice(0, 10)}; lines ${bare ? 'bare' : '"<speaker>: <text>"'}; all-evidence@10 turns; ${skipped} questions skipped (evidence not in the dialogue)`);
     table('By category', byCategory);
     table('By split (conversation 1 tuned on)', bySplit);
   } finally {

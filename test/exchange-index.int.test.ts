@@ -107,7 +107,7 @@ describe('exchange index', () => {
     expect(search.exchanges[0]!.messageIds).toContain(`${conversation}-m3`);
   });
 
-  it('never returns a line the user asked to forget, and takes its exchange's vector out of Chroma', { timeout: 180_000 }, async () => {
+  it('never returns a line the user asked to forget, and takes the vector of its exchange out of Chroma', { timeout: 180_000 }, async () => {
     const u = 'dense-forget';
     await say(u, 'c1', '2026-02-01T10:00:00Z', [
       ['user', 'I have type 2 diabetes, keep that in mind for food suggestions.'],
