@@ -30,6 +30,8 @@ export const WorkflowType = {
   extractionReconciler: 'extractionReconcilerWorkflow',
   /** Scheduled (docs/reliability.md): drains the vector outbox with backoff and dead letters. */
   vectorOutbox: 'vectorOutboxWorkflow',
+  /** Scheduled (docs/recall.md): embeds new exchanges for dense conversation search. */
+  exchangeIndex: 'exchangeIndexWorkflow',
 } as const;
 export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
 
