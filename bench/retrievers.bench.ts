@@ -5,6 +5,15 @@ import { BM25Retriever } from '@langchain/community/retrievers/bm25';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever } from '@langchain/core/retrievers';
 import { serveInProcess } from '../src/cli/in-process';
+import type { Collection } from 'chromadb';
+import type { ChromaVectorIndex } from '../src/adapters/chroma/chroma-vector-index';
+import { nearestOwnedThroughLangChain, UserChromaStores } from '../src/adapters/chroma/langchain-chroma';
+import { chromaClient, nearestOwned } from '../src/adapters/chroma/user-collections';
+import { MemoryAnnRetriever } from '../src/adapters/retrievers/ann-retriever';
+import { MemoryBm25Retriever } from '../src/adapters/retrievers/bm25-retriever';
+import { memoryIds } from '../src/adapters/retrievers/memory-route';
+import { QueryEmbeddings } from '../src/adapters/retrievers/query-embeddings';
+import { recall } from '../src/services/recall';
 import { fuseRankings } from '../src/core/recall/rrf';
 import { sanitizeQuery } from '../src/core/recall/sanitize-query';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
@@ -25,6 +34,12 @@ import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './
  *    BM25Retriever prebuilt in memory (query only) and rebuilt from PostgreSQL per query (what a
  *    stateless service must do to see the latest writes without a per-user cache to invalidate),
  *    and our ANN ∥ BM25 → RRF vs. EnsembleRetriever over the same ANN retriever.
+ * 3. What recall's own route retrievers cost (the recall path runs them): the ANN route as
+ *    `MemoryAnnRetriever.invoke` (LangChain's Chroma store on the user's collection) and the BM25
+ *    route as `MemoryBm25Retriever.invoke`, against the direct calls recall made before — a raw
+ *    `collection.query` of the user's collection and the store's BM25 — interleaved in one loop
+ *    so drift hits every arm alike; then the fused ANN ∥ BM25 → RRF → hydrate both ways, and
+ *    `recall()` end to end (the hot path's budget: p95 < 25 ms at 10k).
  *
  * Asserts nothing: it prints medians, tails and hit counts. `--no-quality` / `--no-latency` run
  * one half; `--quick` stops at 10k.
@@ -190,7 +205,108 @@ async function sample(samples: number, budgetMs: number, fn: (i: number) => Prom
   return out;
 }
 
+/** Runs every arm once per iteration, in an order that rotates, so that drift and warm-up hit all alike. */
+async function interleaved(samples: number, arms: Record<string, (i: number) => Promise<unknown>>): Promise<Record<string, number[]>> {
+  const names = Object.keys(arms);
+  const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let i = 0; i < samples; i++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(i + j) % names.length]!;
+      out[name]!.push((await timed(() => arms[name]!(i)))[1]);
+    }
+  }
+  return out;
+}
+
+/**
+ * The recall path's route retrievers against the direct calls they replaced, for one user of `n`
+ * memories; p50, p95 and the p50 ratio to the raw Chroma query.
+ */
+async function routeRetrieverLatency(runtime: Runtime, user: string, samples: number, q: (i: number) => string): Promise<string[]> {
+  const deps = runtime.deps;
+  const vectors = deps.vectors as ChromaVectorIndex;
+  const collection = await chromaClient(runtime.endpoints.chromaUrl).getCollection({ name: vectors.collectionName(user), embeddingFunction: null as never });
+  const annDirect = async (query: string) => nearestOwned(collection, user, { embedding: await deps.embedder.embedQuery({ text: query }), k: 20 });
+  const annRetriever = (query: string) => new MemoryAnnRetriever({ vectors, embeddings: new QueryEmbeddings(deps.embedder), userId: user, k: 20 }).invoke(query);
+  const bm25Direct = (query: string) => deps.memories.bm25({ userId: user, tokens: tokenizeForIndex(sanitizeQuery(query)), k: 20 });
+  const bm25Retriever = (query: string) => new MemoryBm25Retriever({ memories: deps.memories, userId: user, k: 20 }).invoke(sanitizeQuery(query));
+  const fusedThrough = async (query: string, ann: (q: string) => Promise<string[]>, bm25: (q: string) => Promise<string[]>) => {
+    const clean = sanitizeQuery(query);
+    const [a, b] = await Promise.all([ann(clean), bm25(clean)]);
+    const fused = fuseRankings([
+      { route: 'ann', ids: a },
+      { route: 'bm25', ids: b },
+    ]);
+    return hydrate(deps, user, fused.slice(0, 20).map((f) => f.id));
+  };
+  const now = new Date();
+  const arms = await interleaved(samples, {
+    raw: (i) => annDirect(q(i)),
+    index: async (i) => vectors.query({ userId: user, embedding: await deps.embedder.embedQuery({ text: q(i) }), k: 20 }),
+    annRetriever: (i) => annRetriever(q(i)),
+    bm25Direct: (i) => bm25Direct(q(i)),
+    bm25Retriever: (i) => bm25Retriever(q(i)),
+    fusedDirect: (i) =>
+      fusedThrough(
+        q(i),
+        async (x) => (await annDirect(x)).map((h) => h.id),
+        async (x) => (await bm25Direct(x)).map((h) => h.id),
+      ),
+    fusedRetrievers: (i) =>
+      fusedThrough(
+        q(i),
+        async (x) => memoryIds(await annRetriever(x)),
+        async (x) => memoryIds(await bm25Retriever(x)),
+      ),
+    recall: (i) => recall(deps, user, q(i), { now }),
+  });
+  const floor = stats(arms.raw!).p50;
+  const row = (name: string, xs: number[]) => {
+    const s = stats(xs);
+    return `  ${name.padEnd(58)} p50 ${fmt(s.p50).padStart(9)}  p95 ${fmt(s.p95).padStart(9)}  ×${(s.p50 / floor).toFixed(2).padStart(5)} raw  (n=${s.n})`;
+  };
+  return [
+    row('raw Chroma collection.query (direct, before), k = 20', arms.raw!),
+    row('ChromaVectorIndex.query (LangChain Chroma store)', arms.index!),
+    row('MemoryAnnRetriever.invoke (BaseRetriever + store)', arms.annRetriever!),
+    row('store BM25 (direct, before)', arms.bm25Direct!),
+    row('MemoryBm25Retriever.invoke', arms.bm25Retriever!),
+    row('ANN ∥ BM25 → RRF → hydrate, direct calls (before)', arms.fusedDirect!),
+    row('ANN ∥ BM25 → RRF → hydrate, through the retrievers', arms.fusedRetrievers!),
+    row('recall() end to end (all routes, budgeted context)', arms.recall!),
+  ];
+}
+
+/**
+ * What LangChain adds per call, in CPU time alone (no I/O, so the machine's load barely moves it):
+ * a BaseRetriever's `invoke` (callback manager, run ids) around an instant fake port, and the
+ * `Chroma` store's result mapping around an instant fake collection, each against the bare call.
+ */
+export async function langchainOverhead(iterations = 20_000): Promise<string[]> {
+  const hits = Array.from({ length: 20 }, (_, i) => ({ id: `m${i}`, similarity: 1 - i / 100 }));
+  const vectors = { query: async () => hits };
+  const embedding = Array.from({ length: 384 }, (_, i) => i / 384);
+  const embeddings = { embedQuery: async () => embedding };
+  const result = { ids: [hits.map((h) => h.id)], distances: [hits.map((h) => 1 - h.similarity)], metadatas: [hits.map(() => ({ user_id: 'u' }))], documents: [hits.map(() => null)] };
+  const collection = { name: 'bench', query: async () => result } as unknown as Collection;
+  const store = new UserChromaStores({} as never).storeOf(collection);
+  const perCall = async (fn: () => Promise<unknown>) => {
+    for (let i = 0; i < 1000; i++) await fn();
+    const t0 = performance.now();
+    for (let i = 0; i < iterations; i++) await fn();
+    return ((performance.now() - t0) * 1000) / iterations;
+  };
+  const rows: [string, number][] = [
+    ['fake VectorIndex.query, called directly', await perCall(() => vectors.query())],
+    ['MemoryAnnRetriever.invoke over it (new retriever per call)', await perCall(() => new MemoryAnnRetriever({ vectors, embeddings, userId: 'u', k: 20 }).invoke('q'))],
+    ['fake collection: nearestOwned (raw mapping)', await perCall(() => nearestOwned(collection, 'u', { embedding, k: 20 }))],
+    ['fake collection: Chroma store similaritySearchVectorWithScore', await perCall(() => nearestOwnedThroughLangChain(store, 'u', { embedding, k: 20 }))],
+  ];
+  return rows.map(([name, us]) => `  ${name.padEnd(62)} ${us.toFixed(1).padStart(7)} µs/call`);
+}
+
 async function compareLatency(runtime: Runtime, quick: boolean): Promise<void> {
+  console.log(`LangChain's own cost per call (CPU only, 20k calls each):\n${(await langchainOverhead()).join('\n')}`);
   const deps = runtime.deps;
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   const samples = quick ? 60 : 200;
@@ -231,6 +347,7 @@ async function compareLatency(runtime: Runtime, quick: boolean): Promise<void> {
       row('ours: ANN ∥ BM25 → RRF → hydrate', oursFused),
       row('LangChain EnsembleRetriever(ANN, prebuilt BM25)', lcEnsemble),
     ];
+    block.push(`  recall's route retrievers against the direct calls (interleaved, query embeddings warm in the embedder's cache):`, ...(await routeRetrieverLatency(runtime, user, samples * 2, q)));
     console.log(block.join('\n'));
     table.push(...block);
   }

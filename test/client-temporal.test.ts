@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as workflows from '../workflows';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { purgeWorkflowId } from '../src/core/privacy/purge';
-import { QueryName, SearchAttribute, SignalName, UpdateName, WorkflowType, parseWorkflowId, reinforcementWorkflowId, reminderWorkflowId, tenantWorkflowsQuery, userWorkflowsQuery } from '../src/client/temporal';
+import { QueryName, SearchAttribute, SignalName, UpdateName, WorkflowType, parseWorkflowId, reinforcementWorkflowId, reminderWorkflowId, tenantWorkflowsQuery, userWorkflowsQuery } from '../src/client/temporal-contract';
 
 // The client package restates the Temporal names without importing workflow code; this keeps the
 // two from drifting apart.

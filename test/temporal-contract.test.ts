@@ -29,7 +29,9 @@ describe('the Temporal contract module names what the workers run', () => {
     expect(stateQuery.name).toBe(contract.REMINDER_QUERIES.state);
     expect(contract.reminderWorkflowId('acme:abc', 'r1')).toBe(reminderWorkflowId('acme:abc', 'r1'));
     for (const name of Object.values(contract.MEMORY_SEARCH_ATTRIBUTES)) expect(Object.keys(SEARCH_ATTRIBUTES)).toContain(name);
-    expect(contract.userWorkflowsQuery("acme:x'y")).toBe("MemoryUserId = 'acme:xy'");
+    expect(contract.userWorkflowsQuery('acme:xy')).toBe("MemoryUserId = 'acme:xy'");
+    // A key is an id, never free text: one that is not is refused rather than quoted or mangled.
+    expect(() => contract.userWorkflowsQuery("acme:x'y")).toThrow(TypeError);
   });
 
   it('imports nothing at run time: callers load it without server code or Temporal packages', () => {

@@ -39,8 +39,9 @@ describe('user scoping', () => {
   for (const file of ['src/adapters/chroma/chroma-vector-index.ts', 'src/adapters/chroma/chroma-episode-index.ts']) {
     it(`${file} reaches records only through the caller's own collection`, () => {
       const source = readFileSync(file, 'utf8');
-      // nearestOwned queries the collection it is handed (and drops records of other owners).
-      const calls = [...source.matchAll(/collection\.(query|get|delete|upsert)\(|nearestOwned\(collection, userId/g)];
+      // nearestOwned (and its LangChain twin, through the store of that collection) queries the
+      // collection it is handed and drops records of other owners.
+      const calls = [...source.matchAll(/collection\.(query|get|delete|upsert)\(|nearestOwned(?:ThroughLangChain)?\((?:collection|this\.stores\.storeOf\(collection\)), userId/g)];
       expect(calls.length).toBeGreaterThan(0);
       // Every record operation sits in a callback handed the collection resolved from the userId.
       const scoped = [...source.matchAll(/this\.users\.with\(userId, \{[^}]*\}, (?:async )?\(collection\) =>/g)];

@@ -9,6 +9,11 @@ import { rankMemories, type RankedMemory } from '../core/recall/rank';
 import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { tokenizeForIndex } from '../adapters/text/jieba';
+import { MemoryAnnRetriever } from '../adapters/retrievers/ann-retriever';
+import { MemoryBm25Retriever } from '../adapters/retrievers/bm25-retriever';
+import { memoryIds } from '../adapters/retrievers/memory-route';
+import { ExchangeRetriever, exchangesOf } from '../adapters/retrievers/exchange-retriever';
+import { QueryEmbeddings } from '../adapters/retrievers/query-embeddings';
 import type { DateRange } from '../core/time/query-dates';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import { withDeadline } from './deadline';
@@ -110,8 +115,8 @@ interface RecallRequest {
   options: RecallOptions;
   /** The sanitised query. */
   query: string;
-  /** Index tokens of the query and the last two recent messages (the BM25 route). */
-  tokens: string[];
+  /** The query vectors of this request: the routes that search by vector share one embedding per text. */
+  embeddings: QueryEmbeddings;
   enabled: ReadonlySet<RecallRoute>;
   types?: MemoryType[];
   now: Date;
@@ -120,14 +125,14 @@ interface RecallRequest {
   deadline: number;
 }
 
-function recallRequest(deps: Pick<RecallDeps, 'config'>, userId: string, message: string, options: RecallOptions): RecallRequest {
+function recallRequest(deps: Pick<RecallDeps, 'config' | 'embedder'>, userId: string, message: string, options: RecallOptions): RecallRequest {
   const started = Date.now();
   const query = sanitizeQuery(message);
   return {
     userId,
     options,
     query,
-    tokens: tokenizeForIndex([query, ...(options.recentMessages ?? []).slice(-2)].join(' ')),
+    embeddings: new QueryEmbeddings(deps.embedder),
     enabled: new Set(options.routes ?? ALL_ROUTES),
     types: options.types && options.types.length > 0 ? options.types : undefined,
     now: options.now ?? new Date(),
@@ -162,12 +167,13 @@ function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRout
   const run = (): Promise<string[]> => {
     switch (route) {
       case 'ann':
-        return annHits(deps, userId, req.query, types).then((hits) => {
+        return annHits(deps, req, req.query).then((hits) => {
           for (const h of hits) similarity.set(h.id, h.similarity);
           return hits.map((h) => h.id);
         });
       case 'bm25':
-        return bm25Ids(deps, userId, req.tokens, types);
+        // The words of the last two chat lines count too (a follow-up rarely repeats its subject).
+        return bm25Ids(deps, req, req.query, (req.options.recentMessages ?? []).slice(-2));
       case 'recent':
         return deps.memories.recent({ userId, k: Math.floor(CANDIDATES_PER_ROUTE / 2), types });
       case 'important':
@@ -182,14 +188,25 @@ function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRout
   return { route, run };
 }
 
-/** The ANN route for one query text: the user's nearest vectors (the embedder caches queries). */
-async function annHits(deps: Pick<RecallDeps, 'vectors' | 'embedder'>, userId: string, text: string, types?: MemoryType[]) {
-  return deps.vectors.query({ userId, embedding: await deps.embedder.embedQuery({ text }), k: CANDIDATES_PER_ROUTE, types });
+/**
+ * The ANN route for one query text, through its LangChain retriever: the user's nearest vectors
+ * (Chroma through LangChain's store), the query embedded once per request.
+ */
+async function annHits(deps: Pick<RecallDeps, 'vectors'>, req: RecallRequest, text: string): Promise<{ id: string; similarity: number }[]> {
+  const retriever = new MemoryAnnRetriever({ vectors: deps.vectors, embeddings: req.embeddings, userId: req.userId, k: CANDIDATES_PER_ROUTE, types: req.types });
+  return (await retriever.invoke(text)).map((d) => ({ id: d.id!, similarity: d.metadata.similarity ?? 0 }));
 }
 
-/** The BM25 route for one query's tokens, ids best first. */
-async function bm25Ids(deps: Pick<RecallDeps, 'memories'>, userId: string, tokens: string[], types?: MemoryType[]): Promise<string[]> {
-  return (await deps.memories.bm25({ userId, tokens, k: CANDIDATES_PER_ROUTE, types })).map((h) => h.id);
+/** The BM25 route for one query text (and the chat lines before it), through its LangChain retriever; ids best first. */
+async function bm25Ids(deps: Pick<RecallDeps, 'memories'>, req: RecallRequest, text: string, context: string[] = []): Promise<string[]> {
+  return memoryIds(await new MemoryBm25Retriever({ memories: deps.memories, userId: req.userId, k: CANDIDATES_PER_ROUTE, types: req.types, context }).invoke(text));
+}
+
+/** The exchanges route through its LangChain retriever, with the search's own sub-route report and failures. */
+async function retrieveExchanges(search: (query: string) => Promise<ExchangeSearchResult>, query: string): Promise<ExchangeSearchResult> {
+  let outcome: ExchangeSearchResult | undefined;
+  const docs = await new ExchangeRetriever({ search, onSearched: (o) => (outcome = o) }).invoke(query);
+  return { exchanges: exchangesOf(docs), routes: outcome?.routes ?? [], failures: outcome?.failures ?? [] };
 }
 
 /**
@@ -249,8 +266,8 @@ function startRewriteSearch(deps: RecallDeps, req: RecallRequest, failures: Rout
       return { ok: false, ms: Date.now() - t0, queries: [], rankings: [] };
     }
     const searches = queries.flatMap((q) => [
-      ...(req.enabled.has('ann') ? [async () => (await annHits(deps, req.userId, q, req.types)).map((h) => h.id)] : []),
-      ...(req.enabled.has('bm25') ? [() => bm25Ids(deps, req.userId, tokenizeForIndex(q), req.types)] : []),
+      ...(req.enabled.has('ann') ? [async () => (await annHits(deps, req, q)).map((h) => h.id)] : []),
+      ...(req.enabled.has('bm25') ? [() => bm25Ids(deps, req, q)] : []),
     ]);
     const settled = await Promise.allSettled(searches.map((search) => withDeadline(search(), req.deadline)));
     const rankings = settled.flatMap((s) => (s.status === 'fulfilled' ? [{ route: 'rewrite', ids: s.value }] : []));
@@ -328,7 +345,7 @@ async function pastExchanges(
   const bm25Hits = hydrated.filter((m) => fusedById.get(m.id)?.routes.includes('bm25')).length;
   const bestSimilarity = Math.max(0, ...hydrated.map((m) => input.similarity.get(m.id) ?? 0));
   if (!search && input.episodic && req.enabled.has('exchanges') && input.queryTokens.length > 0 && memoryHitsAreWeak({ bm25Hits, bestSimilarity })) {
-    search = await weakHitExchangeSearch(deps, req.userId, { tokens: input.queryTokens, now: req.now, deadline: req.deadline });
+    search = await retrieveExchanges((q) => weakHitExchangeSearch(deps, req.userId, { tokens: tokenizeForIndex(q), now: req.now, deadline: req.deadline }), req.query);
   }
   if (!search) return [];
   report.push(...search.routes);
@@ -411,7 +428,10 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   if (ranges.length > 0) running.push(startRoute({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) }, req.deadline));
   const queryTokens = req.enabled.has('exchanges') ? tokenizeForIndex(req.query) : [];
   // A question about the shared past searches exchanges alongside the memory routes.
-  const pastSearch = episodic?.past && req.enabled.has('exchanges') ? pastExchangeSearch(deps, userId, { tokens: queryTokens, plan: episodic, now: req.now, deadline: req.deadline }) : undefined;
+  const pastSearch =
+    episodic?.past && req.enabled.has('exchanges')
+      ? retrieveExchanges((q) => pastExchangeSearch(deps, userId, { tokens: tokenizeForIndex(q), plan: episodic, now: req.now, deadline: req.deadline }), req.query)
+      : undefined;
 
   const routes = await settleRoutes(running, { since: req.started, hits: (ids) => ids.length });
   failures.push(...routes.failures);

@@ -2,7 +2,8 @@ import type { Where } from 'chromadb';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit, VectorIndex, VectorItem } from '../../core/ports';
 import type { MemoryType } from '../../core/types';
-import { chromaClient, forEachLimited, migrateSharedCollection, moveUserRecords, nearestOwned, UserCollections } from './user-collections';
+import { nearestOwnedThroughLangChain, UserChromaStores } from './langchain-chroma';
+import { chromaClient, forEachLimited, migrateSharedCollection, moveUserRecords, UserCollections } from './user-collections';
 
 /** Parallel deletes when the sweep retires vectors of many users at once. */
 const DELETE_CONCURRENCY = 8;
@@ -14,7 +15,12 @@ const DELETE_CONCURRENCY = 8;
  * The adapter has no method that can search or delete without naming the user.
  */
 export class ChromaVectorIndex implements VectorIndex {
-  private constructor(private readonly users: UserCollections) {}
+  /** Reads go through LangChain's `Chroma` store on the user's collection (the ANN route's retriever uses this index). */
+  private readonly stores: UserChromaStores;
+
+  private constructor(private readonly users: UserCollections) {
+    this.stores = new UserChromaStores(users.client);
+  }
 
   /**
    * Connects, and moves the vectors of a pre-0.2 shared collection named `collection` (if any)
@@ -48,7 +54,9 @@ export class ChromaVectorIndex implements VectorIndex {
     // Only a type restriction needs a metadata filter; the user is the collection.
     const where: Where | undefined = types && types.length > 0 ? { type: { $in: types } } : undefined;
     return this.guard('query', () =>
-      this.users.with(userId, { create: false, whenMissing: [] as VectorHit[] }, (collection) => nearestOwned(collection, userId, { embedding, k, where })),
+      this.users.with(userId, { create: false, whenMissing: [] as VectorHit[] }, (collection) =>
+        nearestOwnedThroughLangChain(this.stores.storeOf(collection), userId, { embedding, k, where }),
+      ),
     );
   }
 
