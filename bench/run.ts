@@ -27,4 +27,5 @@ for (const name of chosen) {
   const mod = (await import(`./${name}.bench.ts`)) as { run(args: string[]): Promise<void> };
   await mod.run(rest);
 }
-process.exit(0);
+// A benchmark that found something wrong (the chaos verdict) sets process.exitCode.
+process.exit(process.exitCode ?? 0);

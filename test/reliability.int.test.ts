@@ -245,9 +245,10 @@ describe('Temporal unavailable', () => {
       expect(res.statusCode, res.body).toBe(202);
       expect(res.json()).toMatchObject({ accepted: ['m1', 'm2'], pending: true });
       expect(Date.now() - t0).toBeLessThan(10_000);
-      // An end call cannot reach Temporal either: 503, and still nothing is lost.
+      // An end call cannot reach Temporal either: stored, 202 pending, and still nothing is lost.
       const end = await api.inject({ method: 'POST', url: `/v1/users/${user}/conversations/c1/end`, headers: { authorization: `Bearer ${TEST_KEY}` }, payload: {} });
-      expect(end.statusCode).toBe(503);
+      expect(end.statusCode, end.body).toBe(202);
+      expect(end.json()).toEqual({ workflowId: idle.extractWorkflowId(user, 'c1'), pending: true });
     } finally {
       await api.close();
       await deadTemporal.connection.close().catch(() => {});

@@ -9,7 +9,7 @@ import { chromaClient, nearestOwned } from '../src/adapters/chroma/user-collecti
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { MemoryClient } from '../src/client';
 import { recall } from '../src/services/recall';
-import { pastExchangeSearch, planEpisodic } from '../src/services/episodic-recall';
+import { exchangeSearchForRecall, planEpisodic } from '../src/services/episodic-recall';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { seedMemories } from './support/seed';
 
@@ -88,7 +88,7 @@ describe('recall route retrievers on the real stack', () => {
     const deps = ctx.runtime.deps;
     const query = '上次推荐的科幻小说';
     const plan = planEpisodic(query, { now, timeZone: 'UTC', timeRoute: true });
-    const search = (userKey: string) => (q: string) => pastExchangeSearch(deps, userKey, { tokens: tokenizeForIndex(q), plan, now, deadline: Date.now() + 5_000 });
+    const search = (userKey: string) => (q: string) => exchangeSearchForRecall(deps, userKey, { tokens: tokenizeForIndex(q), plan, now, deadline: Date.now() + 5_000 });
     const docs = await new ExchangeRetriever({ search: search(ctx.userKey(alice)) }).invoke(query);
     expect(docs.length).toBeGreaterThan(0);
     expect(docs[0]!.pageContent).toContain('三体');

@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { ErrorCode, httpStatusFor, MemoryServiceError } from '../core/errors';
+import { databaseErrorCode, ErrorCode, httpStatusFor, MemoryServiceError } from '../core/errors';
 import { workflowCallError } from './workflow-failures';
 
 /** Every error leaves the API as `{error: {code, message, details?}}` with the status of its code. */
@@ -10,6 +10,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     // A workflow failure a route let through answers with the status of the failure's type, as the
     // routes that catch it do.
     const err = thrown instanceof WorkflowFailedError ? workflowCallError(thrown, { failed: 'the workflow failed' }) : thrown;
+    // PostgreSQL out of reach is a dependency down (503, retry later), not a bug.
+    const dbCode = databaseErrorCode(err);
+    if (dbCode) return reply.status(httpStatusFor(dbCode)).send({ error: { code: dbCode, message: dbCode === ErrorCode.dependencyTimeout ? 'PostgreSQL statement timed out' : 'PostgreSQL unavailable' } });
     if (err instanceof MemoryServiceError) {
       // A spent rate-limit budget says when to come back (RFC 9110 Retry-After, in seconds).
       if (err.code === ErrorCode.rateLimited && typeof err.context.retryAfterSeconds === 'number') reply.header('retry-after', String(err.context.retryAfterSeconds));

@@ -38,6 +38,7 @@ export const recallResponse = z.object({
   injectedMessageIds: z.array(z.string()),
   rewrittenQueries: z.array(z.string()).optional(),
   dateRanges: z.array(z.object({ text: z.string(), start: z.string(), end: z.string() })).optional(),
+  followUp: z.object({ memoryId: z.string().nullable() }).optional(),
 });
 export type RecallResponseBody = z.infer<typeof recallResponse>;
 

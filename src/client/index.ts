@@ -89,7 +89,7 @@ export interface RecallResponse {
   tokens: number;
   routes: { route: string; ok: boolean; ms: number; hits: number }[];
   error?: { code: string; message: string; routes: string[] };
-  /** Past exchanges injected after the memories (questions about the shared past, dates, weak hits). */
+  /** Past exchanges injected (ranked with the memories on one score, shown after them). */
   pastExchanges: PastExchangeView[];
   /** Ids of the messages injected, for citing. */
   injectedMessageIds: string[];
@@ -97,6 +97,8 @@ export interface RecallResponse {
   dateRanges?: { text: string; start: string; end: string }[];
   /** Extra queries the LLM rewrite proposed and recall searched (route "rewrite"). */
   rewrittenQueries?: string[];
+  /** Set when the query was read as a vague follow-up: the open pain point it was taken to mean (null: none open). */
+  followUp?: { memoryId: string | null };
 }
 
 export interface ChatMessage {

@@ -58,3 +58,21 @@ const STATUS: Record<ErrorCode, number> = {
 export function httpStatusFor(code: ErrorCode): number {
   return STATUS[code];
 }
+
+/**
+ * The code of an error a PostgreSQL client raised because the database was out of reach, or
+ * undefined for any other error. A connection refused, reset or terminated (the server shut down
+ * or restarted, an operator's pg_terminate_backend) is `databaseUnavailable`; a statement
+ * cancelled by its timeout is `dependencyTimeout`. Without this a database outage surfaced as
+ * `internal_error` (a bug) instead of a dependency that is down.
+ */
+export function databaseErrorCode(err: unknown): ErrorCode | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { code, syscall, message } = err as { code?: unknown; syscall?: unknown; message?: unknown };
+  if (code === '57014') return ErrorCode.dependencyTimeout; // query_canceled: statement_timeout
+  // SQLSTATE class 08 (connection exception); 57P01–57P03: admin shutdown, crash shutdown, cannot connect now.
+  if (typeof code === 'string' && /^(08[0-9A-Z]{3}|57P0[1-3])$/.test(code)) return ErrorCode.databaseUnavailable;
+  if (syscall === 'connect' && (code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'ECONNRESET')) return ErrorCode.databaseUnavailable;
+  if (typeof message === 'string' && /^Connection terminated( unexpectedly| due to connection timeout)?$/.test(message)) return ErrorCode.databaseUnavailable;
+  return undefined;
+}

@@ -1,4 +1,4 @@
-import { ErrorCode, MemoryServiceError, type ErrorCode as Code } from '../core/errors';
+import { databaseErrorCode, ErrorCode, MemoryServiceError, type ErrorCode as Code } from '../core/errors';
 
 /**
  * `p`, or a `dependencyTimeout` {@link MemoryServiceError} once `deadline` (epoch ms) has passed:
@@ -24,5 +24,5 @@ export function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
 /** The machine-readable code a failed route reports. */
 export function errorCodeOf(err: unknown): Code {
   if (err instanceof MemoryServiceError) return err.code;
-  return ErrorCode.internal;
+  return databaseErrorCode(err) ?? ErrorCode.internal;
 }

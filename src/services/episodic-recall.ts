@@ -18,15 +18,6 @@ export const MAX_PAST_EXCHANGES = 3;
 /** Each side of an injected exchange is cut to this many code points before the budget applies. */
 export const EXCHANGE_USER_CODE_POINTS = 200;
 export const EXCHANGE_ASSISTANT_CODE_POINTS = 300;
-/**
- * Memory hits are "weak" when no memory shares a word with the query (BM25 found nothing) and the
- * nearest memory vector is below this cosine. Measured with multilingual-e5-small on query/memory
- * pairs of the evaluation's kind: related pairs 0.80–0.90, unrelated 0.73–0.79 in English but
- * 0.83–0.87 in Chinese, so the cosine only vetoes the fallback when a memory is clearly close;
- * the fallback itself must still share words with the query (see minMatchedTerms).
- */
-export const WEAK_ANN_SIMILARITY = 0.85;
-
 /** A past exchange as the recall response lists it. */
 export interface RecalledExchange {
   conversationId: string;
@@ -45,8 +36,10 @@ export interface EpisodicPlan {
   timeZone: string;
   /** Date ranges named by the query ([] when none, or when the time route is off). */
   ranges: DateRange[];
-  /** The query refers to the shared past or names a date: exchanges are searched in parallel. */
+  /** The query refers to the shared past or names a date: exchanges are read as history. */
   past: boolean;
+  /** The query asks what was said ("你之前…", "did I", "you told me"), not just about a date. */
+  asksWhatWasSaid: boolean;
 }
 
 /**
@@ -92,36 +85,66 @@ export function resolveTimeZoneWithoutStore(explicit?: string, hint?: string): s
 export function planEpisodic(query: string, opts: { now: Date; timeZone: string; timeRoute: boolean }): EpisodicPlan {
   // "Next week" in a query is about plans, not about the shared past: only ranges that have begun count.
   const ranges = opts.timeRoute && query.length > 0 ? parseQueryDates(query, opts).filter((r) => r.start < opts.now) : [];
-  return { timeZone: opts.timeZone, ranges, past: ranges.length > 0 || refersToSharedPast(query) };
+  const asksWhatWasSaid = refersToSharedPast(query);
+  return { timeZone: opts.timeZone, ranges, past: ranges.length > 0 || asksWhatWasSaid, asksWhatWasSaid };
 }
 
 /**
- * Past exchanges searched alongside the memory routes, for a query about the shared past: by
- * words, by the named dates and through episodes (words and dates). The episode vectors are left
- * to conversation search: in recall the memory ANN route already carries the semantics (what the
- * assistant recommended is an assistant_contribution memory), and a second vector query on every
- * such recall costs more latency than the few paraphrase-only exchanges it would add.
+ * Candidates fetched per recall: more than are injected, because an exchange that repeats a
+ * memory is dropped after the search (inject.ts) and the next one takes its place.
  */
-export function pastExchangeSearch(
-  deps: Pick<ServiceDeps, 'pool'>,
-  userId: string,
-  input: { tokens: string[]; plan: EpisodicPlan; now: Date; deadline: number },
-): Promise<ExchangeSearchResult> {
-  return searchExchanges(deps, userId, { tokens: input.tokens, ranges: input.plan.ranges, limit: MAX_PAST_EXCHANGES, mode: 'past', now: input.now, deadline: input.deadline });
+const EXCHANGE_CANDIDATES = 2 * MAX_PAST_EXCHANGES;
+
+/** Whether there is anything to search exchanges by: words, or dates the query names about the past. */
+export function hasExchangeEvidence(tokens: readonly string[], plan: EpisodicPlan): boolean {
+  return tokens.length > 0 || (plan.past && plan.ranges.length > 0);
 }
 
-/** Fallback exchanges when the memories found nothing solid: keyword evidence only, stale sources hidden. */
-export function weakHitExchangeSearch(
-  deps: Pick<ServiceDeps, 'pool'>,
+/**
+ * The past exchanges searched on every recall, beside the memory routes and with the same query
+ * embedding: by words, by the dates the query names, through episodes, by vector. A question
+ * about the shared past (or a date) reads history as it was (`past`: only what the user asked to
+ * forget is hidden). Any other query reads it as evidence (`weak`): the sources of superseded or
+ * expired memories stay hidden, and a line must itself contain enough of the query's words, so an
+ * exchange gets in because it is relevant on its own, never as the least bad of the lot.
+ */
+export function exchangeSearchForRecall(
+  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>,
+  userId: string,
+  input: { tokens: string[]; plan: EpisodicPlan; now: Date; deadline: number; embedding?: () => Promise<number[]> },
+): Promise<ExchangeSearchResult> {
+  const past = input.plan.past;
+  if (!hasExchangeEvidence(input.tokens, input.plan)) return Promise.resolve({ exchanges: [], routes: [], failures: [] });
+  return searchExchanges(deps, userId, {
+    tokens: input.tokens,
+    ranges: past ? input.plan.ranges : [],
+    limit: EXCHANGE_CANDIDATES,
+    mode: past ? 'past' : 'weak',
+    now: input.now,
+    deadline: input.deadline,
+    ...(input.embedding ? { embedding: input.embedding } : {}),
+  });
+}
+
+/** The last exchange about a memory is the latest of this many best word matches. */
+const LAST_EXCHANGE_POOL = 3;
+
+/**
+ * The last exchange about a memory (a vague follow-up's pain point): the most recent of the
+ * exchanges whose own lines contain enough of the memory's words (`weak`: half of its distinct
+ * terms; the sources of superseded memories hidden, so a resolved problem's exchange never stands
+ * in for the open one's).
+ */
+export async function lastExchangeAbout(
+  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>,
   userId: string,
   input: { tokens: string[]; now: Date; deadline: number },
-): Promise<ExchangeSearchResult> {
-  return searchExchanges(deps, userId, { tokens: input.tokens, ranges: [], limit: MAX_PAST_EXCHANGES, mode: 'weak', now: input.now, deadline: input.deadline });
-}
-
-/** True when no memory shares a word with the query and none is semantically close. */
-export function memoryHitsAreWeak(input: { bm25Hits: number; bestSimilarity: number }): boolean {
-  return input.bm25Hits === 0 && input.bestSimilarity < WEAK_ANN_SIMILARITY;
+): Promise<{ exchange?: RankedExchange; search: ExchangeSearchResult }> {
+  const search = await searchExchanges(deps, userId, { tokens: input.tokens, ranges: [], limit: EXCHANGE_CANDIDATES, mode: 'weak', now: input.now, deadline: input.deadline });
+  // Episode routes vote for every line of a matching session: only lines that match themselves, the best few.
+  const worded = search.exchanges.filter((x) => x.routes.some((r) => !r.startsWith('episode_'))).slice(0, LAST_EXCHANGE_POOL);
+  const exchange = worded.reduce<RankedExchange | undefined>((latest, x) => (!latest || x.date > latest.date ? x : latest), undefined);
+  return { ...(exchange ? { exchange } : {}), search };
 }
 
 /** Stable partition: items whose time lies in the ranges first (the time route ranks them first). */

@@ -2,13 +2,15 @@ import type { ErrorCode as Code } from '../core/errors';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
-import { formatContext } from '../core/recall/format';
+import { COMPACT_BELOW_TOKENS, formatContext } from '../core/recall/format';
+import { detectFollowUp, latestOpenPainPoint } from '../core/recall/follow-up';
+import { rankForInjection, type JointExchange } from '../core/recall/inject';
 import { planRoutes } from '../core/recall/query-intent';
 import { shouldRewrite } from '../core/recall/query-rewrite';
 import { rankMemories, type RankedMemory } from '../core/recall/rank';
 import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { jiebaSegmenter, tokenizeForIndex } from '../adapters/text/jieba';
 import { MemoryAnnRetriever } from '../adapters/retrievers/ann-retriever';
 import { MemoryBm25Retriever } from '../adapters/retrievers/bm25-retriever';
 import { memoryIds } from '../adapters/retrievers/memory-route';
@@ -20,15 +22,16 @@ import { withDeadline } from './deadline';
 import type { ServiceDeps } from './deps';
 import type { ExchangeRoute, ExchangeSearchResult } from './exchange-search';
 import {
+  exchangeSearchForRecall,
+  hasExchangeEvidence,
   inRangeFirst,
-  memoryHitsAreWeak,
-  pastExchangeSearch,
+  lastExchangeAbout,
+  MAX_PAST_EXCHANGES,
   planEpisodic,
   recalledExchanges,
   resolveTimeZone,
   resolveTimeZoneWithoutStore,
   toPastExchanges,
-  weakHitExchangeSearch,
   type EpisodicPlan,
   type RecalledExchange,
 } from './episodic-recall';
@@ -42,7 +45,7 @@ export const RecallRoute = {
   type: 'type',
   /** Memories said on the dates the query names ("我6月2号…", "last Tuesday"), ranked first. */
   time: 'time',
-  /** Past exchanges (raw user + assistant lines) for questions about the shared past or weak hits. */
+  /** Past exchanges (raw user + assistant lines), searched on every recall, competing with memories for the budget. */
   exchanges: 'exchanges',
 } as const;
 export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
@@ -87,7 +90,7 @@ export interface RecallResult {
   tokens: number;
   /** Set when a route failed or timed out; the context still holds what the other routes found. */
   error?: { code: Code; message: string; routes: string[] };
-  routes: { route: RecallRoute | ExchangeRoute | 'rewrite'; ok: boolean; ms: number; hits: number }[];
+  routes: { route: RecallRoute | ExchangeRoute | 'rewrite' | 'follow_up'; ok: boolean; ms: number; hits: number }[];
   /** The extra queries the LLM rewrite proposed and recall searched (memories they found carry the route "rewrite"). */
   rewrittenQueries?: string[];
   /** The past exchanges injected into `context.userPrefix` (after the memories), best first. */
@@ -96,6 +99,8 @@ export interface RecallResult {
   injectedMessageIds: string[];
   /** Date ranges read from the query (the time route), when it named any. */
   dateRanges?: { text: string; start: string; end: string }[];
+  /** Set when the query was read as a vague follow-up ("还是不行", "it's happening again"): the open pain point it was taken to mean. */
+  followUp?: { memoryId: string | null };
 }
 
 const CANDIDATES_PER_ROUTE = 20;
@@ -161,16 +166,13 @@ export function planMemoryRoutes(query: string, options: Pick<RecallOptions, 'ro
   return routes;
 }
 
-/** The search behind one memory route; the ANN route records each hit's similarity in `similarity`. */
-function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRoute, similarity: Map<string, number>): RouteTask<RecallRoute, string[]> {
+/** The search behind one memory route. */
+function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRoute): RouteTask<RecallRoute, string[]> {
   const { userId, types, now } = req;
   const run = (): Promise<string[]> => {
     switch (route) {
       case 'ann':
-        return annHits(deps, req, req.query).then((hits) => {
-          for (const h of hits) similarity.set(h.id, h.similarity);
-          return hits.map((h) => h.id);
-        });
+        return annHits(deps, req, req.query).then((hits) => hits.map((h) => h.id));
       case 'bm25':
         // The words of the last two chat lines count too (a follow-up rarely repeats its subject).
         return bm25Ids(deps, req, req.query, (req.options.recentMessages ?? []).slice(-2));
@@ -325,45 +327,118 @@ export function rankFused(input: { fused: readonly FusedCandidate[]; hydrated: r
   return inRangeFirst(ranked, input.ranges, (r) => r.memory.createdAt).slice(0, input.maxResults);
 }
 
-// ─── Stage 4: past exchanges ───────────────────────────────────────────────────────────────────
+// ─── Stage 4: past exchanges and vague follow-ups ────────────────────────────────────────────────
+
+/** The exchanges searched beside the routes; their route lines and failures join the request's. */
+async function settleExchanges(search: Promise<ExchangeSearchResult> | undefined, report: RecallResult['routes'], failures: RouteFailure[]): Promise<RankedExchange[]> {
+  if (!search) return [];
+  const result = await search;
+  report.push(...result.routes);
+  failures.push(...result.failures);
+  return result.exchanges;
+}
+
+/** What a vague follow-up was taken to mean: the latest open pain point and its last exchange. */
+interface FollowUpOutcome {
+  memory?: Memory;
+  exchange?: RankedExchange;
+}
+
+/** Open pain points read for a vague follow-up; the newest open one is taken. */
+const FOLLOW_UP_PAIN_POINTS = 20;
 
 /**
- * The past exchanges for the context: those searched beside the routes for a question about the
- * shared past, else — when the memories found nothing solid — a keyword fallback. Their route
- * lines and failures join the request's.
+ * A vague follow-up ("还是不行", "it's happening again") names nothing the routes could match: it
+ * is read as being about the user's most recent open pain point, fetched beside the routes with
+ * the last exchange about it. Undefined when the query is not such a follow-up.
  */
-async function pastExchanges(
-  deps: RecallDeps,
-  req: RecallRequest,
-  input: { episodic?: EpisodicPlan; pastSearch?: Promise<ExchangeSearchResult>; queryTokens: string[]; fused: Fused; similarity: ReadonlyMap<string, number> },
-  report: RecallResult['routes'],
-  failures: RouteFailure[],
-): Promise<RankedExchange[]> {
-  let search = input.pastSearch ? await input.pastSearch : undefined;
-  // Only memories that survived hydration count: an expired memory's words or vector are no evidence.
-  const { hydrated, fusedById } = input.fused;
-  const bm25Hits = hydrated.filter((m) => fusedById.get(m.id)?.routes.includes('bm25')).length;
-  const bestSimilarity = Math.max(0, ...hydrated.map((m) => input.similarity.get(m.id) ?? 0));
-  if (!search && input.episodic && req.enabled.has('exchanges') && input.queryTokens.length > 0 && memoryHitsAreWeak({ bm25Hits, bestSimilarity })) {
-    search = await retrieveExchanges((q) => weakHitExchangeSearch(deps, req.userId, { tokens: tokenizeForIndex(q), now: req.now, deadline: req.deadline }), req.query);
+function startFollowUp(deps: RecallDeps, req: RecallRequest, report: RecallResult['routes'], failures: RouteFailure[]): Promise<FollowUpOutcome> | undefined {
+  if (!req.enabled.has('type') || (req.types && !req.types.includes('pain_point'))) return undefined;
+  if (!detectFollowUp(req.query, jiebaSegmenter).referBack) return undefined;
+  const run = async (): Promise<FollowUpOutcome> => {
+    const t0 = Date.now();
+    const out: FollowUpOutcome = {};
+    try {
+      const painPoints = await withDeadline(deps.memories.byTypes({ userId: req.userId, types: ['pain_point'], k: FOLLOW_UP_PAIN_POINTS, now: req.now }), req.deadline);
+      out.memory = latestOpenPainPoint(painPoints, req.now);
+      if (out.memory && req.enabled.has('exchanges')) {
+        const last = await lastExchangeAbout(deps, req.userId, { tokens: tokenizeForIndex(out.memory.text), now: req.now, deadline: req.deadline });
+        failures.push(...last.search.failures);
+        if (last.exchange) out.exchange = last.exchange;
+      }
+      report.push({ route: 'follow_up', ok: true, ms: Date.now() - t0, hits: out.memory ? 1 : 0 });
+    } catch (err) {
+      failures.push({ route: 'follow_up', err });
+      report.push({ route: 'follow_up', ok: false, ms: Date.now() - t0, hits: 0 });
+    }
+    return out;
+  };
+  return run();
+}
+
+/**
+ * Memories and exchanges on one score for the budget (inject.ts): the follow-up's pain point and
+ * exchange lead, an exchange that repeats a memory is dropped, at most MAX_PAST_EXCHANGES stay.
+ */
+export function jointInjection(input: {
+  ranked: readonly RankedMemory<Memory>[];
+  exchanges: readonly RankedExchange[];
+  followUp?: FollowUpOutcome;
+  /** Of a duplicate pair the exchange stays (the query asks what was said, and the budget is not tight). */
+  preferExchanges: boolean;
+  now: Date;
+}): {
+  ranked: RankedMemory<Memory>[];
+  exchanges: RankedExchange[];
+  order: ReturnType<typeof rankForInjection>;
+  /** Memory id → message ids of the exchange that carries it. */
+  carriedBy: Map<string, readonly string[]>;
+} {
+  const ranked = [...input.ranked];
+  const exchanges = [...input.exchanges];
+  const pinned = new Set<string>();
+  const fu = input.followUp;
+  if (fu?.memory) {
+    pinned.add(fu.memory.id);
+    if (!ranked.some((r) => r.memory.id === fu.memory!.id)) ranked.unshift(...rankMemories([{ memory: fu.memory, relevance: ranked[0]?.relevance ?? 1 }], { now: input.now }));
   }
-  if (!search) return [];
-  report.push(...search.routes);
-  failures.push(...search.failures);
-  return search.exchanges;
+  if (fu?.exchange) {
+    pinned.add(fu.exchange.key);
+    const at = exchanges.findIndex((x) => x.key === fu.exchange!.key);
+    if (at >= 0) exchanges.splice(at, 1);
+    exchanges.unshift(fu.exchange);
+  }
+  const past = toPastExchanges(exchanges);
+  const joint: JointExchange[] = exchanges.map((x, i) => ({ key: x.key, conversationId: x.conversationId, exchange: past[i]!, score: x.score }));
+  const order = rankForInjection({
+    memories: ranked.map((r) => ({ memory: r.memory, score: r.score })),
+    exchanges: joint,
+    pinned,
+    maxExchanges: MAX_PAST_EXCHANGES,
+    prefer: input.preferExchanges ? 'exchange' : 'memory',
+  });
+  const kept = new Set(order.items.flatMap((i) => (i.kind === 'exchange' ? [i.exchange] : [])));
+  const messagesOf = new Map(exchanges.map((x) => [x.key, x.messageIds]));
+  const carriedBy = new Map([...order.carried].map(([memoryId, key]) => [memoryId, messagesOf.get(key) ?? []]));
+  return { ranked, exchanges: exchanges.filter((_, i) => kept.has(past[i]!)), order, carriedBy };
 }
 
 // ─── Stage 5: budgeting and formatting ─────────────────────────────────────────────────────────
 
 /**
  * Formats what was found for the prompt within the token budget (instructions first, then the
- * ranked memories, then past exchanges with what budget is left) and builds the response:
- * only what made it into the context is listed, and route failures fold into `error`.
+ * memories and past exchanges in the joint order of `injection`, or memories before exchanges
+ * without it) and builds the response: only what made it into the context is listed, and route
+ * failures fold into `error`.
  */
 export function buildRecallResult(input: {
   ranked: readonly RankedMemory<Memory>[];
   instructions: readonly Memory[];
   exchanges: readonly RankedExchange[];
+  injection?: ReturnType<typeof rankForInjection>['items'];
+  /** Memories left out in favour of the exchange that is their source: listed when that exchange is injected. */
+  carriedBy?: ReadonlyMap<string, readonly string[]>;
+  followUp?: FollowUpOutcome;
   fusedById: ReadonlyMap<string, FusedCandidate>;
   budget: number;
   timeZone?: string;
@@ -376,10 +451,13 @@ export function buildRecallResult(input: {
     memories: input.ranked.map((r) => r.memory),
     instructions: input.instructions,
     pastExchanges: toPastExchanges(input.exchanges),
+    ...(input.injection ? { injection: input.injection } : {}),
     budget: input.budget,
     timeZone: input.timeZone,
   });
   const included = new Set(formatted.included);
+  const injectedMessages = new Set(formatted.includedMessageIds);
+  for (const [id, messageIds] of input.carriedBy ?? []) if (messageIds.length > 0 && messageIds.every((m) => injectedMessages.has(m))) included.add(id);
   const scoreOf = new Map(input.ranked.map((r) => [r.memory.id, r.score]));
   const memories: RecalledMemory[] = [...input.instructions, ...input.ranked.map((r) => r.memory)]
     .filter((m, i, all) => included.has(m.id) && all.findIndex((x) => x.id === m.id) === i)
@@ -403,6 +481,7 @@ export function buildRecallResult(input: {
     injectedMessageIds: formatted.includedMessageIds,
     ...(input.rewrittenQueries ? { rewrittenQueries: input.rewrittenQueries } : {}),
     ...(input.ranges.length > 0 ? { dateRanges: input.ranges.map((r) => ({ text: r.text, start: r.start.toISOString(), end: r.end.toISOString() })) } : {}),
+    ...(input.followUp ? { followUp: { memoryId: input.followUp.memory?.id ?? null } } : {}),
     ...(error ? { error } : {}),
   };
 }
@@ -418,8 +497,7 @@ export function buildRecallResult(input: {
 export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
   const req = recallRequest(deps, userId, message, options);
   const failures: RouteFailure[] = [];
-  const similarity = new Map<string, number>();
-  const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route, similarity), req.deadline));
+  const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route), req.deadline));
   const instructions = startInstructions(deps, req);
   const rewrite = startRewriteSearch(deps, req, failures);
 
@@ -427,11 +505,17 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const ranges = episodic?.ranges ?? [];
   if (ranges.length > 0) running.push(startRoute({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) }, req.deadline));
   const queryTokens = req.enabled.has('exchanges') ? tokenizeForIndex(req.query) : [];
-  // A question about the shared past searches exchanges alongside the memory routes.
-  const pastSearch =
-    episodic?.past && req.enabled.has('exchanges')
-      ? retrieveExchanges((q) => pastExchangeSearch(deps, userId, { tokens: tokenizeForIndex(q), plan: episodic, now: req.now, deadline: req.deadline }), req.query)
+  // Every query searches past exchanges alongside the memory routes (through the exchanges
+  // retriever), sharing the request's query embedding.
+  const exchangeSearch =
+    episodic && req.enabled.has('exchanges') && hasExchangeEvidence(queryTokens, episodic)
+      ? retrieveExchanges(
+          (q) => exchangeSearchForRecall(deps, userId, { tokens: tokenizeForIndex(q), plan: episodic, now: req.now, deadline: req.deadline, embedding: () => req.embeddings.embedQuery(q) }),
+          req.query,
+        )
       : undefined;
+  const followUpReport: RecallResult['routes'] = [];
+  const followUp = startFollowUp(deps, req, followUpReport, failures);
 
   const routes = await settleRoutes(running, { since: req.started, hits: (ids) => ids.length });
   failures.push(...routes.failures);
@@ -444,14 +528,23 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   }
 
   const fused = await fuseAndHydrate(deps, req, rankings, instructions, failures);
-  const ranked = rankFused({ fused: fused.fused, hydrated: fused.hydrated, now: req.now, maxResults: options.topK ?? 8, ranges });
-  const exchanges = await pastExchanges(deps, req, { episodic, pastSearch, queryTokens, fused, similarity }, report, failures);
+  const topRanked = rankFused({ fused: fused.fused, hydrated: fused.hydrated, now: req.now, maxResults: options.topK ?? 8, ranges });
+  const found = await settleExchanges(exchangeSearch, report, failures);
+  const followed = followUp ? await followUp : undefined;
+  report.push(...followUpReport);
+  const budget = options.tokenBudget ?? deps.config.recall.tokenBudget;
+  // Under a tight budget the compact memory line beats the long exchange it came from, whatever the question.
+  const preferExchanges = (episodic?.asksWhatWasSaid ?? false) && budget >= COMPACT_BELOW_TOKENS;
+  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), preferExchanges, now: req.now });
   return buildRecallResult({
-    ranked,
+    ranked: joint.ranked,
     instructions: fused.instructions,
-    exchanges,
+    exchanges: joint.exchanges,
+    injection: joint.order.items,
+    carriedBy: joint.carriedBy,
+    ...(followed ? { followUp: followed } : {}),
     fusedById: fused.fusedById,
-    budget: options.tokenBudget ?? deps.config.recall.tokenBudget,
+    budget,
     timeZone: episodic?.timeZone ?? options.timeZone,
     routes: report,
     failures,

@@ -74,46 +74,66 @@ export async function resolveDue(
 
 /** Creates (or, for a repeated requestId, returns) a reminder and starts its workflow. */
 export async function createReminder(deps: ReminderDeps, req: CreateReminderRequest, now: Date): Promise<{ reminder: ReminderRecord; created: boolean }> {
-  const { timeZone, dueAt, seriesStart } = await resolveDue(deps.pool, req, now);
   const reminderId = req.requestId ? uuidFromKey(`reminder:api:${req.userId}:${req.requestId}`) : randomUUID();
   const workflowId = reminderWorkflowId(req.userId, reminderId);
+  if (req.requestId) {
+    // A retry: the first attempt's row is the reminder, even when its due time has passed since
+    // (the retry came late); it is not validated against the clock again.
+    const existing = await reminderStore.get(deps.pool, req.userId, reminderId);
+    if (existing) {
+      await ensureReminderWorkflow(deps, existing);
+      return { reminder: existing, created: false };
+    }
+  }
+  const { timeZone, dueAt, seriesStart } = await resolveDue(deps.pool, req, now);
   const source = { via: 'api' as const, ...(req.requestId ? { requestId: req.requestId } : {}) };
   const { reminder, created } = await reminderStore.insert(
     deps.pool,
     { id: reminderId, userId: req.userId, text: req.text, dueAt, timeZone, rrule: req.rrule ?? null, seriesStart: seriesStart ?? null, assumedTime: false, source, workflowId },
     now,
   );
-  if (!created) return { reminder, created };
+  await ensureReminderWorkflow(deps, reminder, { removeOnFailure: created });
+  return { reminder, created };
+}
+
+/**
+ * Starts the reminder's workflow unless it exists (running or closed). A row still `scheduled`
+ * that never fired may have lost its workflow: the attempt that inserted it died (API killed,
+ * Temporal down and then PostgreSQL too, so the row could not be removed) before the start, and the
+ * client's retry found the row. Before, that retry answered 200 and the reminder never fired.
+ * `removeOnFailure`: this call inserted the row, so a start that fails takes it out again.
+ */
+async function ensureReminderWorkflow(deps: ReminderDeps, reminder: ReminderRecord, opts: { removeOnFailure?: boolean } = {}): Promise<void> {
+  if (!opts.removeOnFailure && (reminder.status !== 'scheduled' || reminder.fireCount > 0)) return;
   const input: ReminderWorkflowInput = {
-    userId: req.userId,
-    reminderId,
-    text: req.text,
-    dueAt: dueAt.toISOString(),
-    timeZone,
-    ...(req.rrule ? { rrule: req.rrule, seriesStart: seriesStart!.toISOString() } : {}),
-    source,
+    userId: reminder.userId,
+    reminderId: reminder.id,
+    text: reminder.text,
+    dueAt: reminder.dueAt.toISOString(),
+    timeZone: reminder.timeZone,
+    ...(reminder.rrule && reminder.seriesStart ? { rrule: reminder.rrule, seriesStart: reminder.seriesStart.toISOString() } : {}),
+    source: reminder.source,
     ackWindowSeconds: deps.config.proactive.reminderAckSeconds,
   };
   try {
     await deps.temporal.workflow.start(reminderWorkflow, {
       taskQueue: deps.taskQueue,
-      workflowId,
+      workflowId: reminder.workflowId,
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [
-        ...userSearchAttributes(req.userId),
+        ...userSearchAttributes(reminder.userId),
         { key: ReminderStatusKey, value: 'scheduled' },
       ],
-      staticSummary: `Reminder due ${input.dueAt} (${timeZone})${req.rrule ? `, repeats ${req.rrule}` : ''}`,
+      staticSummary: `Reminder due ${input.dueAt} (${input.timeZone})${input.rrule ? `, repeats ${input.rrule}` : ''}`,
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
       // Without its workflow the row would claim a reminder that never fires.
-      await reminderStore.remove(deps.pool, req.userId, reminderId);
-      throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId }, { cause: err });
+      if (opts.removeOnFailure) await reminderStore.remove(deps.pool, reminder.userId, reminder.id);
+      throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId: reminder.workflowId }, { cause: err });
     }
   }
-  return { reminder, created };
 }
 
 async function openReminder(deps: ReminderDeps, userId: string, id: string): Promise<ReminderRecord> {

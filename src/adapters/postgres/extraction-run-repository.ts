@@ -53,15 +53,17 @@ export const extractionRunStore = {
 
   /**
    * Conversations with messages after their watermark whose newest message arrived more than
-   * `idleSeconds` ago, least recently reconciled first; each one returned is stamped, so the next
-   * tick moves on to others.
+   * `idleSeconds` ago, or that an end call asked to extract while Temporal was unreachable (after
+   * their newest message), least recently reconciled first; each one returned is stamped, so the
+   * next tick moves on to others.
    */
   async claimStale(q: Queryable, input: { idleSeconds: number; limit: number }): Promise<StaleConversation[]> {
     const { rows } = await q.query<{ user_id: string; conversation_id: string }>(
       `-- all-users: the extraction reconciler looks for idle, unextracted conversations of every user
        WITH stale AS (
          SELECT user_id, conversation_id FROM conversations
-          WHERE last_seq > extracted_seq AND last_received_at < now() - make_interval(secs => $1)
+          WHERE last_seq > extracted_seq
+            AND (last_received_at < now() - make_interval(secs => $1) OR end_requested_at >= last_received_at)
           ORDER BY reconciled_at NULLS FIRST, last_received_at
           LIMIT $2
           FOR UPDATE SKIP LOCKED
@@ -72,6 +74,15 @@ export const extractionRunStore = {
       [input.idleSeconds, input.limit],
     );
     return rows.map((r) => ({ userId: r.user_id, conversationId: r.conversation_id }));
+  },
+
+  /**
+   * Records an end call that could not reach Temporal: the reconciler extracts the conversation on
+   * its next tick, without waiting for the idle time. False when the conversation does not exist.
+   */
+  async requestEnd(q: Queryable, userId: string, conversationId: string): Promise<boolean> {
+    const { rowCount } = await q.query('UPDATE conversations SET end_requested_at = clock_timestamp() WHERE user_id = $1 AND conversation_id = $2', [userId, conversationId]);
+    return (rowCount ?? 0) > 0;
   },
 
   /**

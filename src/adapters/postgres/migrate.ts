@@ -11,6 +11,9 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
     direction: 'up',
     migrationsTable: 'pgmigrations',
     checkOrder: true,
+    // Two processes starting together (two workers, an API next to a worker) queue on the lock; the
+    // second finds nothing left to apply. The default, 'fail', made it exit at start.
+    advisoryLockMode: 'wait',
     log,
     verbose: false,
   });

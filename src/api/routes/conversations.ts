@@ -1,15 +1,13 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { conversationStore } from '../../adapters/postgres/conversation-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { appendConversationMessages } from '../../services/conversation-messages';
-import { conversationEndedSignal, conversationWorkflowId, extractMemoriesWorkflow, extractWorkflowId } from '../../../workflows';
-import { ConversationIdKey, userSearchAttributes } from '../../../workflows/search-attributes';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { conversationParams, isoDate, messageIdSchema, textSchema } from '../schemas';
-import { waitForResult, withTemporalDeadline } from '../../services/workflow-wait';
+import { endConversation } from '../../services/conversation-end';
+import { waitForResult } from '../../services/workflow-wait';
 
 const decisionView = z.object({
   action: z.string(),
@@ -73,7 +71,7 @@ export const conversationRoutes =
       '/v1/users/:userId/conversations/:conversationId/end',
       {
         schema: {
-          summary: 'End a conversation: starts (or joins) ExtractMemories; ?wait=true returns its decisions, or 202 with `pending` after WORKFLOW_WAIT_TIMEOUT_MS',
+          summary: 'End a conversation: starts (or joins) ExtractMemories; ?wait=true returns its decisions, or 202 with `pending` after WORKFLOW_WAIT_TIMEOUT_MS. 202 `pending` without runId: Temporal was unreachable, the end request is stored and the reconciler extracts on recovery.',
           params: conversationParams,
           querystring: z.object({ wait: z.enum(['true', 'false']).default('false') }),
           response: {
@@ -82,38 +80,23 @@ export const conversationRoutes =
               runId: z.string(),
               result: z.object({ messagesProcessed: z.number(), counts: z.record(z.string(), z.number()), decisions: z.array(decisionView) }),
             }),
-            202: z.object({ workflowId: z.string(), runId: z.string(), pending: z.boolean().optional() }),
+            // runId is absent when Temporal was unreachable (pending: the end request is stored).
+            202: z.object({ workflowId: z.string(), runId: z.string().optional(), pending: z.boolean().optional() }),
           },
         },
       },
       async (request, reply) => {
         const { conversationId } = request.params;
         const userId = userKeyOf(request);
-        const conversationRef = deps.subjects.ref(userId, 'conversation', conversationId);
         if (!(await conversationStore.exists(deps.pool, userId, conversationId))) {
           throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
         }
-        const workflowId = extractWorkflowId(userId, conversationRef);
-        const handle = await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, async () => {
-          try {
-            await deps.temporal.workflow.getHandle(conversationWorkflowId(userId, conversationRef)).signal(conversationEndedSignal);
-          } catch (err) {
-            // No open idle timer (already fired or never armed) is fine: the extraction below is what counts.
-            if (!(err instanceof WorkflowNotFoundError)) throw err;
-          }
-          return deps.temporal.workflow.start(extractMemoriesWorkflow, {
-            taskQueue: deps.taskQueue,
-            workflowId,
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            args: [{ userId, conversationId }],
-            typedSearchAttributes: [...userSearchAttributes(userId), { key: ConversationIdKey, value: conversationRef }],
-            staticSummary: `Extract memories of conversation ${conversationRef} (ended by call)`,
-          });
-        }).catch((err: unknown) => {
-          if (err instanceof MemoryServiceError) throw err;
-          // Nothing is lost: the messages wait after the watermark for the extraction reconciler.
-          throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: the extraction follows once it is back', { workflowId }, { cause: err });
-        });
+        const ended = await endConversation(deps, { userKey: userId, conversationId });
+        if (ended.pending) {
+          request.log.warn({ workflowId: ended.workflowId }, 'end request stored, Temporal unreachable: extraction left to the reconciler');
+          return reply.status(202).send({ workflowId: ended.workflowId, pending: true });
+        }
+        const { workflowId, handle } = ended;
         const runId = handle.firstExecutionRunId;
         if (request.query.wait !== 'true') return reply.status(202).send({ workflowId, runId });
         const waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);

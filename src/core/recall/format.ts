@@ -48,6 +48,9 @@ export interface PastExchange {
   messageIds: readonly string[];
 }
 
+/** One per-message item for the budget, in the order it competes for it (see inject.ts). */
+export type InjectionItem = { kind: 'memory'; memory: FormattableMemory } | { kind: 'exchange'; exchange: PastExchange };
+
 /** Input to {@link formatContext}. */
 export interface FormatContextInput {
   /** Per-message memories, best first (output of rankMemories). */
@@ -58,6 +61,12 @@ export interface FormatContextInput {
   persona?: string | null;
   /** Past exchanges, rendered after the memories and only with budget left over. */
   pastExchanges?: readonly PastExchange[];
+  /**
+   * Memories and past exchanges in one order of merit (memories and pastExchanges are then
+   * ignored): the budget is filled in this order, while the output keeps its sections (memories,
+   * then past exchanges).
+   */
+  injection?: readonly InjectionItem[];
   /** Token budget for system + userPrefix together (default {@link DEFAULT_CONTEXT_BUDGET}). */
   budget?: number;
   /** IANA zone for dates (default "UTC"); an unknown zone falls back to UTC. */
@@ -201,7 +210,8 @@ function measure(chosen: readonly Chosen<Entry>[], style: Style = 'full'): numbe
 
 /**
  * Builds the injected context within `budget` tokens. Priority order for the budget:
- * global instructions, persona, memories (in the given rank order), past exchanges. Global
+ * global instructions, persona, then memories and past exchanges (memories first, or in the
+ * joint order of `injection`). Global
  * instructions found among `memories` are moved to the system block; duplicate ids are
  * injected once. Items that do not fit are truncated (labels and dates kept) or skipped.
  */
@@ -212,19 +222,27 @@ export function formatContext(input: FormatContextInput): FormattedContext {
   const seen = new Set<string>();
   const entries: Entry[] = [];
   const isStable = (m: FormattableMemory): boolean => m.type === 'instruction' && m.scope === 'global';
-  const stable = [...(input.instructions ?? []), ...input.memories.filter(isStable)];
+  const perMessage: readonly InjectionItem[] = input.injection ?? [
+    ...input.memories.map((memory) => ({ kind: 'memory' as const, memory })),
+    ...(input.pastExchanges ?? []).map((exchange) => ({ kind: 'exchange' as const, exchange })),
+  ];
+  const memoriesOf = perMessage.flatMap((i) => (i.kind === 'memory' ? [i.memory] : []));
+  const stable = [...(input.instructions ?? []), ...memoriesOf.filter(isStable)];
   for (const memory of stable) {
     if (seen.has(memory.id)) continue;
     seen.add(memory.id);
     entries.push({ kind: 'instruction', memory });
   }
   if (input.persona) entries.push({ kind: 'persona', text: input.persona });
-  for (const memory of input.memories) {
-    if (seen.has(memory.id)) continue;
-    seen.add(memory.id);
-    entries.push({ kind: 'memory', memory });
+  for (const item of perMessage) {
+    if (item.kind === 'exchange') {
+      entries.push(item);
+      continue;
+    }
+    if (seen.has(item.memory.id)) continue;
+    seen.add(item.memory.id);
+    entries.push(item);
   }
-  for (const exchange of input.pastExchanges ?? []) entries.push({ kind: 'exchange', exchange });
 
   const style: Style = budget < COMPACT_BELOW_TOKENS ? 'compact' : 'full';
   const renderable = entries.filter((e) => !isEmpty(renderEntry(e, zone, style)));

@@ -1,0 +1,157 @@
+/**
+ * What goes into the context, in which order: memories and past exchanges compete for the token
+ * budget on one score, and an exchange that only repeats a memory is not injected twice.
+ *
+ * The score is one scale for both because both sides are Reciprocal Rank Fusion sums of the same
+ * kind of evidence (k = 60): a memory's is Σ 1/(60 + rank) over the memory routes (ANN, BM25,
+ * time …), an exchange's over the exchange routes (BM25 over messages, the named dates, episodes,
+ * vectors). Rank r in the user's memories and rank r in the user's messages are the same vote. On
+ * top, a memory carries its ranking factors (decay × importance × type, rank.ts); an exchange gets
+ * the fixed prior of a medium-importance fact ({@link EXCHANGE_PRIOR}): it is raw, undistilled
+ * text, so a memory found as well as an exchange wins, while an exchange found at the top of two
+ * routes beats a memory the ANN route merely listed.
+ *
+ * Pure: no I/O, fakes in the unit tests.
+ */
+import type { FormattableMemory, InjectionItem, PastExchange } from './format';
+import { importanceWeight, TYPE_WEIGHTS } from './rank';
+
+/** An exchange is scored like a medium-importance fact (type weight × importance weight at 0.5). */
+export const EXCHANGE_PRIOR = TYPE_WEIGHTS.fact * importanceWeight(0.5);
+
+/**
+ * Texts this close (Jaccard of character bigrams, whitespace and punctuation ignored) say the same
+ * thing: the memory was distilled from that line with, at most, a few words trimmed.
+ */
+export const NEAR_DUPLICATE_JACCARD = 0.8;
+
+/** A memory as the joint ranking needs it. */
+export interface JointMemory {
+  memory: FormattableMemory & { source?: { conversationId?: string; messageIds?: string[] } };
+  /** Its final ranking score (fused relevance × decay × importance × type). */
+  score: number;
+}
+
+/** An exchange as the joint ranking needs it. */
+export interface JointExchange {
+  key: string;
+  conversationId: string;
+  exchange: PastExchange;
+  /** Its fused RRF score over the exchange routes. */
+  score: number;
+}
+
+export interface JointInput {
+  memories: readonly JointMemory[];
+  exchanges: readonly JointExchange[];
+  /** Memory ids and exchange keys that answer the query by construction (a vague follow-up's pain point); they lead. */
+  pinned?: ReadonlySet<string>;
+  /** At most this many exchanges (raw lines are long; more would crowd memories out). */
+  maxExchanges: number;
+  /**
+   * Which side of a duplicate pair stays: the memory (default: the distilled, current form, fewer
+   * tokens) or the exchange (for a question about what was said: the raw words and the reply are
+   * the answer, and the memory is carried by its source).
+   */
+  prefer?: 'memory' | 'exchange';
+}
+
+export interface JointRanking {
+  /** Best first; formatContext fills the budget in this order. */
+  items: InjectionItem[];
+  /** Joint score of each memory id and exchange key kept. */
+  scores: Map<string, number>;
+  /** Duplicate pairs found, and which side was dropped. */
+  duplicates: { exchange: string; memory: string; dropped: 'memory' | 'exchange' }[];
+  /** Memory id → key of the exchange that carries it (the memory itself was dropped in its favour). */
+  carried: Map<string, string>;
+}
+
+function bigrams(text: string): Set<string> {
+  const chars = Array.from(text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, ''));
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i]! + chars[i + 1]!);
+  if (chars.length === 1) out.add(chars[0]!);
+  return out;
+}
+
+/** Jaccard similarity of the character bigrams of two texts (1 for identical, 0 for disjoint). */
+export function bigramJaccard(a: string, b: string): number {
+  const x = bigrams(a);
+  const y = bigrams(b);
+  if (x.size === 0 || y.size === 0) return 0;
+  let shared = 0;
+  for (const g of x) if (y.has(g)) shared++;
+  return shared / (x.size + y.size - shared);
+}
+
+/**
+ * True when the exchange repeats the memory: it holds the memory's source message, or one of its
+ * lines says the same thing as the memory (near-identical text).
+ */
+export function exchangeDuplicates(memory: JointMemory['memory'], x: JointExchange): boolean {
+  const src = memory.source;
+  if (src?.messageIds && src.messageIds.length > 0 && (src.conversationId === undefined || src.conversationId === x.conversationId)) {
+    if (src.messageIds.some((id) => x.exchange.messageIds.includes(id))) return true;
+  }
+  return [x.exchange.userText, x.exchange.assistantText].some((line) => line.length > 0 && bigramJaccard(memory.text, line) >= NEAR_DUPLICATE_JACCARD);
+}
+
+/**
+ * Orders memories and exchanges on one score (see the module comment), pinned items first. A
+ * duplicate pair keeps one side (`prefer`); a pinned exchange is never dropped, and a kept
+ * exchange competes with the better of its own and its memory's score. Ties keep memories first.
+ */
+export function rankForInjection(input: JointInput): JointRanking {
+  const pinned = input.pinned ?? new Set<string>();
+  const prefer = input.prefer ?? 'memory';
+  const duplicates: JointRanking['duplicates'] = [];
+  const carried = new Map<string, string>();
+  const droppedMemories = new Set<string>();
+  const exchanges: { x: JointExchange; score: number }[] = [];
+  for (const x of input.exchanges) {
+    if (exchanges.length >= input.maxExchanges) break;
+    let score = x.score * EXCHANGE_PRIOR;
+    if (!pinned.has(x.key)) {
+      const dups = input.memories.filter((m) => !droppedMemories.has(m.memory.id) && exchangeDuplicates(m.memory, x));
+      if (dups.length > 0 && (prefer === 'memory' || dups.some((m) => pinned.has(m.memory.id)))) {
+        duplicates.push({ exchange: x.key, memory: dups[0]!.memory.id, dropped: 'exchange' });
+        continue;
+      }
+      for (const m of dups) {
+        duplicates.push({ exchange: x.key, memory: m.memory.id, dropped: 'memory' });
+        droppedMemories.add(m.memory.id);
+        carried.set(m.memory.id, x.key);
+        score = Math.max(score, m.score);
+      }
+    }
+    exchanges.push({ x, score });
+  }
+  type Scored = { item: InjectionItem; id: string; score: number; pinned: boolean; order: number };
+  const memories = input.memories.filter((m) => !droppedMemories.has(m.memory.id));
+  const all: Scored[] = [
+    ...memories.map((m, i) => ({ item: { kind: 'memory', memory: m.memory } as InjectionItem, id: m.memory.id, score: m.score, pinned: pinned.has(m.memory.id), order: i })),
+    ...exchanges.map(({ x, score }, i) => ({ item: { kind: 'exchange', exchange: x.exchange } as InjectionItem, id: x.key, score, pinned: pinned.has(x.key), order: memories.length + i })),
+  ];
+  // Within each kind the given order stands (dates named by the query already come first there):
+  // a memory is never placed above a better-ranked memory, only interleaved with exchanges.
+  const memoryFloor = running(all.filter((s) => s.item.kind === 'memory'));
+  const exchangeFloor = running(all.filter((s) => s.item.kind === 'exchange'));
+  const effective = (s: Scored): number => (s.item.kind === 'memory' ? memoryFloor : exchangeFloor).get(s.id) ?? s.score;
+  all.sort((a, b) => Number(b.pinned) - Number(a.pinned) || effective(b) - effective(a) || a.order - b.order);
+  return { items: all.map((s) => s.item), scores: new Map(all.map((s) => [s.id, s.score])), duplicates, carried };
+}
+
+/**
+ * The score each item of an already ordered list competes with: the minimum so far, so the
+ * list's own order (e.g. the named dates first) survives the merge with the other kind.
+ */
+function running(list: readonly { id: string; score: number }[]): Map<string, number> {
+  const out = new Map<string, number>();
+  let floor = Number.POSITIVE_INFINITY;
+  for (const s of list) {
+    floor = Math.min(floor, s.score);
+    out.set(s.id, floor);
+  }
+  return out;
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { databaseErrorCode, ErrorCode } from '../src/core/errors';
+
+describe('databaseErrorCode', () => {
+  it('names PostgreSQL out of reach as databaseUnavailable and a statement timeout as dependencyTimeout', () => {
+    expect(databaseErrorCode(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(ErrorCode.databaseUnavailable);
+    expect(databaseErrorCode(Object.assign(new Error('the database system is starting up'), { code: '57P03' }))).toBe(ErrorCode.databaseUnavailable);
+    expect(databaseErrorCode(Object.assign(new Error('connection failure'), { code: '08006' }))).toBe(ErrorCode.databaseUnavailable);
+    expect(databaseErrorCode(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' }))).toBe(ErrorCode.databaseUnavailable);
+    expect(databaseErrorCode(new Error('Connection terminated unexpectedly'))).toBe(ErrorCode.databaseUnavailable);
+    expect(databaseErrorCode(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(ErrorCode.dependencyTimeout);
+  });
+
+  it('leaves other errors alone: a constraint violation or a bug is not an outage', () => {
+    expect(databaseErrorCode(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeUndefined();
+    expect(databaseErrorCode(new TypeError('x is undefined'))).toBeUndefined();
+    expect(databaseErrorCode(undefined)).toBeUndefined();
+  });
+});
