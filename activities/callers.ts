@@ -1,15 +1,13 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { z } from 'zod';
-import { conversationStore } from '../src/adapters/postgres/conversation-repository';
-import { inTransaction } from '../src/adapters/postgres/pool';
-import { userStore } from '../src/adapters/postgres/user-repository';
 import { conversationIdSchema, isoDate, messageIdSchema, textSchema, userIdSchema } from '../src/api/schemas';
 import { MEMORY_CONTRACT_VERSION, reminderWorkflowId, type ExtractedReminder, type MemoryCaller } from '../src/client/temporal-contract';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { SubjectKeys } from '../src/security/subject';
 import type { ServiceDeps } from '../src/services/deps';
 import { withTypedFailures } from './failures';
-import { reminderRequestsOf } from './reminder-requests';
+import { storeCallerMessages } from '../src/services/conversation-messages';
+import { conversationReminderRequests } from '../src/services/reminder-requests';
 
 /**
  * What the Temporal entry points for callers need besides the services: the user key of
@@ -80,29 +78,13 @@ export function createCallerExtractionActivities(deps: ServiceDeps, callers: Cal
       const messages = parseInput(messagesSchema, input.messages);
       if (new Set(messages.map((m) => m.id)).size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
       if (messages.length === 0) return { inserted: [], duplicates: [] };
-      await userStore.ensure(deps.pool, { userKey: input.userKey, tenantId: input.tenantId, externalId: input.userId });
       const receivedAt = new Date();
-      return inTransaction(deps.pool, async (client) => {
-        // The same lock as the messages route: the size cap cannot be raced past from either side.
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`${input.userKey}/${input.conversationId}`]);
-        const { rows } = await client.query<{ n: string; known: string }>(
-          `SELECT count(*) AS n, count(*) FILTER (WHERE message_id = ANY($3::text[])) AS known FROM messages WHERE user_id = $1 AND conversation_id = $2`,
-          [input.userKey, input.conversationId, messages.map((m) => m.id)],
-        );
-        const fresh = messages.length - Number(rows[0]!.known);
-        if (fresh > 0 && Number(rows[0]!.n) + fresh > maxMessagesPerConversation) {
-          throw ApplicationFailure.create({
-            type: ErrorCode.payloadTooLarge,
-            message: `a conversation holds at most ${maxMessagesPerConversation} messages; start a new conversation id`,
-            nonRetryable: true,
-          });
-        }
-        return conversationStore.append(
-          client,
-          input.userKey,
-          input.conversationId,
-          messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
-        );
+      // The same store as the messages route: the size cap holds from either side.
+      return storeCallerMessages(deps, {
+        user: { userKey: input.userKey, tenantId: input.tenantId, externalId: input.userId },
+        conversationId: input.conversationId,
+        messages: messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
+        maxMessages: maxMessagesPerConversation,
       });
     },
 
@@ -112,19 +94,11 @@ export function createCallerExtractionActivities(deps: ServiceDeps, callers: Cal
      * whether or not the workflows have written their rows yet.
      */
     async conversationReminders(input: { userKey: string; conversationId: string }): Promise<ExtractedReminder[]> {
-      const timeZone = (await userStore.timeZoneOf(deps.pool, input.userKey)) ?? 'UTC';
-      const found: ExtractedReminder[] = [];
-      for (let afterSeq = 0; ; ) {
-        const page = await conversationStore.page(deps.pool, input.userKey, input.conversationId, afterSeq, 500);
-        Context.current().heartbeat(afterSeq);
-        for (const r of reminderRequestsOf(input.userKey, input.conversationId, page, timeZone, deps.config.proactive.reminderAckSeconds)) {
-          const source = r.source as { messageId?: string };
-          found.push({ reminderId: r.reminderId, workflowId: reminderWorkflowId(input.userKey, r.reminderId), messageId: source.messageId ?? '', text: r.text, dueAt: r.dueAt, timeZone: r.timeZone });
-        }
-        if (page.length < 500) break;
-        afterSeq = page[page.length - 1]!.seq;
-      }
-      return found;
+      const requests = await conversationReminderRequests(deps, { userId: input.userKey, conversationId: input.conversationId, onPage: (afterSeq) => Context.current().heartbeat(afterSeq) });
+      return requests.map((r): ExtractedReminder => {
+        const source = r.source as { messageId?: string };
+        return { reminderId: r.reminderId, workflowId: reminderWorkflowId(input.userKey, r.reminderId), messageId: source.messageId ?? '', text: r.text, dueAt: r.dueAt, timeZone: r.timeZone };
+      });
     },
   });
 }

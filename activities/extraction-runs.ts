@@ -1,13 +1,11 @@
 import { Context } from '@temporalio/activity';
-import { postgresOutboxRetries } from '../src/adapters/postgres/outbox-retry-repository';
 import { candidateFromDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import type { ServiceDeps } from '../src/services/deps';
-import { extractRunPage, finishRunPass, type KeyedCandidate } from '../src/services/extraction-runs';
-import type { ExtractionReport } from '../src/core/ports';
+import { extractRunPage, finishRunPass, type RunPage } from '../src/services/extraction-runs';
 import { applyCandidate } from '../src/services/memory-writer';
-import { drainOutbox, type DrainResult } from '../src/services/outbox-drain';
+import { drainVectorOutbox, type DrainSummary } from '../src/services/outbox-drain';
 import { asActivity } from './as-activity';
-import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests';
+import { reminderRequestsOf, type ReminderRequestDTO } from '../src/services/reminder-requests';
 
 export interface ExtractPageInput {
   userId: string;
@@ -17,19 +15,8 @@ export interface ExtractPageInput {
   limit: number;
 }
 
-export interface ExtractPageResult {
-  candidates: KeyedCandidate[];
-  messageCount: number;
-  fromSeq: number;
-  lastSeq: number | null;
-  nextSeq: number | null;
-  coveredSeq: number;
-  /** In the activity result, so Temporal UI shows which extractor ran and any bad model output. */
-  report?: ExtractionReport;
-  /** True when an earlier attempt's (or run's) output for this very page was reused: no model call. */
-  reused: boolean;
-  reminders: ReminderRequestDTO[];
-}
+/** A page as the workflow gets it: the service's page without its messages, with the reminder requests found in them. */
+export type ExtractPageResult = Omit<RunPage, 'messages' | 'timeZone'> & { reminders: ReminderRequestDTO[] };
 
 export interface DecideCandidateInput {
   userId: string;
@@ -40,9 +27,7 @@ export interface DecideCandidateInput {
   watermark?: number;
 }
 
-export interface DrainSummary extends DrainResult {
-  passes: number;
-}
+export type { DrainSummary };
 
 /** Time the scheduled drain spends per activity before leaving the rest to the next tick. */
 const DRAIN_BUDGET_MS = 40_000;
@@ -78,7 +63,7 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
           coveredSeq: rest.coveredSeq,
           ...(rest.report ? { report: rest.report } : {}),
           reused: rest.reused,
-          // Proactive memory (issue #7): explicit reminder requests in these messages.
+          // Explicit reminder requests in these messages: the workflow starts one ReminderWorkflow each.
           reminders: reminderRequestsOf(input.userId, input.conversationId, messages, timeZone, deps.config.proactive.reminderAckSeconds),
         };
       });
@@ -111,21 +96,7 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
     async drainVectorOutbox(input: { userId?: string; budgetMs?: number }): Promise<DrainSummary> {
       return asActivity(async () => {
         const ctx = Context.current();
-        const deadline = Date.now() + (input.budgetMs ?? DRAIN_BUDGET_MS);
-        const summary: DrainSummary = { upserted: 0, removed: 0, failed: 0, deadLettered: 0, stoppedEarly: false, passes: 0 };
-        const outbox = postgresOutboxRetries(deps.pool);
-        for (;;) {
-          const pass = await drainOutbox({ outbox, vectors: deps.vectors, embedder: deps.embedder }, { policy: deps.config.reliability.outbox, userId: input.userId, limit: 200 });
-          summary.passes++;
-          summary.upserted += pass.upserted;
-          summary.removed += pass.removed;
-          summary.failed += pass.failed;
-          summary.deadLettered += pass.deadLettered;
-          summary.stoppedEarly ||= pass.stoppedEarly;
-          ctx.heartbeat({ passes: summary.passes });
-          // Stop when nothing more went through (only failures or nothing due) or the budget is spent.
-          if (pass.upserted + pass.removed === 0 || pass.stoppedEarly || Date.now() > deadline) return summary;
-        }
+        return drainVectorOutbox(deps, { userId: input.userId, budgetMs: input.budgetMs ?? DRAIN_BUDGET_MS, onPass: (passes) => ctx.heartbeat({ passes }) });
       });
     },
   };

@@ -1,11 +1,10 @@
 import { Context } from '@temporalio/activity';
-import { conversationStore } from '../src/adapters/postgres/conversation-repository';
-import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repository';
 import { candidateFromDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { ServiceDeps } from '../src/services/deps';
 import type { ExtractionReport } from '../src/core/ports';
 import { extractCandidates } from '../src/services/extraction';
+import { markConversationExtracted } from '../src/services/extraction-runs';
 import { applyCandidate, applyStoreRequest } from '../src/services/memory-writer';
 import { applyRecallReinforcement } from '../src/services/reinforcement';
 import { syncVectors } from '../src/services/vector-sync';
@@ -15,7 +14,7 @@ import { createExtractionRunActivities } from './extraction-runs';
 import { withTypedFailures } from './failures';
 import { createLifecycleActivities } from './lifecycle';
 import { createProactiveActivities } from './proactive';
-import { reminderRequestsOf, type ReminderRequestDTO } from './reminder-requests';
+import { reminderRequestsOf, type ReminderRequestDTO } from '../src/services/reminder-requests';
 
 function auditOf(conversationId?: string) {
   const info = Context.current().info;
@@ -79,11 +78,7 @@ export function createActivities(deps: ServiceDeps) {
       },
 
       async markConversationExtracted(input: { userId: string; conversationId: string; workflowId: string }): Promise<void> {
-        await conversationStore.markExtracted(deps.pool, input.userId, input.conversationId);
-        // Runs started before watermarks (they re-read the whole conversation) end here: what they
-        // read is done, so the watermark moves to the newest message, as their end marked it before.
-        const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
-        if (mark) await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, mark.lastSeq);
+        await markConversationExtracted(deps, input);
       },
     }),
   };

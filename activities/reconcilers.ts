@@ -1,14 +1,17 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repository';
+import { claimStaleConversations } from '../src/services/extraction-runs';
 import type { SubjectKeys } from '../src/security/subject';
 import type { ServiceDeps } from '../src/services/deps';
 import { indexExchanges, type ExchangeIndexDeps, type ExchangeIndexResult } from '../src/services/exchange-index';
 
 export type { ExchangeIndexResult } from '../src/services/exchange-index';
+import { reconcileReminders, type ReminderReconcileResult } from '../src/services/reminder-reconciler';
 import { extractMemoriesWorkflow, extractWorkflowId } from '../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../workflows/search-attributes';
 import { asActivity } from './as-activity';
+
+export type { ReminderReconcileResult };
 
 export interface ReconcileResult {
   /** Conversations found idle with messages after their watermark. */
@@ -23,7 +26,7 @@ export interface ReconcileResult {
  * extraction is started the way the API starts one, with the user's search attributes, so its
  * payloads are encrypted under that user's key and a purge finds it.
  */
-export function createReconcilerActivities(deps: Pick<ServiceDeps, 'pool' | 'config'> & ExchangeIndexDeps, opts: { client: Client; taskQueue: string; subjects: SubjectKeys }) {
+export function createReconcilerActivities(deps: Pick<ServiceDeps, 'extractionRuns' | 'reminders' | 'config'> & ExchangeIndexDeps, opts: { client: Client; taskQueue: string; subjects: SubjectKeys }) {
   return {
     /**
      * Starts ExtractMemories for conversations idle for CONVERSATION_IDLE_SECONDS with messages
@@ -33,7 +36,7 @@ export function createReconcilerActivities(deps: Pick<ServiceDeps, 'pool' | 'con
      */
     async reconcileConversations(input: { limit: number; idleSeconds?: number }): Promise<ReconcileResult> {
       return asActivity(async () => {
-        const stale = await extractionRunStore.claimStale(deps.pool, { idleSeconds: input.idleSeconds ?? deps.config.extraction.idleSeconds, limit: input.limit });
+        const stale = await claimStaleConversations(deps, { idleSeconds: input.idleSeconds ?? deps.config.extraction.idleSeconds, limit: input.limit });
         const result: ReconcileResult = { found: stale.length, started: 0, failed: 0 };
         for (const { userId, conversationId } of stale) {
           const conversationRef = opts.subjects.ref(userId, 'conversation', conversationId);
@@ -60,6 +63,19 @@ export function createReconcilerActivities(deps: Pick<ServiceDeps, 'pool' | 'con
     /** One exchange indexer tick (workflows/reconcilers.ts): see indexExchanges. */
     async indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult> {
       return asActivity(() => indexExchanges(deps, { ...input, onProgress: (r) => Context.current().heartbeat(r) }));
-    }
+    },
+
+    /**
+     * Starts the workflow of open reminders whose row was committed but whose workflow never ran
+     * (the process died between the two), after `graceSeconds` (src/services/reminder-reconciler.ts).
+     */
+    async reconcileReminders(input: { limit: number; graceSeconds: number }): Promise<ReminderReconcileResult> {
+      return asActivity(() =>
+        reconcileReminders(
+          { reminders: deps.reminders, temporal: opts.client, taskQueue: opts.taskQueue, config: deps.config },
+          { limit: input.limit, graceSeconds: input.graceSeconds, onProgress: (r) => Context.current().heartbeat(r) },
+        ),
+      );
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { conversationStore, type IncomingMessage } from '../src/adapters/postgres/conversation-repository';
+import { PostgresConversationRepository, type IncomingMessage } from '../src/adapters/postgres/conversation-repository';
 import { inTransaction } from '../src/adapters/postgres/pool';
 import type { Runtime } from '../src/runtime';
 import { syncEpisodeVectors, writeEpisodes } from '../src/services/episodes';
@@ -41,7 +41,7 @@ async function loadConversations(runtime: Runtime, userId: string, days: number,
             : `I'd suggest looking at ${subject} again next week, step 1: write down the plan.`;
       return { id: `m${i}`, role: i % 2 === 0 ? 'user' : 'assistant', content, at: new Date(start + i * 60_000), truncated: false };
     });
-    await inTransaction(runtime.deps.pool, (c) => conversationStore.append(c, userId, conversationId, messages));
+    await inTransaction(runtime.deps.pool, (c) => new PostgresConversationRepository(c).append({ userId, conversationId, messages }));
     ids.push(conversationId);
   }
   return ids;

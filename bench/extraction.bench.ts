@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { candidateKey } from '../activities';
-import { conversationStore } from '../src/adapters/postgres/conversation-repository';
+import { PostgresConversationRepository } from '../src/adapters/postgres/conversation-repository';
 import { inTransaction } from '../src/adapters/postgres/pool';
 import { serveInProcess } from '../src/cli/in-process';
 import { applyCandidate } from '../src/services/memory-writer';
@@ -66,10 +66,10 @@ export async function run(args: string[]): Promise<void> {
       const messages = CONVERSATION.map(([role, content], j) => ({ id: `m${j}`, role, content, at: new Date(), truncated: false }));
       await inTransaction(runtime.deps.pool, async (c) => {
         await c.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'bench', $1) ON CONFLICT DO NOTHING`, [user]);
-        await conversationStore.append(c, user, 'c1', messages);
+        await new PostgresConversationRepository(c).append({ userId: user, conversationId: 'c1', messages });
       });
       const [, ms] = await timed(async () => {
-        const page = await conversationStore.page(runtime.deps.pool, user, 'c1', 0, 200);
+        const page = await runtime.deps.conversations.page({ userId: user, conversationId: 'c1', afterSeq: 0, limit: 200 });
         const { candidates } = await runtime.deps.extractor.extract({ messages: page, timezone: 'UTC' });
         for (const c of candidates) await applyCandidate(runtime.deps, { userId: user, candidate: c, key: candidateKey(user, 'c1', c), audit: { actor: 'bench', conversationId: 'c1' } });
       });

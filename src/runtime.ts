@@ -17,7 +17,11 @@ import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
 import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
 import { OfflineExtractor } from './adapters/extraction/offline-extractor';
+import { PostgresConversationRepository } from './adapters/postgres/conversation-repository';
+import { PostgresDigestRepository, PostgresProactiveMemorySource } from './adapters/postgres/digest-repository';
 import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
+import { PostgresExtractionRunRepository } from './adapters/postgres/extraction-run-repository';
+import { PostgresUserExportSource } from './adapters/postgres/export-repository';
 import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
 import { PostgresMessageSearch } from './adapters/postgres/message-search-repository';
 import { PostgresEpisodeStore } from './adapters/postgres/episode-repository';
@@ -26,11 +30,17 @@ import { ChromaExchangeIndex } from './adapters/chroma/chroma-exchange-index';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
+import { PostgresNotificationRepository } from './adapters/postgres/notification-repository';
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
+import { PostgresOutboxRetryRepository } from './adapters/postgres/outbox-retry-repository';
+import { PostgresPageTokenRepository } from './adapters/postgres/page-token-repository';
 import { createPool } from './adapters/postgres/pool';
 import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
+import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
+import { PostgresSettingsRepository } from './adapters/postgres/settings-repository';
 import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
+import { PostgresUserRepository } from './adapters/postgres/user-repository';
 import { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
@@ -112,9 +122,22 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extracto
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-/** The memory-side PostgreSQL adapters, around the one pool (src/core/ports.ts). */
-function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'messageSearch' | 'episodes'> {
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex';
+
+/** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
+function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
   return {
+    conversations: new PostgresConversationRepository(pool),
+    reminders: new PostgresReminderRepository(pool),
+    notifications: new PostgresNotificationRepository(pool),
+    settings: new PostgresSettingsRepository(pool),
+    users: new PostgresUserRepository(pool),
+    digests: new PostgresDigestRepository(pool),
+    proactiveMemories: new PostgresProactiveMemorySource(pool),
+    extractionRuns: new PostgresExtractionRunRepository(pool),
+    outboxRetries: new PostgresOutboxRetryRepository(pool),
+    pageTokens: new PostgresPageTokenRepository(pool),
+    exports: new PostgresUserExportSource(pool),
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
@@ -123,6 +146,7 @@ function memoryPorts(pool: pg.Pool): Pick<ServiceDeps, 'memories' | 'memoryEvent
     purgeAudit: new PostgresPurgeAuditLog(pool),
     messageSearch: new PostgresMessageSearch(pool),
     episodes: new PostgresEpisodeStore(pool),
+    exchangeIndex: new PostgresExchangeIndexWatermarks(pool),
   };
 }
 
@@ -150,7 +174,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   }
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
-  const ports = memoryPorts(pool);
+  const ports = postgresPorts(pool);
   const deps: ServiceDeps = {
     pool,
     ...ports,
@@ -158,7 +182,6 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     vectors,
     episodeVectors,
     exchangeVectors,
-    exchangeIndex: new PostgresExchangeIndexWatermarks(pool),
     embeddings,
     extractor: createExtractor(config, endpoints),
     config,
@@ -257,11 +280,12 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
       // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
-      // Reliability (issue #14): extraction reconciler, vector outbox drain.
+      // Reliability, so messages, reminders and vectors stored while Temporal or Chroma was down still land: extraction and reminder reconcilers, vector outbox drain, exchange indexer.
       const reliability = await ensureReliabilitySchedules(temporal, {
         taskQueue,
         reconcileSeconds: config.reliability.reconcileSeconds,
         drainSeconds: config.reliability.outbox.drainSeconds,
+        reminderReconcileSeconds: config.reliability.reminderReconcileSeconds,
         exchangeIndexSeconds: config.reliability.exchangeIndexSeconds,
       });
       return { ...lifecycle, ...reliability };

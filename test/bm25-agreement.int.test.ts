@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationStore } from '../src/adapters/postgres/conversation-repository';
+import { PostgresConversationRepository } from '../src/adapters/postgres/conversation-repository';
 import { PostgresEpisodeStore } from '../src/adapters/postgres/episode-repository';
 import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
 import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-repository';
@@ -106,7 +106,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     const userId = await newUser(`bm25-messages-${seed}`);
     const corpus = randomCorpus(seed + 100, (i) => `m${i}`);
     await inUserTransaction(ctx.runtime.deps.pool, userId, (c) =>
-      conversationStore.append(c, userId, 'c1', corpus.docs.map((d, i) => ({ id: d.id, role: 'user', content: d.text, at: new Date(AT.getTime() + i * 1000), truncated: false }))),
+      new PostgresConversationRepository(c).append({ userId, conversationId: 'c1', messages: corpus.docs.map((d, i) => ({ id: d.id, role: 'user', content: d.text, at: new Date(AT.getTime() + i * 1000), truncated: false })) }),
     );
     for (const query of corpus.queries) {
       const hits = await new PostgresMessageSearch(ctx.runtime.deps.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
@@ -121,7 +121,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     const episodeOf = new Map<string, string>();
     for (const d of corpus.docs) {
       await inUserTransaction(ctx.runtime.deps.pool, userId, (c) =>
-        conversationStore.append(c, userId, d.id, [{ id: 'm1', role: 'user', content: d.text, at: AT, truncated: false }]),
+        new PostgresConversationRepository(c).append({ userId, conversationId: d.id, messages: [{ id: 'm1', role: 'user', content: d.text, at: AT, truncated: false }] }),
       );
       const written = await new PostgresEpisodeStore(ctx.runtime.deps.pool).replaceForConversation({
         userId,

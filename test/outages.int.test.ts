@@ -14,7 +14,6 @@ import { migrate } from '../src/adapters/postgres/migrate';
 import { freePort } from '../src/stack/managed-process';
 import { extractionReconcilerWorkflow, reminderWorkflowId } from '../workflows';
 import { uuidFromKey } from '../src/adapters/ids';
-import { reminderStore } from '../src/adapters/postgres/reminder-repository';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 import { seedMemories } from './support/seed';
@@ -159,11 +158,10 @@ describe('a reminder whose workflow was never started', () => {
     // was killed, or Temporal and then PostgreSQL failed so the row could not be taken out again).
     const id = uuidFromKey(`reminder:api:${userKey}:r1`);
     const dueAt = new Date(Date.now() + 1500);
-    const { created } = await reminderStore.insert(
-      ctx.runtime.deps.pool,
-      { id, userId: userKey, text: 'Call mom', dueAt, timeZone: 'UTC', rrule: null, seriesStart: null, assumedTime: false, source: { via: 'api', requestId: 'r1' }, workflowId: reminderWorkflowId(userKey, id) },
-      new Date(),
-    );
+    const { created } = await ctx.runtime.deps.reminders.insert({
+      reminder: { id, userId: userKey, text: 'Call mom', dueAt, timeZone: 'UTC', rrule: null, seriesStart: null, assumedTime: false, source: { via: 'api', requestId: 'r1' }, workflowId: reminderWorkflowId(userKey, id) },
+      at: new Date(),
+    });
     expect(created).toBe(true);
     await new Promise((r) => setTimeout(r, 2000));
 

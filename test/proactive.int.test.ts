@@ -5,6 +5,7 @@ import { createPool } from '../src/adapters/postgres/pool';
 import { MemoryClient } from '../src/client';
 import { digestCalendarSpec } from '../src/core/proactive/digest-schedule';
 import { storeAndAnnounce } from '../src/services/notifications';
+import { PostgresUnitOfWork } from '../src/adapters/postgres/unit-of-work';
 import { digestScheduleId, nudgeScheduleId } from '../src/services/proactive-schedules';
 import { digestWorkflow, extractMemoriesWorkflow, nudgeWorkflow } from '../workflows';
 import { ReminderStatusKey } from '../workflows/search-attributes';
@@ -162,11 +163,11 @@ describe('live events across processes', () => {
     await stream.next((e) => e.event === 'ready');
     const elsewhere = createPool(ctx.runtime.endpoints.databaseUrl, 1);
     try {
-      const { notification } = await storeAndAnnounce(elsewhere, { userId: ctx.userKey(user), kind: 'nudge', title: 'hi', body: '在吗？', idempotencyKey: 'x-1' }, new Date());
+      const { notification } = await storeAndAnnounce({ unitOfWork: new PostgresUnitOfWork(elsewhere) }, { userId: ctx.userKey(user), kind: 'nudge', title: 'hi', body: '在吗？', idempotencyKey: 'x-1' }, new Date());
       const got = await stream.next((e) => e.event === 'notification' && e.data.id === notification.id, 10_000);
       expect(got.data.body).toBe('在吗？');
       // Once per idempotency key: the second store is neither stored nor announced.
-      expect((await storeAndAnnounce(elsewhere, { userId: ctx.userKey(user), kind: 'nudge', title: 'hi', body: '在吗？', idempotencyKey: 'x-1' }, new Date())).created).toBe(false);
+      expect((await storeAndAnnounce({ unitOfWork: new PostgresUnitOfWork(elsewhere) }, { userId: ctx.userKey(user), kind: 'nudge', title: 'hi', body: '在吗？', idempotencyKey: 'x-1' }, new Date())).created).toBe(false);
       const resumed = await openSse(`${ctx.baseUrl}/v1/users/${user}/events`, TEST_KEY, { 'last-event-id': String(notification.seq - 1) });
       const replayed = await resumed.next((e) => e.event === 'notification');
       expect(replayed.data.id).toBe(notification.id);
@@ -181,7 +182,7 @@ describe('live events across processes', () => {
     await foreign.next((e) => e.event === 'ready');
     const probe = createPool(ctx.runtime.endpoints.databaseUrl, 1);
     try {
-      await storeAndAnnounce(probe, { userId: ctx.userKey(user), kind: 'nudge', title: 'hi', body: '还在吗？', idempotencyKey: 'x-2' }, new Date());
+      await storeAndAnnounce({ unitOfWork: new PostgresUnitOfWork(probe) }, { userId: ctx.userKey(user), kind: 'nudge', title: 'hi', body: '还在吗？', idempotencyKey: 'x-2' }, new Date());
       await expect(foreign.next((e) => e.event === 'notification', 1_500)).rejects.toThrow();
     } finally {
       foreign.close();

@@ -4,8 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromaClient } from '../src/adapters/chroma/user-collections';
 import type { ChromaVectorIndex } from '../src/adapters/chroma/chroma-vector-index';
-import { extractionRunStore } from '../src/adapters/postgres/extraction-run-repository';
-import { postgresOutboxRetries } from '../src/adapters/postgres/outbox-retry-repository';
+import { PostgresOutboxRetryRepository } from '../src/adapters/postgres/outbox-retry-repository';
 import type { ConversationMessage } from '../src/core/types';
 import { extractRunPage } from '../src/services/extraction-runs';
 import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
@@ -299,7 +298,7 @@ describe('vector outbox', () => {
     const pending = await pool.query(`SELECT memory_id FROM vector_outbox WHERE user_id = ANY($1::text[]) ORDER BY next_attempt_at, enqueued_at`, [[poisoned, healthy]]);
     expect(pending.rows.map((r) => r.memory_id)).toEqual([...bad, ...good]);
 
-    const outbox = postgresOutboxRetries(pool);
+    const outbox = new PostgresOutboxRetryRepository(pool);
     const policy = ctx.runtime.deps.config.reliability.outbox; // 3 attempts, 1 s backoff
     const drainDeps = { outbox, vectors: ctx.runtime.deps.vectors, embedder: ctx.runtime.deps.embedder };
     for (let pass = 0; pass < 4; pass++) await drainOutbox(drainDeps, { policy, limit: 2 });
@@ -375,7 +374,7 @@ describe('LLM calls', () => {
     const userId = ctx.userKey(`${ctx.prefix}-lease`);
     await post(ctx, `${ctx.prefix}-lease`, 'c1', [{ id: 'm1', content: 'I live in Lisbon.' }]);
     const slow = new RecordingExtractor('lease-model', { delayMs: 1_500 });
-    const deps = { pool: ctx.runtime.deps.pool, extractor: slow };
+    const deps = { ...ctx.runtime.deps, extractor: slow };
     const heartbeats: string[] = [];
     const hooks = (attemptId: string) => ({ attemptId, heartbeat: (d: Record<string, unknown>) => heartbeats.push(`${attemptId}:${String(d.phase)}`), heartbeatMs: 200, leaseMs: 1_000 });
     const input = { userId, conversationId: 'c1', limit: 200 };
@@ -397,7 +396,7 @@ describe('LLM calls', () => {
     // An attempt that died holding the lease: after the lease runs out, the next attempt calls the model.
     await ctx.runtime.deps.pool.query('DELETE FROM extraction_pages WHERE user_id = $1', [userId]);
     const key = { userId, conversationId: 'c1', fromSeq: firstPage.fromSeq, toSeq: firstPage.lastSeq!, variant: `lease-model|${firstPage.timeZone}` };
-    expect(await extractionRunStore.claimPage(ctx.runtime.deps.pool, key, 'dead-attempt', 800)).toEqual({ state: 'mine' });
+    expect(await ctx.runtime.deps.extractionRuns.claimPage({ key, attemptId: 'dead-attempt', leaseMs: 800 })).toEqual({ state: 'mine' });
     const t0 = Date.now();
     const taken = await extractRunPage(deps, input, hooks('attempt-4'));
     expect(taken.reused).toBe(false);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryCandidate } from '../src/core/types';
 import { keyCandidates, statementKey } from '../src/services/extraction-runs';
-import { backoffMs, drainOutbox, type DueOutboxEntry, type OutboxRetryStore, type RetryPolicy } from '../src/services/outbox-drain';
+import type { OutboxRetryRepository } from '../src/core/ports';
+import { backoffMs, drainOutbox, type DueOutboxEntry, type RetryPolicy } from '../src/services/outbox-drain';
 import { candidate } from './support/candidate';
 
 // Pure parts of issue #14's reliability work: decision keys that do not depend on generated text,
@@ -46,7 +47,7 @@ describe('decision keys of extracted statements', () => {
 });
 
 /** An outbox in memory, with the PostgreSQL store's semantics (due, backoff, dead letters). */
-class MemoryOutbox implements OutboxRetryStore {
+class MemoryOutbox implements OutboxRetryRepository {
   readonly rows = new Map<string, DueOutboxEntry & { nextAttemptAt: number; dead: boolean; lastError?: string }>();
   now = 0;
 

@@ -3,7 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../activities';
-import { userStore } from '../src/adapters/postgres/user-repository';
+import { PostgresUserRepository } from '../src/adapters/postgres/user-repository';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, snoozeSignal, stateQuery } from '../workflows';
 import type { ReminderState } from '../src/core/proactive/reminder-state';
 import { createTestContext, type TestContext } from './support/harness';
@@ -265,7 +265,7 @@ describe('reminder state: the workflow is the one writer, and the list follows e
     };
     try {
       const key = ctx.userKey(user);
-      await userStore.ensure(ctx.runtime.deps.pool, { userKey: key, tenantId: 'tenant-a', externalId: user });
+      await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: key, tenantId: 'tenant-a', externalId: user });
       const reminderId = randomUUID();
       const dueAt = Date.now() + 3000;
       const stop = await runWorker();

@@ -8,9 +8,9 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../activities';
 import { createProactiveActivities } from '../activities/proactive';
-import { userStore } from '../src/adapters/postgres/user-repository';
+import { PostgresUserRepository } from '../src/adapters/postgres/user-repository';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../workflows';
-import type { ReminderWorkflowInput } from '../workflows/proactive-types';
+import type { ReminderWorkflowInput } from '../workflows/proactive-inputs';
 import { ReminderStatusKey, userSearchAttributes } from '../workflows/search-attributes';
 import { createTestContext, type TestContext } from './support/harness';
 import { createTimeSkippingEnv } from './support/time-skipping';
@@ -47,7 +47,7 @@ const HOUR = 3600;
 const DAY = 24 * HOUR;
 
 async function start(user: string, over: Partial<ReminderWorkflowInput> & { inSeconds?: number }): Promise<WorkflowHandle<typeof reminderWorkflow>> {
-  await userStore.ensure(ctx.runtime.deps.pool, { userKey: user, tenantId: 'tenant-a', externalId: user });
+  await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: user, tenantId: 'tenant-a', externalId: user });
   const now = await env.currentTimeMs();
   const reminderId = randomUUID();
   const input: ReminderWorkflowInput = {

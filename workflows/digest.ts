@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createProactiveActivities } from '../activities/proactive';
-import type { DigestWorkflowInput, DigestWorkflowResult } from './proactive-types';
+import type { DigestWorkflowInput, DigestWorkflowResult } from './proactive-inputs';
 
 type Activities = ReturnType<typeof createProactiveActivities>;
 

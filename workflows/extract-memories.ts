@@ -68,7 +68,7 @@ export async function extractMemoriesWorkflow(input: ExtractMemoriesInput): Prom
 }
 
 /**
- * The incremental run (issue #14): only messages after the conversation's watermark are read.
+ * The incremental run, so a re-run never reads or decides a message twice: only messages after the conversation's watermark are read.
  * Each page's extractor output is stored and keyed by source messages, type and subject, so a
  * retry or a re-run decides the same statements under the same keys. The watermark moves in the
  * transaction of the last decision of every page but a pass's last one; the last page's share
@@ -110,7 +110,7 @@ async function extractAfterWatermark(input: ExtractMemoriesInput): Promise<Extra
       // Vectors of this run's decisions that did not reach Chroma yet; failures stay in the
       // outbox for the scheduled drain (backoff, dead letters) instead of failing the run.
       await acts.drainVectorOutbox.executeWithOptions({ startToCloseTimeout: '1m', retry, summary: 'vectors of this run' }, [{ userId, budgetMs: 20_000 }]);
-      // Episodic memory (issue #8): idempotent (deterministic ids, upsert).
+      // Episodes (what was said when) for the episodic recall routes; idempotent (deterministic ids, upsert).
       await acts.writeEpisodes.executeWithOptions({ startToCloseTimeout: '2m', retry, summary: `episodes of conversation ${conversationId}` }, [{ userId, conversationId }]);
     }
     const finished = await acts.finishExtraction({ userId, conversationId, coveredSeq: covered });

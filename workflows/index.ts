@@ -12,9 +12,9 @@ export { memorySweepWorkflow } from './memory-sweep';
 export { weeklyReinforcementWorkflow } from './weekly-reinforcement';
 // Privacy: erasure of everything stored about one user, on their request.
 export { PurgeUser } from './purge-user';
-// Reliability (issue #14): reconcilers run by Schedules — idle unextracted conversations, the vector outbox.
-export { exchangeIndexWorkflow, extractionReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';
-// The Temporal contract for callers (issue #13, src/client/temporal-contract.ts): ExtractMemories.
+// Reconcilers run by Schedules, so work stored while Temporal or Chroma was down still lands: idle unextracted conversations, open reminders whose workflow never started, the vector outbox, and the exchange indexer (new messages embedded for dense conversation search).
+export { exchangeIndexWorkflow, extractionReconcilerWorkflow, reminderReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';
+// The Temporal contract for callers that live on the namespace (src/client/temporal-contract.ts): ExtractMemories.
 export { ExtractMemories } from './caller-extraction';
-// Every API decision in Temporal UI (issue #13): forget, restore, erase as short workflows.
+// Every API decision as a short workflow (forget, restore, erase), so each one shows in Temporal UI with who asked.
 export { MemoryDecision } from './decisions';

@@ -2,7 +2,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { createProactiveActivities } from '../activities/proactive';
 import { decideNudge } from '../src/core/proactive/nudge-policy';
 import { composeNudge } from '../src/core/proactive/nudge-wording';
-import type { NudgeWorkflowInput, NudgeWorkflowResult } from './proactive-types';
+import type { NudgeWorkflowInput, NudgeWorkflowResult } from './proactive-inputs';
 
 type Activities = ReturnType<typeof createProactiveActivities>;
 

@@ -1,17 +1,17 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DrainSummary } from '../activities/extraction-runs';
-import type { ExchangeIndexResult, ReconcileResult } from '../activities/reconcilers';
-
+import type { ExchangeIndexResult, ReconcileResult, ReminderReconcileResult } from '../activities/reconcilers';
 
 // Activity signatures only (type imports): the workflow bundle never loads activity code.
 interface ReconcilerActivities {
   reconcileConversations(input: { limit: number; idleSeconds?: number }): Promise<ReconcileResult>;
   drainVectorOutbox(input: { userId?: string; budgetMs?: number }): Promise<DrainSummary>;
   indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult>;
+  reconcileReminders(input: { limit: number; graceSeconds: number }): Promise<ReminderReconcileResult>;
 }
 
 // The schedule runs these every minute or two; a failed tick is simply the next tick's work.
-const { reconcileConversations, drainVectorOutbox, indexExchanges } = proxyActivities<ReconcilerActivities>({
+const { reconcileConversations, drainVectorOutbox, indexExchanges, reconcileReminders } = proxyActivities<ReconcilerActivities>({
   startToCloseTimeout: '2m',
   heartbeatTimeout: '1m',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
@@ -48,4 +48,19 @@ export async function vectorOutboxWorkflow(input: { budgetMs?: number } = {}): P
  */
 export async function exchangeIndexWorkflow(input: { limit?: number; budgetMs?: number } = {}): Promise<ExchangeIndexResult> {
   return indexExchanges({ limit: input.limit ?? 200, budgetMs: input.budgetMs ?? 90_000 });
+}
+
+export interface ReminderReconcilerInput {
+  /** Reminders per tick (default 100); the rest wait for the next tick, oldest first. */
+  limit?: number;
+  /** Age of a row before its missing workflow is started (default 60 s): a start in flight finishes first. */
+  graceSeconds?: number;
+}
+
+/**
+ * Reminder reconciler (Schedule `reconcile:reminders:<taskQueue>`): open reminders whose row was
+ * committed but whose workflow never ran get it started, once, under the reminder's workflow id.
+ */
+export async function reminderReconcilerWorkflow(input: ReminderReconcilerInput = {}): Promise<ReminderReconcileResult> {
+  return reconcileReminders({ limit: input.limit ?? 100, graceSeconds: input.graceSeconds ?? 60 });
 }

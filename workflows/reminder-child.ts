@@ -1,6 +1,6 @@
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
-import type { ReminderWorkflowInput } from './proactive-types';
+import type { ReminderWorkflowInput } from './proactive-inputs';
 import { reminderWorkflow, reminderWorkflowId } from './reminder';
 import { ReminderStatusKey, userSearchAttributes } from './search-attributes';
 

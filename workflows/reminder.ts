@@ -26,7 +26,7 @@ import {
   type ReminderState,
 } from '../src/core/proactive/reminder-state';
 import { nextOccurrence } from '../src/core/time/recurrence';
-import type { DismissInput, ReminderWorkflowInput, RescheduleInput, SnoozeInput } from './proactive-types';
+import type { DismissInput, ReminderWorkflowInput, RescheduleInput, SnoozeInput } from './proactive-inputs';
 import { ReminderStatusKey, userSearchAttributes } from './search-attributes';
 
 type Activities = ReturnType<typeof createProactiveActivities>;

@@ -1,17 +1,19 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import { SearchAttribute } from '../src/client/temporal-contract';
 import { tenantOfUserKey } from '../src/core/user-key';
 
 /**
- * The custom Temporal search attributes of this project, defined once: workflows and the API set
- * them through these typed keys, and the stack registers exactly these on a server
- * ({@link SEARCH_ATTRIBUTES}). They hold ids and enums only: search attributes are never
+ * The custom Temporal search attributes of this project as typed keys: workflows and the API set
+ * them through these, and the stack registers exactly these on a server ({@link SEARCH_ATTRIBUTES}).
+ * Their names are the client's (`SearchAttribute` in src/client/temporal-contract.ts), which callers query
+ * by, so the two cannot drift. They hold ids and enums only: search attributes are never
  * encrypted, so no memory text or personal data may go in them.
  */
-export const MemoryUserIdKey = defineSearchAttributeKey('MemoryUserId', SearchAttributeType.KEYWORD);
-export const MemoryTenantKey = defineSearchAttributeKey('MemoryTenant', SearchAttributeType.KEYWORD);
-export const ConversationIdKey = defineSearchAttributeKey('ConversationId', SearchAttributeType.KEYWORD);
-export const MemoryDecisionsKey = defineSearchAttributeKey('MemoryDecisions', SearchAttributeType.KEYWORD_LIST);
-export const ReminderStatusKey = defineSearchAttributeKey('ReminderStatus', SearchAttributeType.KEYWORD);
+export const MemoryUserIdKey = defineSearchAttributeKey(SearchAttribute.userKey, SearchAttributeType.KEYWORD);
+export const MemoryTenantKey = defineSearchAttributeKey(SearchAttribute.tenant, SearchAttributeType.KEYWORD);
+export const ConversationIdKey = defineSearchAttributeKey(SearchAttribute.conversation, SearchAttributeType.KEYWORD);
+export const MemoryDecisionsKey = defineSearchAttributeKey(SearchAttribute.decisions, SearchAttributeType.KEYWORD_LIST);
+export const ReminderStatusKey = defineSearchAttributeKey(SearchAttribute.reminderStatus, SearchAttributeType.KEYWORD);
 
 const KEYS = [MemoryUserIdKey, MemoryTenantKey, ConversationIdKey, MemoryDecisionsKey, ReminderStatusKey] as const;
 

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { userStore } from '../adapters/postgres/user-repository';
+import { ensureUser, userExists } from '../services/settings';
+import type { ApiDeps } from './deps';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { SubjectKeys } from '../security/subject';
 import { authenticatePageSession, type PageSessionDeps } from './page-session';
@@ -60,7 +61,7 @@ export function tenantForKey(tenants: readonly { tenantId: string; digest: Buffe
  */
 export function installAuth(
   app: FastifyInstance,
-  deps: PageSessionDeps & { subjects: SubjectKeys },
+  deps: PageSessionDeps & Pick<ApiDeps, 'users'> & { subjects: SubjectKeys },
   hooks: { /** Runs before a user unknown to the database is registered; may refuse it (429). */ beforeNewUser?: (request: FastifyRequest) => Promise<void> } = {},
 ): void {
   const tenants = deps.tenants.map((t) => ({ tenantId: t.tenantId, digest: digest(t.key) }));
@@ -101,9 +102,9 @@ export function installAuth(
     // the registration (and its query) on the hot path.
     const config = request.routeOptions.config;
     const writes = config?.registersUser ? config.registersUser(request.body) : !['GET', 'HEAD', 'DELETE'].includes(request.method) && config?.readOnly !== true;
-    if (writes && !(await userStore.exists(deps.pool, request.userKey))) {
+    if (writes && !(await userExists(deps, request.userKey))) {
       await hooks.beforeNewUser?.(request);
-      await userStore.ensure(deps.pool, { userKey: request.userKey, tenantId: request.tenantId, externalId: userId });
+      await ensureUser(deps, { userKey: request.userKey, tenantId: request.tenantId, externalId: userId });
     }
   });
 }

@@ -6,6 +6,7 @@ import { MemoryDecision } from '../../workflows';
 import type { MemoryDecisionAction, MemoryDecisionOutcome } from '../../workflows/decisions';
 import { userSearchAttributes } from '../../workflows/search-attributes';
 import type { ApiDeps } from './deps';
+import { workflowCallError } from './workflow-failures';
 
 /** How long a decision may take, worker pick-up included, before the API answers 503 (and the decision is not applied). */
 const DECISION_TIMEOUT = '1m';
@@ -44,10 +45,10 @@ export async function runMemoryDecision(
       workflowExecutionTimeout: DECISION_TIMEOUT,
     });
   } catch (err) {
-    if (err instanceof WorkflowFailedError && !(err.cause instanceof TimeoutFailure)) {
-      throw new MemoryServiceError(ErrorCode.internal, `the ${input.action} decision failed`, { workflowId }, { cause: err });
-    }
-    throw new MemoryServiceError(ErrorCode.workflowUnavailable, `Temporal unavailable: the ${input.action} decision was not taken`, { workflowId }, { cause: err });
+    const unavailable = `Temporal unavailable: the ${input.action} decision was not taken`;
+    // Out of DECISION_TIMEOUT (no worker picked it up in time): not taken, as when Temporal is down.
+    if (err instanceof WorkflowFailedError && err.cause instanceof TimeoutFailure) throw new MemoryServiceError(ErrorCode.workflowUnavailable, unavailable, { workflowId }, { cause: err });
+    throw workflowCallError(err, { workflowId, failed: `the ${input.action} decision failed`, unavailable });
   }
   if (!result.applied || !result.outcome) {
     const refusal = result.refusal ?? { code: ErrorCode.internal, message: 'decision not applied' };

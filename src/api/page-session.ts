@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { pageTokenStore } from '../adapters/postgres/page-token-repository';
+import { isSignedOut } from '../services/page-tokens';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ApiDeps } from './deps';
 
@@ -113,7 +113,7 @@ export class PageTokens {
   }
 }
 
-export type PageSessionDeps = Pick<ApiDeps, 'secrets' | 'tenants' | 'pool' | 'config'>;
+export type PageSessionDeps = Pick<ApiDeps, 'secrets' | 'tenants' | 'pageTokens' | 'config'>;
 
 export function pageTokens(deps: Pick<ApiDeps, 'secrets' | 'config'>): PageTokens {
   return new PageTokens(deps.secrets.key('page-token'), deps.config.page);
@@ -155,7 +155,7 @@ export async function authenticatePageSession(request: FastifyRequest, deps: Pag
   if (!deps.tenants.some((t) => t.tenantId === tenantId)) throw unauthorized('invalid page session', 'invalid');
   const routeUser = (request.params as { userId: string }).userId;
   if (routeUser !== userId) throw new MemoryServiceError(ErrorCode.forbidden, 'this page session is for another user', { userId: routeUser });
-  if (await pageTokenStore.isUsed(deps.pool, jti)) throw unauthorized('signed out: open a new link', 'signed_out');
+  if (await isSignedOut(deps, jti)) throw unauthorized('signed out: open a new link', 'signed_out');
   request.pageSession = { tenantId, userId, id: jti, expiresAt: new Date(exp * 1000) };
   return { tenantId, userId };
 }

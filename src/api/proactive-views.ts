@@ -1,6 +1,4 @@
-import type { DigestRecord } from '../adapters/postgres/digest-repository';
-import type { NotificationRecord } from '../adapters/postgres/notification-repository';
-import type { ReminderRecord } from '../adapters/postgres/reminder-repository';
+import type { DigestRecord, NotificationRecord, ReminderRecord } from '../core/ports';
 
 export function reminderToView(r: ReminderRecord) {
   return {

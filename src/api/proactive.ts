@@ -16,7 +16,7 @@ import { reminderRoutes } from './routes/reminders';
  */
 export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onUserActive: (userId: string) => Promise<void>): Promise<void> {
   const hub = new NotificationHub();
-  const listener = listenForProactiveEvents(deps.pool, hub, (msg, err) => app.log.warn({ err }, msg));
+  const listener = listenForProactiveEvents(deps, hub, (msg, err) => app.log.warn({ err }, msg));
   app.addHook('onClose', async () => listener.close());
 
   const sync = (userId: string) => syncProactiveSchedules(deps, userId);

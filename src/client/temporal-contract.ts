@@ -63,6 +63,8 @@ export const WorkflowType = {
   memoryDecision: 'MemoryDecision',
   /** Scheduled (docs/reliability.md): extracts idle conversations with messages after their watermark. */
   extractionReconciler: 'extractionReconcilerWorkflow',
+  /** Scheduled (docs/reliability.md): starts the workflow of open reminders whose row lost it. */
+  reminderReconciler: 'reminderReconcilerWorkflow',
   /** Scheduled (docs/reliability.md): drains the vector outbox with backoff and dead letters. */
   vectorOutbox: 'vectorOutboxWorkflow',
   /** Scheduled (docs/recall.md): embeds new exchanges for dense conversation search. */

@@ -194,8 +194,9 @@ export const envSchema = z.object({
   RETENTION_EPISODES_DAYS: retentionDays(365),
   RETENTION_NOTIFICATIONS_DAYS: retentionDays(90),
   RETENTION_DIGESTS_DAYS: retentionDays(90),
-  // Reliability (issue #14): reconcilers, outbox retries, bounded waits on Temporal
+  // Reliability, so nothing stored is lost while Temporal or Chroma is down: reconcilers, outbox retries, bounded waits on Temporal
   EXTRACTION_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(120),
+  REMINDER_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(60),
   OUTBOX_DRAIN_SECONDS: positiveInt.min(10).max(3600).default(60),
   // The exchange indexer: every this many seconds, new messages are embedded as exchanges (dense conversation search)
   EXCHANGE_INDEX_SECONDS: positiveInt.min(5).max(3600).default(30),
@@ -248,7 +249,7 @@ export interface AppConfig {
   /** `queryRewrite`: when recall asks the LLM for extra queries (off the default hot path). */
   recall: { timeoutMs: number; tokenBudget: number; queryRewrite: 'off' | 'referential' | 'always'; rewriteTimeoutMs: number };
   scheduleTimezone: string;
-  /** Reminders, daily digests and nudges (issue #7). */
+  /** Reminders, daily digests and nudges: the memory speaking first. */
   /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
   proactive: {
     digestDefaultTime: string;
@@ -292,6 +293,8 @@ export interface ReliabilityConfig {
   reconcileSeconds: number;
   /** How often the exchange indexer embeds new exchanges for dense conversation search. */
   exchangeIndexSeconds: number;
+  /** How often the reminder reconciler starts the workflows of open reminders that never got one. */
+  reminderReconcileSeconds: number;
   /** How often the vector outbox drains, and how a failed entry is retried before it is dead-lettered. */
   outbox: { drainSeconds: number; maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
   /** How long an API call waits for a workflow's result before answering 202 with the workflow id. */
@@ -470,6 +473,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     reliability: {
       reconcileSeconds: e.EXTRACTION_RECONCILE_SECONDS,
       exchangeIndexSeconds: e.EXCHANGE_INDEX_SECONDS,
+      reminderReconcileSeconds: e.REMINDER_RECONCILE_SECONDS,
       outbox: {
         drainSeconds: e.OUTBOX_DRAIN_SECONDS,
         maxAttempts: e.OUTBOX_MAX_ATTEMPTS,

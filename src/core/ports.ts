@@ -1,4 +1,7 @@
-import type { ConversationMessage, EntityRef, ImportanceLevel, Memory, MemoryCandidate, MemoryScope, MemoryStatus, MemoryType, RelationRef } from './types';
+import type { ConversationMessage, EntityRef, ImportanceLevel, Memory, MemoryCandidate, MemoryScope, MemoryStatus, MemoryType, MessageRole, RelationRef } from './types';
+import type { DigestSections } from './proactive/digest-content';
+import type { ReminderSource, ReminderState, ReminderStatus } from './proactive/reminder-state';
+import type { ClockTime, ProactiveSettings, UserSettings } from './proactive/settings';
 import type { LlmProposal } from './decisions/llm-resolution';
 import type { RejectedCandidate } from './extraction/provenance';
 import type { LifecycleTransition } from './lifecycle/sweep';
@@ -43,7 +46,7 @@ export interface VectorIndex {
 
 // ─── Memory side ────────────────────────────────────────────────────────────────────────────────
 // Services are the only callers of these ports; src/runtime.ts builds the adapters once
-// (docs/architecture.md, "Ports and adapters (memory side)"). Every method takes the user it acts
+// (docs/architecture.md, "Ports and adapters"). Every method takes the user it acts
 // for, except the lifecycle jobs' set-based pages, which run across users by design.
 
 /** Turns texts into vectors (the e5 embedder, or the hashing one in tests). */
@@ -332,6 +335,11 @@ export interface RetentionRepository {
 
 /** The repositories a {@link UnitOfWork} hands its work, all bound to the one transaction. */
 export interface MemoryTransaction {
+  /** Conversation side: what commits together with a message append, a reminder or a notification. */
+  conversations: ConversationRepository;
+  reminders: ReminderRepository;
+  notifications: NotificationRepository;
+  settings: SettingsRepository;
   memories: MemoryRepository;
   events: MemoryEventLog;
   graph: MemoryGraph;
@@ -345,8 +353,100 @@ export interface MemoryTransaction {
 
 /** How far a conversation's messages have been extracted and decided. */
 export interface ExtractionWatermarks {
-  /** Moves the conversation's watermark forward to `seq` (never back). */
-  advance(input: { userId: string; conversationId: string; seq: number }): Promise<void>;
+  /** Moves the conversation's watermark forward to `seq` (never back) and drops the cached pages it passed; `ended` also marks the conversation ended. */
+  advance(input: { userId: string; conversationId: string; seq: number; ended?: boolean }): Promise<void>;
+}
+
+/** Where a conversation's extraction stands: done up to `extractedSeq`, newest message `lastSeq`. */
+export interface ExtractionMark {
+  extractedSeq: number;
+  lastSeq: number;
+}
+
+/** A conversation of a user (as the extraction reconciler finds it). */
+export interface StaleConversation {
+  userId: string;
+  conversationId: string;
+}
+
+/** The outcome of asking for a page's extractor output. */
+export type PageClaim = { state: 'mine' } | { state: 'done'; output: unknown } | { state: 'busy'; leaseUntil: Date };
+
+/** One page of a conversation as the extractor read it. */
+export interface PageKey {
+  userId: string;
+  conversationId: string;
+  fromSeq: number;
+  toSeq: number;
+  /** Extractor name and timezone: what else decides the output besides the messages. */
+  variant: string;
+}
+
+/**
+ * The extraction watermark of each conversation (which messages have been extracted) and the
+ * leased cache of extractor output per page, so a retried attempt never pays for a page twice.
+ */
+export interface ExtractionRunRepository extends ExtractionWatermarks {
+  /** The conversation's watermark and newest message; undefined when it has no messages at all. */
+  mark(input: { userId: string; conversationId: string }): Promise<ExtractionMark | undefined>;
+  /**
+   * Conversations of every user with messages after their watermark whose newest message arrived
+   * more than `idleSeconds` ago, or that an end call asked to extract while Temporal was
+   * unreachable, least recently reconciled first; each one returned is stamped, so the next call
+   * moves on to others.
+   */
+  claimStale(input: { idleSeconds: number; limit: number }): Promise<StaleConversation[]>;
+  /**
+   * Records an end call that could not reach Temporal: the reconciler extracts the conversation on
+   * its next tick, without waiting for the idle time. False when the conversation does not exist.
+   */
+  requestEnd(input: { userId: string; conversationId: string }): Promise<boolean>;
+  /** Claims the page for `attemptId` (a lease of `leaseMs`), or reports its stored output, or another attempt's live lease. An expired lease is taken over. */
+  claimPage(input: { key: PageKey; attemptId: string; leaseMs: number }): Promise<PageClaim>;
+  /** Extends this attempt's lease while its model call runs. */
+  renewLease(input: { key: PageKey; attemptId: string; leaseMs: number }): Promise<void>;
+  /** Gives the lease up (the call failed): the next attempt claims it at once. */
+  releaseLease(input: { key: PageKey; attemptId: string }): Promise<void>;
+  /** Stores the page's output unless one is stored already, and returns the stored one (the first answer wins). */
+  savePage(input: { key: PageKey; output: unknown }): Promise<unknown>;
+}
+
+/** A vector write that is due: PostgreSQL committed it, the vector index has not confirmed it. */
+export interface DueOutboxEntry {
+  memoryId: string;
+  userId: string;
+  op: 'upsert' | 'delete';
+  enqueuedAt: Date;
+  attempts: number;
+  /** The memory as it is now; undefined when the row is gone (an erased memory's delete). */
+  memory?: { text: string; type: string; createdAt: Date };
+}
+
+/** How failed entries are retried: base·2^attempts (capped at max), dead-lettered at maxAttempts. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface OutboxHealth {
+  /** Entries waiting for the vector index (due now or backing off), dead letters excluded. */
+  pending: number;
+  deadLetters: number;
+  /** Age of the oldest pending entry; null when nothing is pending. */
+  oldestPendingSeconds: number | null;
+}
+
+/** The vector outbox as the scheduled drain sees it: due entries, retries with backoff, dead letters. */
+export interface OutboxRetryRepository {
+  /** Due entries of every user (or of one), oldest due first. */
+  due(input: { limit: number; userId?: string }): Promise<DueOutboxEntry[]>;
+  /** Clears the entry unless it was re-enqueued meanwhile. */
+  done(entry: DueOutboxEntry): Promise<void>;
+  /** One more failed attempt each: backs off, dead-letters at the policy's attempts. */
+  failed(input: { entries: DueOutboxEntry[]; error: string; policy: RetryPolicy }): Promise<{ deadLettered: number }>;
+  /** Counts for the operator's health check. */
+  health(): Promise<OutboxHealth>;
 }
 
 /**
@@ -494,4 +594,256 @@ export interface ExchangeIndexWatermarks {
   linesAfter(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredLine[]>;
   /** Moves the watermark forward to `seq` (never back). */
   advance(input: { userId: string; conversationId: string; seq: number }): Promise<void>;
+}
+
+// Conversations, reminders, notifications, digests, settings and users. Like the memory side,
+// services are the only callers; the PostgreSQL adapters are built once in src/runtime.ts and the
+// ones a transaction needs are also handed out by the {@link UnitOfWork}.
+
+/** A message as an entry point hands it over for storage. */
+export interface IncomingMessage {
+  id: string;
+  role: MessageRole;
+  content: string;
+  at: Date;
+  truncated: boolean;
+}
+
+/** A stored message with its arrival order in the conversation. */
+export interface StoredMessage extends ConversationMessage {
+  seq: number;
+  conversationId: string;
+}
+
+/** A message as the digest and nudges read a user's day. */
+export interface DayMessage {
+  conversationId: string;
+  role: 'user' | 'assistant';
+  content: string;
+  at: Date;
+}
+
+/** Raw messages, kept for provenance and conversation search; always scoped by user. */
+export interface ConversationRepository {
+  /** Appends messages (and their search postings); a message id seen before is skipped, which makes the call idempotent. */
+  append(input: { userId: string; conversationId: string; messages: IncomingMessage[] }): Promise<{ inserted: string[]; duplicates: string[] }>;
+  /**
+   * Takes the conversation's append lock until the unit of work ends (so its size cap cannot be
+   * raced past) and counts its messages, and how many of `ids` it holds already. Only meaningful
+   * inside a {@link UnitOfWork}.
+   */
+  lockForAppend(input: { userId: string; conversationId: string; ids: string[] }): Promise<{ total: number; known: number }>;
+  /** A page of a conversation's messages in arrival order, after `afterSeq`. */
+  page(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredMessage[]>;
+  exists(input: { userId: string; conversationId: string }): Promise<boolean>;
+  /** Records that the conversation ended (its extraction ran). */
+  markEnded(input: { userId: string; conversationId: string }): Promise<void>;
+  /** The user's messages said in [from, to), in order. */
+  messagesBetween(input: { userId: string; from: Date; to: Date; limit?: number }): Promise<DayMessage[]>;
+}
+
+/** A reminder as its workflow last recorded it. */
+export interface ReminderRecord {
+  id: string;
+  userId: string;
+  text: string;
+  status: ReminderStatus;
+  dueAt: Date;
+  timeZone: string;
+  rrule: string | null;
+  seriesStart: Date | null;
+  assumedTime: boolean;
+  occurrence: number;
+  firedAt: Date | null;
+  snoozedUntil: Date | null;
+  dismissedAt: Date | null;
+  fireCount: number;
+  snoozeCount: number;
+  /** The workflow's change counter this row mirrors (see ReminderState.version). */
+  version: number;
+  source: ReminderSource;
+  workflowId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewReminder = Pick<ReminderRecord, 'id' | 'userId' | 'text' | 'dueAt' | 'timeZone' | 'rrule' | 'seriesStart' | 'assumedTime' | 'source' | 'workflowId'>;
+
+/** Reminders as their workflows last recorded them; every call is scoped by user. */
+export interface ReminderRepository {
+  /** Inserts the reminder unless it exists; the stored row and whether this call created it. */
+  insert(input: { reminder: NewReminder; at: Date }): Promise<{ reminder: ReminderRecord; created: boolean }>;
+  /**
+   * Mirrors the workflow's state, only over an older version: a write that arrives late (an
+   * activity that timed out but still ran, a retry after a newer write) changes nothing. A state
+   * without a version (scheduled by a worker from before versioning) only applies while no
+   * versioned write has happened. The row when this write applied, undefined otherwise.
+   */
+  applyState(input: { userId: string; state: ReminderState; at: Date }): Promise<ReminderRecord | undefined>;
+  /**
+   * A recurring reminder's next occurrence replaces the previous one's state, once: only a row
+   * still on an earlier occurrence changes. Its version is one above the row's (at least the
+   * state's), so every write of the previous run is older.
+   */
+  startOccurrence(input: { userId: string; state: ReminderState; at: Date }): Promise<ReminderRecord | undefined>;
+  get(input: { userId: string; id: string }): Promise<ReminderRecord | undefined>;
+  /** Newest due first. */
+  list(input: { userId: string; status?: ReminderStatus; limit: number }): Promise<ReminderRecord[]>;
+  /** Open reminders next due in [from, to): scheduled ones by due time, snoozed ones by snooze end. */
+  dueBetween(input: { userId: string; from: Date; to: Date }): Promise<ReminderRecord[]>;
+  remove(input: { userId: string; id: string }): Promise<void>;
+  /**
+   * Open reminders whose workflow was never seen to start, created before `createdBefore`, oldest
+   * first — across users (the reminder reconciler's scan); each row carries its own user.
+   */
+  unstarted(input: { createdBefore: Date; limit: number }): Promise<ReminderRecord[]>;
+  /** Records that the reminder's workflow exists (the first time only). */
+  markWorkflowStarted(input: { userId: string; id: string; at: Date }): Promise<void>;
+}
+
+export type NotificationKind = 'reminder' | 'digest' | 'nudge';
+
+export interface NotificationRecord {
+  id: string;
+  seq: number;
+  userId: string;
+  kind: NotificationKind;
+  title: string;
+  body: string;
+  reminderId: string | null;
+  data: Record<string, unknown>;
+  createdAt: Date;
+  readAt: Date | null;
+}
+
+export interface NewNotification {
+  id: string;
+  userId: string;
+  kind: NotificationKind;
+  title: string;
+  body: string;
+  reminderId?: string;
+  data?: Record<string, unknown>;
+  /** The same key never stores (or pushes) a second notification. */
+  idempotencyKey: string;
+}
+
+/** Events announced to every API process: ids only, the listener reads the rows (scoped by user). */
+export type ProactiveEvent =
+  | { type: 'notification'; userId: string; id: string; seq: number }
+  | { type: 'reminder'; userId: string; reminderId: string; status: string };
+
+/** The user's notifications (fired reminders, digests, nudges) and the announcements of new ones. */
+export interface NotificationRepository {
+  /** Stores a notification once per idempotency key; the row and whether this call created it. */
+  insert(input: { notification: NewNotification; at: Date }): Promise<{ notification: NotificationRecord; created: boolean }>;
+  /**
+   * Announces an event to the API processes. Delivered when the unit of work commits, so inside
+   * one a listener never hears of a row it cannot read yet.
+   */
+  announce(event: ProactiveEvent): Promise<void>;
+  get(input: { userId: string; id: string }): Promise<NotificationRecord | undefined>;
+  /** Newest first, or — with `afterSeq` — everything after a sequence number, oldest first (an event stream's resume). */
+  list(input: { userId: string; limit: number; kind?: NotificationKind; unread?: boolean; afterSeq?: number }): Promise<NotificationRecord[]>;
+  countSince(input: { userId: string; kind: NotificationKind; since: Date }): Promise<number>;
+  /** Marks the unread ones among `ids` read; how many changed. */
+  markRead(input: { userId: string; ids: string[]; at: Date }): Promise<number>;
+}
+
+/** A user's time zone and proactive settings (digest time, nudges). */
+export interface SettingsRepository {
+  /** Undefined for an unknown user; missing keys take the defaults. */
+  get(input: { userId: string; defaults?: { digestTime?: ClockTime } }): Promise<UserSettings | undefined>;
+  /** The stored IANA zone ('UTC' until set); undefined for an unknown user. */
+  timeZone(input: { userId: string }): Promise<string | undefined>;
+  /** Writes the given fields, keeping every other stored setting; false when the user does not exist. */
+  update(input: { userId: string; timezone?: string; digestTime?: ClockTime; proactive?: ProactiveSettings }): Promise<boolean>;
+}
+
+/** Users by their storage key. */
+export interface UserRepository {
+  /** Registers (tenant, user) under its key on the user's first write. Idempotent. */
+  ensure(input: { userKey: string; tenantId: string; externalId: string }): Promise<void>;
+  exists(input: { userKey: string }): Promise<boolean>;
+}
+
+export interface DigestRecord {
+  userId: string;
+  date: string;
+  timeZone: string;
+  text: string;
+  sections: DigestSections;
+  generatedBy: 'llm' | 'template';
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One digest per user and local day; a later run of the same day replaces the text. */
+export interface DigestRepository {
+  upsert(input: { digest: Omit<DigestRecord, 'createdAt' | 'updatedAt'>; at: Date }): Promise<DigestRecord>;
+  /** Digests of the last `days` local days up to and including `today` (YYYY-MM-DD), newest first. */
+  recent(input: { userId: string; today: string; days: number }): Promise<DigestRecord[]>;
+}
+
+/** An active memory as the digest and nudges weigh it. */
+export interface ProactiveMemory {
+  id: string;
+  text: string;
+  type: string;
+  importanceLevel: string;
+}
+
+/** What a digest and the nudge triggers read of a user's memories. */
+export interface ProactiveMemorySource {
+  /** High and critical active memories created, changed or recalled in [from, to). */
+  importantTouched(input: { userId: string; from: Date; to: Date; limit?: number }): Promise<ProactiveMemory[]>;
+  /** Active goals and pain points, most important and recently touched first. */
+  goalsAndPainPoints(input: { userId: string; limit?: number }): Promise<(ProactiveMemory & { frequencyCount: number; createdAt: Date; updatedAt: Date })[]>;
+}
+
+export type PageTokenKind = 'code' | 'session';
+
+/**
+ * Ids of memory-page tokens that may not be used again: exchanged sign-in codes and signed-out
+ * sessions. A record matters only until the token's own expiry.
+ */
+export interface PageTokenRepository {
+  /** Records the token as used; true for the first caller only, however many race. */
+  markUsed(input: { tokenId: string; kind: PageTokenKind; expiresAt: Date }): Promise<boolean>;
+  isUsed(input: { tokenId: string }): Promise<boolean>;
+  /** Forgets tokens that have expired anyway (their signature check refuses them by itself). */
+  deleteExpired(input: { now: Date }): Promise<number>;
+}
+
+/** The sections of a user's export, in document order. */
+export type ExportSection = 'memories' | 'otherEvents' | 'conversations' | 'messages' | 'episodes' | 'reminders' | 'notifications' | 'digests' | 'entities' | 'relations';
+
+/** A page of export rows and the key to continue after (null when this was the last page). */
+export interface ExportPage<K = unknown> {
+  rows: Record<string, unknown>[];
+  next: K | null;
+}
+
+/** The user row as exported (no internal key). */
+export interface ExportedUser {
+  tenantId: string;
+  timezone: string;
+  settings: unknown;
+  createdAt: string | null;
+}
+
+/** Keyset-paged reads of everything stored about a user, as export views (camelCase, ISO times, no internal references). */
+export interface UserExportReader {
+  user(input: { userKey: string }): Promise<ExportedUser | undefined>;
+  /** The section's rows after `after` (null: from the start), in key order. */
+  page(input: { section: ExportSection; userKey: string; after: unknown; limit: number }): Promise<ExportPage>;
+}
+
+/** A consistent snapshot to read an export from, held until closed (`completed`: the document was written in full). */
+export interface UserExportSnapshot extends UserExportReader {
+  close(input: { completed: boolean }): Promise<void>;
+}
+
+export interface UserExportSource {
+  openSnapshot(): Promise<UserExportSnapshot>;
 }

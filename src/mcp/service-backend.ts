@@ -1,5 +1,4 @@
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { reminderStore } from '../adapters/postgres/reminder-repository';
 import type { ApiDeps } from '../api/deps';
 import { reminderToView } from '../api/proactive-views';
 import { memoryToView } from '../api/views';
@@ -7,7 +6,7 @@ import type { ConversationSearchResponse, MemoryView, ReminderView } from '../cl
 import { forgetMemory } from '../services/memory-lifecycle';
 import { storeMemory } from '../services/memory-store';
 import { recall } from '../services/recall';
-import { snoozeReminder } from '../services/reminders';
+import { listReminders, snoozeReminder } from '../services/reminders';
 import { searchConversations } from '../services/conversation-search-use-case';
 import { MEMORY_SEARCH_ROUTES, type MemoryToolBackend } from './backend';
 
@@ -40,7 +39,7 @@ export function serviceBackend(deps: ApiDeps, userKey: string, hooks: { afterRec
       return { memory: memoryToView(result.memory) as MemoryView, changed: result.changed };
     },
     async listReminders({ status, limit }) {
-      const reminders = await reminderStore.list(deps.pool, userKey, { status, limit: limit ?? 20 });
+      const reminders = await listReminders(deps, { userId: userKey, status, limit: limit ?? 20 });
       return reminders.map((r) => reminderToView(r) as ReminderView);
     },
     async snoozeReminder(id, seconds) {

@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { settingsStore } from '../adapters/postgres/settings-repository';
+import { userTimeZone } from '../services/settings';
 import { userKeyOf } from '../api/auth';
 import type { ApiDeps } from '../api/deps';
 import { conversationIdSchema } from '../api/schemas';
@@ -93,7 +93,7 @@ export const proxyRoutes =
         const userIndex = lastUserIndex(messages);
         const userText = messageText(messages[userIndex]);
         const conversationHeader = request.headers[PROXY_HEADERS.conversation];
-        const timeZone = (await settingsStore.get(deps.pool, userKey))?.timezone ?? 'UTC';
+        const timeZone = await userTimeZone(deps, userKey);
         const conversationId = proxyConversationId(typeof conversationHeader === 'string' ? conversationHeader : undefined, receivedAt, timeZone);
 
         let recallState: ProxyRecall = 'skipped';

@@ -1,14 +1,12 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type pg from 'pg';
-import { extractionRunStore } from '../adapters/postgres/extraction-run-repository';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
+import type { ServiceDeps } from './deps';
 import { withTemporalDeadline } from './workflow-wait';
 import { conversationEndedSignal, conversationWorkflowId, extractMemoriesWorkflow, extractWorkflowId } from '../../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/search-attributes';
 
-export interface ConversationEndDeps {
-  pool: pg.Pool;
+export interface ConversationEndDeps extends Pick<ServiceDeps, 'extractionRuns'> {
   temporal: Client;
   taskQueue: string;
   subjects: SubjectKeys;
@@ -54,7 +52,7 @@ export async function endConversation(deps: ConversationEndDeps, input: { userKe
   } catch {
     // The messages are after the watermark; the stored request makes the reconciler take them
     // without waiting for the idle time. A PostgreSQL failure here propagates (503 by its code).
-    await extractionRunStore.requestEnd(deps.pool, userKey, conversationId);
+    await deps.extractionRuns.requestEnd({ userId: userKey, conversationId });
     return { pending: true, workflowId };
   }
 }

@@ -1,16 +1,15 @@
 import type { Client } from '@temporalio/client';
-import type pg from 'pg';
-import { conversationStore, type IncomingMessage } from '../adapters/postgres/conversation-repository';
-import { inTransaction } from '../adapters/postgres/pool';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { IncomingMessage, StoredMessage } from '../core/ports';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { withTemporalDeadline } from './workflow-wait';
 import { conversationWorkflow, conversationWorkflowId, messagesAddedSignal } from '../../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/search-attributes';
+import type { ServiceDeps } from './deps';
+import { ensureUser } from './settings';
 
-export interface ConversationMessagesDeps {
-  pool: pg.Pool;
+export interface ConversationMessagesDeps extends Pick<ServiceDeps, 'unitOfWork'> {
   temporal: Client;
   taskQueue: string;
   subjects: SubjectKeys;
@@ -31,6 +30,67 @@ export interface AppendMessagesResult {
 }
 
 /**
+ * Stores messages in a user's conversation, at most `maxMessages` in all: payload_too_large past
+ * that. Appends to one conversation are serialised so the cap cannot be raced past from any entry
+ * point. Idempotent per message id.
+ */
+export async function storeMessages(
+  deps: Pick<ServiceDeps, 'unitOfWork'>,
+  input: { userKey: string; conversationId: string; messages: IncomingMessage[]; maxMessages: number },
+): Promise<{ inserted: string[]; duplicates: string[] }> {
+  const { userKey, conversationId, messages, maxMessages } = input;
+  return deps.unitOfWork.run({
+    work: async (tx) => {
+      const { total, known } = await tx.conversations.lockForAppend({ userId: userKey, conversationId, ids: messages.map((m) => m.id) });
+      const fresh = messages.length - known;
+      if (fresh > 0 && total + fresh > maxMessages) {
+        throw new MemoryServiceError(ErrorCode.payloadTooLarge, `a conversation holds at most ${maxMessages} messages; start a new conversation id`, { conversationId });
+      }
+      return tx.conversations.append({ userId: userKey, conversationId, messages });
+    },
+  });
+}
+
+/**
+ * Stores messages a caller sent through Temporal as `POST …/messages` does: the user is
+ * registered on first write, then {@link storeMessages}.
+ */
+export async function storeCallerMessages(
+  deps: Pick<ServiceDeps, 'users' | 'unitOfWork'>,
+  input: { user: { userKey: string; tenantId: string; externalId: string }; conversationId: string; messages: IncomingMessage[]; maxMessages: number },
+): Promise<{ inserted: string[]; duplicates: string[] }> {
+  await ensureUser(deps, input.user);
+  return storeMessages(deps, { userKey: input.user.userKey, conversationId: input.conversationId, messages: input.messages, maxMessages: input.maxMessages });
+}
+
+/** Whether the user has a conversation with this id (one message at least). */
+export async function conversationExists(deps: Pick<ServiceDeps, 'conversations'>, input: { userId: string; conversationId: string }): Promise<boolean> {
+  return deps.conversations.exists(input);
+}
+
+/** One page of a conversation's messages in arrival order, after `afterSeq`. */
+export async function conversationPage(deps: Pick<ServiceDeps, 'conversations'>, input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredMessage[]> {
+  return deps.conversations.page(input);
+}
+
+const PAGE = 1000;
+
+/** Every message of a conversation in arrival order, read page by page (`onPage` after each, e.g. a heartbeat). */
+export async function allConversationMessages(
+  deps: Pick<ServiceDeps, 'conversations'>,
+  input: { userId: string; conversationId: string; onPage?: (afterSeq: number) => void },
+): Promise<StoredMessage[]> {
+  const out: StoredMessage[] = [];
+  for (let afterSeq = 0; ; ) {
+    const page = await deps.conversations.page({ userId: input.userId, conversationId: input.conversationId, afterSeq, limit: PAGE });
+    input.onPage?.(afterSeq);
+    out.push(...page);
+    if (page.length < PAGE) return out;
+    afterSeq = page[page.length - 1]!.seq;
+  }
+}
+
+/**
  * Appends messages to a user's conversation and (re)arms its idle timer — the write path of
  * POST …/conversations/{id}/messages, and of every other entry point that records a conversation
  * (the OpenAI proxy), so idle extraction follows all of them alike. Idempotent per message id:
@@ -43,20 +103,7 @@ export async function appendConversationMessages(
 ): Promise<AppendMessagesResult> {
   const { userKey, conversationId, messages } = input;
   const conversationRef = deps.subjects.ref(userKey, 'conversation', conversationId);
-  const result = await inTransaction(deps.pool, async (client) => {
-    // Serialise appends to one conversation so the size cap cannot be raced past.
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`${userKey}/${conversationId}`]);
-    const { rows } = await client.query<{ n: string; known: string }>(
-      `SELECT count(*) AS n, count(*) FILTER (WHERE message_id = ANY($3::text[])) AS known
-         FROM messages WHERE user_id = $1 AND conversation_id = $2`,
-      [userKey, conversationId, messages.map((m) => m.id)],
-    );
-    const fresh = messages.length - Number(rows[0]!.known);
-    if (fresh > 0 && Number(rows[0]!.n) + fresh > limits.maxMessagesPerConversation) {
-      throw new MemoryServiceError(ErrorCode.payloadTooLarge, `a conversation holds at most ${limits.maxMessagesPerConversation} messages; start a new conversation id`, { conversationId });
-    }
-    return conversationStore.append(client, userKey, conversationId, messages);
-  });
+  const result = await storeMessages(deps, { userKey, conversationId, messages, maxMessages: limits.maxMessagesPerConversation });
   const workflowId = conversationWorkflowId(userKey, conversationRef);
   let pending = false;
   try {

@@ -43,7 +43,7 @@ export interface ConversationSearchResult {
  * appear. Like recall, a failed route is reported in `error` while the others still answer.
  */
 export async function searchConversations(
-  deps: Pick<ServiceDeps, 'pool' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>,
+  deps: Pick<ServiceDeps, 'pool' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>,
   userId: string,
   rawQuery: string,
   opts: { topK?: number; now?: Date; timeZone?: string; fallbackTimeZone?: string; timeoutMs?: number } = {},

@@ -6,17 +6,28 @@ import type {
   EpisodeStore,
   ExchangeIndexWatermarks,
   ExchangeVectorIndex,
+  ConversationRepository,
+  DigestRepository,
   Embedder,
+  ExtractionRunRepository,
   Extractor,
   MemoryEventLog,
   MemoryReader,
   MemorySearch,
   MessageSearch,
   MemoryTimeRoute,
+  NotificationRepository,
+  OutboxRetryRepository,
+  PageTokenRepository,
+  ProactiveMemorySource,
   PurgeAuditLog,
   QueryRewriter,
+  ReminderRepository,
+  SettingsRepository,
   UnitOfWork,
   UserKeyDestroyer,
+  UserExportSource,
+  UserRepository,
   VectorIndex,
   VectorOutbox,
 } from '../core/ports';
@@ -31,8 +42,24 @@ export interface ServiceDeps {
   memoryEvents: MemoryEventLog;
   timeRoute: MemoryTimeRoute;
   vectorOutbox: VectorOutbox;
-  /** Transactions (per-user locked or not) handing out the memory repositories that write. */
+  /** Transactions (per-user locked or not) handing out the repositories that write together. */
   unitOfWork: UnitOfWork;
+  /** Conversation-side ports (src/core/ports.ts), outside any transaction. */
+  conversations: ConversationRepository;
+  reminders: ReminderRepository;
+  notifications: NotificationRepository;
+  settings: SettingsRepository;
+  users: UserRepository;
+  digests: DigestRepository;
+  proactiveMemories: ProactiveMemorySource;
+  /** Extraction watermarks and the leased per-page extractor output. */
+  extractionRuns: ExtractionRunRepository;
+  /** The vector outbox as the scheduled drain retries it. */
+  outboxRetries: OutboxRetryRepository;
+  /** Used memory-page sign-in codes and signed-out sessions. */
+  pageTokens: PageTokenRepository;
+  /** Consistent snapshots of everything stored about a user, for the export. */
+  exports: UserExportSource;
   purgeAudit: PurgeAuditLog;
   /** The user's raw messages searched (BM25, dates, neighbours, hidden lines). */
   messageSearch: MessageSearch;

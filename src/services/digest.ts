@@ -2,42 +2,29 @@
  * The daily digest: gathers the user's day from PostgreSQL, lets the pure core compute the
  * sections, and stores the result (pushing it as a notification unless the user opted out).
  */
-import { digestStore, proactiveSources } from '../adapters/postgres/digest-repository';
-import { reminderStore } from '../adapters/postgres/reminder-repository';
-import { settingsStore } from '../adapters/postgres/settings-repository';
 import { jiebaSegmenter } from '../adapters/text/jieba';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { buildSuggestions, dominantLanguage, findOpenQuestions, summarizeConversations, type DigestSections } from '../core/proactive/digest-content';
 import { digestDay } from '../core/proactive/digest-schedule';
-import { resolveSettings, type UserSettings } from '../core/proactive/settings';
+import type { Client } from '@temporalio/client';
+import type { DigestRecord } from '../core/ports';
+import { digestWorkflow } from '../../workflows';
+import { userSearchAttributes } from '../../workflows/search-attributes';
+import { workflowCallError } from './workflow-failures';
 import type { ServiceDeps } from './deps';
 import { storeAndAnnounce } from './notifications';
-
-/**
- * What a person who has never written anything has: the defaults. Reads must not register users
- * (only writes do), so the settings page of a new user shows these without creating a row.
- */
-export async function settingsOrDefaults(deps: Pick<ServiceDeps, 'pool' | 'config'>, userId: string): Promise<UserSettings> {
-  const defaults = { digestTime: deps.config.proactive.digestDefaultTime };
-  return (await settingsStore.get(deps.pool, userId, defaults)) ?? resolveSettings('UTC', {}, defaults);
-}
-
-export async function userSettings(deps: Pick<ServiceDeps, 'pool' | 'config'>, userId: string): Promise<UserSettings> {
-  const settings = await settingsStore.get(deps.pool, userId, { digestTime: deps.config.proactive.digestDefaultTime });
-  if (!settings) throw new MemoryServiceError(ErrorCode.notFound, 'unknown user', { userId });
-  return settings;
-}
+import { settingsOrDefaults, userSettings } from './settings';
 
 /** The sections of the digest for the local day containing `at`. */
-export async function gatherDigest(deps: Pick<ServiceDeps, 'pool' | 'config'>, userId: string, at: Date): Promise<DigestSections> {
+export async function gatherDigest(deps: Pick<ServiceDeps, 'settings' | 'conversations' | 'proactiveMemories' | 'reminders' | 'config'>, userId: string, at: Date): Promise<DigestSections> {
   const settings = await userSettings(deps, userId);
   const tz = settings.timezone;
   const day = digestDay(at, tz);
   const [messages, important, goalsAndPains, tomorrow] = await Promise.all([
-    proactiveSources.messagesBetween(deps.pool, userId, day.start, day.end),
-    proactiveSources.importantTouched(deps.pool, userId, day.start, day.end),
-    proactiveSources.goalsAndPainPoints(deps.pool, userId, 20),
-    reminderStore.dueBetween(deps.pool, userId, day.end, new Date(day.end.getTime() + 86_400_000)),
+    deps.conversations.messagesBetween({ userId, from: day.start, to: day.end }),
+    deps.proactiveMemories.importantTouched({ userId, from: day.start, to: day.end }),
+    deps.proactiveMemories.goalsAndPainPoints({ userId, limit: 20 }),
+    deps.reminders.dueBetween({ userId, from: day.end, to: new Date(day.end.getTime() + 86_400_000) }),
   ]);
   const lang = dominantLanguage(messages, important);
   const openQuestions = findOpenQuestions(messages);
@@ -61,16 +48,19 @@ export async function gatherDigest(deps: Pick<ServiceDeps, 'pool' | 'config'>, u
 
 /** Stores the digest (replacing an earlier one of the same day) and pushes it unless opted out. */
 export async function storeDigest(
-  deps: Pick<ServiceDeps, 'pool' | 'config'>,
+  deps: Pick<ServiceDeps, 'digests' | 'settings' | 'unitOfWork' | 'config'>,
   input: { userId: string; sections: DigestSections; text: string; generatedBy: 'llm' | 'template'; notify: boolean; at: Date },
 ): Promise<{ notified: boolean; notificationId?: string }> {
-  await digestStore.upsert(deps.pool, { userId: input.userId, date: input.sections.date, timeZone: input.sections.timeZone, text: input.text, sections: input.sections, generatedBy: input.generatedBy }, input.at);
+  await deps.digests.upsert({
+    digest: { userId: input.userId, date: input.sections.date, timeZone: input.sections.timeZone, text: input.text, sections: input.sections, generatedBy: input.generatedBy },
+    at: input.at,
+  });
   if (!input.notify) return { notified: false };
   const settings = await userSettings(deps, input.userId);
   if (!settings.proactive.enabled) return { notified: false };
   const zh = input.sections.lang === 'zh';
   const { notification } = await storeAndAnnounce(
-    deps.pool,
+    deps,
     {
       userId: input.userId,
       kind: 'digest',
@@ -82,4 +72,36 @@ export async function storeDigest(
     input.at,
   );
   return { notified: true, notificationId: notification.id };
+}
+
+/** Digests of the last `days` local days in the user's zone, newest first. */
+export async function recentDigests(deps: Pick<ServiceDeps, 'settings' | 'digests' | 'config'>, input: { userId: string; days: number; now: Date }): Promise<DigestRecord[]> {
+  const settings = await settingsOrDefaults(deps, input.userId);
+  const today = digestDay(input.now, settings.timezone).date;
+  return deps.digests.recent({ userId: input.userId, today, days: input.days });
+}
+
+/** Writes today's digest now through a DigestWorkflow (not pushed as a notification) and returns it. */
+export async function writeDigestNow(
+  deps: Pick<ServiceDeps, 'settings' | 'digests' | 'config'> & { temporal: Client; taskQueue: string },
+  input: { userId: string; now: Date },
+): Promise<DigestRecord> {
+  const { userId } = input;
+  const settings = await userSettings(deps, userId);
+  const today = digestDay(input.now, settings.timezone).date;
+  const workflowId = `digest:${userId}:now:${today}:${input.now.getTime()}`;
+  try {
+    await deps.temporal.workflow.execute(digestWorkflow, {
+      taskQueue: deps.taskQueue,
+      workflowId,
+      args: [{ userId, notify: false }],
+      typedSearchAttributes: userSearchAttributes(userId),
+      staticSummary: `Digest for ${userId} on request`,
+    });
+  } catch (err) {
+    throw workflowCallError(err, { workflowId, failed: 'writing the digest failed' });
+  }
+  const [digest] = await deps.digests.recent({ userId, today, days: 1 });
+  if (!digest) throw new MemoryServiceError(ErrorCode.internal, 'digest missing after writing it', { workflowId });
+  return digest;
 }

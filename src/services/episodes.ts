@@ -1,15 +1,12 @@
-import { IANAZone } from 'luxon';
-import { conversationStore } from '../adapters/postgres/conversation-repository';
 import { episodeId } from '../adapters/postgres/episode-repository';
-import { userStore } from '../adapters/postgres/user-repository';
 import { jiebaSegmenter } from '../adapters/text/jieba';
 import { buildEpisodes } from '../core/episodes/summarize';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ConversationMessage } from '../core/types';
+import { allConversationMessages } from './conversation-messages';
 import type { ServiceDeps } from './deps';
 import { forgetExchangeVectors } from './exchange-index';
-
-const PAGE = 1000;
+import { userTimeZone } from './settings';
 
 /** Result of {@link writeEpisodes}: ids and counts only (activity results show in Temporal UI). */
 export interface WriteEpisodesResult {
@@ -22,15 +19,9 @@ export interface WriteEpisodesResult {
   vectors: { upserted: number; removed: number };
 }
 
-async function allMessages(deps: Pick<ServiceDeps, 'pool'>, userId: string, conversationId: string): Promise<ConversationMessage[]> {
-  const out: ConversationMessage[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await conversationStore.page(deps.pool, userId, conversationId, after, PAGE);
-    out.push(...page.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at })));
-    if (page.length < PAGE) return out;
-    after = page[page.length - 1]!.seq;
-  }
+async function allMessages(deps: Pick<ServiceDeps, 'conversations'>, userId: string, conversationId: string): Promise<ConversationMessage[]> {
+  const messages = await allConversationMessages(deps, { userId, conversationId });
+  return messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at }));
 }
 
 /**
@@ -41,12 +32,11 @@ async function allMessages(deps: Pick<ServiceDeps, 'pool'>, userId: string, conv
  * episodes whose summary quoted them are rebuilt too.
  */
 export async function writeEpisodes(
-  deps: Pick<ServiceDeps, 'pool' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>,
+  deps: Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>,
   input: { userId: string; conversationId: string; workflowId?: string; runId?: string },
 ): Promise<WriteEpisodesResult> {
   const { userId } = input;
-  const stored = await userStore.timeZoneOf(deps.pool, userId);
-  const timeZone = stored && IANAZone.isValidZone(stored) ? stored : 'UTC';
+  const timeZone = await userTimeZone(deps, userId);
   const forgotten = await deps.messageSearch.forgotten({ userId });
   const stale = await deps.episodes.summarisingAny({ userId, messageIds: forgotten.map((f) => f.messageId) });
   const others = [...new Set(stale.map((s) => s.conversationId).filter((c) => c !== input.conversationId))].sort();

@@ -6,7 +6,7 @@
  * Kept apart from recall.ts so the memory hot path stays readable.
  */
 import { IANAZone } from 'luxon';
-import { userStore } from '../adapters/postgres/user-repository';
+import { storedTimeZone } from './settings';
 import type { PastExchange } from '../core/recall/format';
 import { cutCodePoints, inRanges, type RankedExchange } from '../core/recall/exchanges';
 import { parseQueryDates, refersToSharedPast, type DateRange } from '../core/time/query-dates';
@@ -50,10 +50,10 @@ const ZONE_TTL_MS = 60_000;
 const ZONE_CACHE_LIMIT = 50_000;
 const zoneCache = new Map<string, { zone: string | undefined; until: number }>();
 
-async function storedZone(deps: Pick<ServiceDeps, 'pool'>, userId: string): Promise<string | undefined> {
+async function storedZone(deps: Pick<ServiceDeps, 'settings'>, userId: string): Promise<string | undefined> {
   const cached = zoneCache.get(userId);
   if (cached && cached.until > Date.now()) return cached.zone;
-  const zone = await userStore.timeZoneOf(deps.pool, userId);
+  const zone = await storedTimeZone(deps, userId);
   if (zoneCache.size >= ZONE_CACHE_LIMIT) zoneCache.delete(zoneCache.keys().next().value!);
   zoneCache.set(userId, { zone, until: Date.now() + ZONE_TTL_MS });
   return zone;
@@ -68,7 +68,7 @@ function validZone(zone: string | undefined): string | undefined {
  * (the offset the request's `now` was written with), else UTC. A stored 'UTC' is the column's
  * default, i.e. "unknown", so a hint wins over it.
  */
-export async function resolveTimeZone(deps: Pick<ServiceDeps, 'pool'>, userId: string, explicit?: string, hint?: string): Promise<string> {
+export async function resolveTimeZone(deps: Pick<ServiceDeps, 'settings'>, userId: string, explicit?: string, hint?: string): Promise<string> {
   const requested = validZone(explicit);
   if (requested) return requested;
   const stored = validZone(await storedZone(deps, userId));

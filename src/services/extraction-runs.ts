@@ -1,20 +1,18 @@
 /**
- * Incremental, idempotent extraction (issue #14 items 2 and 5): a run of ExtractMemories reads a
+ * Incremental, idempotent extraction, so a retry or a re-run never pays for or decides a page twice: a run of ExtractMemories reads a
  * conversation's messages after its watermark, page by page. Each page's extractor output is kept
  * (leased while the model call runs) until the watermark passes the page, so a retried activity
  * never pays for the same page twice while the first attempt is alive, and a re-run over the same
  * messages decides the same candidates under the same keys.
  */
-import { conversationStore, type StoredMessage } from '../adapters/postgres/conversation-repository';
-import { extractionRunStore, type PageKey } from '../adapters/postgres/extraction-run-repository';
-import { userStore } from '../adapters/postgres/user-repository';
 import { candidateToDTO, type CandidateDTO } from '../core/dto';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { normalizeFact } from '../core/extraction/offline-extractor';
 import { shortHash } from '../adapters/ids';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from './deps';
-import type { ExtractionReport } from '../core/ports';
+import type { ExtractionReport, PageKey, StaleConversation, StoredMessage } from '../core/ports';
+import { userTimeZone } from './settings';
 
 /** A candidate and the key its decision is recorded under. */
 export interface KeyedCandidate {
@@ -99,18 +97,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * with nothing after the watermark gives an empty last page.
  */
 export async function extractRunPage(
-  deps: Pick<ServiceDeps, 'pool' | 'extractor'>,
+  deps: Pick<ServiceDeps, 'extractionRuns' | 'conversations' | 'settings' | 'extractor'>,
   input: { userId: string; conversationId: string; afterSeq?: number; limit: number },
   hooks: PageHooks,
 ): Promise<RunPage> {
   const { userId, conversationId } = input;
   // Read before the messages: every message up to lastSeq is committed, so a short page below
   // covers the conversation up to it.
-  const mark = await extractionRunStore.mark(deps.pool, userId, conversationId);
+  const mark = await deps.extractionRuns.mark({ userId, conversationId });
   if (!mark || mark.lastSeq === 0) throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
   const fromSeq = input.afterSeq ?? mark.extractedSeq;
-  const messages = await conversationStore.page(deps.pool, userId, conversationId, fromSeq, input.limit);
-  const timeZone = (await userStore.timeZoneOf(deps.pool, userId)) ?? 'UTC';
+  const messages = await deps.conversations.page({ userId, conversationId, afterSeq: fromSeq, limit: input.limit });
+  const timeZone = await userTimeZone(deps, userId);
   const full = messages.length >= input.limit;
   const lastSeq = messages.at(-1)?.seq ?? null;
   const base = { messages, timeZone, messageCount: messages.length, fromSeq, lastSeq, nextSeq: full ? lastSeq : null, coveredSeq: full ? lastSeq! : Math.max(fromSeq, lastSeq ?? 0, mark.lastSeq) };
@@ -123,7 +121,7 @@ export async function extractRunPage(
 
 /** The page's stored output, or this attempt's extraction under a lease, or a live lease awaited. */
 async function extractOnce(
-  deps: Pick<ServiceDeps, 'pool' | 'extractor'>,
+  deps: Pick<ServiceDeps, 'extractionRuns' | 'extractor'>,
   key: PageKey,
   messages: StoredMessage[],
   timeZone: string,
@@ -133,7 +131,7 @@ async function extractOnce(
   const leaseMs = hooks.leaseMs ?? 30_000;
   const page = { fromSeq: key.fromSeq, toSeq: key.toSeq, messages: messages.length };
   for (;;) {
-    const claim = await extractionRunStore.claimPage(deps.pool, key, hooks.attemptId, leaseMs);
+    const claim = await deps.extractionRuns.claimPage({ key, attemptId: hooks.attemptId, leaseMs });
     if (claim.state === 'done') return { output: claim.output as StoredOutput, reused: true };
     if (claim.state === 'busy') {
       // Another attempt (a retry's predecessor that is still alive) is paying for this page now.
@@ -144,7 +142,7 @@ async function extractOnce(
     hooks.heartbeat({ phase: 'extracting', ...page });
     const timer = setInterval(() => {
       hooks.heartbeat({ phase: 'extracting', ...page });
-      extractionRunStore.renewLease(deps.pool, key, hooks.attemptId, leaseMs).catch(() => {
+      deps.extractionRuns.renewLease({ key, attemptId: hooks.attemptId, leaseMs }).catch(() => {
         // A missed renewal only lets another attempt take over after the lease ends.
       });
     }, heartbeatMs);
@@ -153,13 +151,13 @@ async function extractOnce(
       const { candidates, report } = await deps.extractor.extract({ messages, timezone: timeZone });
       extracted = { candidates: keyCandidates(key.userId, key.conversationId, candidates), report };
     } catch (err) {
-      await extractionRunStore.releaseLease(deps.pool, key, hooks.attemptId).catch(() => {});
+      await deps.extractionRuns.releaseLease({ key, attemptId: hooks.attemptId }).catch(() => {});
       throw err;
     } finally {
       clearInterval(timer);
     }
     // Stored even when this attempt has timed out meanwhile: its retry picks the answer up.
-    const stored = (await extractionRunStore.savePage(deps.pool, key, extracted)) as StoredOutput;
+    const stored = (await deps.extractionRuns.savePage({ key, output: extracted })) as StoredOutput;
     return { output: stored, reused: false };
   }
 }
@@ -168,8 +166,27 @@ async function extractOnce(
  * The end of a run's pass: the watermark moves to what the pass covered, and the answer says
  * whether messages arrived after it meanwhile (the run then takes them too).
  */
-export async function finishRunPass(deps: Pick<ServiceDeps, 'pool'>, input: { userId: string; conversationId: string; coveredSeq: number }): Promise<{ watermark: number; more: boolean }> {
-  await extractionRunStore.advance(deps.pool, input.userId, input.conversationId, input.coveredSeq, { ended: true });
-  const mark = await extractionRunStore.mark(deps.pool, input.userId, input.conversationId);
+export async function finishRunPass(deps: Pick<ServiceDeps, 'extractionRuns'>, input: { userId: string; conversationId: string; coveredSeq: number }): Promise<{ watermark: number; more: boolean }> {
+  await deps.extractionRuns.advance({ userId: input.userId, conversationId: input.conversationId, seq: input.coveredSeq, ended: true });
+  const mark = await deps.extractionRuns.mark(input);
   return { watermark: mark?.extractedSeq ?? input.coveredSeq, more: mark ? mark.lastSeq > mark.extractedSeq : false };
+}
+
+/**
+ * The end of an extraction run that read the whole conversation: the conversation is marked
+ * ended, and runs started before watermarks end here too — what they read is done, so the
+ * watermark moves to the newest message.
+ */
+export async function markConversationExtracted(deps: Pick<ServiceDeps, 'extractionRuns' | 'conversations'>, input: { userId: string; conversationId: string }): Promise<void> {
+  await deps.conversations.markEnded(input);
+  const mark = await deps.extractionRuns.mark(input);
+  if (mark) await deps.extractionRuns.advance({ ...input, seq: mark.lastSeq });
+}
+
+/**
+ * Conversations of every user idle for `idleSeconds` with messages after their watermark, least
+ * recently reconciled first; each is stamped so the next call moves on to others.
+ */
+export async function claimStaleConversations(deps: Pick<ServiceDeps, 'extractionRuns'>, input: { idleSeconds: number; limit: number }): Promise<StaleConversation[]> {
+  return deps.extractionRuns.claimStale(input);
 }

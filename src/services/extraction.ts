@@ -2,15 +2,14 @@
  * The extraction step of the ExtractMemories workflow: a page of a conversation's messages turned
  * into keyed memory candidates by the configured extractor.
  */
-import { conversationStore, type StoredMessage } from '../adapters/postgres/conversation-repository';
-import { userStore } from '../adapters/postgres/user-repository';
 import { candidateToDTO, type CandidateDTO } from '../core/dto';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { normalizeFact } from '../core/extraction/offline-extractor';
 import { shortHash } from '../adapters/ids';
-import type { ExtractionReport } from '../core/ports';
+import type { ExtractionReport, StoredMessage } from '../core/ports';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from './deps';
+import { userTimeZone } from './settings';
 
 /** Idempotency key of a candidate: the same messages saying the same thing give the same key. */
 export function candidateKey(userId: string, conversationId: string, c: MemoryCandidate): string {
@@ -35,15 +34,15 @@ export interface ExtractedPage {
  * not_found.
  */
 export async function extractCandidates(
-  deps: Pick<ServiceDeps, 'pool' | 'extractor'>,
+  deps: Pick<ServiceDeps, 'conversations' | 'settings' | 'extractor'>,
   input: { userId: string; conversationId: string; afterSeq: number; limit: number; onProgress?: () => void },
 ): Promise<ExtractedPage> {
-  const messages = await conversationStore.page(deps.pool, input.userId, input.conversationId, input.afterSeq, input.limit);
+  const messages = await deps.conversations.page({ userId: input.userId, conversationId: input.conversationId, afterSeq: input.afterSeq, limit: input.limit });
   if (messages.length === 0 && input.afterSeq === 0) {
     throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId: input.conversationId });
   }
   input.onProgress?.();
-  const timeZone = (await userStore.timeZoneOf(deps.pool, input.userId)) ?? 'UTC';
+  const timeZone = await userTimeZone(deps, input.userId);
   const { candidates, report } = await deps.extractor.extract({ messages, timezone: timeZone });
   const seen = new Set<string>();
   const unique = candidates

@@ -8,7 +8,7 @@ import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { waitForResult, withTemporalDeadline } from './workflow-wait';
 import { storeMemoryWorkflow } from '../../workflows';
-import { workflowCallError } from '../api/workflow-failures';
+import { workflowCallError } from './workflow-failures';
 import { userSearchAttributes } from '../../workflows/search-attributes';
 
 export interface StoreMemoryDeps {

@@ -6,15 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { inTransaction } from '../adapters/postgres/pool';
-import {
-  notificationStore,
-  PROACTIVE_CHANNEL,
-  type NewNotification,
-  type NotificationRecord,
-  type ProactiveEvent,
-} from '../adapters/postgres/notification-repository';
-import { reminderStore, type ReminderRecord } from '../adapters/postgres/reminder-repository';
+import { PROACTIVE_CHANNEL } from '../adapters/postgres/notification-repository';
+import type { NewNotification, NotificationKind, NotificationRecord, ProactiveEvent, ReminderRecord } from '../core/ports';
+import type { ServiceDeps } from './deps';
 
 /** What a page receives: a stored notification, or a reminder whose state changed. */
 export type LiveEvent =
@@ -57,12 +51,27 @@ export class NotificationHub {
  * Stores a notification (once per idempotency key) and announces it on commit. Returns the row
  * and whether this call created it.
  */
-export async function storeAndAnnounce(pool: pg.Pool, n: Omit<NewNotification, 'id'>, at: Date): Promise<{ notification: NotificationRecord; created: boolean }> {
-  return inTransaction(pool, async (c) => {
-    const result = await notificationStore.insert(c, { ...n, id: randomUUID() }, at);
-    if (result.created) await notificationStore.announce(c, { type: 'notification', userId: n.userId, id: result.notification.id, seq: result.notification.seq });
-    return result;
+export async function storeAndAnnounce(deps: Pick<ServiceDeps, 'unitOfWork'>, n: Omit<NewNotification, 'id'>, at: Date): Promise<{ notification: NotificationRecord; created: boolean }> {
+  return deps.unitOfWork.run({
+    work: async (tx) => {
+      const result = await tx.notifications.insert({ notification: { ...n, id: randomUUID() }, at });
+      if (result.created) await tx.notifications.announce({ type: 'notification', userId: n.userId, id: result.notification.id, seq: result.notification.seq });
+      return result;
+    },
   });
+}
+
+/** The user's notifications: newest first, or — with `afterSeq` — those after it, oldest first (an event stream's resume). */
+export async function listNotifications(
+  deps: Pick<ServiceDeps, 'notifications'>,
+  input: { userId: string; limit: number; kind?: NotificationKind; unread?: boolean; afterSeq?: number },
+): Promise<NotificationRecord[]> {
+  return deps.notifications.list(input);
+}
+
+/** Marks notifications read; how many were unread. */
+export async function markNotificationsRead(deps: Pick<ServiceDeps, 'notifications'>, input: { userId: string; ids: string[]; at: Date }): Promise<number> {
+  return deps.notifications.markRead(input);
 }
 
 function parseEvent(payload: string | undefined): ProactiveEvent | undefined {
@@ -85,7 +94,12 @@ export interface ProactiveListener {
  * event to `hub` (only for users someone is subscribed to). Reconnects with backoff when the
  * connection drops; events missed meanwhile are recovered by the page's Last-Event-ID resume.
  */
-export function listenForProactiveEvents(pool: pg.Pool, hub: NotificationHub, log: (msg: string, err?: unknown) => void = () => {}): ProactiveListener {
+export function listenForProactiveEvents(
+  deps: Pick<ServiceDeps, 'pool' | 'notifications' | 'reminders'>,
+  hub: NotificationHub,
+  log: (msg: string, err?: unknown) => void = () => {},
+): ProactiveListener {
+  const { pool } = deps;
   let client: pg.PoolClient | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -95,10 +109,10 @@ export function listenForProactiveEvents(pool: pg.Pool, hub: NotificationHub, lo
     const e = parseEvent(msg.payload);
     if (!e || hub.subscriberCount(e.userId) === 0) return;
     if (e.type === 'notification') {
-      const notification = await notificationStore.get(pool, e.userId, e.id);
+      const notification = await deps.notifications.get({ userId: e.userId, id: e.id });
       if (notification) hub.publish(e.userId, { event: 'notification', id: String(notification.seq), notification });
     } else {
-      const reminder = await reminderStore.get(pool, e.userId, e.reminderId);
+      const reminder = await deps.reminders.get({ userId: e.userId, id: e.reminderId });
       if (reminder) hub.publish(e.userId, { event: 'reminder', id: '', reminder });
     }
   };

@@ -4,17 +4,12 @@
  * still wins.
  */
 import { DateTime } from 'luxon';
-import { proactiveSources } from '../adapters/postgres/digest-repository';
-import { notificationStore } from '../adapters/postgres/notification-repository';
-import { inUserTransaction } from '../adapters/postgres/pool';
-import { reminderStore } from '../adapters/postgres/reminder-repository';
-import { settingsStore } from '../adapters/postgres/settings-repository';
 import { inQuietHours } from '../core/proactive/nudge-policy';
 import { findNudgeTriggers, REMINDER_LOOKAHEAD_MINUTES, type NudgeTrigger } from '../core/proactive/nudge-triggers';
 import type { NudgeMessage } from '../core/proactive/nudge-wording';
 import type { UserSettings } from '../core/proactive/settings';
 import type { ServiceDeps } from './deps';
-import { userSettings } from './digest';
+import { userSettings } from './settings';
 import { randomUUID } from 'node:crypto';
 
 function localDayStart(at: Date, timeZone: string): Date {
@@ -27,15 +22,15 @@ export interface NudgeContext {
   triggers: NudgeTrigger[];
 }
 
-export async function loadNudgeContext(deps: Pick<ServiceDeps, 'pool' | 'config'>, userId: string, at: Date): Promise<NudgeContext> {
+export async function loadNudgeContext(deps: Pick<ServiceDeps, 'settings' | 'notifications' | 'proactiveMemories' | 'reminders' | 'config'>, userId: string, at: Date): Promise<NudgeContext> {
   const settings = await userSettings(deps, userId);
   // Opted out: do not even read the user's memories.
   if (!settings.proactive.enabled) return { settings, sentToday: 0, triggers: [] };
   const tz = settings.timezone;
   const [sentToday, memories, reminders] = await Promise.all([
-    notificationStore.countSince(deps.pool, userId, 'nudge', localDayStart(at, tz)),
-    proactiveSources.goalsAndPainPoints(deps.pool, userId),
-    reminderStore.dueBetween(deps.pool, userId, at, new Date(at.getTime() + REMINDER_LOOKAHEAD_MINUTES * 60_000)),
+    deps.notifications.countSince({ userId, kind: 'nudge', since: localDayStart(at, tz) }),
+    deps.proactiveMemories.goalsAndPainPoints({ userId }),
+    deps.reminders.dueBetween({ userId, from: at, to: new Date(at.getTime() + REMINDER_LOOKAHEAD_MINUTES * 60_000) }),
   ]);
   const triggers = findNudgeTriggers({
     memories,
@@ -47,20 +42,19 @@ export async function loadNudgeContext(deps: Pick<ServiceDeps, 'pool' | 'config'
 }
 
 export async function deliverNudge(
-  deps: Pick<ServiceDeps, 'pool'>,
+  deps: Pick<ServiceDeps, 'unitOfWork'>,
   input: { userId: string; trigger: NudgeTrigger; message: NudgeMessage; at: Date },
 ): Promise<{ delivered: boolean; reason?: string; notificationId?: string }> {
-  return inUserTransaction(deps.pool, input.userId, async (c) => {
-    const settings = await settingsStore.get(c, input.userId);
+  return deps.unitOfWork.forUser({ userId: input.userId, work: async (tx) => {
+    const settings = await tx.settings.get({ userId: input.userId });
     if (!settings?.proactive.enabled) return { delivered: false, reason: 'opted-out' };
     if (inQuietHours(input.at, settings.timezone, settings.proactive.quietHours)) return { delivered: false, reason: 'quiet-hours' };
     const dayStart = localDayStart(input.at, settings.timezone);
-    const sent = await notificationStore.countSince(c, input.userId, 'nudge', dayStart);
+    const sent = await tx.notifications.countSince({ userId: input.userId, kind: 'nudge', since: dayStart });
     if (sent >= settings.proactive.maxPerDay) return { delivered: false, reason: 'daily-cap' };
     const date = DateTime.fromJSDate(input.at, { zone: settings.timezone }).toISODate();
-    const { notification, created } = await notificationStore.insert(
-      c,
-      {
+    const { notification, created } = await tx.notifications.insert({
+      notification: {
         id: randomUUID(),
         userId: input.userId,
         kind: 'nudge',
@@ -71,10 +65,10 @@ export async function deliverNudge(
         // The same subject is brought up at most once a day.
         idempotencyKey: `nudge:${input.userId}:${date}:${input.trigger.key}`,
       },
-      input.at,
-    );
+      at: input.at,
+    });
     if (!created) return { delivered: false, reason: 'already-said-today', notificationId: notification.id };
-    await notificationStore.announce(c, { type: 'notification', userId: input.userId, id: notification.id, seq: notification.seq });
+    await tx.notifications.announce({ type: 'notification', userId: input.userId, id: notification.id, seq: notification.seq });
     return { delivered: true, notificationId: notification.id };
-  });
+  } });
 }

@@ -1,42 +1,11 @@
-import type { Embedder, VectorIndex } from '../core/ports';
+import type { DueOutboxEntry, Embedder, OutboxHealth, OutboxRetryRepository, RetryPolicy, VectorIndex } from '../core/ports';
+import type { ServiceDeps } from './deps';
+
+export type { DueOutboxEntry, OutboxHealth, RetryPolicy };
 import type { MemoryType } from '../core/types';
 
-/** A vector write that is due: PostgreSQL committed it, Chroma has not confirmed it. */
-export interface DueOutboxEntry {
-  memoryId: string;
-  userId: string;
-  op: 'upsert' | 'delete';
-  enqueuedAt: Date;
-  attempts: number;
-  /** The memory as it is now; undefined when the row is gone (an erased memory's delete). */
-  memory?: { text: string; type: string; createdAt: Date };
-}
-
-/** How failed entries are retried: base·2^attempts (capped at max), dead-lettered at maxAttempts. */
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
-
-export interface OutboxHealth {
-  /** Entries waiting for Chroma (due now or backing off), dead letters excluded. */
-  pending: number;
-  deadLetters: number;
-  /** Age of the oldest pending entry; null when nothing is pending. */
-  oldestPendingSeconds: number | null;
-}
-
-/** The outbox operations the drain needs (PostgreSQL: src/adapters/postgres/outbox-retry-repository.ts). */
-export interface OutboxRetryStore {
-  due(input: { limit: number; userId?: string }): Promise<DueOutboxEntry[]>;
-  done(entry: DueOutboxEntry): Promise<void>;
-  failed(input: { entries: DueOutboxEntry[]; error: string; policy: RetryPolicy }): Promise<{ deadLettered: number }>;
-  health(): Promise<OutboxHealth>;
-}
-
 export interface DrainDeps {
-  outbox: OutboxRetryStore;
+  outbox: OutboxRetryRepository;
   vectors: Pick<VectorIndex, 'upsert' | 'remove'>;
   embedder: Pick<Embedder, 'embedDocuments'>;
 }
@@ -141,4 +110,38 @@ function errorChain(err: unknown): string {
 /** Backoff before attempt n+1 after n failed attempts (what the PostgreSQL store computes too). */
 export function backoffMs(policy: RetryPolicy, attempts: number): number {
   return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempts);
+}
+
+export interface DrainSummary extends DrainResult {
+  passes: number;
+}
+
+/**
+ * Drains due vector writes pass after pass (one user's, or everyone's for the schedule) until
+ * nothing more goes through, the dependency looks down, or `budgetMs` is spent; `onPass` after
+ * each pass (a heartbeat). Never fails for an entry the vector index refuses: the outbox keeps it.
+ */
+export async function drainVectorOutbox(
+  deps: Pick<ServiceDeps, 'outboxRetries' | 'vectors' | 'embedder' | 'config'>,
+  input: { userId?: string; budgetMs: number; onPass?: (passes: number) => void },
+): Promise<DrainSummary> {
+  const deadline = Date.now() + input.budgetMs;
+  const summary: DrainSummary = { upserted: 0, removed: 0, failed: 0, deadLettered: 0, stoppedEarly: false, passes: 0 };
+  for (;;) {
+    const pass = await drainOutbox({ outbox: deps.outboxRetries, vectors: deps.vectors, embedder: deps.embedder }, { policy: deps.config.reliability.outbox, userId: input.userId, limit: 200 });
+    summary.passes++;
+    summary.upserted += pass.upserted;
+    summary.removed += pass.removed;
+    summary.failed += pass.failed;
+    summary.deadLettered += pass.deadLettered;
+    summary.stoppedEarly ||= pass.stoppedEarly;
+    input.onPass?.(summary.passes);
+    // Stop when nothing more went through (only failures or nothing due) or the budget is spent.
+    if (pass.upserted + pass.removed === 0 || pass.stoppedEarly || Date.now() > deadline) return summary;
+  }
+}
+
+/** The outbox's counts for the operator's health check. */
+export async function outboxHealth(deps: Pick<ServiceDeps, 'outboxRetries'>): Promise<OutboxHealth> {
+  return deps.outboxRetries.health();
 }

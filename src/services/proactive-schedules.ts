@@ -11,7 +11,7 @@ import type { UserSettings } from '../core/proactive/settings';
 import { digestWorkflow, nudgeWorkflow } from '../../workflows';
 import { userSearchAttributes } from '../../workflows/search-attributes';
 import type { ServiceDeps } from './deps';
-import { userSettings } from './digest';
+import { userSettings } from './settings';
 
 export function digestScheduleId(userId: string): string {
   return `digest:${userId}`;
@@ -98,7 +98,7 @@ export async function ensureProactiveSchedules(
 
 /** Reads the user's settings and brings both schedules in line with them. */
 export async function syncProactiveSchedules(
-  deps: Pick<ServiceDeps, 'pool' | 'config'> & { temporal: Client; taskQueue: string },
+  deps: Pick<ServiceDeps, 'settings' | 'config'> & { temporal: Client; taskQueue: string },
   userId: string,
 ): Promise<void> {
   const settings = await userSettings(deps, userId);

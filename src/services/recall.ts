@@ -112,7 +112,7 @@ const TYPE_K = 10;
 const HYDRATE_GRACE_MS = 1000;
 
 /** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; `pool` for the episodic routes. */
-export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool'>;
+export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool' | 'settings'>;
 
 /** One recall request, read once: every stage works from it. */
 interface RecallRequest {
@@ -212,7 +212,7 @@ async function retrieveExchanges(search: (query: string) => Promise<ExchangeSear
 }
 
 /**
- * The episodic plan (issue #8), read while the memory routes run: the user's zone (a failed
+ * The episodic plan (what was said when, not only what was distilled), read while the memory routes run: the user's zone (a failed
  * lookup is reported as the time route's and the request's zone or UTC stands in) and the dates
  * the query names. Undefined when both episodic routes are off: recall is then what it was.
  */

@@ -7,6 +7,7 @@ import { ensureSchedule, sameActionAndPolicies, type ScheduleOutcome } from './l
  * deployments sharing a namespace keep their own.
  */
 export const extractionReconcilerScheduleId = (taskQueue: string): string => `reconcile:extractions:${taskQueue}`;
+export const reminderReconcilerScheduleId = (taskQueue: string): string => `reconcile:reminders:${taskQueue}`;
 export const outboxDrainScheduleId = (taskQueue: string): string => `drain:vector-outbox:${taskQueue}`;
 export const exchangeIndexScheduleId = (taskQueue: string): string => `index:exchanges:${taskQueue}`;
 
@@ -46,12 +47,12 @@ export function intervalScheduleMatches(existing: ScheduleDescription, desired: 
 }
 
 /**
- * Creates the extraction reconciler, vector outbox drain and exchange indexer schedules, or updates them when their
+ * Creates the extraction and reminder reconciler, vector outbox drain and exchange indexer schedules, or updates them when their
  * interval, workflow or task queue changed; otherwise leaves them alone. Safe at every worker start.
  */
 export async function ensureReliabilitySchedules(
   client: Client,
-  opts: { taskQueue: string; reconcileSeconds: number; drainSeconds: number; exchangeIndexSeconds?: number },
+  opts: { taskQueue: string; reconcileSeconds: number; drainSeconds: number; reminderReconcileSeconds: number; exchangeIndexSeconds?: number },
 ): Promise<Record<string, ScheduleOutcome>> {
   const desired: DesiredInterval[] = [
     {
@@ -59,6 +60,12 @@ export async function ensureReliabilitySchedules(
       workflowType: 'extractionReconcilerWorkflow',
       everySeconds: opts.reconcileSeconds,
       note: 'Extraction reconciler: idle conversations with messages after their watermark',
+    },
+    {
+      scheduleId: reminderReconcilerScheduleId(opts.taskQueue),
+      workflowType: 'reminderReconcilerWorkflow',
+      everySeconds: opts.reminderReconcileSeconds,
+      note: 'Reminder reconciler: open reminders whose workflow never started',
     },
     { scheduleId: outboxDrainScheduleId(opts.taskQueue), workflowType: 'vectorOutboxWorkflow', everySeconds: opts.drainSeconds, note: 'Vector outbox drain: backoff and dead letters' },
     ...(opts.exchangeIndexSeconds === undefined

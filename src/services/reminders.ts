@@ -12,20 +12,19 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { DateTime, IANAZone } from 'luxon';
-import type pg from 'pg';
-import { reminderStore, type ReminderRecord } from '../adapters/postgres/reminder-repository';
-import { settingsStore } from '../adapters/postgres/settings-repository';
 import type { AppConfig } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { uuidFromKey } from '../adapters/ids';
+import type { ReminderRecord } from '../core/ports';
 import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';
 import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../../workflows';
-import type { ReminderWorkflowInput } from '../../workflows/proactive-types';
+import type { ReminderWorkflowInput } from '../../workflows/proactive-inputs';
 import { ReminderStatusKey, userSearchAttributes } from '../../workflows/search-attributes';
+import type { ServiceDeps } from './deps';
+import { userTimeZone } from './settings';
 
-export interface ReminderDeps {
-  pool: pg.Pool;
+export interface ReminderDeps extends Pick<ServiceDeps, 'reminders' | 'settings'> {
   temporal: Client;
   taskQueue: string;
   config: Pick<AppConfig, 'proactive'>;
@@ -48,11 +47,11 @@ function invalid(message: string, field: string, extra: Record<string, unknown> 
 
 /** Resolves a request's due time in the user's zone and checks it; throws validation_failed. */
 export async function resolveDue(
-  pool: pg.Pool,
+  deps: Pick<ServiceDeps, 'settings'>,
   req: CreateReminderRequest,
   now: Date,
 ): Promise<{ timeZone: string; dueAt: Date; seriesStart?: Date }> {
-  const timeZone = req.timezone ?? (await settingsStore.get(pool, req.userId))?.timezone ?? 'UTC';
+  const timeZone = req.timezone ?? (await userTimeZone(deps, req.userId));
   if (!IANAZone.isValidZone(timeZone)) throw invalid(`unknown IANA timezone "${timeZone}"`, 'timezone');
   // A dueAt without an offset ("2026-12-01T15:00") is wall-clock time in the reminder's zone.
   const parsed = DateTime.fromISO(req.dueAt, { zone: timeZone });
@@ -79,19 +78,18 @@ export async function createReminder(deps: ReminderDeps, req: CreateReminderRequ
   if (req.requestId) {
     // A retry: the first attempt's row is the reminder, even when its due time has passed since
     // (the retry came late); it is not validated against the clock again.
-    const existing = await reminderStore.get(deps.pool, req.userId, reminderId);
+    const existing = await deps.reminders.get({ userId: req.userId, id: reminderId });
     if (existing) {
       await ensureReminderWorkflow(deps, existing);
       return { reminder: existing, created: false };
     }
   }
-  const { timeZone, dueAt, seriesStart } = await resolveDue(deps.pool, req, now);
+  const { timeZone, dueAt, seriesStart } = await resolveDue(deps, req, now);
   const source = { via: 'api' as const, ...(req.requestId ? { requestId: req.requestId } : {}) };
-  const { reminder, created } = await reminderStore.insert(
-    deps.pool,
-    { id: reminderId, userId: req.userId, text: req.text, dueAt, timeZone, rrule: req.rrule ?? null, seriesStart: seriesStart ?? null, assumedTime: false, source, workflowId },
-    now,
-  );
+  const { reminder, created } = await deps.reminders.insert({
+    reminder: { id: reminderId, userId: req.userId, text: req.text, dueAt, timeZone, rrule: req.rrule ?? null, seriesStart: seriesStart ?? null, assumedTime: false, source, workflowId },
+    at: now,
+  });
   await ensureReminderWorkflow(deps, reminder, { removeOnFailure: created });
   return { reminder, created };
 }
@@ -105,6 +103,22 @@ export async function createReminder(deps: ReminderDeps, req: CreateReminderRequ
  */
 async function ensureReminderWorkflow(deps: ReminderDeps, reminder: ReminderRecord, opts: { removeOnFailure?: boolean } = {}): Promise<void> {
   if (!opts.removeOnFailure && (reminder.status !== 'scheduled' || reminder.fireCount > 0)) return;
+  try {
+    await startReminderWorkflow(deps, reminder);
+  } catch (err) {
+    // Without its workflow the row would claim a reminder that never fires.
+    if (opts.removeOnFailure) await deps.reminders.remove({ userId: reminder.userId, id: reminder.id });
+    throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId: reminder.workflowId }, { cause: err });
+  }
+}
+
+/**
+ * Starts the row's ReminderWorkflow under its own id, once ever: an id that exists, running or
+ * closed (within retention), is rejected as a duplicate and answered `existed` — never a second
+ * run that would fire again. A due time already past fires as soon as the workflow runs.
+ * Other failures (Temporal unreachable) are thrown as they are.
+ */
+export async function startReminderWorkflow(deps: Pick<ReminderDeps, 'temporal' | 'taskQueue' | 'config'>, reminder: ReminderRecord): Promise<'started' | 'existed'> {
   const input: ReminderWorkflowInput = {
     userId: reminder.userId,
     reminderId: reminder.id,
@@ -127,17 +141,15 @@ async function ensureReminderWorkflow(deps: ReminderDeps, reminder: ReminderReco
       ],
       staticSummary: `Reminder due ${input.dueAt} (${input.timeZone})${input.rrule ? `, repeats ${input.rrule}` : ''}`,
     });
+    return 'started';
   } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-      // Without its workflow the row would claim a reminder that never fires.
-      if (opts.removeOnFailure) await reminderStore.remove(deps.pool, reminder.userId, reminder.id);
-      throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId: reminder.workflowId }, { cause: err });
-    }
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existed';
+    throw err;
   }
 }
 
 async function openReminder(deps: ReminderDeps, userId: string, id: string): Promise<ReminderRecord> {
-  const reminder = await reminderStore.get(deps.pool, userId, id);
+  const reminder = await deps.reminders.get({ userId, id });
   if (!reminder) throw new MemoryServiceError(ErrorCode.notFound, 'reminder not found', { id });
   if (isClosed(reminder)) throw new MemoryServiceError(ErrorCode.invalidState, `reminder is ${reminder.status}`, { id, status: reminder.status });
   return reminder;
@@ -165,7 +177,7 @@ function deadlineOf(deps: ReminderDeps): number {
 async function rowAtLeast(deps: ReminderDeps, userId: string, id: string, version: number, deadline: number): Promise<ReminderRecord | undefined> {
   let pause = 10;
   for (;;) {
-    const row = await reminderStore.get(deps.pool, userId, id);
+    const row = await deps.reminders.get({ userId, id });
     if (row && row.version >= version) return row;
     const left = deadline - Date.now();
     if (left <= 0) return undefined;
@@ -274,4 +286,16 @@ export async function rescheduleReminder(deps: ReminderDeps, userId: string, id:
   if (!state) return { settled: false, reminder };
   const row = await rowAtLeast(deps, userId, id, state.version, deadline);
   return row ? { settled: true, reminder: row, state } : { settled: false, reminder };
+}
+
+/** The user's reminders, newest due first. */
+export async function listReminders(deps: Pick<ServiceDeps, 'reminders'>, input: { userId: string; status?: ReminderRecord['status']; limit: number }): Promise<ReminderRecord[]> {
+  return deps.reminders.list(input);
+}
+
+/** One reminder of the user; not_found otherwise. */
+export async function getReminder(deps: Pick<ServiceDeps, 'reminders'>, input: { userId: string; id: string }): Promise<ReminderRecord> {
+  const reminder = await deps.reminders.get(input);
+  if (!reminder) throw new MemoryServiceError(ErrorCode.notFound, 'reminder not found', { id: input.id });
+  return reminder;
 }

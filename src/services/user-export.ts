@@ -3,11 +3,10 @@
  * portability): one JSON document, written incrementally from keyset-paged queries so a user with
  * millions of messages costs a page of memory, not the whole user.
  */
-import { exportStore, type ExportPage } from '../adapters/postgres/export-repository';
-import type { Queryable } from '../adapters/postgres/pool';
-import { userStore } from '../adapters/postgres/user-repository';
+import { userExists } from './settings';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { resolveSettings } from '../core/proactive/settings';
+import type { ExportSection } from '../core/ports';
 import type { ServiceDeps } from './deps';
 
 /** Format tag of the document; bump it when a section changes shape. */
@@ -27,22 +26,8 @@ export const EXPORT_SECTIONS = [
   'digests',
   'entities',
   'relations',
-] as const;
-export type ExportSection = (typeof EXPORT_SECTIONS)[number];
-
-type Reader = (q: Queryable, userKey: string, after: never, limit: number) => Promise<ExportPage<unknown, unknown>>;
-const READERS: Record<ExportSection, Reader> = {
-  memories: exportStore.memories,
-  otherEvents: exportStore.otherEvents,
-  conversations: exportStore.conversations,
-  messages: exportStore.messages,
-  episodes: exportStore.episodes,
-  reminders: exportStore.reminders,
-  notifications: exportStore.notifications,
-  digests: exportStore.digests,
-  entities: exportStore.entities,
-  relations: exportStore.relations,
-} as Record<ExportSection, Reader>;
+] as const satisfies readonly ExportSection[];
+export type { ExportSection };
 
 export interface UserExport {
   /** A download name without the internal key ("jarvis-memory-export-<external id>-<date>.json"). */
@@ -61,8 +46,8 @@ export interface UserExport {
  * snapshot (a memory and its history, a message and the episode quoting it agree) however long
  * the download takes; that holds one pooled connection for the duration.
  */
-export async function openUserExport(deps: Pick<ServiceDeps, 'pool' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize?: number }): Promise<UserExport> {
-  if (!(await userStore.exists(deps.pool, input.userKey))) throw new MemoryServiceError(ErrorCode.notFound, 'unknown user', { userId: input.externalUserId });
+export async function openUserExport(deps: Pick<ServiceDeps, 'exports' | 'users' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize?: number }): Promise<UserExport> {
+  if (!(await userExists(deps, input.userKey))) throw new MemoryServiceError(ErrorCode.notFound, 'unknown user', { userId: input.externalUserId });
   const safeId = input.externalUserId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
   return {
     fileName: `jarvis-memory-export-${safeId}-${input.now.toISOString().slice(0, 10)}.json`,
@@ -70,14 +55,12 @@ export async function openUserExport(deps: Pick<ServiceDeps, 'pool' | 'config'>,
   };
 }
 
-async function* documentChunks(deps: Pick<ServiceDeps, 'pool' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize: number }): AsyncGenerator<string, void, undefined> {
+async function* documentChunks(deps: Pick<ServiceDeps, 'exports' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize: number }): AsyncGenerator<string, void, undefined> {
   const json = jsonWithout(input.userKey, input.externalUserId);
-  const client = await deps.pool.connect();
-  let open = false;
+  const snapshot = await deps.exports.openSnapshot();
+  let completed = false;
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    open = true;
-    const user = await exportStore.user(client, input.userKey);
+    const user = await snapshot.user({ userKey: input.userKey });
     const settings = user ? resolveSettings(user.timezone, user.settings, { digestTime: deps.config.proactive.digestDefaultTime }) : null;
     yield `{"format":${json(EXPORT_FORMAT)},"exportedAt":${json(input.now.toISOString())}` +
       `,"user":${json(user ? { userId: input.externalUserId, tenantId: user.tenantId, createdAt: user.createdAt } : null)}` +
@@ -87,7 +70,7 @@ async function* documentChunks(deps: Pick<ServiceDeps, 'pool' | 'config'>, input
       let after: unknown = null;
       let first = true;
       do {
-        const page = await READERS[section](client, input.userKey, after as never, input.pageSize);
+        const page = await snapshot.page({ section, userKey: input.userKey, after, limit: input.pageSize });
         if (page.rows.length > 0) {
           yield `${first ? '' : ','}${page.rows.map((r) => json(r)).join(',')}`;
           first = false;
@@ -97,12 +80,10 @@ async function* documentChunks(deps: Pick<ServiceDeps, 'pool' | 'config'>, input
       yield ']';
     }
     yield '}\n';
-    await client.query('COMMIT');
-    open = false;
+    completed = true;
   } finally {
     // Also reached when the download is abandoned: the stream's destroy returns the generator.
-    if (open) await client.query('ROLLBACK').catch(() => {});
-    client.release();
+    await snapshot.close({ completed });
   }
 }
 

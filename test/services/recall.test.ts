@@ -2,11 +2,10 @@ import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors';
 import type { NewMemory } from '../../src/core/ports';
-import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { MemoryType } from '../../src/core/types';
-import { normalizeFact } from '../../src/core/extraction/offline-extractor';
 import { buildRecallResult, planMemoryRoutes, rankFused, recall, type RecallDeps } from '../../src/services/recall';
 import { fakeDeps } from '../support/fakes';
+import { newMemory } from '../support/seed';
 
 const user = 'tenant-a:USER';
 const now = new Date('2026-06-10T00:00:00Z');
@@ -14,39 +13,10 @@ const now = new Date('2026-06-10T00:00:00Z');
 const MEMORY_ROUTES = ['ann', 'bm25', 'recent', 'important', 'type'] as const;
 
 function memory(id: string, text: string, over: Partial<NewMemory> = {}): NewMemory {
-  const at = new Date('2026-06-01T00:00:00Z');
-  return {
-    id,
-    userId: user,
-    text,
-    normalizedText: normalizeFact(text),
-    type: 'fact',
-    status: 'active',
-    scope: 'global',
-    confidence: 0.9,
-    importance: 0.5,
-    importanceLevel: 'medium',
-    importanceComponents: {},
-    frequencyCount: 1,
-    decayScore: 1,
-    emotionTags: [],
-    associatedTopics: [],
-    keywords: [],
-    source: { via: 'api', role: 'user' },
-    metadata: {},
-    createdAt: at,
-    updatedAt: at,
-    lastRecalledAt: null,
-    lastAccessedAt: now,
-    expiresAt: null,
-    supersedes: null,
-    supersededBy: null,
-    tokens: tokenizeForIndex(text),
-    ...over,
-  };
+  return newMemory({ id, userId: user, text, lastAccessedAt: now, ...over });
 }
 
-/** Fakes seeded with memories (rows, postings and vectors), and a pool that must not be touched. */
+/** Fakes seeded with memories (rows, postings and vectors), and a pool and settings that must not be touched. */
 async function seeded(items: NewMemory[]) {
   const f = fakeDeps();
   const pool = { query: () => Promise.reject(new Error('no PostgreSQL in a unit test')) } as unknown as pg.Pool;
@@ -55,7 +25,8 @@ async function seeded(items: NewMemory[]) {
     const [embedding] = await f.embedder.embedDocuments({ texts: [m.text] });
     await f.vectors.upsert({ userId: user, items: [{ id: m.id, embedding: embedding!, type: m.type, createdAt: m.createdAt.toISOString() }] });
   }
-  const deps: RecallDeps = { ...f.deps, pool };
+  const offline = () => Promise.reject(new Error('no PostgreSQL in a unit test'));
+  const deps: RecallDeps = { ...f.deps, pool, settings: { get: offline, timeZone: offline, update: offline } };
   return { ...f, deps, unitOfWork: f.deps.unitOfWork };
 }
 

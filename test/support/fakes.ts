@@ -84,28 +84,14 @@ export class InMemoryMemoryStore {
     },
   };
 
-  readonly unitOfWork: UnitOfWork = {
-    forUser: ({ work }) => this.transaction(work),
-    run: ({ work }) => this.transaction(work),
-  };
-
-  private queue: Promise<unknown> = Promise.resolve();
-
   /** One at a time (the advisory lock), rolled back on error. */
-  private transaction<T>(work: (tx: MemoryTransaction) => Promise<T>): Promise<T> {
-    const run = async () => {
+  readonly unitOfWork: UnitOfWork = serialUnitOfWork(
+    () => ({ ...unsupportedTransaction(), memories: this.memories, events: this.events, graph: this.graph }),
+    () => {
       const saved = copy(this.state);
-      try {
-        return await work({ memories: this.memories, events: this.events, graph: this.graph, lifecycle: unsupported('lifecycle'), erasure: unsupported('erasure'), purge: unsupported('purge'), retention: unsupported('retention'), watermarks: unsupported('watermarks') });
-      } catch (err) {
-        this.state = saved;
-        throw err;
-      }
-    };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => {});
-    return result;
-  }
+      return { rollback: () => void (this.state = saved) };
+    },
+  );
 
   /** A memory as stored (status, counters, links), whatever its status. */
   row(id: string): Row | undefined {
@@ -315,6 +301,38 @@ function outboxOf(store: InMemoryMemoryStore): VectorOutbox {
       }
     },
   };
+}
+
+/**
+ * A unit of work over in-memory state: transactions run one at a time (the advisory lock); `begin`
+ * is called as each starts and returns how to finish it (`rollback` when the work failed).
+ */
+export function serialUnitOfWork(tx: () => MemoryTransaction, begin: () => { commit?: () => void; rollback: () => void }): UnitOfWork {
+  let queue: Promise<unknown> = Promise.resolve();
+  const transaction = <T>(work: (tx: MemoryTransaction) => Promise<T>): Promise<T> => {
+    const run = async () => {
+      const end = begin();
+      try {
+        const result = await work(tx());
+        end.commit?.();
+        return result;
+      } catch (err) {
+        end.rollback();
+        throw err;
+      }
+    };
+    const result = queue.then(run, run);
+    queue = result.catch(() => {});
+    return result;
+  };
+  return { forUser: ({ work }) => transaction(work), run: ({ work }) => transaction(work) };
+}
+
+const TRANSACTION_PORTS = ['conversations', 'reminders', 'notifications', 'settings', 'memories', 'events', 'graph', 'lifecycle', 'erasure', 'purge', 'retention', 'watermarks'] as const;
+
+/** A transaction whose every repository refuses: a fake fills in the ones it keeps. */
+export function unsupportedTransaction(): MemoryTransaction {
+  return Object.fromEntries(TRANSACTION_PORTS.map((port) => [port, unsupported(port)])) as unknown as MemoryTransaction;
 }
 
 function unsupported<T extends object>(port: string): T {

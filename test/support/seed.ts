@@ -16,6 +16,40 @@ export interface SeedMemory {
   expiresAt?: Date | null;
 }
 
+/** A memory as the write path hands it to the repository: an active, medium, global fact said at `at` unless `over` says otherwise. */
+export function newMemory(input: { id: string; userId: string; text: string; at?: Date } & Partial<NewMemory>): NewMemory {
+  const { id, userId, text, at = new Date('2026-06-01T00:00:00Z'), ...over } = input;
+  return {
+    id,
+    userId,
+    text,
+    normalizedText: normalizeFact(text),
+    type: 'fact',
+    status: 'active',
+    scope: 'global',
+    confidence: 0.9,
+    importance: 0.5,
+    importanceLevel: 'medium',
+    importanceComponents: {},
+    frequencyCount: 1,
+    decayScore: 1,
+    emotionTags: [],
+    associatedTopics: [],
+    keywords: [],
+    source: { via: 'api', role: 'user' },
+    metadata: {},
+    createdAt: at,
+    updatedAt: at,
+    lastRecalledAt: null,
+    lastAccessedAt: at,
+    expiresAt: null,
+    supersedes: null,
+    supersededBy: null,
+    tokens: tokenizeForIndex(text),
+    ...over,
+  };
+}
+
 /**
  * Writes memories straight through the repository (the same insert the write path uses: row,
  * postings, outbox) and syncs their vectors to Chroma — fast set-up for recall tests that are
@@ -30,34 +64,18 @@ export async function seedMemories(deps: Pick<ServiceDeps, 'pool' | 'unitOfWork'
       for (const [i, item] of items.entries()) {
         const at = item.at ?? new Date('2026-06-01T00:00:00Z');
         const importance = item.importance ?? 0.5;
-        const m: NewMemory = {
+        const m = newMemory({
           id: uuidFromKey(`seed:${userId}:${i}:${item.text}`),
           userId,
           text: item.text,
-          normalizedText: normalizeFact(item.text),
+          at,
           type: item.type ?? 'fact',
           status: item.status ?? 'active',
           scope: item.scope ?? 'global',
-          confidence: 0.9,
           importance,
           importanceLevel: importance >= 0.85 ? 'critical' : importance >= 0.7 ? 'high' : importance >= 0.4 ? 'medium' : 'low',
-          importanceComponents: {},
-          frequencyCount: 1,
-          decayScore: 1,
-          emotionTags: [],
-          associatedTopics: [],
-          keywords: [],
-          source: { via: 'api', role: 'user' },
-          metadata: {},
-          createdAt: at,
-          updatedAt: at,
-          lastRecalledAt: null,
-          lastAccessedAt: at,
           expiresAt: item.expiresAt ?? null,
-          supersedes: null,
-          supersededBy: null,
-          tokens: tokenizeForIndex(item.text),
-        };
+        });
         await tx.memories.insert(m);
         ids.push(m.id);
       }

@@ -1,3 +1,5 @@
+import type pg from 'pg';
+import type { ExportedUser, ExportPage, ExportSection, UserExportReader, UserExportSnapshot, UserExportSource } from '../../core/ports';
 import type { Queryable } from './pool';
 
 /**
@@ -8,262 +10,190 @@ import type { Queryable } from './pool';
  * are not selected.
  */
 
-/** A page of rows and the key to continue after (null when this was the last page). */
-export interface ExportPage<T, K> {
-  rows: T[];
-  next: K | null;
+type Row = Record<string, unknown>;
+
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** A row as the export shows it: camelCase keys in column order, times as ISO strings, `numeric` (bigint) columns as numbers. */
+function view(r: Row, numeric: readonly string[] = []): Row {
+  const out: Row = {};
+  for (const [column, value] of Object.entries(r)) {
+    out[camel(column)] = value instanceof Date ? value.toISOString() : numeric.includes(column) && value !== null ? Number(value) : value;
+  }
+  return out;
 }
 
-const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
-
-function page<T, K>(rows: T[], limit: number, key: (last: T) => K): ExportPage<T, K> {
+function page<K>(rows: Row[], limit: number, key: (last: Row) => K): ExportPage<K> {
   return { rows, next: rows.length < limit ? null : key(rows[rows.length - 1]!) };
 }
 
-export interface ExportEvent {
-  id: string;
-  memoryId: string | null;
-  action: string;
-  reason: string;
-  before: unknown;
-  after: unknown;
-  conversationId: string | null;
-  messageIds: string[];
-  actor: string;
-  createdAt: string | null;
+/** A section read in the order of one key column, continuing after the previous page's last key. */
+interface KeyedSection {
+  columns: string;
+  table: string;
+  key: string;
+  keyType: 'uuid' | 'text' | 'date' | 'bigint';
+  /** The export view's field holding the key. */
+  keyField: string;
+  numeric?: readonly string[];
 }
 
-const EVENT_COLUMNS = 'id, memory_id, action, reason, before, after, conversation_id, message_ids, actor, created_at';
-function toEvent(r: Record<string, unknown>): ExportEvent {
-  return {
-    id: String(r.id),
-    memoryId: (r.memory_id as string | null) ?? null,
-    action: r.action as string,
-    reason: r.reason as string,
-    before: r.before ?? null,
-    after: r.after ?? null,
-    conversationId: (r.conversation_id as string | null) ?? null,
-    messageIds: r.message_ids as string[],
-    actor: r.actor as string,
-    createdAt: iso(r.created_at as Date),
-  };
-}
-
-export const exportStore = {
-  async user(q: Queryable, userKey: string): Promise<{ tenantId: string; timezone: string; settings: unknown; createdAt: string | null } | undefined> {
-    const { rows } = await q.query('SELECT tenant_id, timezone, settings, created_at FROM users WHERE user_id = $1', [userKey]);
-    const r = rows[0];
-    return r ? { tenantId: r.tenant_id, timezone: r.timezone, settings: r.settings, createdAt: iso(r.created_at) } : undefined;
-  },
-
-  /** Memories in id order, each with its full history (memory_events of that memory, in order). */
-  async memories(q: Queryable, userKey: string, after: string | null, limit: number): Promise<ExportPage<Record<string, unknown> & { id: string; history: ExportEvent[] }, string>> {
-    const { rows } = await q.query(
-      `SELECT id, text, type, status, scope, confidence, importance, importance_level, importance_components, frequency_count,
+const SECTIONS: Record<'memories' | 'conversations' | 'episodes' | 'reminders' | 'notifications' | 'digests', KeyedSection> = {
+  memories: {
+    columns: `id, text, type, status, scope, confidence, importance, importance_level, importance_components, frequency_count,
               decay_score, emotion_tags, associated_topics, keywords, source, metadata, created_at, updated_at, last_recalled_at,
-              last_accessed_at, expires_at, archived_at, supersedes, superseded_by
-         FROM memories WHERE user_id = $1 AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`,
+              last_accessed_at, expires_at, archived_at, supersedes, superseded_by`,
+    table: 'memories',
+    key: 'id',
+    keyType: 'uuid',
+    keyField: 'id',
+  },
+  conversations: { columns: 'conversation_id, started_at, last_message_at, ended_at', table: 'conversations', key: 'conversation_id', keyType: 'text', keyField: 'conversationId' },
+  episodes: {
+    columns: `id, conversation_id, to_char(day, 'YYYY-MM-DD') AS day, time_zone, started_at, ended_at, summary, message_ids,
+              summary_message_ids, created_at, updated_at`,
+    table: 'episodes',
+    key: 'id',
+    keyType: 'uuid',
+    keyField: 'id',
+  },
+  reminders: {
+    columns: `id, text, status, due_at, time_zone, rrule, series_start, assumed_time, occurrence, fired_at, snoozed_until,
+              dismissed_at, source, created_at, updated_at`,
+    table: 'reminders',
+    key: 'id',
+    keyType: 'uuid',
+    keyField: 'id',
+  },
+  notifications: { columns: 'id, seq, kind, title, body, reminder_id, data, created_at, read_at', table: 'notifications', key: 'seq', keyType: 'bigint', keyField: 'seq', numeric: ['seq'] },
+  digests: {
+    columns: `to_char(digest_date, 'YYYY-MM-DD') AS date, time_zone, text, sections, generated_by, created_at, updated_at`,
+    table: 'digests',
+    key: 'digest_date',
+    keyType: 'date',
+    keyField: 'date',
+  },
+};
+
+const EVENT_COLUMNS = ['id', 'memory_id', 'action', 'reason', 'before', 'after', 'conversation_id', 'message_ids', 'actor', 'created_at'];
+
+type OtherEventsKey = { orphans: boolean; memoryId: string | null; id: string };
+type MessageKey = { conversationId: string; seq: number };
+type RelationKey = { sourceId: string; relation: string; targetId: string; memoryId: string };
+
+/** The export's reads over one client (in production a REPEATABLE READ snapshot, see {@link PostgresUserExportSource}). */
+export class PostgresExportRepository implements UserExportReader {
+  constructor(private readonly q: Queryable) {}
+
+  async user({ userKey }: { userKey: string }): Promise<ExportedUser | undefined> {
+    const { rows } = await this.q.query('SELECT tenant_id, timezone, settings, created_at FROM users WHERE user_id = $1', [userKey]);
+    const r = rows[0];
+    return r ? { tenantId: r.tenant_id, timezone: r.timezone, settings: r.settings, createdAt: r.created_at ? (r.created_at as Date).toISOString() : null } : undefined;
+  }
+
+  page({ section, userKey, after, limit }: { section: ExportSection; userKey: string; after: unknown; limit: number }): Promise<ExportPage> {
+    switch (section) {
+      case 'memories':
+        return this.memories(userKey, after as string | null, limit);
+      case 'otherEvents':
+        return this.otherEvents(userKey, after as OtherEventsKey | null, limit);
+      case 'messages':
+        return this.messages(userKey, after as MessageKey | null, limit);
+      case 'entities':
+        return this.entities(userKey, after as string | null, limit);
+      case 'relations':
+        return this.relations(userKey, after as RelationKey | null, limit);
+      default:
+        return this.keyed(SECTIONS[section], userKey, after, limit);
+    }
+  }
+
+  private async keyed(s: KeyedSection, userKey: string, after: unknown, limit: number): Promise<ExportPage> {
+    const { rows } = await this.q.query(
+      `SELECT ${s.columns} FROM ${s.table} WHERE user_id = $1 AND ($2::${s.keyType} IS NULL OR ${s.key} > $2::${s.keyType}) ORDER BY ${s.key} LIMIT $3`,
       [userKey, after, limit],
     );
-    const ids = rows.map((r) => r.id as string);
-    const events = ids.length
-      ? (await q.query(`SELECT ${EVENT_COLUMNS} FROM memory_events WHERE user_id = $1 AND memory_id = ANY($2::uuid[]) ORDER BY memory_id, id`, [userKey, ids])).rows.map(toEvent)
-      : [];
-    const history = new Map<string, ExportEvent[]>();
-    for (const e of events) history.set(e.memoryId!, [...(history.get(e.memoryId!) ?? []), e]);
-    const out = rows.map((r) => ({
-      id: r.id as string,
-      text: r.text,
-      type: r.type,
-      status: r.status,
-      scope: r.scope,
-      confidence: r.confidence,
-      importance: r.importance,
-      importanceLevel: r.importance_level,
-      importanceComponents: r.importance_components,
-      frequencyCount: r.frequency_count,
-      decayScore: r.decay_score,
-      emotionTags: r.emotion_tags,
-      associatedTopics: r.associated_topics,
-      keywords: r.keywords,
-      source: r.source,
-      metadata: r.metadata,
-      createdAt: iso(r.created_at),
-      updatedAt: iso(r.updated_at),
-      lastRecalledAt: iso(r.last_recalled_at),
-      lastAccessedAt: iso(r.last_accessed_at),
-      expiresAt: iso(r.expires_at),
-      archivedAt: iso(r.archived_at),
-      supersedes: r.supersedes,
-      supersededBy: r.superseded_by,
-      history: history.get(r.id) ?? [],
-    }));
-    return page(out, limit, (m) => m.id);
-  },
+    return page(
+      rows.map((r) => view(r, s.numeric)),
+      limit,
+      (last) => last[s.keyField],
+    );
+  }
+
+  /** Memories in id order, each with its full history (memory_events of that memory, in order). */
+  private async memories(userKey: string, after: string | null, limit: number): Promise<ExportPage> {
+    const memories = await this.keyed(SECTIONS.memories, userKey, after, limit);
+    const ids = memories.rows.map((m) => m.id as string);
+    const events = ids.length ? (await this.q.query(`SELECT ${EVENT_COLUMNS.join(', ')} FROM memory_events WHERE user_id = $1 AND memory_id = ANY($2::uuid[]) ORDER BY memory_id, id`, [userKey, ids])).rows.map((r) => view(r)) : [];
+    const history = new Map<string, Row[]>();
+    for (const e of events) history.set(e.memoryId as string, [...(history.get(e.memoryId as string) ?? []), e]);
+    return { rows: memories.rows.map((m) => ({ ...m, history: history.get(m.id as string) ?? [] })), next: memories.next };
+  }
 
   /**
    * Audit events that belong to no stored memory: decisions that created nothing (an ignored
    * statement, a forget request) and the text-free record of an erased memory. In two runs, each
    * an index range of memory_events (user_id, memory_id, id): memory_id NULL, then the rest.
    */
-  async otherEvents(q: Queryable, userKey: string, after: { orphans: boolean; memoryId: string | null; id: string } | null, limit: number): Promise<ExportPage<ExportEvent, { orphans: boolean; memoryId: string | null; id: string }>> {
+  private async otherEvents(userKey: string, after: OtherEventsKey | null, limit: number): Promise<ExportPage<OtherEventsKey>> {
     if (!after?.orphans) {
-      const { rows } = await q.query(
-        `SELECT ${EVENT_COLUMNS} FROM memory_events WHERE user_id = $1 AND memory_id IS NULL AND id > $2::bigint ORDER BY id LIMIT $3`,
-        [userKey, after?.id ?? '0', limit],
-      );
-      const events = rows.map(toEvent);
-      if (events.length === limit) return { rows: events, next: { orphans: false, memoryId: null, id: events[events.length - 1]!.id } };
+      const { rows } = await this.q.query(`SELECT ${EVENT_COLUMNS.join(', ')} FROM memory_events WHERE user_id = $1 AND memory_id IS NULL AND id > $2::bigint ORDER BY id LIMIT $3`, [
+        userKey,
+        after?.id ?? '0',
+        limit,
+      ]);
+      const events = rows.map((r) => view(r));
+      if (events.length === limit) return { rows: events, next: { orphans: false, memoryId: null, id: events[events.length - 1]!.id as string } };
       // Decisions done; continue with events of memories that no longer exist.
       return { rows: events, next: { orphans: true, memoryId: '00000000-0000-0000-0000-000000000000', id: '0' } };
     }
-    const { rows } = await q.query(
-      `SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM memory_events e
+    const { rows } = await this.q.query(
+      `SELECT ${EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')} FROM memory_events e
         WHERE e.user_id = $1 AND e.memory_id IS NOT NULL AND (e.memory_id, e.id) > ($2::uuid, $3::bigint)
           AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = e.memory_id AND m.user_id = $1)
         ORDER BY e.memory_id, e.id LIMIT $4`,
       [userKey, after.memoryId, after.id, limit],
     );
-    return page(rows.map(toEvent), limit, (e) => ({ orphans: true, memoryId: e.memoryId, id: e.id }));
-  },
-
-  async conversations(q: Queryable, userKey: string, after: string | null, limit: number): Promise<ExportPage<{ conversationId: string; startedAt: string | null; lastMessageAt: string | null; endedAt: string | null }, string>> {
-    const { rows } = await q.query(
-      `SELECT conversation_id, started_at, last_message_at, ended_at FROM conversations
-        WHERE user_id = $1 AND ($2::text IS NULL OR conversation_id > $2) ORDER BY conversation_id LIMIT $3`,
-      [userKey, after, limit],
-    );
     return page(
-      rows.map((r) => ({ conversationId: r.conversation_id, startedAt: iso(r.started_at), lastMessageAt: iso(r.last_message_at), endedAt: iso(r.ended_at) })),
+      rows.map((r) => view(r)),
       limit,
-      (c) => c.conversationId,
+      (e) => ({ orphans: true, memoryId: e.memoryId as string, id: e.id as string }),
     );
-  },
+  }
 
   /** Messages by conversation, in arrival order within each (index messages_conversation_seq_idx). */
-  async messages(q: Queryable, userKey: string, after: { conversationId: string; seq: number } | null, limit: number) {
-    const { rows } = await q.query(
+  private async messages(userKey: string, after: MessageKey | null, limit: number): Promise<ExportPage<MessageKey>> {
+    const { rows } = await this.q.query(
       `SELECT conversation_id, message_id, seq, role, content, said_at, received_at, truncated FROM messages
         WHERE user_id = $1 AND ($2::text IS NULL OR (conversation_id, seq) > ($2, $3::bigint))
         ORDER BY conversation_id, seq LIMIT $4`,
       [userKey, after?.conversationId ?? null, after?.seq ?? 0, limit],
     );
-    const out = rows.map((r) => ({
-      conversationId: r.conversation_id as string,
-      messageId: r.message_id as string,
-      seq: Number(r.seq),
-      role: r.role as string,
-      content: r.content as string,
-      saidAt: iso(r.said_at),
-      receivedAt: iso(r.received_at),
-      truncated: r.truncated as boolean,
-    }));
-    return page(out, limit, (m) => ({ conversationId: m.conversationId, seq: m.seq }));
-  },
-
-  async episodes(q: Queryable, userKey: string, after: string | null, limit: number) {
-    const { rows } = await q.query(
-      `SELECT id, conversation_id, to_char(day, 'YYYY-MM-DD') AS day, time_zone, started_at, ended_at, summary, message_ids,
-              summary_message_ids, created_at, updated_at
-         FROM episodes WHERE user_id = $1 AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`,
-      [userKey, after, limit],
+    return page(
+      rows.map((r) => view(r, ['seq'])),
+      limit,
+      (m) => ({ conversationId: m.conversationId as string, seq: m.seq as number }),
     );
-    const out = rows.map((r) => ({
-      id: r.id as string,
-      conversationId: r.conversation_id,
-      day: r.day,
-      timeZone: r.time_zone,
-      startedAt: iso(r.started_at),
-      endedAt: iso(r.ended_at),
-      summary: r.summary,
-      messageIds: r.message_ids,
-      summaryMessageIds: r.summary_message_ids,
-      createdAt: iso(r.created_at),
-      updatedAt: iso(r.updated_at),
-    }));
-    return page(out, limit, (e) => e.id);
-  },
-
-  async reminders(q: Queryable, userKey: string, after: string | null, limit: number) {
-    const { rows } = await q.query(
-      `SELECT id, text, status, due_at, time_zone, rrule, series_start, assumed_time, occurrence, fired_at, snoozed_until,
-              dismissed_at, source, created_at, updated_at
-         FROM reminders WHERE user_id = $1 AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`,
-      [userKey, after, limit],
-    );
-    const out = rows.map((r) => ({
-      id: r.id as string,
-      text: r.text,
-      status: r.status,
-      dueAt: iso(r.due_at),
-      timeZone: r.time_zone,
-      rrule: r.rrule,
-      seriesStart: iso(r.series_start),
-      assumedTime: r.assumed_time,
-      occurrence: r.occurrence,
-      firedAt: iso(r.fired_at),
-      snoozedUntil: iso(r.snoozed_until),
-      dismissedAt: iso(r.dismissed_at),
-      source: r.source,
-      createdAt: iso(r.created_at),
-      updatedAt: iso(r.updated_at),
-    }));
-    return page(out, limit, (x) => x.id);
-  },
-
-  async notifications(q: Queryable, userKey: string, after: number | null, limit: number) {
-    const { rows } = await q.query(
-      `SELECT id, seq, kind, title, body, reminder_id, data, created_at, read_at FROM notifications
-        WHERE user_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
-      [userKey, after ?? 0, limit],
-    );
-    const out = rows.map((r) => ({
-      id: r.id as string,
-      seq: Number(r.seq),
-      kind: r.kind,
-      title: r.title,
-      body: r.body,
-      reminderId: r.reminder_id,
-      data: r.data,
-      createdAt: iso(r.created_at),
-      readAt: iso(r.read_at),
-    }));
-    return page(out, limit, (n) => n.seq);
-  },
-
-  async digests(q: Queryable, userKey: string, after: string | null, limit: number) {
-    const { rows } = await q.query(
-      `SELECT to_char(digest_date, 'YYYY-MM-DD') AS date, time_zone, text, sections, generated_by, created_at, updated_at FROM digests
-        WHERE user_id = $1 AND ($2::date IS NULL OR digest_date > $2::date) ORDER BY digest_date LIMIT $3`,
-      [userKey, after, limit],
-    );
-    const out = rows.map((r) => ({
-      date: r.date as string,
-      timeZone: r.time_zone,
-      text: r.text,
-      sections: r.sections,
-      generatedBy: r.generated_by,
-      createdAt: iso(r.created_at),
-      updatedAt: iso(r.updated_at),
-    }));
-    return page(out, limit, (d) => d.date);
-  },
+  }
 
   /** Entities with the memories that mention them. */
-  async entities(q: Queryable, userKey: string, after: string | null, limit: number) {
-    const { rows } = await q.query(
-      `SELECT e.id, e.name, e.kind, e.created_at,
-              COALESCE((SELECT array_agg(me.memory_id ORDER BY me.memory_id) FROM memory_entities me WHERE me.entity_id = e.id), '{}') AS memory_ids
+  private async entities(userKey: string, after: string | null, limit: number): Promise<ExportPage<string>> {
+    const { rows } = await this.q.query(
+      `SELECT e.id, e.name, e.kind,
+              COALESCE((SELECT array_agg(me.memory_id ORDER BY me.memory_id) FROM memory_entities me WHERE me.entity_id = e.id), '{}') AS memory_ids, e.created_at
          FROM entities e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR e.id > $2::uuid) ORDER BY e.id LIMIT $3`,
       [userKey, after, limit],
     );
-    const out = rows.map((r) => ({ id: r.id as string, name: r.name, kind: r.kind, memoryIds: r.memory_ids, createdAt: iso(r.created_at) }));
-    return page(out, limit, (e) => e.id);
-  },
+    return page(
+      rows.map((r) => view(r)),
+      limit,
+      (e) => e.id as string,
+    );
+  }
 
-  async relations(q: Queryable, userKey: string, after: { sourceId: string; relation: string; targetId: string; memoryId: string } | null, limit: number) {
-    const { rows } = await q.query(
-      `SELECT r.source_id, s.name AS source_name, r.relation, r.target_id, t.name AS target_name, r.memory_id, r.created_at
+  private async relations(userKey: string, after: RelationKey | null, limit: number): Promise<ExportPage<RelationKey>> {
+    const { rows } = await this.q.query(
+      `SELECT r.source_id, s.name AS source, r.relation, r.target_id, t.name AS target, r.memory_id, r.created_at
          FROM relations r
          LEFT JOIN entities s ON s.id = r.source_id AND s.user_id = $1
          LEFT JOIN entities t ON t.id = r.target_id AND t.user_id = $1
@@ -271,15 +201,40 @@ export const exportStore = {
         ORDER BY r.source_id, r.relation, r.target_id, r.memory_id LIMIT $6`,
       [userKey, after?.sourceId ?? null, after?.relation ?? '', after?.targetId ?? null, after?.memoryId ?? null, limit],
     );
-    const out = rows.map((r) => ({
-      sourceId: r.source_id as string,
-      source: r.source_name as string | null,
-      relation: r.relation as string,
-      targetId: r.target_id as string,
-      target: r.target_name as string | null,
-      memoryId: r.memory_id as string,
-      createdAt: iso(r.created_at),
-    }));
-    return page(out, limit, (x) => ({ sourceId: x.sourceId, relation: x.relation, targetId: x.targetId, memoryId: x.memoryId }));
-  },
-};
+    return page(
+      rows.map((r) => view(r)),
+      limit,
+      (x) => ({ sourceId: x.sourceId as string, relation: x.relation as string, targetId: x.targetId as string, memoryId: x.memoryId as string }),
+    );
+  }
+}
+
+/**
+ * Export snapshots over the pool: one REPEATABLE READ READ ONLY transaction on a connection of its
+ * own, so the whole document is consistent however long the download takes.
+ */
+export class PostgresUserExportSource implements UserExportSource {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async openSnapshot(): Promise<UserExportSnapshot> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    } catch (err) {
+      client.release();
+      throw err;
+    }
+    const reader = new PostgresExportRepository(client);
+    return {
+      user: (input) => reader.user(input),
+      page: (input) => reader.page(input),
+      async close({ completed }) {
+        try {
+          await (completed ? client.query('COMMIT') : client.query('ROLLBACK').catch(() => {}));
+        } finally {
+          client.release();
+        }
+      },
+    };
+  }
+}

@@ -1,33 +1,8 @@
 import type { ReminderSource, ReminderState, ReminderStatus } from '../../core/proactive/reminder-state';
+import type { NewReminder, ReminderRecord, ReminderRepository } from '../../core/ports';
 import type { Queryable } from './pool';
 
-export type { ReminderSource };
-
-export interface ReminderRecord {
-  id: string;
-  userId: string;
-  text: string;
-  status: ReminderStatus;
-  dueAt: Date;
-  timeZone: string;
-  rrule: string | null;
-  seriesStart: Date | null;
-  assumedTime: boolean;
-  occurrence: number;
-  firedAt: Date | null;
-  snoozedUntil: Date | null;
-  dismissedAt: Date | null;
-  fireCount: number;
-  snoozeCount: number;
-  /** The workflow's change counter this row mirrors (see ReminderState.version). */
-  version: number;
-  source: ReminderSource;
-  workflowId: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export type NewReminder = Pick<ReminderRecord, 'id' | 'userId' | 'text' | 'dueAt' | 'timeZone' | 'rrule' | 'seriesStart' | 'assumedTime' | 'source' | 'workflowId'>;
+export type { NewReminder, ReminderRecord, ReminderSource };
 
 function toRecord(r: Record<string, unknown>): ReminderRecord {
   return {
@@ -54,32 +29,26 @@ function toRecord(r: Record<string, unknown>): ReminderRecord {
   };
 }
 
-/** Reminders as their workflows last recorded them; every query is scoped by user. */
-export const reminderStore = {
-  /** Inserts the reminder unless it exists; returns the stored row and whether this call created it. */
-  async insert(q: Queryable, r: NewReminder, at: Date): Promise<{ reminder: ReminderRecord; created: boolean }> {
-    const { rows } = await q.query(
+/** Reminders in PostgreSQL (`reminders`), as their workflows last recorded them. */
+export class PostgresReminderRepository implements ReminderRepository {
+  constructor(private readonly q: Queryable) {}
+
+  async insert({ reminder: r, at }: { reminder: NewReminder; at: Date }): Promise<{ reminder: ReminderRecord; created: boolean }> {
+    const { rows } = await this.q.query(
       `INSERT INTO reminders (id, user_id, text, status, due_at, time_zone, rrule, series_start, assumed_time, source, workflow_id, created_at, updated_at)
        VALUES ($1, $2, $3, 'scheduled', $4, $5, $6, $7, $8, $9, $10, $11, $11)
        ON CONFLICT (id) DO NOTHING RETURNING *`,
       [r.id, r.userId, r.text, r.dueAt, r.timeZone, r.rrule, r.seriesStart, r.assumedTime, JSON.stringify(r.source), r.workflowId, at],
     );
     if (rows[0]) return { reminder: toRecord(rows[0]), created: true };
-    const existing = await reminderStore.get(q, r.userId, r.id);
+    const existing = await this.get({ userId: r.userId, id: r.id });
     if (!existing) throw new Error(`reminder ${r.id} exists for another user`);
     return { reminder: existing, created: false };
-  },
+  }
 
-  /**
-   * Mirrors the workflow's state, only over an older version: a write that arrives late (an
-   * activity that timed out but still ran, one cancelled on the workflow side and still running,
-   * a retry after a newer write) changes nothing. A state without a version (scheduled by a worker
-   * from before versioning) only applies while no versioned write has happened. Returns the row
-   * when this write applied, undefined when the row holds the same or a newer state.
-   */
-  async applyState(q: Queryable, userId: string, state: ReminderState, at: Date): Promise<ReminderRecord | undefined> {
+  async applyState({ userId, state, at }: { userId: string; state: ReminderState; at: Date }): Promise<ReminderRecord | undefined> {
     const version = typeof state.version === 'number' ? state.version : null;
-    const { rows } = await q.query(
+    const { rows } = await this.q.query(
       `UPDATE reminders SET status = $3, due_at = $4, occurrence = $5, fired_at = $6, snoozed_until = $7,
               dismissed_at = $8, fire_count = $10, snooze_count = $11, version = COALESCE($12::integer, version),
               updated_at = GREATEST(updated_at, $9)
@@ -101,15 +70,10 @@ export const reminderStore = {
       ],
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
-  },
+  }
 
-  /**
-   * A recurring reminder's next occurrence (a new run of its workflow) replaces the previous one's
-   * state, once: only a row still on an earlier occurrence changes. Its version is one above the
-   * row's (at least `version`, the run's own count), so every write of the previous run is older.
-   */
-  async startOccurrence(q: Queryable, userId: string, state: ReminderState, at: Date): Promise<ReminderRecord | undefined> {
-    const { rows } = await q.query(
+  async startOccurrence({ userId, state, at }: { userId: string; state: ReminderState; at: Date }): Promise<ReminderRecord | undefined> {
+    const { rows } = await this.q.query(
       `UPDATE reminders SET status = $3, due_at = $4, occurrence = $5, fired_at = NULL, snoozed_until = NULL,
               dismissed_at = NULL, fire_count = 0, snooze_count = 0, version = GREATEST(version + 1, $7::integer),
               updated_at = GREATEST(updated_at, $6)
@@ -118,25 +82,24 @@ export const reminderStore = {
       [userId, state.reminderId, state.status, state.dueAt, state.occurrence, at, state.version],
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
-  },
+  }
 
-  async get(q: Queryable, userId: string, id: string): Promise<ReminderRecord | undefined> {
-    const { rows } = await q.query('SELECT * FROM reminders WHERE user_id = $1 AND id = $2', [userId, id]);
+  async get({ userId, id }: { userId: string; id: string }): Promise<ReminderRecord | undefined> {
+    const { rows } = await this.q.query('SELECT * FROM reminders WHERE user_id = $1 AND id = $2', [userId, id]);
     return rows[0] ? toRecord(rows[0]) : undefined;
-  },
+  }
 
-  async list(q: Queryable, userId: string, opts: { status?: ReminderStatus; limit: number }): Promise<ReminderRecord[]> {
-    const { rows } = await q.query(
+  async list({ userId, ...opts }: { userId: string; status?: ReminderStatus; limit: number }): Promise<ReminderRecord[]> {
+    const { rows } = await this.q.query(
       `SELECT * FROM reminders WHERE user_id = $1 AND ($2::text IS NULL OR status = $2)
         ORDER BY due_at DESC, id LIMIT $3`,
       [userId, opts.status ?? null, opts.limit],
     );
     return rows.map(toRecord);
-  },
+  }
 
-  /** Open reminders next due in [from, to): scheduled ones by due time, snoozed ones by snooze end. */
-  async dueBetween(q: Queryable, userId: string, from: Date, to: Date): Promise<ReminderRecord[]> {
-    const { rows } = await q.query(
+  async dueBetween({ userId, from, to }: { userId: string; from: Date; to: Date }): Promise<ReminderRecord[]> {
+    const { rows } = await this.q.query(
       `SELECT * FROM reminders
         WHERE user_id = $1 AND status IN ('scheduled','snoozed')
           AND COALESCE(snoozed_until, due_at) >= $2 AND COALESCE(snoozed_until, due_at) < $3
@@ -144,9 +107,29 @@ export const reminderStore = {
       [userId, from, to],
     );
     return rows.map(toRecord);
-  },
+  }
 
-  async remove(q: Queryable, userId: string, id: string): Promise<void> {
-    await q.query('DELETE FROM reminders WHERE user_id = $1 AND id = $2', [userId, id]);
-  },
-};
+  /**
+   * Open reminders whose workflow has not been seen to start (workflow_started_at NULL), created
+   * before `createdBefore`, oldest first, across users: the reminder reconciler's scan. Each row
+   * carries its own user, and every start and mark after it is keyed by that user.
+   */
+  async unstarted({ createdBefore, limit }: { createdBefore: Date; limit: number }): Promise<ReminderRecord[]> {
+    const { rows } = await this.q.query(
+      `-- all-users: the reconciler's scan; each row's start and mark are keyed by its own user_id
+       SELECT * FROM reminders
+        WHERE workflow_started_at IS NULL AND status IN ('scheduled','snoozed') AND created_at < $1
+        ORDER BY created_at, id LIMIT $2`,
+      [createdBefore, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  async markWorkflowStarted({ userId, id, at }: { userId: string; id: string; at: Date }): Promise<void> {
+    await this.q.query('UPDATE reminders SET workflow_started_at = $3 WHERE user_id = $1 AND id = $2 AND workflow_started_at IS NULL', [userId, id, at]);
+  }
+
+  async remove({ userId, id }: { userId: string; id: string }): Promise<void> {
+    await this.q.query('DELETE FROM reminders WHERE user_id = $1 AND id = $2', [userId, id]);
+  }
+}

@@ -1,18 +1,26 @@
 import type pg from 'pg';
 import type { MemoryTransaction, UnitOfWork } from '../../core/ports';
+import { PostgresConversationRepository } from './conversation-repository';
 import { PostgresMemoryErasure } from './erase-repository';
 import { PostgresMemoryEventLog } from './event-repository';
-import { extractionRunStore } from './extraction-run-repository';
+import { PostgresExtractionRunRepository } from './extraction-run-repository';
 import { PostgresMemoryGraph } from './graph-repository';
 import { PostgresLifecycleRepository } from './lifecycle-repository';
 import { PostgresMemoryRepository } from './memory-repository';
+import { PostgresNotificationRepository } from './notification-repository';
 import { inTransaction, inUserTransaction, type Queryable } from './pool';
 import { PostgresUserRowPurge } from './purge-repository';
+import { PostgresReminderRepository } from './reminder-repository';
 import { PostgresRetentionRepository } from './retention-repository';
+import { PostgresSettingsRepository } from './settings-repository';
 
-/** The memory repositories bound to one transaction's client. */
+/** The repositories bound to one transaction's client. */
 function repositoriesOf(client: Queryable): MemoryTransaction {
   return {
+    conversations: new PostgresConversationRepository(client),
+    reminders: new PostgresReminderRepository(client),
+    notifications: new PostgresNotificationRepository(client),
+    settings: new PostgresSettingsRepository(client),
     memories: new PostgresMemoryRepository(client),
     events: new PostgresMemoryEventLog(client),
     graph: new PostgresMemoryGraph(client),
@@ -20,7 +28,7 @@ function repositoriesOf(client: Queryable): MemoryTransaction {
     erasure: new PostgresMemoryErasure(client),
     purge: new PostgresUserRowPurge(client),
     retention: new PostgresRetentionRepository(client),
-    watermarks: { advance: ({ userId, conversationId, seq }) => extractionRunStore.advance(client, userId, conversationId, seq) },
+    watermarks: new PostgresExtractionRunRepository(client),
   };
 }
 

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { conversationStore } from '../../adapters/postgres/conversation-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { appendConversationMessages } from '../../services/conversation-messages';
+import { appendConversationMessages, conversationExists } from '../../services/conversation-messages';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { conversationParams, isoDate, messageIdSchema, textSchema } from '../schemas';
@@ -88,7 +87,7 @@ export const conversationRoutes =
       async (request, reply) => {
         const { conversationId } = request.params;
         const userId = userKeyOf(request);
-        if (!(await conversationStore.exists(deps.pool, userId, conversationId))) {
+        if (!(await conversationExists(deps, { userId, conversationId }))) {
           throw new MemoryServiceError(ErrorCode.notFound, 'conversation has no messages', { conversationId });
         }
         const ended = await endConversation(deps, { userKey: userId, conversationId });

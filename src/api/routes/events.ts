@@ -1,8 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { notificationStore } from '../../adapters/postgres/notification-repository';
-import type { LiveEvent, NotificationHub } from '../../services/notifications';
+import { listNotifications, type LiveEvent, type NotificationHub } from '../../services/notifications';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { notificationToView, reminderToView } from '../proactive-views';
@@ -82,7 +81,7 @@ export const eventRoutes =
         res.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ userId: request.params.userId })}\n\n`);
         if (lastId !== undefined) {
           try {
-            const missed = await notificationStore.list(deps.pool, userId, { limit: REPLAY_LIMIT, afterSeq: lastId });
+            const missed = await listNotifications(deps, { userId, limit: REPLAY_LIMIT, afterSeq: lastId });
             for (const n of missed) deliver({ event: 'notification', id: String(n.seq), notification: n });
           } catch (err) {
             request.log.warn({ err }, 'event replay failed');

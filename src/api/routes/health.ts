@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { postgresOutboxRetries } from '../../adapters/postgres/outbox-retry-repository';
-import type { OutboxHealth } from '../../services/outbox-drain';
+import { outboxHealth, type OutboxHealth } from '../../services/outbox-drain';
 import type { ApiDeps } from '../deps';
 
 const check = z.object({
@@ -29,7 +28,7 @@ async function probe(fn: () => Promise<unknown>, timeoutMs = 3000): Promise<z.in
 async function outboxCheck(deps: ApiDeps): Promise<z.infer<typeof check>> {
   let health: OutboxHealth | undefined;
   const probed = await probe(async () => {
-    health = await postgresOutboxRetries(deps.pool).health();
+    health = await outboxHealth(deps);
   });
   if (!health) return probed;
   return { ...probed, status: health.deadLetters > 0 ? 'degraded' : 'ok', ...health };

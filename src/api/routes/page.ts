@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { pageTokenStore } from '../../adapters/postgres/page-token-repository';
+import { endPageSession, redeemSignInCode } from '../../services/page-tokens';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { ApiDeps } from '../deps';
 import { PAGE_API_HEADERS, PAGE_SECURITY_HEADERS, PAGE_SESSION_ROUTE, pageTokens, setSessionCookie } from '../page-session';
@@ -79,8 +79,7 @@ export const pageRoutes =
         }
         const { t: tenantId, u: userId, jti, exp } = check.claims;
         if (!deps.tenants.some((t) => t.tenantId === tenantId)) throw new MemoryServiceError(ErrorCode.unauthorized, 'invalid sign-in link', { reason: 'invalid' });
-        await pageTokenStore.deleteExpired(deps.pool, now);
-        if (!(await pageTokenStore.markUsed(deps.pool, jti, 'code', new Date(exp * 1000)))) {
+        if (!(await redeemSignInCode(deps, { codeId: jti, expiresAt: new Date(exp * 1000), now }))) {
           throw new MemoryServiceError(ErrorCode.unauthorized, 'this sign-in link was already used: ask for a new one', { reason: 'used' });
         }
         const session = tokens.issue('session', { tenantId, userId }, now);
@@ -94,7 +93,7 @@ export const pageRoutes =
       { config: PAGE_SESSION_ROUTE, schema: { summary: "Sign the memory page out (ends this browser's page session for good)", params: userParams, response: { 204: z.null() } } },
       async (request, reply) => {
         const session = request.pageSession;
-        if (session) await pageTokenStore.markUsed(deps.pool, session.id, 'session', session.expiresAt);
+        if (session) await endPageSession(deps, { sessionId: session.id, expiresAt: session.expiresAt });
         setSessionCookie(request, reply, request.params.userId, '', 0);
         return reply.status(204).send(null);
       },

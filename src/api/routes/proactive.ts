@@ -1,21 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { digestStore } from '../../adapters/postgres/digest-repository';
-import { notificationStore } from '../../adapters/postgres/notification-repository';
-import { settingsStore } from '../../adapters/postgres/settings-repository';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { digestDay } from '../../core/proactive/digest-schedule';
-import { settingsOrDefaults, userSettings } from '../../services/digest';
-import { digestWorkflow } from '../../../workflows';
-import { userSearchAttributes } from '../../../workflows/search-attributes';
+import { recentDigests, writeDigestNow } from '../../services/digest';
+import { listNotifications, markNotificationsRead } from '../../services/notifications';
+import { settingsOrDefaults, updateSettings } from '../../services/settings';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { digestsQuery, digestView, listNotificationsQuery, notificationView, settingsBody, settingsView } from '../proactive-schemas';
 import { digestToView, notificationToView } from '../proactive-views';
 import { userParams } from '../schemas';
 import { PAGE_SESSION_ROUTE } from '../page-session';
-import { workflowCallError } from '../workflow-failures';
 
 /** Notifications, settings (which drive the digest and nudge schedules) and daily digests. */
 export const proactiveRoutes =
@@ -26,7 +20,7 @@ export const proactiveRoutes =
       { config: PAGE_SESSION_ROUTE, schema: { summary: 'Notifications (fired reminders, digests, nudges), newest first', params: userParams, querystring: listNotificationsQuery, response: { 200: z.object({ notifications: z.array(notificationView) }) } } },
       async (request) => {
         const q = request.query;
-        const list = await notificationStore.list(deps.pool, userKeyOf(request), { limit: q.limit, kind: q.kind, unread: q.unread === 'true' });
+        const list = await listNotifications(deps, { userId: userKeyOf(request), limit: q.limit, kind: q.kind, unread: q.unread === 'true' });
         return { notifications: list.map(notificationToView) };
       },
     );
@@ -34,7 +28,7 @@ export const proactiveRoutes =
     app.post(
       '/v1/users/:userId/notifications/read',
       { config: PAGE_SESSION_ROUTE, schema: { summary: 'Mark notifications read', params: userParams, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(200) }), response: { 200: z.object({ updated: z.number() }) } } },
-      async (request) => ({ updated: await notificationStore.markRead(deps.pool, userKeyOf(request), request.body.ids, new Date()) }),
+      async (request) => ({ updated: await markNotificationsRead(deps, { userId: userKeyOf(request), ids: request.body.ids, at: new Date() }) }),
     );
 
     app.get(
@@ -55,20 +49,14 @@ export const proactiveRoutes =
       },
       async (request) => {
         const userId = userKeyOf(request);
-        const body = request.body;
-        if (body.timezone !== undefined && !IANAZone.isValidZone(body.timezone)) {
-          throw new MemoryServiceError(ErrorCode.validationFailed, `unknown IANA timezone "${body.timezone}"`, { field: 'timezone' });
-        }
-        const current = await userSettings(deps, userId);
-        const proactive = body.proactive ? { ...current.proactive, ...body.proactive, quietHours: body.proactive.quietHours ?? current.proactive.quietHours } : undefined;
-        await settingsStore.update(deps.pool, userId, { timezone: body.timezone, digestTime: body.digestTime, proactive });
+        const settings = await updateSettings(deps, { userId, ...request.body });
         try {
           await opts.onSettingsChanged(userId);
         } catch (err) {
           // Settings are stored; a retry of the same PUT brings the schedules in line.
           throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'settings saved, but the digest/nudge schedules could not be updated', { userId }, { cause: err });
         }
-        return userSettings(deps, userId);
+        return settings;
       },
     );
 
@@ -76,10 +64,7 @@ export const proactiveRoutes =
       '/v1/users/:userId/digests',
       { config: PAGE_SESSION_ROUTE, schema: { summary: 'Daily digests of the last `days` local days, newest first', params: userParams, querystring: digestsQuery, response: { 200: z.object({ digests: z.array(digestView) }) } } },
       async (request) => {
-        const userId = userKeyOf(request);
-        const settings = await settingsOrDefaults(deps, userId);
-        const today = digestDay(new Date(), settings.timezone).date;
-        const digests = await digestStore.recent(deps.pool, userId, today, request.query.days);
+        const digests = await recentDigests(deps, { userId: userKeyOf(request), days: request.query.days, now: new Date() });
         return { digests: digests.map(digestToView) };
       },
     );
@@ -88,23 +73,7 @@ export const proactiveRoutes =
       '/v1/users/:userId/digests',
       { config: PAGE_SESSION_ROUTE, schema: { summary: "Write today's digest now (DigestWorkflow; not pushed as a notification)", params: userParams, response: { 201: digestView } } },
       async (request, reply) => {
-        const userId = userKeyOf(request);
-        const settings = await userSettings(deps, userId);
-        const today = digestDay(new Date(), settings.timezone).date;
-        const workflowId = `digest:${userId}:now:${today}:${Date.now()}`;
-        try {
-          await deps.temporal.workflow.execute(digestWorkflow, {
-            taskQueue: deps.taskQueue,
-            workflowId,
-            args: [{ userId, notify: false }],
-            typedSearchAttributes: userSearchAttributes(userId),
-            staticSummary: `Digest for ${userId} on request`,
-          });
-        } catch (err) {
-          throw workflowCallError(err, { workflowId, failed: 'writing the digest failed' });
-        }
-        const [digest] = await digestStore.recent(deps.pool, userId, today, 1);
-        if (!digest) throw new MemoryServiceError(ErrorCode.internal, 'digest missing after writing it', { workflowId });
+        const digest = await writeDigestNow(deps, { userId: userKeyOf(request), now: new Date() });
         return reply.status(201).send(digestToView(digest));
       },
     );

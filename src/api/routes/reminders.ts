@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { reminderStore } from '../../adapters/postgres/reminder-repository';
-import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { cancelReminder, createReminder, dismissReminder, rescheduleReminder, snoozeReminder, type ReminderOutcome } from '../../services/reminders';
+import { cancelReminder, createReminder, dismissReminder, getReminder, listReminders, rescheduleReminder, snoozeReminder, type ReminderOutcome } from '../../services/reminders';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createReminderBody, listRemindersQuery, reminderParams, reminderView, rescheduleBody, snoozeBody } from '../proactive-schemas';
@@ -54,7 +52,7 @@ export const reminderRoutes =
       '/v1/users/:userId/reminders',
       { config: PAGE_SESSION_ROUTE, schema: { summary: 'List reminders, newest due first', params: userParams, querystring: listRemindersQuery, response: { 200: z.object({ reminders: z.array(reminderView) }) } } },
       async (request) => {
-        const reminders = await reminderStore.list(deps.pool, userKeyOf(request), request.query);
+        const reminders = await listReminders(deps, { userId: userKeyOf(request), ...request.query });
         return { reminders: reminders.map(reminderToView) };
       },
     );
@@ -63,9 +61,7 @@ export const reminderRoutes =
       '/v1/users/:userId/reminders/:id',
       { schema: { summary: 'One reminder', params: reminderParams, response: { 200: reminderView } } },
       async (request) => {
-        const reminder = await reminderStore.get(deps.pool, userKeyOf(request), request.params.id);
-        if (!reminder) throw new MemoryServiceError(ErrorCode.notFound, 'reminder not found', { id: request.params.id });
-        return reminderToView(reminder);
+        return reminderToView(await getReminder(deps, { userId: userKeyOf(request), id: request.params.id }));
       },
     );
 

@@ -1,6 +1,9 @@
-import { uuidFromKey } from '../src/adapters/ids';
-import { detectReminderRequests } from '../src/core/proactive/conversation-reminders';
-import type { ReminderWorkflowInput } from '../workflows/proactive-types';
+import { uuidFromKey } from '../adapters/ids';
+import { detectReminderRequests } from '../core/proactive/conversation-reminders';
+import type { ReminderWorkflowInput } from '../../workflows/proactive-inputs';
+import { allConversationMessages } from './conversation-messages';
+import type { ServiceDeps } from './deps';
+import { userTimeZone } from './settings';
 
 /** A reminder request found in a conversation, ready to start its ReminderWorkflow. */
 export type ReminderRequestDTO = ReminderWorkflowInput;
@@ -28,4 +31,17 @@ export function reminderRequestsOf(
     source: { via: 'conversation', conversationId, messageId: r.messageId, matched: r.matched },
     ackWindowSeconds,
   }));
+}
+
+/**
+ * The reminder requests of a whole conversation, in the user's zone: the same detection and the
+ * same deterministic ids as the extraction that started their workflows.
+ */
+export async function conversationReminderRequests(
+  deps: Pick<ServiceDeps, 'conversations' | 'settings' | 'config'>,
+  input: { userId: string; conversationId: string; onPage?: (afterSeq: number) => void },
+): Promise<ReminderRequestDTO[]> {
+  const timeZone = await userTimeZone(deps, input.userId);
+  const messages = await allConversationMessages(deps, input);
+  return reminderRequestsOf(input.userId, input.conversationId, messages, timeZone, deps.config.proactive.reminderAckSeconds);
 }

@@ -28,16 +28,10 @@ export interface ReminderWorkflowInput {
   stateVersion?: number;
 }
 
-export interface SnoozeInput {
-  seconds: number;
-}
+/** The reminder's signal and update payloads, as callers send them (src/client/temporal-contract.ts). */
+export type { RescheduleInput, SnoozeInput } from '../src/client/temporal-contract';
 
 export type DismissInput = Record<string, never>;
-
-export interface RescheduleInput {
-  /** The new due time, ISO 8601 with offset. */
-  dueAt: string;
-}
 
 export interface DigestWorkflowInput {
   userId: string;

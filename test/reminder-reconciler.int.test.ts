@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresUserRepository } from '../src/adapters/postgres/user-repository';
+import type { ReminderRecord } from '../src/core/ports';
+import { reconcileReminders } from '../src/services/reminder-reconciler';
+import { reminderReconcilerScheduleId } from '../src/services/reliability-schedules';
+import { reminderWorkflowId } from '../workflows';
+import { createTestContext, type TestContext } from './support/harness';
+import { poll } from './support/poll';
+
+// The reminder reconciler: a reminder row committed by the API whose workflow never started (the
+// process died between the two and the client did not retry) is started by the next pass, fires
+// exactly once, and a second pass starts nothing.
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+const GRACE = 60;
+const deps = () => ({ reminders: ctx.runtime.deps.reminders, temporal: ctx.runtime.temporal, taskQueue: ctx.taskQueue, config: ctx.runtime.config });
+const pass = (graceSeconds = GRACE) => reconcileReminders(deps(), { limit: 100, graceSeconds });
+
+/** The row as the crash leaves it: inserted the way the API inserts it, no workflow started. */
+async function crashedRow(name: string, opts: { dueInMs: number; createdAgoMs: number }): Promise<ReminderRecord> {
+  const user = ctx.userKey(name);
+  await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: user, tenantId: 'tenant-a', externalId: name });
+  const id = randomUUID();
+  const { reminder } = await ctx.runtime.deps.reminders.insert({
+    reminder: {
+      id,
+      userId: user,
+      text: `call ${name}`,
+      dueAt: new Date(Date.now() + opts.dueInMs),
+      timeZone: 'UTC',
+      rrule: null,
+      seriesStart: null,
+      assumedTime: false,
+      source: { via: 'api' },
+      workflowId: reminderWorkflowId(user, id),
+    },
+    at: new Date(Date.now() - opts.createdAgoMs),
+  });
+  return reminder;
+}
+
+async function firings(r: ReminderRecord): Promise<number> {
+  const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM notifications WHERE user_id = $1 AND reminder_id = $2', [r.userId, r.id]);
+  return rows[0].n as number;
+}
+
+async function exists(workflowId: string): Promise<boolean> {
+  try {
+    await ctx.runtime.temporal.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('reminder reconciler', () => {
+  it('starts the workflow of a committed row that never got one; it fires exactly once; a second pass starts nothing', async () => {
+    const future = await crashedRow('rr-future', { dueInMs: 4000, createdAgoMs: 120_000 });
+    const overdue = await crashedRow('rr-overdue', { dueInMs: -30_000, createdAgoMs: 180_000 });
+    // Younger than the grace period: a start may still be in flight; the pass leaves it alone.
+    const fresh = await crashedRow('rr-fresh', { dueInMs: 600_000, createdAgoMs: 0 });
+    expect(await exists(future.workflowId)).toBe(false);
+
+    const first = await pass();
+    expect(first).toEqual({ found: 2, started: 2, existed: 0, failed: 0 });
+    expect(await exists(future.workflowId)).toBe(true);
+    expect(await exists(overdue.workflowId)).toBe(true);
+    expect(await exists(fresh.workflowId)).toBe(false);
+    // Each workflow is the row's own user's: its id and search attributes carry that user.
+    const described = await ctx.runtime.temporal.workflow.getHandle(future.workflowId).describe();
+    expect(described.workflowId).toBe(reminderWorkflowId(future.userId, future.id));
+
+    // The overdue one fires promptly, the other on its due time; each once.
+    expect(await poll(() => firings(overdue), (n) => n >= 1, 15_000)).toBe(1);
+    expect(await poll(() => firings(future), (n) => n >= 1, 20_000)).toBe(1);
+    const row = await ctx.runtime.deps.reminders.get({ userId: future.userId, id: future.id });
+    expect(row?.status).toBe('fired');
+
+    const second = await pass();
+    expect(second).toEqual({ found: 0, started: 0, existed: 0, failed: 0 });
+    // Even a row whose mark was lost is only marked: the workflow id is never started twice.
+    await ctx.runtime.deps.pool.query("UPDATE reminders SET workflow_started_at = NULL, status = 'scheduled' WHERE user_id = $1 AND id = $2", [overdue.userId, overdue.id]);
+    const third = await pass();
+    expect(third).toEqual({ found: 1, started: 0, existed: 1, failed: 0 });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await firings(overdue)).toBe(1);
+    expect(await firings(future)).toBe(1);
+
+    // With no grace the fresh row is due for a start too, exactly once.
+    expect(await pass(0)).toEqual({ found: 1, started: 1, existed: 0, failed: 0 });
+    expect(await pass(0)).toEqual({ found: 0, started: 0, existed: 0, failed: 0 });
+  });
+
+  it('a reminder created through the API is marked by its workflow and never touched by the reconciler', async () => {
+    const user = ctx.userKey('rr-api');
+    const res = await ctx.call('POST', `/v1/users/rr-api/reminders`, { text: 'water the plants', dueAt: new Date(Date.now() + 3_600_000).toISOString(), timezone: 'UTC' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const id = res.body.id as string;
+    const marked = await poll(
+      async () => (await ctx.runtime.deps.pool.query('SELECT workflow_started_at FROM reminders WHERE user_id = $1 AND id = $2', [user, id])).rows[0]?.workflow_started_at,
+      (v) => v != null,
+    );
+    expect(marked).not.toBeNull();
+    expect(await pass(0)).toEqual({ found: 0, started: 0, existed: 0, failed: 0 });
+  });
+
+  it('the schedule exists at worker start with the configured interval', async () => {
+    await ctx.runtime.ensureSchedules({ taskQueue: ctx.taskQueue });
+    const d = await ctx.runtime.temporal.schedule.getHandle(reminderReconcilerScheduleId(ctx.taskQueue)).describe();
+    expect(d.spec.intervals?.[0]?.every).toBe(ctx.runtime.config.reliability.reminderReconcileSeconds * 1000);
+    expect(d.action.type === 'startWorkflow' && d.action.workflowType).toBe('reminderReconcilerWorkflow');
+  });
+});

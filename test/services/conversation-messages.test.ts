@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config';
+import { ErrorCode } from '../../src/core/errors';
+import type { IncomingMessage } from '../../src/core/ports';
+import { allConversationMessages, conversationExists, storeCallerMessages, storeMessages } from '../../src/services/conversation-messages';
+import { conversationReminderRequests } from '../../src/services/reminder-requests';
+import { userTimeZone } from '../../src/services/settings';
+import { InMemoryConversationSide } from '../support/conversation-fakes';
+
+const user = 'tenant-a:USER';
+const other = 'tenant-a:OTHER';
+const config = loadConfig({ NODE_ENV: 'test' });
+const at = new Date('2026-06-10T02:00:00Z');
+
+const messages = (ids: string[], content = 'hello'): IncomingMessage[] => ids.map((id, i) => ({ id, role: 'user', content, at: new Date(at.getTime() + i * 1000), truncated: false }));
+const code = (p: Promise<unknown>) => p.then(() => 'resolved', (err: { code?: string }) => err.code);
+
+describe('storing conversation messages', () => {
+  it('stores each message id once: a repeat is reported as a duplicate', async () => {
+    const f = new InMemoryConversationSide();
+    expect(await storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m1', 'm2']), maxMessages: 10 })).toEqual({ inserted: ['m1', 'm2'], duplicates: [] });
+    expect(await storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m2', 'm3']), maxMessages: 10 })).toEqual({ inserted: ['m3'], duplicates: ['m2'] });
+    expect(await conversationExists(f.deps, { userId: user, conversationId: 'c1' })).toBe(true);
+    expect(await conversationExists(f.deps, { userId: other, conversationId: 'c1' })).toBe(false);
+  });
+
+  it('refuses a batch that would pass the cap, storing none of it; repeats alone still pass', async () => {
+    const f = new InMemoryConversationSide();
+    await storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m1', 'm2']), maxMessages: 3 });
+    expect(await code(storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m2', 'm3', 'm4']), maxMessages: 3 }))).toBe(ErrorCode.payloadTooLarge);
+    expect((await allConversationMessages(f.deps, { userId: user, conversationId: 'c1' })).map((m) => m.id)).toEqual(['m1', 'm2']);
+    expect(await storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m1', 'm2']), maxMessages: 2 })).toEqual({ inserted: [], duplicates: ['m1', 'm2'] });
+  });
+
+  it('registers a caller’s user on its first write', async () => {
+    const f = new InMemoryConversationSide();
+    const userRef = { userKey: user, tenantId: 'tenant-a', externalId: 'alice' };
+    await storeCallerMessages(f.deps, { user: userRef, conversationId: 'c1', messages: messages(['m1']), maxMessages: 10 });
+    expect(await f.users.exists({ userKey: user })).toBe(true);
+    expect(f.state.users.get(user)).toMatchObject({ tenantId: 'tenant-a', externalId: 'alice' });
+  });
+
+  it('reads a long conversation page by page, in arrival order', async () => {
+    const f = new InMemoryConversationSide();
+    const ids = Array.from({ length: 2_345 }, (_, i) => `m${i}`);
+    await storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(ids), maxMessages: 5_000 });
+    const pages: number[] = [];
+    const all = await allConversationMessages(f.deps, { userId: user, conversationId: 'c1', onPage: (afterSeq) => pages.push(afterSeq) });
+    expect(all.map((m) => m.id)).toEqual(ids);
+    expect(pages).toHaveLength(3);
+  });
+});
+
+describe('the user’s time zone, read one way', () => {
+  it('is the stored zone, UTC until set or for an unknown user', async () => {
+    const f = new InMemoryConversationSide();
+    expect(await userTimeZone(f.deps, user)).toBe('UTC');
+    await f.users.ensure({ userKey: user, tenantId: 'tenant-a', externalId: 'alice' });
+    await f.settings.update({ userId: user, timezone: 'Asia/Shanghai' });
+    expect(await userTimeZone(f.deps, user)).toBe('Asia/Shanghai');
+  });
+
+  it('dates the reminder requests of a conversation in that zone, with ids that do not change on a re-read', async () => {
+    const f = new InMemoryConversationSide();
+    await f.users.ensure({ userKey: user, tenantId: 'tenant-a', externalId: 'alice' });
+    await f.settings.update({ userId: user, timezone: 'Asia/Shanghai' });
+    // 10:00 in Shanghai on 10 June: "tomorrow 3 pm" is 11 June 15:00 +08:00.
+    await storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m1'], '提醒我明天下午三点开会'), maxMessages: 10 });
+    const deps = { ...f.deps, config };
+    const [request] = await conversationReminderRequests(deps, { userId: user, conversationId: 'c1' });
+    expect(request).toMatchObject({ userId: user, timeZone: 'Asia/Shanghai', dueAt: '2026-06-11T07:00:00.000Z', source: { via: 'conversation', conversationId: 'c1', messageId: 'm1' } });
+    expect((await conversationReminderRequests(deps, { userId: user, conversationId: 'c1' }))[0]!.reminderId).toBe(request!.reminderId);
+  });
+});
