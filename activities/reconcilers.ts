@@ -3,6 +3,9 @@ import type { Client } from '@temporalio/client';
 import { claimStaleConversations } from '../src/services/extraction-runs';
 import type { SubjectKeys } from '../src/security/subject';
 import type { ServiceDeps } from '../src/services/deps';
+import { indexExchanges, type ExchangeIndexDeps, type ExchangeIndexResult } from '../src/services/exchange-index';
+
+export type { ExchangeIndexResult } from '../src/services/exchange-index';
 import { reconcileReminders, type ReminderReconcileResult } from '../src/services/reminder-reconciler';
 import { extractMemoriesWorkflow, extractWorkflowId } from '../workflows';
 import { ConversationIdKey, userSearchAttributes } from '../workflows/search-attributes';
@@ -23,7 +26,7 @@ export interface ReconcileResult {
  * extraction is started the way the API starts one, with the user's search attributes, so its
  * payloads are encrypted under that user's key and a purge finds it.
  */
-export function createReconcilerActivities(deps: Pick<ServiceDeps, 'extractionRuns' | 'reminders' | 'config'>, opts: { client: Client; taskQueue: string; subjects: SubjectKeys }) {
+export function createReconcilerActivities(deps: Pick<ServiceDeps, 'extractionRuns' | 'reminders' | 'config'> & ExchangeIndexDeps, opts: { client: Client; taskQueue: string; subjects: SubjectKeys }) {
   return {
     /**
      * Starts ExtractMemories for conversations idle for CONVERSATION_IDLE_SECONDS with messages
@@ -55,6 +58,11 @@ export function createReconcilerActivities(deps: Pick<ServiceDeps, 'extractionRu
         }
         return result;
       });
+    },
+
+    /** One exchange indexer tick (workflows/reconcilers.ts): see indexExchanges. */
+    async indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult> {
+      return asActivity(() => indexExchanges(deps, { ...input, onProgress: (r) => Context.current().heartbeat(r) }));
     },
 
     /**

@@ -24,6 +24,10 @@ import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
 import { PostgresExtractionRunRepository } from './adapters/postgres/extraction-run-repository';
 import { PostgresUserExportSource } from './adapters/postgres/export-repository';
 import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
+import { PostgresMessageSearch } from './adapters/postgres/message-search-repository';
+import { PostgresEpisodeStore } from './adapters/postgres/episode-repository';
+import { PostgresExchangeIndexWatermarks } from './adapters/postgres/exchange-index-repository';
+import { ChromaExchangeIndex } from './adapters/chroma/chroma-exchange-index';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
 import { migrate } from './adapters/postgres/migrate';
@@ -122,7 +126,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extracto
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'exports' | 'personas';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -145,6 +149,9 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     vectorOutbox: new PostgresVectorOutbox(pool),
     unitOfWork: new PostgresUnitOfWork(pool),
     purgeAudit: new PostgresPurgeAuditLog(pool),
+    messageSearch: new PostgresMessageSearch(pool),
+    episodes: new PostgresEpisodeStore(pool),
+    exchangeIndex: new PostgresExchangeIndexWatermarks(pool),
   };
 }
 
@@ -159,6 +166,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
+  const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const embeddings = createEmbeddings(config, endpoints);
   const secrets = new ServiceSecrets(config.secretKey);
   const subjects = new SubjectKeys(secrets);
@@ -178,6 +186,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     embedder: new LangChainEmbedder(embeddings),
     vectors,
     episodeVectors,
+    exchangeVectors,
     embeddings,
     extractor: createExtractor(config, endpoints),
     config,
@@ -266,6 +275,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           embedder: deps.embedder,
           vectors,
           episodeVectors,
+          exchangeVectors,
           embeddings,
           queryRewriter: deps.queryRewriter,
           config,
@@ -295,8 +305,14 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
       // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
       const lifecycle = await ensureLifecycleSchedules(temporal, { taskQueue, timezone: config.scheduleTimezone });
-      // Reliability, so messages, reminders and vectors stored while Temporal or Chroma was down still land: extraction and reminder reconcilers, vector outbox drain.
-      const reliability = await ensureReliabilitySchedules(temporal, { taskQueue, reconcileSeconds: config.reliability.reconcileSeconds, drainSeconds: config.reliability.outbox.drainSeconds, reminderReconcileSeconds: config.reliability.reminderReconcileSeconds });
+      // Reliability, so messages, reminders and vectors stored while Temporal or Chroma was down still land: extraction and reminder reconcilers, vector outbox drain, exchange indexer.
+      const reliability = await ensureReliabilitySchedules(temporal, {
+        taskQueue,
+        reconcileSeconds: config.reliability.reconcileSeconds,
+        drainSeconds: config.reliability.outbox.drainSeconds,
+        reminderReconcileSeconds: config.reliability.reminderReconcileSeconds,
+        exchangeIndexSeconds: config.reliability.exchangeIndexSeconds,
+      });
       return { ...lifecycle, ...reliability };
     },
     async close() {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresConversationRepository } from '../src/adapters/postgres/conversation-repository';
-import { episodeStore } from '../src/adapters/postgres/episode-repository';
+import { PostgresEpisodeStore } from '../src/adapters/postgres/episode-repository';
 import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
-import { messageSearchStore } from '../src/adapters/postgres/message-search-repository';
+import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
 import type { NewMemory } from '../src/core/ports';
 import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
@@ -109,7 +109,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
       new PostgresConversationRepository(c).append({ userId, conversationId: 'c1', messages: corpus.docs.map((d, i) => ({ id: d.id, role: 'user', content: d.text, at: new Date(AT.getTime() + i * 1000), truncated: false })) }),
     );
     for (const query of corpus.queries) {
-      const hits = await messageSearchStore.bm25(ctx.runtime.deps.pool, userId, tokenizeForIndex(query), 1000);
+      const hits = await new PostgresMessageSearch(ctx.runtime.deps.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
       expectSameScores(hits.map((h) => ({ id: h.messageId, score: h.score })), referenceScores(corpus, query), `messages seed ${seed} "${query}"`);
     }
   });
@@ -120,20 +120,20 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     // One conversation per document: an episode's id comes from (user, conversation, day).
     const episodeOf = new Map<string, string>();
     for (const d of corpus.docs) {
-      const written = await inUserTransaction(ctx.runtime.deps.pool, userId, async (c) => {
-        await new PostgresConversationRepository(c).append({ userId, conversationId: d.id, messages: [{ id: 'm1', role: 'user', content: d.text, at: AT, truncated: false }] });
-        return episodeStore.replaceForConversation(c, {
-          userId,
-          conversationId: d.id,
-          timeZone: 'UTC',
-          drafts: [{ day: '2026-03-01', startedAt: AT, endedAt: AT, messageIds: ['m1'], summary: d.text, summaryMessageIds: ['m1'] }],
-        });
+      await inUserTransaction(ctx.runtime.deps.pool, userId, (c) =>
+        new PostgresConversationRepository(c).append({ userId, conversationId: d.id, messages: [{ id: 'm1', role: 'user', content: d.text, at: AT, truncated: false }] }),
+      );
+      const written = await new PostgresEpisodeStore(ctx.runtime.deps.pool).replaceForConversation({
+        userId,
+        conversationId: d.id,
+        timeZone: 'UTC',
+        drafts: [{ day: '2026-03-01', startedAt: AT, endedAt: AT, messageIds: ['m1'], summary: d.text, summaryMessageIds: ['m1'] }],
       });
       episodeOf.set(written.written[0]!, d.id);
     }
     for (const query of corpus.queries) {
       const reference = referenceScores(corpus, query);
-      const { byWords } = await episodeStore.search(ctx.runtime.deps.pool, userId, tokenizeForIndex(query), [], 1000);
+      const { byWords } = await new PostgresEpisodeStore(ctx.runtime.deps.pool).search({ userId, tokens: tokenizeForIndex(query), ranges: [], k: 1000 });
       const found = byWords.map((e) => episodeOf.get(e.id)!);
       expect(new Set(found), `episodes seed ${seed} "${query}"`).toEqual(new Set(reference.keys()));
       // The search returns no scores, so its order is checked: never a better document after a worse one.

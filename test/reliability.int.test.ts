@@ -10,7 +10,7 @@ import { extractRunPage } from '../src/services/extraction-runs';
 import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
 import type { ExtractionOutput, Extractor } from '../src/core/ports';
 import { drainOutbox } from '../src/services/outbox-drain';
-import { extractionReconcilerScheduleId, outboxDrainScheduleId } from '../src/services/reliability-schedules';
+import { exchangeIndexScheduleId, extractionReconcilerScheduleId, outboxDrainScheduleId } from '../src/services/reliability-schedules';
 import { vectorOutboxWorkflow } from '../workflows';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  for (const id of [extractionReconcilerScheduleId(idle?.taskQueue ?? ''), outboxDrainScheduleId(idle?.taskQueue ?? '')]) {
+  for (const id of [extractionReconcilerScheduleId(idle?.taskQueue ?? ''), outboxDrainScheduleId(idle?.taskQueue ?? ''), exchangeIndexScheduleId(idle?.taskQueue ?? '')]) {
     await idle?.runtime.temporal.schedule.getHandle(id).delete().catch(() => {});
   }
   await Promise.all([ctx?.close(), idle?.close()]);

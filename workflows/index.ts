@@ -12,8 +12,8 @@ export { memorySweepWorkflow } from './memory-sweep';
 export { weeklyReinforcementWorkflow } from './weekly-reinforcement';
 // Privacy: erasure of everything stored about one user, on their request.
 export { PurgeUser } from './purge-user';
-// Reconcilers run by Schedules, so work stored while Temporal or Chroma was down still lands: idle unextracted conversations, open reminders whose workflow never started, the vector outbox.
-export { extractionReconcilerWorkflow, reminderReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';
+// Reconcilers run by Schedules, so work stored while Temporal or Chroma was down still lands: idle unextracted conversations, open reminders whose workflow never started, the vector outbox, and the exchange indexer (new messages embedded for dense conversation search).
+export { exchangeIndexWorkflow, extractionReconcilerWorkflow, reminderReconcilerWorkflow, vectorOutboxWorkflow } from './reconcilers';
 // The Temporal contract for callers that live on the namespace (src/client/temporal-contract.ts): ExtractMemories.
 export { ExtractMemories } from './caller-extraction';
 // Every API decision as a short workflow (forget, restore, erase), so each one shows in Temporal UI with who asked.

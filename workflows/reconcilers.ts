@@ -1,16 +1,17 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DrainSummary } from '../activities/extraction-runs';
-import type { ReconcileResult, ReminderReconcileResult } from '../activities/reconcilers';
+import type { ExchangeIndexResult, ReconcileResult, ReminderReconcileResult } from '../activities/reconcilers';
 
 // Activity signatures only (type imports): the workflow bundle never loads activity code.
 interface ReconcilerActivities {
   reconcileConversations(input: { limit: number; idleSeconds?: number }): Promise<ReconcileResult>;
   drainVectorOutbox(input: { userId?: string; budgetMs?: number }): Promise<DrainSummary>;
+  indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult>;
   reconcileReminders(input: { limit: number; graceSeconds: number }): Promise<ReminderReconcileResult>;
 }
 
 // The schedule runs these every minute or two; a failed tick is simply the next tick's work.
-const { reconcileConversations, drainVectorOutbox, reconcileReminders } = proxyActivities<ReconcilerActivities>({
+const { reconcileConversations, drainVectorOutbox, indexExchanges, reconcileReminders } = proxyActivities<ReconcilerActivities>({
   startToCloseTimeout: '2m',
   heartbeatTimeout: '1m',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
@@ -38,6 +39,15 @@ export async function extractionReconcilerWorkflow(input: ExtractionReconcilerIn
  */
 export async function vectorOutboxWorkflow(input: { budgetMs?: number } = {}): Promise<DrainSummary> {
   return drainVectorOutbox({ ...(input.budgetMs === undefined ? {} : { budgetMs: input.budgetMs }) });
+}
+
+/**
+ * Exchange indexer (Schedule `index:exchanges:<taskQueue>`): embeds the exchanges of conversations
+ * with messages past their exchange watermark (new ones, and every older one once: the backfill).
+ * Chroma down: the watermark stays, the next tick does the work.
+ */
+export async function exchangeIndexWorkflow(input: { limit?: number; budgetMs?: number } = {}): Promise<ExchangeIndexResult> {
+  return indexExchanges({ limit: input.limit ?? 200, budgetMs: input.budgetMs ?? 90_000 });
 }
 
 export interface ReminderReconcilerInput {

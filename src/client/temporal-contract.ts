@@ -69,6 +69,8 @@ export const WorkflowType = {
   vectorOutbox: 'vectorOutboxWorkflow',
   /** The user's persona (recall's profile at the top of the system part), rebuilt after memory changes. */
   persona: 'RebuildPersona',
+  /** Scheduled (docs/recall.md): embeds new exchanges for dense conversation search. */
+  exchangeIndex: 'exchangeIndexWorkflow',
 } as const;
 export type WorkflowType = (typeof WorkflowType)[keyof typeof WorkflowType];
 

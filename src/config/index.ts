@@ -201,6 +201,8 @@ export const envSchema = z.object({
   EXTRACTION_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(120),
   REMINDER_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(60),
   OUTBOX_DRAIN_SECONDS: positiveInt.min(10).max(3600).default(60),
+  // The exchange indexer: every this many seconds, new messages are embedded as exchanges (dense conversation search)
+  EXCHANGE_INDEX_SECONDS: positiveInt.min(5).max(3600).default(30),
   OUTBOX_MAX_ATTEMPTS: positiveInt.max(100).default(10),
   OUTBOX_RETRY_BASE_SECONDS: positiveInt.default(30),
   OUTBOX_RETRY_MAX_SECONDS: positiveInt.default(3600),
@@ -305,6 +307,8 @@ export interface AppConfig {
 export interface ReliabilityConfig {
   /** How often the extraction reconciler looks for idle conversations with unextracted messages. */
   reconcileSeconds: number;
+  /** How often the exchange indexer embeds new exchanges for dense conversation search. */
+  exchangeIndexSeconds: number;
   /** How often the reminder reconciler starts the workflows of open reminders that never got one. */
   reminderReconcileSeconds: number;
   /** How often the vector outbox drains, and how a failed entry is retried before it is dead-lettered. */
@@ -492,6 +496,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     reliability: {
       reconcileSeconds: e.EXTRACTION_RECONCILE_SECONDS,
+      exchangeIndexSeconds: e.EXCHANGE_INDEX_SECONDS,
       reminderReconcileSeconds: e.REMINDER_RECONCILE_SECONDS,
       outbox: {
         drainSeconds: e.OUTBOX_DRAIN_SECONDS,

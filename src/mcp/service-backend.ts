@@ -7,7 +7,7 @@ import { forgetMemory } from '../services/memory-lifecycle';
 import { storeMemory } from '../services/memory-store';
 import { recall } from '../services/recall';
 import { listReminders, snoozeReminder } from '../services/reminders';
-import { searchConversations } from '../services/search-conversations';
+import { searchConversations } from '../services/conversation-search-use-case';
 import { MEMORY_SEARCH_ROUTES, type MemoryToolBackend } from './backend';
 
 /**

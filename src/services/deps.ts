@@ -3,6 +3,9 @@ import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type {
   ConflictJudge,
+  EpisodeStore,
+  ExchangeIndexWatermarks,
+  ExchangeVectorIndex,
   ConversationRepository,
   DigestRepository,
   Embedder,
@@ -11,6 +14,7 @@ import type {
   MemoryEventLog,
   MemoryReader,
   MemorySearch,
+  MessageSearch,
   MemoryTimeRoute,
   NotificationRepository,
   OutboxRetryRepository,
@@ -58,11 +62,19 @@ export interface ServiceDeps {
   /** Consistent snapshots of everything stored about a user, for the export. */
   exports: UserExportSource;
   purgeAudit: PurgeAuditLog;
+  /** The user's raw messages searched (BM25, dates, neighbours, hidden lines). */
+  messageSearch: MessageSearch;
+  /** Episodes (one conversation, one local day) and their postings. */
+  episodes: EpisodeStore;
   /** `embeddings` behind the Embedder port, for the memory services. */
   embedder: Embedder;
   vectors: VectorIndex;
   /** Episode summaries' vectors (`${CHROMA_COLLECTION}_episodes`); without it episodes are found by keywords and dates only. */
   episodeVectors?: EpisodeVectorIndex;
+  /** Raw exchanges' vectors (`${CHROMA_COLLECTION}_exchanges`); without it conversation search has no exchange_ann route. */
+  exchangeVectors?: ExchangeVectorIndex;
+  /** How far each conversation is in `exchangeVectors` (the exchange indexer's watermark). */
+  exchangeIndex?: ExchangeIndexWatermarks;
   embeddings: Embeddings;
   extractor: Extractor;
   /** Present when an LLM is configured; recall uses it only when a request or RECALL_QUERY_REWRITE asks. */

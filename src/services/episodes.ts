@@ -1,12 +1,11 @@
-import { episodeId, episodeStore } from '../adapters/postgres/episode-repository';
-import { messageSearchStore } from '../adapters/postgres/message-search-repository';
-import { inUserTransaction } from '../adapters/postgres/pool';
+import { episodeId } from '../adapters/postgres/episode-repository';
 import { jiebaSegmenter } from '../adapters/text/jieba';
 import { buildEpisodes } from '../core/episodes/summarize';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ConversationMessage } from '../core/types';
 import { allConversationMessages } from './conversation-messages';
 import type { ServiceDeps } from './deps';
+import { forgetExchangeVectors } from './exchange-index';
 import { userTimeZone } from './settings';
 
 /** Result of {@link writeEpisodes}: ids and counts only (activity results show in Temporal UI). */
@@ -33,13 +32,13 @@ async function allMessages(deps: Pick<ServiceDeps, 'conversations'>, userId: str
  * episodes whose summary quoted them are rebuilt too.
  */
 export async function writeEpisodes(
-  deps: Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'embeddings' | 'episodeVectors'>,
+  deps: Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>,
   input: { userId: string; conversationId: string; workflowId?: string; runId?: string },
 ): Promise<WriteEpisodesResult> {
   const { userId } = input;
   const timeZone = await userTimeZone(deps, userId);
-  const forgotten = await messageSearchStore.forgotten(deps.pool, userId);
-  const stale = await episodeStore.summarisingAny(deps.pool, userId, forgotten.map((f) => f.messageId));
+  const forgotten = await deps.messageSearch.forgotten({ userId });
+  const stale = await deps.episodes.summarisingAny({ userId, messageIds: forgotten.map((f) => f.messageId) });
   const others = [...new Set(stale.map((s) => s.conversationId).filter((c) => c !== input.conversationId))].sort();
 
   const result: WriteEpisodesResult = { episodes: [], written: 0, unchanged: 0, removed: 0, rebuiltConversations: others, vectors: { upserted: 0, removed: 0 } };
@@ -48,9 +47,7 @@ export async function writeEpisodes(
     const messages = await allMessages(deps, userId, conversationId);
     const hidden = new Set(forgotten.filter((f) => f.conversationId === conversationId).map((f) => f.messageId));
     const drafts = buildEpisodes(messages, { timeZone, hidden, segmenter: jiebaSegmenter });
-    const write = await inUserTransaction(deps.pool, userId, (c) =>
-      episodeStore.replaceForConversation(c, { userId, conversationId, timeZone, drafts, workflowId: input.workflowId, runId: input.runId }),
-    );
+    const write = await deps.episodes.replaceForConversation({ userId, conversationId, timeZone, drafts, workflowId: input.workflowId, runId: input.runId });
     result.written += write.written.length;
     result.unchanged += write.unchanged.length;
     result.removed += write.removed.length;
@@ -58,6 +55,8 @@ export async function writeEpisodes(
     if (conversationId === input.conversationId) result.episodes = drafts.map((d) => ({ id: episodeId(userId, conversationId, d.day), day: d.day }));
   }
   result.vectors = await syncEpisodeVectors(deps, userId, removedIds);
+  // What the user asked to forget leaves the exchange index too (search already hides it).
+  await forgetExchangeVectors(deps, userId, forgotten, new Date());
   return result;
 }
 
@@ -68,7 +67,7 @@ export async function writeEpisodes(
  * harmless: search hits are hydrated from PostgreSQL, where the episode no longer exists.
  */
 export async function syncEpisodeVectors(
-  deps: Pick<ServiceDeps, 'pool' | 'embeddings' | 'episodeVectors'>,
+  deps: Pick<ServiceDeps, 'pool' | 'embeddings' | 'episodeVectors' | 'messageSearch' | 'episodes'>,
   userId: string,
   removedIds: string[] = [],
   limit = 200,
@@ -76,7 +75,7 @@ export async function syncEpisodeVectors(
   const index = deps.episodeVectors;
   if (!index) return { upserted: 0, removed: 0 };
   try {
-    const owed = await episodeStore.vectorsOwed(deps.pool, userId, limit);
+    const owed = await deps.episodes.vectorsOwed({ userId, limit });
     const empty = owed.filter((e) => e.summary.trim() === '');
     const full = owed.filter((e) => e.summary.trim() !== '');
     const toRemove = [...removedIds, ...empty.map((e) => e.id)];
@@ -85,7 +84,7 @@ export async function syncEpisodeVectors(
       const embeddings = await deps.embeddings.embedDocuments(full.map((e) => e.summary));
       await index.upsert({ userId, items: full.map((e, i) => ({ id: e.id, embedding: embeddings[i]!, conversationId: e.conversationId, day: e.day })) });
     }
-    for (const e of owed) await episodeStore.markVectorWritten(deps.pool, userId, e.id, e.contentHash);
+    for (const e of owed) await deps.episodes.markVectorWritten({ userId, id: e.id, contentHash: e.contentHash });
     return { upserted: full.length, removed: toRemove.length };
   } catch (err) {
     if (err instanceof MemoryServiceError) throw err;

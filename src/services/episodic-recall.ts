@@ -10,7 +10,7 @@ import { storedTimeZone } from './settings';
 import type { PastExchange } from '../core/recall/format';
 import { cutCodePoints, inRanges, type RankedExchange } from '../core/recall/exchanges';
 import { parseQueryDates, refersToSharedPast, type DateRange } from '../core/time/query-dates';
-import { searchExchanges, type ExchangeSearchResult } from './conversation-search';
+import { searchExchanges, type ExchangeSearchResult } from './exchange-search';
 import type { ServiceDeps } from './deps';
 
 /** "The best few raw exchanges": more would crowd out memories in the shared budget. */

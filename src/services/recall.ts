@@ -20,7 +20,7 @@ import type { DateRange } from '../core/time/query-dates';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import { withDeadline } from './deadline';
 import type { ServiceDeps } from './deps';
-import type { ExchangeRoute, ExchangeSearchResult } from './conversation-search';
+import type { ExchangeRoute, ExchangeSearchResult } from './exchange-search';
 import {
   exchangeSearchForRecall,
   hasExchangeEvidence,

@@ -9,6 +9,7 @@ import { ensureSchedule, sameActionAndPolicies, type ScheduleOutcome } from './l
 export const extractionReconcilerScheduleId = (taskQueue: string): string => `reconcile:extractions:${taskQueue}`;
 export const reminderReconcilerScheduleId = (taskQueue: string): string => `reconcile:reminders:${taskQueue}`;
 export const outboxDrainScheduleId = (taskQueue: string): string => `drain:vector-outbox:${taskQueue}`;
+export const exchangeIndexScheduleId = (taskQueue: string): string => `index:exchanges:${taskQueue}`;
 
 /** Names of exported workflows, checked by the compiler without loading workflow code here. */
 type WorkflowName = keyof typeof import('../../workflows');
@@ -46,10 +47,13 @@ export function intervalScheduleMatches(existing: ScheduleDescription, desired: 
 }
 
 /**
- * Creates the extraction and reminder reconciler and vector outbox drain schedules, or updates them when their
+ * Creates the extraction and reminder reconciler, vector outbox drain and exchange indexer schedules, or updates them when their
  * interval, workflow or task queue changed; otherwise leaves them alone. Safe at every worker start.
  */
-export async function ensureReliabilitySchedules(client: Client, opts: { taskQueue: string; reconcileSeconds: number; drainSeconds: number; reminderReconcileSeconds: number }): Promise<Record<string, ScheduleOutcome>> {
+export async function ensureReliabilitySchedules(
+  client: Client,
+  opts: { taskQueue: string; reconcileSeconds: number; drainSeconds: number; reminderReconcileSeconds: number; exchangeIndexSeconds?: number },
+): Promise<Record<string, ScheduleOutcome>> {
   const desired: DesiredInterval[] = [
     {
       scheduleId: extractionReconcilerScheduleId(opts.taskQueue),
@@ -64,6 +68,16 @@ export async function ensureReliabilitySchedules(client: Client, opts: { taskQue
       note: 'Reminder reconciler: open reminders whose workflow never started',
     },
     { scheduleId: outboxDrainScheduleId(opts.taskQueue), workflowType: 'vectorOutboxWorkflow', everySeconds: opts.drainSeconds, note: 'Vector outbox drain: backoff and dead letters' },
+    ...(opts.exchangeIndexSeconds === undefined
+      ? []
+      : [
+          {
+            scheduleId: exchangeIndexScheduleId(opts.taskQueue),
+            workflowType: 'exchangeIndexWorkflow' as const,
+            everySeconds: opts.exchangeIndexSeconds,
+            note: 'Exchange indexer: new messages embedded as exchanges for dense conversation search',
+          },
+        ]),
   ];
   const outcomes: Record<string, ScheduleOutcome> = {};
   for (const d of desired) outcomes[d.scheduleId] = await ensureSchedule(client, optionsFor(d, opts.taskQueue), intervalScheduleMatches);

@@ -11,7 +11,7 @@ import type { ServiceSecrets } from '../security/secrets';
 import type { ServiceDeps } from './deps';
 import { digestScheduleId, nudgeScheduleId } from './proactive-schedules';
 
-export type PurgeDeps = Pick<ServiceDeps, 'pool' | 'vectors' | 'episodeVectors' | 'userKeyDestroyer'>;
+export type PurgeDeps = Pick<ServiceDeps, 'pool' | 'vectors' | 'episodeVectors' | 'exchangeVectors' | 'userKeyDestroyer'>;
 
 /** Starts the audit row of a purge run (idempotent: a retried activity finds it). */
 export function beginPurgeAudit(deps: Pick<ServiceDeps, 'purgeAudit'>, input: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void> {
@@ -83,9 +83,13 @@ export async function purgeUserRows(
 }
 
 /** Drops the user's Chroma collections, one per kind of vector. Returns 1 per collection that existed. */
-export async function dropUserVectors(deps: Pick<ServiceDeps, 'vectors' | 'episodeVectors'>, userKey: string): Promise<Record<string, number>> {
+export async function dropUserVectors(deps: Pick<ServiceDeps, 'vectors' | 'episodeVectors' | 'exchangeVectors'>, userKey: string): Promise<Record<string, number>> {
   assertUserKey(userKey);
-  const stores = [{ kind: 'memories', store: deps.vectors }, ...(deps.episodeVectors ? [{ kind: 'episodes', store: deps.episodeVectors }] : [])];
+  const stores = [
+    { kind: 'memories', store: deps.vectors },
+    ...(deps.episodeVectors ? [{ kind: 'episodes', store: deps.episodeVectors }] : []),
+    ...(deps.exchangeVectors ? [{ kind: 'exchanges', store: deps.exchangeVectors }] : []),
+  ];
   const dropped: Record<string, number> = {};
   for (const { kind, store } of stores) dropped[kind] = (await store.dropUser(userKey)) ? 1 : 0;
   return dropped;

@@ -1,7 +1,6 @@
 import type { EpisodeVectorIndex, EpisodeVectorItem } from '../../core/episodes/ports';
-import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit } from '../../core/ports';
-import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, moveUserRecords, nearestOwned, UserCollections } from './user-collections';
+import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, moveUserRecords, nearestOwned, upsertOwned, UserCollections, chromaCall } from './user-collections';
 
 const SUFFIX = '_episodes';
 
@@ -27,15 +26,8 @@ export class ChromaEpisodeIndex implements EpisodeVectorIndex {
   }
 
   async upsert({ userId, items }: { userId: string; items: EpisodeVectorItem[] }): Promise<void> {
-    if (items.length === 0) return;
     await guard('upsert', () =>
-      this.users.with(userId, { create: true, whenMissing: undefined }, (collection) =>
-        collection.upsert({
-          ids: items.map((i) => i.id),
-          embeddings: items.map((i) => i.embedding),
-          metadatas: items.map((i) => ({ user_id: userId, conversation_id: i.conversationId, day: i.day })),
-        }),
-      ),
+      upsertOwned(this.users, userId, items.map((i) => ({ id: i.id, embedding: i.embedding, metadata: { conversation_id: i.conversationId, day: i.day } }))),
     );
   }
 
@@ -64,10 +56,6 @@ export class ChromaEpisodeIndex implements EpisodeVectorIndex {
   }
 }
 
-async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma episode ${operation} failed`, { operation }, { cause: err });
-  }
+function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  return chromaCall('episode', operation, fn);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ChromaClient, ChromaNotFoundError, type Collection, type Metadata, type Where } from 'chromadb';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit } from '../../core/ports';
 
 /** Chroma limits collection names to 63 characters. */
@@ -125,11 +126,23 @@ export class UserCollections {
  * another owner are dropped: the collection already is the user filter, this is the second lock.
  */
 export async function nearestOwned(collection: Collection, userId: string, query: { embedding: number[]; k: number; where?: Where }): Promise<VectorHit[]> {
+  return (await nearestOwnedRecords(collection, userId, query)).map(({ id, similarity }) => ({ id, similarity }));
+}
+
+/** {@link nearestOwned} with each record's metadata, for indexes that keep what a hit points to there. */
+export async function nearestOwnedRecords(
+  collection: Collection,
+  userId: string,
+  query: { embedding: number[]; k: number; where?: Where },
+): Promise<(VectorHit & { metadata: Metadata })[]> {
   const result = await collection.query({ queryEmbeddings: [query.embedding], nResults: query.k, where: query.where, include: ['distances', 'metadatas'] });
   const ids = result.ids[0] ?? [];
   const distances = result.distances?.[0] ?? [];
   const metadatas = result.metadatas?.[0] ?? [];
-  return ids.flatMap((id, i) => (metadatas[i]?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1) }] : []));
+  return ids.flatMap((id, i) => {
+    const metadata = metadatas[i];
+    return metadata?.user_id === userId ? [{ id, similarity: 1 - (distances[i] ?? 1), metadata }] : [];
+  });
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight (deletes across many users' collections). */
@@ -202,4 +215,25 @@ export async function migrateSharedCollection(users: UserCollections, legacyName
  */
 export async function moveUserRecords(users: UserCollections, from: string, to: string): Promise<number> {
   return moveRecords(users, users.name(from), (m) => (m.user_id === from ? to : undefined), (m) => ({ ...m, user_id: to }));
+}
+
+/** Writes records to the user's own collection (created on first write), each stamped with the owner. */
+export async function upsertOwned(users: UserCollections, userId: string, records: readonly { id: string; embedding: number[]; metadata: Metadata }[]): Promise<void> {
+  if (records.length === 0) return;
+  await users.with(userId, { create: true, whenMissing: undefined }, (collection) =>
+    collection.upsert({
+      ids: records.map((r) => r.id),
+      embeddings: records.map((r) => r.embedding),
+      metadatas: records.map((r) => ({ ...r.metadata, user_id: userId })),
+    }),
+  );
+}
+
+/** Runs a Chroma call of one index `kind`, turning its failure into the retryable vectorStoreUnavailable. */
+export async function chromaCall<T>(kind: string, operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${kind} ${operation} failed`, { operation }, { cause: err });
+  }
 }

@@ -1,22 +1,10 @@
-import type { StoredLine } from '../../core/recall/exchanges';
+import type { MessageHit, MessageRef, ShownLine, StoredLine } from '../../core/recall/exchanges';
+import type { MessageSearch } from '../../core/ports';
 import { termFrequencies } from '../../core/text/tokenize';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';
 import type { Queryable } from './pool';
 
-/** A message found by a search, with how well it matched. */
-export interface MessageHit {
-  conversationId: string;
-  messageId: string;
-  score: number;
-  /** Distinct query terms the message contains. */
-  matched: string[];
-}
-
-/** A (conversation, message) reference. */
-export interface MessageRef {
-  conversationId: string;
-  messageId: string;
-}
+export type { MessageHit, MessageRef, ShownLine } from '../../core/recall/exchanges';
 
 interface LineRow {
   conversation_id: string;
@@ -30,9 +18,6 @@ interface LineRow {
 function toLine(r: LineRow): StoredLine {
   return { conversationId: r.conversation_id, messageId: r.message_id, seq: Number(r.seq), role: r.role, content: r.content, at: r.said_at };
 }
-
-/** A stored line and whether it must stay out of what is shown. */
-export type ShownLine = StoredLine & { hidden: boolean };
 
 /** Per-user collection statistics and document frequencies of the query terms ($1 user, $2 terms). */
 const BM25_CTES = bm25Ctes({ postings: 'message_terms', stats: 'message_index_stats' });
@@ -55,12 +40,14 @@ const rangeArrays = (ranges: readonly { start: Date; end: Date }[]): [Date[], Da
  * kept by triggers (migration 1764461100000), messages said in a date range, the neighbours that
  * make a message an exchange, and which messages must stay hidden. Every query takes the user.
  */
-export const messageSearchStore = {
+export class PostgresMessageSearch implements MessageSearch {
+  constructor(private readonly db: Queryable) {}
+
   /** BM25 over the user's messages, best first. Document frequencies come from the postings per query. */
-  async bm25(q: Queryable, userId: string, tokens: string[], k: number): Promise<MessageHit[]> {
+  async bm25({ userId, tokens, k }: { userId: string; tokens: string[]; k: number }): Promise<MessageHit[]> {
     const terms = [...termFrequencies(tokens).keys()];
     if (terms.length === 0) return [];
-    const { rows } = await q.query<{ conversation_id: string; message_id: string; score: number; matched: string[] }>(
+    const { rows } = await this.db.query<{ conversation_id: string; message_id: string; score: number; matched: string[] }>(
       `WITH ${BM25_CTES}
        SELECT t.conversation_id, t.message_id, sum(${BM25_TERM})::float8 AS score, array_agg(t.term) AS matched
          FROM message_terms t
@@ -74,16 +61,16 @@ export const messageSearchStore = {
       [userId, terms, k],
     );
     return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id, score: r.score, matched: r.matched }));
-  },
+  }
 
   /**
    * Messages said inside the ranges (the time route): those that match the query's words first,
    * by BM25, then the rest of those days in the order they were said. One round trip.
    */
-  async saidIn(q: Queryable, userId: string, tokens: string[], ranges: readonly { start: Date; end: Date }[], k: number): Promise<MessageHit[]> {
+  async saidIn({ userId, tokens, ranges, k }: { userId: string; tokens: string[]; ranges: readonly { start: Date; end: Date }[]; k: number }): Promise<MessageHit[]> {
     if (ranges.length === 0) return [];
     const [starts, ends] = rangeArrays(ranges);
-    const { rows } = await q.query<{ conversation_id: string; message_id: string; score: number | null; matched: string[] | null }>(
+    const { rows } = await this.db.query<{ conversation_id: string; message_id: string; score: number | null; matched: string[] | null }>(
       `WITH ${BM25_CTES},
             inside AS (
               SELECT DISTINCT m.conversation_id, m.message_id, m.seq, m.said_at, m.doc_length
@@ -105,7 +92,7 @@ export const messageSearchStore = {
       [userId, [...termFrequencies(tokens).keys()], k, starts, ends],
     );
     return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id, score: r.score ?? 0, matched: r.matched ?? [] }));
-  },
+  }
 
   /**
    * The given messages with the message right before and right after each in its conversation
@@ -114,14 +101,19 @@ export const messageSearchStore = {
    * it expired) or, with `staleSources`, it is the source of a memory that was superseded,
    * expired or archived — stale unless the user asks about the past. One round trip.
    */
-  async withNeighbours(
-    q: Queryable,
-    userId: string,
-    refs: readonly MessageRef[],
-    opts: { staleSources: boolean; now: Date },
-  ): Promise<{ anchor: ShownLine; previous?: ShownLine; next?: ShownLine }[]> {
+  async withNeighbours({
+    userId,
+    refs,
+    staleSources,
+    now,
+  }: {
+    userId: string;
+    refs: readonly MessageRef[];
+    staleSources: boolean;
+    now: Date;
+  }): Promise<{ anchor: ShownLine; previous?: ShownLine; next?: ShownLine }[]> {
     if (refs.length === 0) return [];
-    const { rows } = await q.query<LineRow & { anchor_conversation_id: string; anchor_message_id: string; position: number; hidden: boolean }>(
+    const { rows } = await this.db.query<LineRow & { anchor_conversation_id: string; anchor_message_id: string; position: number; hidden: boolean }>(
       `WITH a AS (
               SELECT m.conversation_id, m.message_id, m.seq
                 FROM unnest($2::text[], $3::text[]) AS x(cid, mid)
@@ -149,7 +141,7 @@ export const messageSearchStore = {
                              AND (m.id IN (SELECT id FROM forgotten)
                                   OR ($4 AND (m.status <> 'active' OR (m.expires_at IS NOT NULL AND m.expires_at <= $5)))))) AS hidden
          FROM lines l`,
-      [userId, refs.map((r) => r.conversationId), refs.map((r) => r.messageId), opts.staleSources, opts.now],
+      [userId, refs.map((r) => r.conversationId), refs.map((r) => r.messageId), staleSources, now],
     );
     const byAnchor = new Map<string, { anchor?: ShownLine; previous?: ShownLine; next?: ShownLine }>();
     for (const r of rows) {
@@ -162,11 +154,11 @@ export const messageSearchStore = {
       byAnchor.set(key, entry);
     }
     return [...byAnchor.values()].flatMap((e) => (e.anchor ? [{ anchor: e.anchor, previous: e.previous, next: e.next }] : []));
-  },
+  }
 
   /** Every message of the user that a forget request covers (to rebuild episodes built before it). */
-  async forgotten(q: Queryable, userId: string): Promise<MessageRef[]> {
-    const { rows } = await q.query<{ cid: string; mid: string }>(
+  async forgotten({ userId }: { userId: string }): Promise<MessageRef[]> {
+    const { rows } = await this.db.query<{ cid: string; mid: string }>(
       `WITH forget AS (${FORGET_EVENTS})
        SELECT conversation_id AS cid, unnest(message_ids) AS mid FROM forget WHERE conversation_id IS NOT NULL
        UNION
@@ -178,5 +170,5 @@ export const messageSearchStore = {
       [userId],
     );
     return rows.map((r) => ({ conversationId: r.cid, messageId: r.mid }));
-  },
-};
+  }
+}

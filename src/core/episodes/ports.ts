@@ -1,5 +1,38 @@
 import type { VectorHit } from '../ports';
 
+/** A stored episode (one conversation, one local day). */
+export interface Episode {
+  id: string;
+  userId: string;
+  conversationId: string;
+  day: string;
+  timeZone: string;
+  startedAt: Date;
+  endedAt: Date;
+  summary: string;
+  messageIds: string[];
+  summaryMessageIds: string[];
+}
+
+/** Outcome of replacing a conversation's episodes. */
+export interface EpisodeWrite {
+  /** Episodes created or whose content changed. */
+  written: string[];
+  /** Episodes rewritten with identical content (a retry or re-run): nothing changed. */
+  unchanged: string[];
+  /** Episodes of the conversation that no longer exist (e.g. the user's zone moved a day). */
+  removed: string[];
+}
+
+/** An episode whose vector in the episode index is missing or stale. */
+export interface EpisodeVectorOwed {
+  id: string;
+  conversationId: string;
+  day: string;
+  summary: string;
+  contentHash: string;
+}
+
 /** What the episode vector index stores per episode (besides the vector and the user). */
 export interface EpisodeVectorItem {
   id: string;

@@ -17,6 +17,22 @@ export interface StoredLine {
   at: Date;
 }
 
+/** A (conversation, message) reference. */
+export interface MessageRef {
+  conversationId: string;
+  messageId: string;
+}
+
+/** A message found by a search, with how well it matched. */
+export interface MessageHit extends MessageRef {
+  score: number;
+  /** Distinct query terms the message contains. */
+  matched: string[];
+}
+
+/** A stored line and whether it must stay out of what is shown. */
+export type ShownLine = StoredLine & { hidden: boolean };
+
 /** One user line and the assistant line that answered it (either may be missing). */
 export interface ExchangeCandidate {
   /** Stable identity of the pair, so the same exchange found by several routes is one. */
@@ -117,4 +133,64 @@ export function rankExchanges(input: RankExchangesInput): RankedExchange[] {
 export function cutCodePoints(text: string, max: number): string {
   const cps = Array.from(text);
   return cps.length <= max ? text : `${cps.slice(0, Math.max(0, max - 1)).join('')}…`;
+}
+
+/** Longest exchange text embedded (code points); e5 reads 512 tokens, the rest is noise. */
+export const MAX_EXCHANGE_TEXT_CODE_POINTS = 1500;
+
+/** One exchange to embed: the lines it pairs, in order, and the text its vector is made of. */
+export interface IndexableExchange {
+  conversationId: string;
+  /** The exchange's first message, which anchors it (its vector id derives from it). */
+  anchor: StoredLine;
+  lines: StoredLine[];
+  text: string;
+}
+
+/**
+ * Pairs consecutive lines (seq order, one conversation) into exchanges the way
+ * {@link pairExchange} pairs a search hit: a user line with the assistant line right after it;
+ * any other line stands alone. Empty lines are left out.
+ */
+export function pairLines(lines: readonly StoredLine[]): IndexableExchange[] {
+  const out: IndexableExchange[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const first = lines[i]!;
+    const next = lines[i + 1];
+    const pair = first.role === 'user' && next?.role === 'assistant' ? [first, next] : [first];
+    if (pair.length === 2) i++;
+    const text = cutCodePoints(pair.map((l) => l.content.trim()).filter((t) => t !== '').join('\n'), MAX_EXCHANGE_TEXT_CODE_POINTS);
+    if (text !== '') out.push({ conversationId: first.conversationId, anchor: first, lines: pair, text });
+  }
+  return out;
+}
+
+/** The messages of the episodes one episode route matched (keys from {@link messageKey}). */
+export interface EpisodeMatch {
+  route: string;
+  messageKeys: ReadonlySet<string>;
+}
+
+/**
+ * Episodes point to sessions, exchanges answer: an episode route only re-ranks exchanges the
+ * answering routes (words, vectors, dates) already found, inside the sessions it matched, in their
+ * own fused order, and at most `perRoute` of them. An exchange of a matching session that nothing
+ * else found gets no vote, so a session's greetings never ride on its summary.
+ */
+export function episodeBoosts(input: {
+  answering: readonly RouteRanking[];
+  episodes: readonly EpisodeMatch[];
+  exchanges: ReadonlyMap<string, ExchangeCandidate>;
+  perRoute: number;
+}): RouteRanking[] {
+  const order = fuseRankings(input.answering).map((f) => f.id);
+  return input.episodes.flatMap(({ route, messageKeys }) => {
+    const ids = order
+      .filter((id) => {
+        const x = input.exchanges.get(id);
+        return x !== undefined && x.messageIds.some((m) => messageKeys.has(messageKey(x.conversationId, m)));
+      })
+      .slice(0, Math.max(0, input.perRoute));
+    return ids.length > 0 ? [{ route, ids }] : [];
+  });
 }

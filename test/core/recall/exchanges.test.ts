@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { cutCodePoints, inRanges, messageKey, pairExchange, rankExchanges, type ExchangeCandidate, type StoredLine } from '../../../src/core/recall/exchanges';
+import {
+  cutCodePoints,
+  episodeBoosts,
+  inRanges,
+  messageKey,
+  pairExchange,
+  pairLines,
+  rankExchanges,
+  type ExchangeCandidate,
+  type StoredLine,
+} from '../../../src/core/recall/exchanges';
 
 const line = (conversationId: string, messageId: string, seq: number, role: 'user' | 'assistant', content: string, iso: string): StoredLine => ({
   conversationId,
@@ -106,5 +116,56 @@ describe('helpers', () => {
   it('cutCodePoints never splits a surrogate pair', () => {
     expect(cutCodePoints('😀😀😀😀', 3)).toBe('😀😀…');
     expect(cutCodePoints('短', 3)).toBe('短');
+  });
+});
+
+describe('pairLines (what the exchange indexer embeds)', () => {
+  const at = '2026-04-14T08:30:00Z';
+  it('pairs each user line with the reply right after it, the way a search hit is paired', () => {
+    const lines = [
+      line('c', 'a0', 1, 'assistant', 'Welcome back!', at),
+      line('c', 'u1', 2, 'user', 'I went to a support group yesterday', at),
+      line('c', 'a1', 3, 'assistant', 'How did it feel?', at),
+      line('c', 'u2', 4, 'user', 'Great.', at),
+      line('c', 'u3', 5, 'user', 'Also adopted a dog', at),
+    ];
+    const out = pairLines(lines);
+    expect(out.map((x) => x.lines.map((l) => l.messageId))).toEqual([['a0'], ['u1', 'a1'], ['u2'], ['u3']]);
+    expect(out[1]!.anchor.messageId).toBe('u1');
+    expect(out[1]!.text).toBe('I went to a support group yesterday\nHow did it feel?');
+    // The same exchange, found by search from either of its lines, has the anchor's key.
+    expect(pairExchange(lines[2]!, lines[1]!, lines[3]!).messageIds).toEqual(out[1]!.lines.map((l) => l.messageId));
+  });
+
+  it('leaves empty lines out and cuts long ones', () => {
+    const out = pairLines([line('c', 'u', 1, 'user', '   ', at), line('c', 'v', 2, 'user', 'x'.repeat(5000), at)]);
+    expect(out).toHaveLength(1);
+    expect(Array.from(out[0]!.text).length).toBe(1500);
+  });
+});
+
+describe('episodeBoosts: episodes point to sessions, exchanges answer', () => {
+  const at = '2026-05-08T13:56:00Z';
+  const mk = (conversationId: string, id: string, text: string): ExchangeCandidate =>
+    pairExchange(line(conversationId, `${id}u`, 1, 'user', text, at), undefined, line(conversationId, `${id}a`, 2, 'assistant', 'ok', at));
+  const opener = mk('s1', 'open', 'Hey Mel! Good to see you!');
+  const answer = mk('s1', 'ans', 'I went to a LGBTQ support group yesterday');
+  const other = mk('s2', 'oth', 'The support group at school was full');
+  const exchanges = new Map([opener, answer, other].map((x) => [x.key, x]));
+  const session1 = new Set(['openu', 'opena', 'ansu', 'ansa'].map((m) => messageKey('s1', m)));
+
+  it('boosts only exchanges the answering routes found, in their own order, never the session opener', () => {
+    const answering = [{ route: 'exchange_bm25', ids: [other.key, answer.key] }];
+    const boosts = episodeBoosts({ answering, episodes: [{ route: 'episode_bm25', messageKeys: session1 }], exchanges, perRoute: 5 });
+    expect(boosts).toEqual([{ route: 'episode_bm25', ids: [answer.key] }]);
+    const ranked = rankExchanges({ rankings: [...answering, ...boosts], exchanges, ranges: [], hidden: new Set(), limit: 3 });
+    expect(ranked.map((x) => x.key)).toEqual([answer.key, other.key]);
+    expect(ranked.some((x) => x.key === opener.key)).toBe(false);
+  });
+
+  it('gives nothing when the answering routes found nothing in the session, and keeps at most perRoute', () => {
+    expect(episodeBoosts({ answering: [{ route: 'exchange_ann', ids: [other.key] }], episodes: [{ route: 'episode_ann', messageKeys: session1 }], exchanges, perRoute: 5 })).toEqual([]);
+    const both = episodeBoosts({ answering: [{ route: 'exchange_ann', ids: [opener.key, answer.key] }], episodes: [{ route: 'episode_ann', messageKeys: session1 }], exchanges, perRoute: 1 });
+    expect(both).toEqual([{ route: 'episode_ann', ids: [opener.key] }]);
   });
 });

@@ -1,7 +1,7 @@
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import { tokenizeForIndex } from '../adapters/text/jieba';
 import { parseQueryDates } from '../core/time/query-dates';
-import { searchExchanges, type ExchangeRoute } from './conversation-search';
+import { searchExchanges, type ExchangeRoute } from './exchange-search';
 import type { ServiceDeps } from './deps';
 import { resolveTimeZone } from './episodic-recall';
 import { foldRouteFailures, type FoldedRouteError } from './route-runner';
@@ -43,7 +43,7 @@ export interface ConversationSearchResult {
  * appear. Like recall, a failed route is reported in `error` while the others still answer.
  */
 export async function searchConversations(
-  deps: Pick<ServiceDeps, 'pool' | 'settings' | 'embeddings' | 'episodeVectors' | 'config'>,
+  deps: Pick<ServiceDeps, 'pool' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>,
   userId: string,
   rawQuery: string,
   opts: { topK?: number; now?: Date; timeZone?: string; fallbackTimeZone?: string; timeoutMs?: number } = {},

@@ -1,7 +1,12 @@
-import { episodeStore, type Episode } from '../adapters/postgres/episode-repository';
-import { messageSearchStore, type MessageHit, type MessageRef } from '../adapters/postgres/message-search-repository';
+import { PostgresEpisodeStore } from '../adapters/postgres/episode-repository';
+import { PostgresMessageSearch } from '../adapters/postgres/message-search-repository';
+import type { Episode } from '../core/episodes/ports';
+import type { EpisodeStore, MessageSearch } from '../core/ports';
 import {
+  episodeBoosts,
   messageKey,
+  type MessageHit,
+  type MessageRef,
   pairExchange,
   rankExchanges,
   type ExchangeCandidate,
@@ -17,11 +22,13 @@ import { runRoutes, type RouteFailure, type RouteReport } from './route-runner';
 export const ExchangeRoute = {
   /** BM25 over all of the user's raw messages. */
   messages: 'exchange_bm25',
+  /** Exchanges (a user line and its reply) by vector similarity to the query. */
+  ann: 'exchange_ann',
   /** Messages said inside the query's date ranges (matching ones first). */
   time: 'exchange_time',
-  /** Episodes by BM25 over their summaries and by date overlap. */
+  /** Episodes by BM25 over their summaries and by date overlap: boosts exchanges found inside them. */
   episodes: 'episode_bm25',
-  /** Episodes by vector similarity of their summaries. */
+  /** Episodes by vector similarity of their summaries: boosts exchanges found inside them. */
   episodeAnn: 'episode_ann',
 } as const;
 export type ExchangeRoute = (typeof ExchangeRoute)[keyof typeof ExchangeRoute];
@@ -45,7 +52,7 @@ export interface ExchangeSearchInput {
   now: Date;
   /** Epoch ms after which a route counts as failed (dependencyTimeout). */
   deadline: number;
-  /** The query embedding, shared with the memory ANN route; omitted: no episode ANN route. */
+  /** The query embedding, shared with the memory ANN route; omitted: no exchange or episode ANN route. */
   embedding?: () => Promise<number[]>;
 }
 
@@ -60,32 +67,48 @@ const MESSAGE_CANDIDATES = 30;
 const SHORTLIST_MIN = 12;
 /** Messages of the named days: a day is usually a few dozen; the words route covers busier ones. */
 const TIME_CANDIDATES = 40;
+/** Exchanges by vector: as many as BM25 gives messages. */
+const ANN_CANDIDATES = 30;
 const EPISODE_CANDIDATES = 8;
-/** Messages taken from each episode hit: its most salient ones. */
-const PER_EPISODE = 2;
+/** Exchanges one episode route may boost: those of its sessions the answering routes ranked best. */
+const EPISODE_BOOSTS = 5;
 
-/** A route's result: message refs best first, with the query terms each matched (when known). */
+/**
+ * A route's result: message refs best first, with the query terms each matched (when known). An
+ * episode route answers nothing itself: it names the messages of the sessions it matched.
+ */
 interface RouteOutput {
   refs: MessageRef[];
   matched?: MessageHit[];
+  sessions?: Set<string>;
+  /** What the route report counts (episodes for an episode route). */
+  hits?: number;
 }
 
-function refsOfEpisodes(episodes: readonly Episode[]): MessageRef[] {
-  return episodes.flatMap((e) =>
-    (e.summaryMessageIds.length > 0 ? e.summaryMessageIds : e.messageIds.slice(0, 1))
-      .slice(0, PER_EPISODE)
-      .map((messageId) => ({ conversationId: e.conversationId, messageId })),
-  );
+function sessionsOf(episodes: readonly Episode[]): RouteOutput {
+  const sessions = new Set(episodes.flatMap((e) => e.messageIds.map((m) => messageKey(e.conversationId, m))));
+  return { refs: [], sessions, hits: episodes.length };
 }
 
-function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {
+/**
+ * What the search reads. Callers built before the stores were ports pass the pool alone; the
+ * stores are then made on it.
+ */
+export type ExchangeSearchDeps = Pick<ServiceDeps, 'pool'> & Partial<Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors' | 'exchangeVectors'>>;
+
+function storesOf(deps: ExchangeSearchDeps): { messages: MessageSearch; episodes: EpisodeStore } {
+  return { messages: deps.messageSearch ?? new PostgresMessageSearch(deps.pool), episodes: deps.episodes ?? new PostgresEpisodeStore(deps.pool) };
+}
+
+function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {
   const { tokens, ranges } = input;
+  const stores = storesOf(deps);
   const tasks: { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] = [];
   if (tokens.length > 0) {
     tasks.push({
       route: ExchangeRoute.messages,
       run: async () => {
-        const hits = await messageSearchStore.bm25(deps.pool, userId, tokens, MESSAGE_CANDIDATES);
+        const hits = await stores.messages.bm25({ userId, tokens, k: MESSAGE_CANDIDATES });
         return { refs: hits, matched: hits };
       },
     });
@@ -95,7 +118,7 @@ function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string
       route: ExchangeRoute.time,
       run: async () => {
         // Inside the range, what matches the words comes first; then the rest of the day in order.
-        const said = await messageSearchStore.saidIn(deps.pool, userId, tokens, ranges, TIME_CANDIDATES);
+        const said = await stores.messages.saidIn({ userId, tokens, ranges, k: TIME_CANDIDATES });
         return { refs: said, matched: said };
       },
     });
@@ -105,13 +128,24 @@ function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string
     tasks.push({
       route: ExchangeRoute.episodes,
       run: async () => {
-        const { byWords, byDate } = await episodeStore.search(deps.pool, userId, tokens, ranges, EPISODE_CANDIDATES);
+        const { byWords, byDate } = await stores.episodes.search({ userId, tokens, ranges, k: EPISODE_CANDIDATES });
         const byId = new Map([...byWords, ...byDate].map((e) => [e.id, e]));
         const fused = fuseRankings([
           { route: 'words', ids: byWords.map((e) => e.id) },
           { route: 'date', ids: byDate.map((e) => e.id) },
         ]);
-        return { refs: refsOfEpisodes(fused.flatMap((f) => (byId.has(f.id) ? [byId.get(f.id)!] : []))) };
+        return sessionsOf(fused.flatMap((f) => (byId.has(f.id) ? [byId.get(f.id)!] : [])));
+      },
+    });
+  }
+  const exchangeIndex = deps.exchangeVectors;
+  if (exchangeIndex && input.embedding) {
+    const embed = input.embedding;
+    tasks.push({
+      route: ExchangeRoute.ann,
+      run: async () => {
+        const hits = await exchangeIndex.query({ userId, embedding: await embed(), k: ANN_CANDIDATES });
+        return { refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })) };
       },
     });
   }
@@ -122,8 +156,8 @@ function plan(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string
       route: ExchangeRoute.episodeAnn,
       run: async () => {
         const hits = await index.query({ userId, embedding: await embed(), k: EPISODE_CANDIDATES });
-        const episodes = new Map((await episodeStore.get(deps.pool, userId, hits.map((h) => h.id))).map((e) => [e.id, e]));
-        return { refs: refsOfEpisodes(hits.flatMap((h) => (episodes.has(h.id) ? [episodes.get(h.id)!] : []))) };
+        const episodes = new Map((await stores.episodes.get({ userId, ids: hits.map((h) => h.id) })).map((e) => [e.id, e]));
+        return sessionsOf(hits.flatMap((h) => (episodes.has(h.id) ? [episodes.get(h.id)!] : [])));
       },
     });
   }
@@ -153,27 +187,29 @@ export function minMatchedTerms(distinctQueryTerms: number): number {
 
 /**
  * Finds the past exchanges (a user line with the assistant's reply) that answer a query: BM25
- * over raw messages ∥ messages said on the dates the query names ∥ episodes by keywords, date and
- * vector. Each route's messages are paired with their neighbours, fused with RRF, cleared of what
- * must stay hidden, and ordered with the named dates first. Route failures are reported, never
- * thrown: the other routes still answer.
+ * over raw messages ∥ exchanges by vector ∥ messages said on the dates the query names — the
+ * answering routes — fused with RRF; episodes found by keywords, date and vector then boost the
+ * exchanges those routes found inside their sessions (see episodeBoosts). Found messages are
+ * paired with their neighbours, cleared of what must stay hidden, and ordered with the named
+ * dates first. Route failures are reported, never thrown: the other routes still answer.
  */
-export async function searchExchanges(deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
-  const settled = await runRoutes(plan(deps, userId, input), { deadline: input.deadline, hits: (out) => out.refs.length });
+export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
+  const settled = await runRoutes(plan(deps, userId, input), { deadline: input.deadline, hits: (out) => out.hits ?? out.refs.length });
   const { report: routes, failures } = settled;
   const outputs: { route: ExchangeRoute; out: RouteOutput }[] = settled.results.map(({ route, value }) => ({ route, out: value }));
 
   const minTerms = input.mode === 'weak' ? minMatchedTerms(new Set(input.tokens).size) : 0;
   if (minTerms > 0) {
     // Evidence must come from a line itself; without any such line there is nothing to pair.
-    for (const o of outputs) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched };
+    // Sessions are no evidence either: a weak fallback is never boosted by its episode.
+    for (const o of outputs) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
   }
   const refs = shortlist(outputs, input.limit);
   if (refs.length === 0) return { exchanges: [], routes, failures };
 
   try {
     const neighbourhoods = await withDeadline(
-      messageSearchStore.withNeighbours(deps.pool, userId, refs, { staleSources: input.mode === 'weak', now: input.now }),
+      storesOf(deps).messages.withNeighbours({ userId, refs, staleSources: input.mode === 'weak', now: input.now }),
       input.deadline + 500,
     );
     const exchanges = new Map<string, ExchangeCandidate>();
@@ -196,12 +232,17 @@ export async function searchExchanges(deps: Pick<ServiceDeps, 'pool' | 'episodeV
         matchedTerms.set(key, set);
       }
     }
-    const rankings: RouteRanking[] = outputs.map(({ route, out }) => ({
-      route,
-      ids: out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []),
-    }));
+    const answering: RouteRanking[] = outputs
+      .filter(({ out }) => !out.sessions)
+      .map(({ route, out }) => ({ route, ids: out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []) }));
+    const boosts = episodeBoosts({
+      answering,
+      episodes: outputs.flatMap(({ route, out }) => (out.sessions ? [{ route, messageKeys: out.sessions }] : [])),
+      exchanges,
+      perRoute: EPISODE_BOOSTS,
+    });
     const ranked = rankExchanges({
-      rankings,
+      rankings: [...answering, ...boosts],
       exchanges,
       ranges: input.ranges,
       hidden,
