@@ -7,17 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * process when one does not answer, back-off on 5xx/429.
  */
 
-/** mulberry32: the same seed gives the same script and the same fault plan. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The tests' seeded PRNG: the same seed gives the same script and the same fault plan. */
+import { mulberry32 as rng } from '../test/support/prng';
+
+export { rng };
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
