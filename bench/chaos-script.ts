@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { mulberry32 as rng } from '../test/support/prng';
 
 /**
  * The chaos benchmark's users: a seeded script of what each one does (chat in Chinese or English,
@@ -8,8 +9,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
  */
 
 /** The tests' seeded PRNG: the same seed gives the same script and the same fault plan. */
-import { mulberry32 as rng } from '../test/support/prng';
-
 export { rng };
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
