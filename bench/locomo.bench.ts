@@ -23,7 +23,8 @@ import { startBenchStack } from './support';
  * single turns (our tokenizer), dense e5 over single turns, and RRF of the two, each @10 turns.
  * Conversation 1 (26) is the dev split the search was tuned on; the others are held out.
  *
- * `npm run bench -- locomo <dir> [--conversations N] [--extract] [--bare]` (default 3 conversations; with
+ * `npm run bench -- locomo <dir> [--conversations N] [--held-out] [--extract] [--bare]` (default 3
+ * conversations; --held-out: all but the first; with
  * --extract, memories are extracted before recall is asked, which takes the e5 server much longer).
  */
 const TOP_EXCHANGES = 5;
@@ -226,8 +227,10 @@ export async function run(args: string[]): Promise<void> {
   // Questions name the speaker ("When did Caroline…"): each line says who spoke, as in the
   // published evaluations, for this project and the baselines alike; --bare stores the text alone.
   const bare = args.includes('--bare');
+  // --held-out leaves out the dev conversation, so a change chosen on it is measured once on the rest.
+  const heldOutOnly = args.includes('--held-out');
   const samples = loadLocomo(dir)
-    .slice(0, count)
+    .slice(heldOutOnly ? 1 : 0, count)
     .map((s) => (bare ? s : { ...s, sessions: s.sessions.map((x) => ({ ...x, turns: x.turns.map((t) => ({ ...t, text: `${t.speaker}: ${t.text}` })) })) }));
   const commit = (() => {
     try {
@@ -289,7 +292,7 @@ export async function run(args: string[]): Promise<void> {
       const bm25 = bm25Ranker(turns);
       const vectors = await embedPatiently(runtime, turns.map((t) => t.text));
       const now = new Date(s.sessions[s.sessions.length - 1]!.at.getTime() + 86_400_000).toISOString();
-      const split = si === 0 ? 'dev (conversation 1)' : 'held out';
+      const split = si === 0 && !heldOutOnly ? 'dev (conversation 1)' : 'held out';
       for (const q of s.qa) {
         if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
         if (!q.evidence.every((e) => textOf.has(e))) {
@@ -342,7 +345,7 @@ export async function run(args: string[]): Promise<void> {
         console.log(`| ${key} | ${t.n} | ${pct(t.hits.search!, t.n)} | ${pct(t.hits.bm25!, t.n)} | ${pct(t.hits.dense!, t.n)} | ${pct(t.hits.rrf!, t.n)} | ${pct(t.hits.recall!, t.n)} |`);
       }
     };
-    console.log(`\nLoCoMo, first ${samples.length} conversations (${samples.map((s) => s.id).join(', ')}), commit ${commit}, ${new Date().toISOString().slice(0, 10)}; lines ${bare ? 'bare' : '"<speaker>: <text>"'}; all-evidence@10 turns; ${skipped} questions skipped (evidence not in the dialogue)`);
+    console.log(`\nLoCoMo, ${heldOutOnly ? 'held-out' : 'first'} ${samples.length} conversations (${samples.map((s) => s.id).join(', ')}), commit ${commit}, ${new Date().toISOString().slice(0, 10)}; lines ${bare ? 'bare' : '"<speaker>: <text>"'}; all-evidence@10 turns; ${skipped} questions skipped (evidence not in the dialogue)`);
     table('By category', byCategory);
     table('By split (conversation 1 tuned on)', bySplit);
   } finally {

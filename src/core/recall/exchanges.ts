@@ -106,6 +106,8 @@ export interface RankExchangesInput {
   /** Distinct query terms matched per exchange key. */
   matchedTerms?: ReadonlyMap<string, number>;
   limit: number;
+  /** RRF constant of the fusion (default {@link RRF_K}). */
+  rrfK?: number;
 }
 
 /**
@@ -114,7 +116,7 @@ export interface RankExchangesInput {
  */
 export function rankExchanges(input: RankExchangesInput): RankedExchange[] {
   const out: RankedExchange[] = [];
-  for (const fused of fuseRankings(input.rankings)) {
+  for (const fused of fuseRankings(input.rankings, input.rrfK)) {
     const x = input.exchanges.get(fused.id);
     if (!x) continue;
     const lines = [x.user, x.assistant].filter((l): l is StoredLine => l !== undefined);
@@ -182,8 +184,10 @@ export function episodeBoosts(input: {
   episodes: readonly EpisodeMatch[];
   exchanges: ReadonlyMap<string, ExchangeCandidate>;
   perRoute: number;
+  /** RRF constant of the answering routes' order (default {@link RRF_K}), as the final ranking uses. */
+  rrfK?: number;
 }): RouteRanking[] {
-  const order = fuseRankings(input.answering).map((f) => f.id);
+  const order = fuseRankings(input.answering, input.rrfK).map((f) => f.id);
   return input.episodes.flatMap(({ route, messageKeys }) => {
     const ids = order
       .filter((id) => {

@@ -73,6 +73,18 @@ describe('rankExchanges', () => {
     expect(ranked.map((x) => x.key)).toEqual([thursday.key, tuesday.key]);
   });
 
+  it('with a small RRF k, one route\'s top exchange outranks one that two routes only half liked', () => {
+    const fillers = Array.from({ length: 8 }, (_, i) => `absent-${i}`);
+    const rankings = [
+      { route: 'bm25', ids: [thursday.key, 'absent-a', 'absent-b', tuesday.key] },
+      { route: 'ann', ids: ['absent-c', 'absent-d', 'absent-e', tuesday.key, ...fillers.slice(0, 5), thursday.key] },
+    ];
+    const input = { rankings, exchanges, ranges: [], hidden: new Set<string>(), limit: 2 };
+    // k = 60: 1/61 + 1/70 < 2/64, agreement wins; k = 5: 1/6 + 1/15 > 2/9, the clear best wins.
+    expect(rankExchanges(input).map((x) => x.key)).toEqual([tuesday.key, thursday.key]);
+    expect(rankExchanges({ ...input, rrfK: 5 }).map((x) => x.key)).toEqual([thursday.key, tuesday.key]);
+  });
+
   it('drops an exchange when any of its lines is hidden', () => {
     const ranked = rankExchanges({
       rankings: [{ route: 'bm25', ids: [secret.key, tuesday.key] }],
