@@ -150,8 +150,11 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
       },
     });
   }
+  // A weak-hit fallback keeps only lines that share words with the query, so neither vector route
+  // could contribute to it: on the recall hot path they would be two Chroma queries thrown away.
+  const byVector = input.mode === 'past';
   const exchangeIndex = deps.exchangeVectors;
-  if (exchangeIndex && input.embedding) {
+  if (byVector && exchangeIndex && input.embedding) {
     const embed = input.embedding;
     tasks.push({
       route: ExchangeRoute.ann,
@@ -162,7 +165,7 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
     });
   }
   const index = deps.episodeVectors;
-  if (index && input.embedding) {
+  if (byVector && index && input.embedding) {
     const embed = input.embedding;
     tasks.push({
       route: ExchangeRoute.episodeAnn,
