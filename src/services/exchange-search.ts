@@ -1,9 +1,10 @@
 import { PostgresEpisodeStore } from '../adapters/postgres/episode-repository';
 import { PostgresMessageSearch } from '../adapters/postgres/message-search-repository';
 import type { Episode } from '../core/episodes/ports';
-import type { EpisodeStore, MessageSearch } from '../core/ports';
+import type { EpisodeStore, ExchangeVectorUnit, MessageSearch } from '../core/ports';
 import {
   episodeBoosts,
+  fitLines,
   messageKey,
   type MessageHit,
   type MessageRef,
@@ -24,6 +25,8 @@ export const ExchangeRoute = {
   messages: 'exchange_bm25',
   /** Exchanges (a user line and its reply) by vector similarity to the query. */
   ann: 'exchange_ann',
+  /** Single lines by vector similarity to the query (the line that matched, undiluted by its partner). */
+  lineAnn: 'exchange_line_ann',
   /** Messages said inside the query's date ranges (matching ones first). */
   time: 'exchange_time',
   /** Episodes by BM25 over their summaries and by date overlap: boosts exchanges found inside them. */
@@ -54,6 +57,11 @@ export interface ExchangeSearchInput {
   deadline: number;
   /** The query embedding, shared with the memory ANN route; omitted: no exchange or episode ANN route. */
   embedding?: () => Promise<number[]>;
+  /**
+   * A budget counted in lines instead of `limit` exchanges: an exchange shows only the lines some
+   * route found (its partner when that was found too), until this many lines are shown.
+   */
+  maxLines?: number;
 }
 
 export interface ExchangeSearchResult {
@@ -79,8 +87,13 @@ const SHORTLIST_PER_RESULT = 6;
 export const EXCHANGE_RRF_K = 5;
 /** Messages of the named days: a day is usually a few dozen; the words route covers busier ones. */
 const TIME_CANDIDATES = 40;
-/** Exchanges by vector: as many as BM25 gives messages. */
+/** Exchanges by their pair vector: as many as BM25 gives messages. */
 const ANN_CANDIDATES = 30;
+/**
+ * Lines by their own vector: a line is half a pair, so twice as many reach as far back (LoCoMo
+ * dev split, 10 lines: 30 → 0.640, 60 → 0.660 and 0.667 in two runs).
+ */
+const LINE_ANN_CANDIDATES = 60;
 const EPISODE_CANDIDATES = 8;
 /** Exchanges one episode route may boost: those of its sessions the answering routes ranked best. */
 const EPISODE_BOOSTS = 5;
@@ -95,6 +108,8 @@ interface RouteOutput {
   sessions?: Set<string>;
   /** What the route report counts (episodes for an episode route). */
   hits?: number;
+  /** The refs name pairs by their first line: a hit does not say which of the two lines matched. */
+  pairs?: boolean;
 }
 
 function sessionsOf(episodes: readonly Episode[]): RouteOutput {
@@ -156,13 +171,19 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
   const exchangeIndex = deps.exchangeVectors;
   if (byVector && exchangeIndex && input.embedding) {
     const embed = input.embedding;
-    tasks.push({
-      route: ExchangeRoute.ann,
-      run: async () => {
-        const hits = await exchangeIndex.query({ userId, embedding: await embed(), k: ANN_CANDIDATES });
-        return { refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })) };
-      },
-    });
+    const units: [ExchangeRoute, ExchangeVectorUnit, number][] = [
+      [ExchangeRoute.ann, 'pair', ANN_CANDIDATES],
+      [ExchangeRoute.lineAnn, 'line', LINE_ANN_CANDIDATES],
+    ];
+    for (const [route, unit, k] of units) {
+      tasks.push({
+        route,
+        run: async () => {
+          const hits = await exchangeIndex.query({ userId, embedding: await embed(), k, unit });
+          return { refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })), ...(unit === 'pair' ? { pairs: true } : {}) };
+        },
+      });
+    }
   }
   const index = deps.episodeVectors;
   if (byVector && index && input.embedding) {
@@ -196,6 +217,15 @@ function shortlist(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[
   return [...keys].map((k) => byKey.get(k)!);
 }
 
+/**
+ * Lines an answering route found. Episode routes name sessions, not lines, and a pair vector does
+ * not say which of its two lines matched: neither marks a line as found (counting a pair hit for
+ * both of its lines kept partners that matched nothing: LoCoMo dev 0.667 → 0.640).
+ */
+function foundLines(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[]): Set<string> {
+  return new Set(outputs.flatMap(({ out }) => (out.pairs ? [] : out.refs.map((r) => messageKey(r.conversationId, r.messageId)))));
+}
+
 /** Fewest distinct query terms a fallback exchange must contain to count as evidence. */
 export function minMatchedTerms(distinctQueryTerms: number): number {
   return distinctQueryTerms <= 2 ? distinctQueryTerms : Math.max(2, Math.ceil(distinctQueryTerms / 2));
@@ -220,7 +250,9 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
     // Sessions are no evidence either: a weak fallback is never boosted by its episode.
     for (const o of outputs) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
   }
-  const refs = shortlist(outputs, input.limit);
+  // A line budget asks for as many lines as `limit` exchanges of two would show.
+  const perExchange = input.maxLines !== undefined ? Math.ceil(input.maxLines / 2) : input.limit;
+  const refs = shortlist(outputs, perExchange);
   if (refs.length === 0) return { exchanges: [], routes, failures };
 
   try {
@@ -264,10 +296,11 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
       ranges: input.ranges,
       hidden,
       ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...matchedTerms].map(([k, v]) => [k, v.size])) } : {}),
-      limit: input.limit,
+      limit: input.maxLines ?? input.limit,
       rrfK: EXCHANGE_RRF_K,
     });
-    return { exchanges: ranked, routes, failures };
+    if (input.maxLines === undefined) return { exchanges: ranked, routes, failures };
+    return { exchanges: fitLines(ranked, foundLines(outputs), input.maxLines), routes, failures };
   } catch (err) {
     failures.push({ route: 'exchange_hydrate', err });
     return { exchanges: [], routes, failures };

@@ -1,4 +1,4 @@
-import type { ExchangeVectorHit, ExchangeVectorIndex, ExchangeVectorItem } from '../../core/ports';
+import type { ExchangeVectorHit, ExchangeVectorIndex, ExchangeVectorItem, ExchangeVectorUnit } from '../../core/ports';
 import { chromaCall, chromaClient, MAX_PREFIX, nearestOwnedRecords, upsertOwned, UserCollections } from './user-collections';
 
 const SUFFIX = '_exchanges';
@@ -23,16 +23,16 @@ export class ChromaExchangeIndex implements ExchangeVectorIndex {
 
   async upsert({ userId, items }: { userId: string; items: ExchangeVectorItem[] }): Promise<void> {
     await guard('upsert', () =>
-      upsertOwned(this.users, userId, items.map((i) => ({ id: i.id, embedding: i.embedding, metadata: { conversation_id: i.conversationId, message_id: i.messageId } }))),
+      upsertOwned(this.users, userId, items.map((i) => ({ id: i.id, embedding: i.embedding, metadata: { conversation_id: i.conversationId, message_id: i.messageId, unit: i.unit } }))),
     );
   }
 
-  async query({ userId, embedding, k }: { userId: string; embedding: number[]; k: number }): Promise<ExchangeVectorHit[]> {
+  async query({ userId, embedding, k, unit }: { userId: string; embedding: number[]; k: number; unit: ExchangeVectorUnit }): Promise<ExchangeVectorHit[]> {
     return guard('query', () =>
       this.users.with(userId, { create: false, whenMissing: [] as ExchangeVectorHit[] }, async (collection) =>
-        (await nearestOwnedRecords(collection, userId, { embedding, k })).flatMap(({ id, similarity, metadata }) =>
+        (await nearestOwnedRecords(collection, userId, { embedding, k, where: { unit } })).flatMap(({ id, similarity, metadata }) =>
           typeof metadata.conversation_id === 'string' && typeof metadata.message_id === 'string'
-            ? [{ id, similarity, conversationId: metadata.conversation_id, messageId: metadata.message_id }]
+            ? [{ id, similarity, conversationId: metadata.conversation_id, messageId: metadata.message_id, unit }]
             : [],
         ),
       ),
