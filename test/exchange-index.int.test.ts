@@ -107,7 +107,9 @@ describe('exchange index', () => {
     // A pair vector as the older indexer wrote it: keyed by the pair's first message, with no unit.
     const id = exchangeVectorId(ctx.userKey(user), conversation, `${conversation}-m3`);
     const [stale] = await ctx.runtime.deps.embeddings.embedDocuments(['something else entirely']);
-    await collection.upsert({ ids: [id], embeddings: [stale!], metadatas: [{ user_id: ctx.userKey(user), kind: 'exchanges', conversation_id: conversation, message_id: `${conversation}-m3` }] });
+    // Chroma merges metadata on upsert: delete first, so the record has no unit at all.
+    await collection.delete({ ids: [id] });
+    await collection.add({ ids: [id], embeddings: [stale!], metadatas: [{ user_id: ctx.userKey(user), kind: 'exchanges', conversation_id: conversation, message_id: `${conversation}-m3` }] });
     expect((await collection.get({ ids: [id], include: ['metadatas'] })).metadatas[0]?.unit).toBeUndefined();
     await ctx.runtime.deps.pool.query('UPDATE conversations SET exchanges_indexed_seq = 0 WHERE user_id = $1', [ctx.userKey(user)]);
     await indexerTick('reindex');
