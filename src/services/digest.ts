@@ -107,6 +107,7 @@ export async function writeDigestNow(
   // The day the workflow wrote, not the one computed above: a time-zone change that lands while
   // the workflow runs moves "today" (it read the settings after this did).
   const [digest] = await deps.digests.recent({ userId, today: written.date, days: 1 });
-  if (!digest) throw new MemoryServiceError(ErrorCode.internal, 'digest missing after writing it', { workflowId });
+  // Written, then removed before the read-back by a purge of the user that raced this request.
+  if (!digest) throw new MemoryServiceError(ErrorCode.conflict, "the digest was deleted by another request (the user's data was purged) while it was written", { workflowId });
   return digest;
 }
