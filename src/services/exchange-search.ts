@@ -233,11 +233,13 @@ export function minMatchedTerms(distinctQueryTerms: number): number {
 
 /**
  * Finds the past exchanges (a user line with the assistant's reply) that answer a query: BM25
- * over raw messages ∥ exchanges by vector ∥ messages said on the dates the query names — the
- * answering routes — fused with RRF; episodes found by keywords, date and vector then boost the
- * exchanges those routes found inside their sessions (see episodeBoosts). Found messages are
- * paired with their neighbours, cleared of what must stay hidden, and ordered with the named
- * dates first. Route failures are reported, never thrown: the other routes still answer.
+ * over raw messages ∥ exchanges by their pair vector ∥ lines by their own vector ∥ messages said
+ * on the dates the query names — the answering routes — fused with RRF; episodes found by
+ * keywords, date and vector then boost the exchanges those routes found inside their sessions
+ * (see episodeBoosts). Found messages are paired with their neighbours, cleared of what must stay
+ * hidden, and ordered with the named dates first; with `maxLines`, each exchange then keeps only
+ * the lines a route found (fitLines). Route failures are reported, never thrown: the other
+ * routes still answer.
  */
 export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
   const settled = await runRoutes(plan(deps, userId, input), { deadline: input.deadline, hits: (out) => out.hits ?? out.refs.length });
