@@ -171,10 +171,6 @@ export async function run(args: string[]): Promise<void> {
         }
       }
     }
-    if (args.includes('--dump')) {
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync('/tmp/relevance-vectors.json', JSON.stringify({ families: families.map((f) => f.family), passages, queries: Object.fromEntries(queryVectors), pairs, split }));
-    }
     if (args.includes('--scores')) {
       console.log('\nsplit | answers | sim | kind | family | query');
       for (const x of [...pairs].sort((a, b) => b.similarity - a.similarity)) {

@@ -1,7 +1,7 @@
 import { recall } from '../src/services/recall';
 import { rebuildPersona } from '../src/services/persona';
 import { fmt, startBenchStack, stats, timed } from './support';
-import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './synthetic';
+import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser } from './synthetic';
 
 /**
  * Recall + format latency at 1k, 10k and 100k memories for one user, with 100 other users in the
@@ -11,10 +11,13 @@ import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './
  * (cache); "cold" embeds every query (the e5 call is part of the chat path then).
  * `--persona` builds the target user's persona (L3 profile) and measures warm recall with and
  * without it, interleaved, so the persona's read is compared under the same load.
+ * `--exchanges` also gives the target user as many exchange vectors as memories, so the exchange
+ * vector route (run on every recall) searches a collection of that size rather than none.
  */
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
   const withPersona = args.includes('--persona');
+  const withExchanges = args.includes('--exchanges');
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   const others = quick ? 20 : 100;
   const perOther = quick ? 200 : 500;
@@ -34,8 +37,9 @@ export async function run(args: string[]): Promise<void> {
       const user = `target-${n}`;
       t0 = performance.now();
       await loadUser(runtime, pool, user, n, 1_000_000);
+      if (withExchanges) await loadExchangeVectors(runtime, pool, user, n);
       await analyzeAfterBulkLoad(runtime);
-      console.log(`loaded ${n} memories for ${user} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      console.log(`loaded ${n} memories${withExchanges ? ` and ${n} exchange vectors` : ''} for ${user} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const now = new Date();
       const personaBuilt = withPersona ? await rebuildPersona({ ...runtime.deps, personas: runtime.deps.personas! }, { userId: user, now }) : undefined;
       const noPersona = { ...runtime.deps, personas: undefined };
