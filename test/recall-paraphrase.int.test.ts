@@ -97,6 +97,48 @@ describe('recall: exchanges that answer in other words', () => {
   });
 });
 
+describe('recall: vector-found exchanges and memories on one score', () => {
+  const dana = 'para-dana';
+  const lines: [role: 'user' | 'assistant', content: string][] = [
+    ['user', 'The dermatologist says the rash on my arms is contact eczema from the new laundry detergent.'],
+    ['assistant', 'Switching to a fragrance-free detergent and a mild steroid cream usually clears it in a couple of weeks.'],
+  ];
+  const occurrences = (text: string, needle: string) => text.split(needle).length - 1;
+
+  it('keeps the answering exchange in the default budget beside the memories the ANN route lists', { timeout: 180_000 }, async () => {
+    const facts = [
+      'I live in Porto with my partner',
+      'I work as a data engineer',
+      'I go to the gym on Mondays and Thursdays',
+      'I prefer tea over coffee',
+      'My goal is to run a half marathon in spring',
+      'I am learning to play the cello',
+      'My sister lives in Lisbon',
+      'I use a fragrance-free moisturizer in winter',
+      'I dislike crowded restaurants',
+      'My laptop is a ThinkPad',
+    ];
+    for (const text of facts) await client.createMemory(dana, { text, type: 'fact' });
+    await client.addMessages(dana, 'skin', lines.map(([role, content], i) => ({ id: `skin-m${i + 1}`, role, content, at: at('2026-08-01T09:00:00Z', i * 30) })));
+    await indexExchanges(ctx.runtime.deps, { limit: 1000, budgetMs: 120_000 });
+    const r = await client.recall(dana, { query: 'What did the skin doctor tell me about my arms?', now: NOW });
+    expect(r.error).toBeUndefined();
+    expect(r.memories.length).toBeGreaterThan(0);
+    expect(r.injectedMessageIds).toEqual(expect.arrayContaining(['skin-m1', 'skin-m2']));
+    expect(r.context.userPrefix).toContain('contact eczema');
+  });
+
+  it('injects a memory that the vector-found exchange repeats once', async () => {
+    await client.createMemory(dana, { text: 'The rash on my arms is contact eczema from the new laundry detergent', type: 'fact' });
+    const r = await client.recall(dana, { query: 'What did the skin doctor tell me about my arms?', now: NOW });
+    expect(r.error).toBeUndefined();
+    expect(occurrences(r.context.userPrefix, 'contact eczema')).toBe(1);
+    // The distilled memory stays (the question is not about what was said); the exchange is dropped.
+    expect(r.memories.some((m) => m.text.includes('contact eczema'))).toBe(true);
+    expect(r.injectedMessageIds).not.toContain('skin-m1');
+  });
+});
+
 describe('recall with the vector evidence switched off (floors at 1)', () => {
   let off: TestContext;
   afterAll(async () => {
