@@ -54,6 +54,12 @@ export interface ExchangeSearchInput {
   deadline: number;
   /** The query embedding, shared with the memory ANN route; omitted: no exchange or episode ANN route. */
   embedding?: () => Promise<number[]>;
+  /**
+   * `weak` mode only: also search exchanges by vector, and let one whose cosine similarity to the
+   * query is at least this count as evidence without sharing the query's words (a paraphrase).
+   * Unset: `weak` runs no vector route.
+   */
+  minVectorSimilarity?: number;
 }
 
 export interface ExchangeSearchResult {
@@ -95,6 +101,8 @@ interface RouteOutput {
   sessions?: Set<string>;
   /** What the route report counts (episodes for an episode route). */
   hits?: number;
+  /** Every ref is evidence on its own (vector hits above `minVectorSimilarity`), words or not. */
+  evidence?: boolean;
 }
 
 function sessionsOf(episodes: readonly Episode[]): RouteOutput {
@@ -151,16 +159,18 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
     });
   }
   // A weak-hit fallback keeps only lines that share words with the query, so neither vector route
-  // could contribute to it: on the recall hot path they would be two Chroma queries thrown away.
+  // could contribute to it (two Chroma queries thrown away on the recall hot path), unless the
+  // caller sets a similarity floor that makes close exchange vectors evidence themselves.
   const byVector = input.mode === 'past';
+  const floor = input.mode === 'weak' ? input.minVectorSimilarity : undefined;
   const exchangeIndex = deps.exchangeVectors;
-  if (byVector && exchangeIndex && input.embedding) {
+  if ((byVector || floor !== undefined) && exchangeIndex && input.embedding) {
     const embed = input.embedding;
     tasks.push({
       route: ExchangeRoute.ann,
       run: async () => {
-        const hits = await exchangeIndex.query({ userId, embedding: await embed(), k: ANN_CANDIDATES });
-        return { refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })) };
+        const hits = (await exchangeIndex.query({ userId, embedding: await embed(), k: ANN_CANDIDATES })).filter((h) => floor === undefined || h.similarity >= floor);
+        return { refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })), ...(floor !== undefined ? { evidence: true } : {}) };
       },
     });
   }
@@ -218,7 +228,7 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
   if (minTerms > 0) {
     // Evidence must come from a line itself; without any such line there is nothing to pair.
     // Sessions are no evidence either: a weak fallback is never boosted by its episode.
-    for (const o of outputs) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
+    for (const o of outputs) if (!o.out.evidence) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
   }
   const refs = shortlist(outputs, input.limit);
   if (refs.length === 0) return { exchanges: [], routes, failures };
@@ -248,6 +258,8 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
         matchedTerms.set(key, set);
       }
     }
+    // Exchanges a route vouches for (close enough by vector) pass the words check.
+    const vouched = new Set(outputs.flatMap(({ out }) => (out.evidence ? out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []) : [])));
     const answering: RouteRanking[] = outputs
       .filter(({ out }) => !out.sessions)
       .map(({ route, out }) => ({ route, ids: out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []) }));
@@ -263,7 +275,7 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
       exchanges,
       ranges: input.ranges,
       hidden,
-      ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...matchedTerms].map(([k, v]) => [k, v.size])) } : {}),
+      ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...[...matchedTerms].map(([k, v]) => [k, v.size] as const), ...[...vouched].map((k) => [k, minTerms] as const)]) } : {}),
       limit: input.limit,
       rrfK: EXCHANGE_RRF_K,
     });
