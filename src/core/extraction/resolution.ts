@@ -18,6 +18,7 @@
  * then the user means their most recent open problem.
  */
 import type { Segmenter } from '../text/segmenter';
+import type { MemoryCandidate } from '../types';
 import { isAboutSomeoneElse } from './subjects';
 import { subjectWords } from './match';
 import type { Lang } from './text';
@@ -156,4 +157,20 @@ export function detectResolution(clause: string, lang: Lang, segmenter: Segmente
   if (/(?:sister|brother|mom|mother|dad|father|friend|coworker|colleague|wife|husband|son|daughter|neighbou?r|roommate|boss|partner)'s\b/iu.test(text)) return null;
   if (/(?:同事|朋友|妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|老婆|老公|女儿|儿子|室友|邻居|老板|同学)的/u.test(text)) return null;
   return lang === 'zh' ? detectZh(text, segmenter) : detectEn(text);
+}
+
+/**
+ * One message ends one problem per thing it names: "打印机修好了，现在能用了" and "I fixed it, it
+ * works now" each say one thing twice. A resolution naming nothing is dropped beside one that names
+ * its problem, and several naming nothing count once (else each would end another open problem).
+ */
+export function oneVagueResolution(candidates: readonly MemoryCandidate[]): MemoryCandidate[] {
+  const named = candidates.some((c) => c.intent === 'resolve' && c.subject);
+  let vagueSeen = named;
+  return candidates.filter((c) => {
+    if (c.intent !== 'resolve' || c.subject) return true;
+    if (vagueSeen) return false;
+    vagueSeen = true;
+    return true;
+  });
 }

@@ -65,6 +65,14 @@ describe('resolution statements (labelled set)', () => {
   });
 });
 
+describe('one message, one problem ended per thing it names', () => {
+  it('counts a resolution said twice without a name once, and not beside a named one', () => {
+    expect(extract('I fixed it, it works now').filter((c) => c.intent === 'resolve')).toHaveLength(1);
+    const named = extract('打印机修好了，现在能用了').filter((c) => c.intent === 'resolve');
+    expect(named.map((c) => c.subject)).toEqual(['打印机']);
+  });
+});
+
 describe('detectResolution', () => {
   const zh = (t: string) => detectResolution(t, 'zh', jiebaSegmenter);
   const en = (t: string) => detectResolution(t, 'en', jiebaSegmenter);
