@@ -122,16 +122,25 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
 }
 
 /**
- * The open pain points a resolution ends: those that mention its subject, or, when it names
- * nothing ("修好了", "it works now"), the one raised last.
+ * The open pain points a resolution ends: those that mention its subject; else the one sharing
+ * most of its words ("鼻炎这阵子没犯了" and "我的鼻炎老是犯"); else, when it names nothing ("修好了",
+ * "it works now"), the one raised last.
  */
 function resolvedPainPoints(candidate: MemoryCandidate, sameSpeaker: readonly Neighbour[]): Neighbour[] {
   const open = sameSpeaker.filter((n) => n.memory.type === 'pain_point' && !(candidate.scope === 'task' && n.memory.scope === 'global'));
-  if (candidate.subject) return open.filter((n) => n.mentionsSubject);
-  let latest: Neighbour | undefined;
-  for (const n of open) {
-    const at = n.memory.createdAt?.getTime() ?? 0;
-    if (!latest || at > (latest.memory.createdAt?.getTime() ?? 0) || (at === (latest.memory.createdAt?.getTime() ?? 0) && n.memory.id > latest.memory.id)) latest = n;
+  if (candidate.subject) {
+    const named = open.filter((n) => n.mentionsSubject);
+    if (named.length > 0) return named;
   }
-  return latest ? [latest] : [];
+  const sharing = open.filter((n) => n.lexicalOverlap > 0);
+  if (sharing.length > 0) return [best(sharing, (a, b) => a.lexicalOverlap - b.lexicalOverlap || saidAt(a) - saidAt(b))];
+  if (candidate.subject || open.length === 0) return [];
+  return [best(open, (a, b) => saidAt(a) - saidAt(b) || (a.memory.id > b.memory.id ? 1 : -1))];
+}
+
+const saidAt = (n: Neighbour) => n.memory.createdAt?.getTime() ?? 0;
+
+/** The greatest of a non-empty list by `cmp`. */
+function best<T>(items: readonly T[], cmp: (a: T, b: T) => number): T {
+  return items.reduce((top, x) => (cmp(x, top) > 0 ? x : top));
 }

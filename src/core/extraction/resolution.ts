@@ -161,16 +161,19 @@ export function detectResolution(clause: string, lang: Lang, segmenter: Segmente
 
 /**
  * One message ends one problem per thing it names: "打印机修好了，现在能用了" and "I fixed it, it
- * works now" each say one thing twice. A resolution naming nothing is dropped beside one that names
- * its problem, and several naming nothing count once (else each would end another open problem).
+ * works now" each say one thing twice. Per message, a resolution naming nothing is dropped beside
+ * one that names its problem, and several naming nothing count once (else each would end another
+ * open problem).
  */
 export function oneVagueResolution(candidates: readonly MemoryCandidate[]): MemoryCandidate[] {
-  const named = candidates.some((c) => c.intent === 'resolve' && c.subject);
-  let vagueSeen = named;
+  const messageOf = (c: MemoryCandidate) => c.messageIds.join(',');
+  const named = new Set(candidates.filter((c) => c.intent === 'resolve' && c.subject).map(messageOf));
+  const vagueSeen = new Set<string>();
   return candidates.filter((c) => {
     if (c.intent !== 'resolve' || c.subject) return true;
-    if (vagueSeen) return false;
-    vagueSeen = true;
+    const m = messageOf(c);
+    if (named.has(m) || vagueSeen.has(m)) return false;
+    vagueSeen.add(m);
     return true;
   });
 }

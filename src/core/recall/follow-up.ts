@@ -25,7 +25,7 @@
  * Labelled wordings, split before tuning, are in test/fixtures/recall-followup/queries.jsonl;
  * docs/recall.md has the held-out numbers.
  */
-import { unit } from '../extraction/net';
+import { classMeans, unit } from '../extraction/net';
 import type { Segmenter } from '../text/segmenter';
 import type { Memory } from '../types';
 import type { FollowUpClass, FollowUpPrototype } from './follow-up-prototypes';
@@ -184,21 +184,10 @@ export interface FollowUpNetVerdict {
 
 /** Per class, the mean cosine of the query to its k nearest prototypes; the refer-back class against the best other. */
 export function followUpByMeaning(vector: readonly number[], index: FollowUpPrototypeIndex, t: FollowUpNetThresholds = FOLLOW_UP_NET_THRESHOLDS): FollowUpNetVerdict {
-  const v = unit(vector);
-  const sims = new Map<FollowUpClass, number[]>();
-  index.prototypes.forEach((p, i) => {
-    const w = index.vectors[i]!;
-    let s = 0;
-    for (let j = 0; j < Math.min(v.length, w.length); j++) s += v[j]! * w[j]!;
-    sims.set(p.cls, [...(sims.get(p.cls) ?? []), s]);
-  });
-  const mean = (list: number[]) => {
-    const top = [...list].sort((a, b) => b - a).slice(0, Math.max(1, t.k));
-    return top.reduce((a, b) => a + b, 0) / top.length;
-  };
-  const score = mean(sims.get('refer_back') ?? [0]);
+  const scores = classMeans(vector, index.prototypes, index.vectors, t.k);
+  const score = scores.get('refer_back') ?? 0;
   let against: FollowUpNetVerdict['against'] = { cls: 'names_thing', score: -1 };
-  for (const [cls, list] of sims) if (cls !== 'refer_back' && mean(list) > against.score) against = { cls, score: mean(list) };
+  for (const [cls, x] of scores) if (cls !== 'refer_back' && x > against.score) against = { cls, score: x };
   return { referBack: score >= t.floor && score - against.score >= t.margin, score, against };
 }
 
