@@ -1,7 +1,6 @@
 import type { ExtractionNet } from '../../core/extraction/net';
 import { dedupeCandidates, planOfflineExtraction } from '../../core/extraction/offline-extractor';
 import { screenCandidates } from '../../core/extraction/provenance';
-import { oneVagueResolution } from '../../core/extraction/resolution';
 import type { ExtractionOutput, ExtractionReport, Extractor } from '../../core/ports';
 import type { Segmenter } from '../../core/text/segmenter';
 import type { ConversationMessage } from '../../core/types';
@@ -28,7 +27,7 @@ export class OfflineExtractor implements Extractor {
   async extract({ messages, timezone }: { messages: ConversationMessage[]; timezone: string }): Promise<ExtractionOutput> {
     const plan = planOfflineExtraction(messages, { timezone, segmenter: this.segmenter }, this.net !== undefined);
     const fromNet = this.net ? await this.net.candidates(plan.statements, timezone, this.segmenter) : [];
-    const { accepted, rejected } = screenCandidates(fromNet.length > 0 ? oneVagueResolution(dedupeCandidates([...plan.candidates, ...fromNet])) : plan.candidates, messages, this.segmenter, timezone);
+    const { accepted, rejected } = screenCandidates(fromNet.length > 0 ? dedupeCandidates([...plan.candidates, ...fromNet]) : plan.candidates, messages, this.segmenter, timezone);
     const report: ExtractionReport = { extractor: this.name, attempts: 1, problems: [], fellBack: false, rejected };
     if (this.net) report.net = { statements: plan.statements.length, proposed: fromNet.length };
     return { candidates: accepted, report };

@@ -22,7 +22,6 @@ import { buildCandidate } from './candidate';
 import { BASE_IMPORTANCE, HEALTH_IMPORTANCE, makeMatch } from './match';
 import { isDurableClass, NET_CLASS_TYPE, type NetClass, type Prototype, PROTOTYPES } from './prototypes';
 import type { NetStatement } from './net-statements';
-import { RESOLUTION_PROTOTYPES, type ResolutionPrototype } from './resolution-prototypes';
 import { isDirective } from './provenance';
 
 /** Turns texts into embedding vectors (any length; normalised or not). The port the net needs. */
@@ -119,39 +118,6 @@ export function classMeans<C extends string>(vector: readonly number[], labelled
   return out;
 }
 
-// ─── Resolution by meaning ──────────────────────────────────────────────────────────────────────
-
-/**
- * Tuned on the tune split of test/fixtures/extraction-resolution/statements.jsonl only
- * (`npm run bench -- resolution --grid`); docs/extraction.md has the held-out numbers.
- */
-export const RESOLUTION_THRESHOLDS: NetThresholds = { k: 3, margin: 0.01, floor: 0.87 };
-
-/** Resolution exemplars with their unit vectors. */
-export interface ResolutionIndex {
-  prototypes: readonly ResolutionPrototype[];
-  vectors: readonly Float64Array[];
-}
-
-/**
- * Whether a statement the rules left says a problem is over ("鼻炎这阵子没犯了", "the rash cleared
- * up after a week"): its "resolved" score must reach `floor` and beat the problem going on and a
- * fix only planned by `margin`.
- */
-export function resolvedByMeaning(vector: readonly number[], index: ResolutionIndex, t: NetThresholds = RESOLUTION_THRESHOLDS): { resolved: boolean; score: number; against: number } {
-  const scores = classMeans(vector, index.prototypes, index.vectors, t.k);
-  const score = scores.get('resolved') ?? 0;
-  const against = Math.max(scores.get('ongoing') ?? 0, scores.get('pending') ?? 0);
-  return { resolved: score >= t.floor && score - against >= t.margin, score, against };
-}
-
-/** The `resolve` candidate for a statement read as a resolution: it names no subject, so the write path matches the problem by its words or takes the latest. */
-export function resolutionCandidate(statement: NetStatement, zone: string, segmenter: Segmenter): MemoryCandidate | null {
-  const match = makeMatch('net.resolved', { type: 'fact', intent: 'resolve', confidence: NET_CONFIDENCE.min });
-  const seg = { start: statement.start, end: statement.end, match, relations: [], event: false };
-  return buildCandidate(seg, { message: statement.message, content: statement.content, lang: statement.lang, zone, segmenter });
-}
-
 /** Confidence for an accepted statement: the floor of {@link NET_CONFIDENCE}, rising with the margin's excess. */
 export function netConfidence(margin: number, thresholds: NetThresholds): number {
   const excess = Math.max(0, margin - thresholds.margin);
@@ -204,8 +170,6 @@ const EN_FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we'
 export interface ExtractionNetOptions {
   thresholds?: NetThresholds;
   prototypes?: readonly Prototype[];
-  resolutionThresholds?: NetThresholds;
-  resolutionPrototypes?: readonly ResolutionPrototype[];
 }
 
 /**
@@ -214,11 +178,8 @@ export interface ExtractionNetOptions {
  */
 export class ExtractionNet {
   private index?: Promise<PrototypeIndex>;
-  private resolution?: Promise<ResolutionIndex>;
   readonly thresholds: NetThresholds;
-  readonly resolutionThresholds: NetThresholds;
   private readonly prototypes: readonly Prototype[];
-  private readonly resolutionPrototypes: readonly ResolutionPrototype[];
 
   constructor(
     private readonly encoder: StatementEncoder,
@@ -226,20 +187,6 @@ export class ExtractionNet {
   ) {
     this.thresholds = options.thresholds ?? NET_THRESHOLDS;
     this.prototypes = options.prototypes ?? PROTOTYPES;
-    this.resolutionThresholds = options.resolutionThresholds ?? RESOLUTION_THRESHOLDS;
-    this.resolutionPrototypes = options.resolutionPrototypes ?? RESOLUTION_PROTOTYPES;
-  }
-
-  /** The resolution exemplars' vectors, embedded once (a failed attempt is not kept). */
-  resolutionIndex(): Promise<ResolutionIndex> {
-    this.resolution ??= this.encoder.encode(this.resolutionPrototypes.map((p) => p.text)).then(
-      (vectors) => ({ prototypes: this.resolutionPrototypes, vectors: vectors.map(unit) }),
-      (err: unknown) => {
-        this.resolution = undefined;
-        throw err;
-      },
-    );
-    return this.resolution;
   }
 
   /** The exemplar index, embedding the exemplars once. */
@@ -263,21 +210,11 @@ export class ExtractionNet {
     return vectors.map((v) => decideStatement(v, index, this.thresholds));
   }
 
-  /**
-   * Candidates for the statements the rules left (see {@link selectNetStatements}): a statement
-   * that a problem is over resolves it; any other is classified as a durable statement or not.
-   * Each statement is embedded once for both.
-   */
+  /** Candidates for the statements the rules left (see {@link selectNetStatements}). */
   async candidates(statements: readonly NetStatement[], zone: string, segmenter: Segmenter): Promise<MemoryCandidate[]> {
-    if (statements.length === 0) return [];
-    const [index, resolution] = await Promise.all([this.prototypeIndex(), this.resolutionIndex()]);
-    const vectors = await this.encoder.encode(statements.map((s) => s.text));
-    if (vectors.length !== statements.length) throw new Error(`encoder returned ${vectors.length} vectors for ${statements.length} texts`);
+    const verdicts = await this.classify(statements.map((s) => s.text));
     return statements.flatMap((s, i) => {
-      const vector = vectors[i]!;
-      const c = resolvedByMeaning(vector, resolution, this.resolutionThresholds).resolved
-        ? resolutionCandidate(s, zone, segmenter)
-        : netCandidate(s, decideStatement(vector, index, this.thresholds), zone, segmenter);
+      const c = netCandidate(s, verdicts[i]!, zone, segmenter);
       return c ? [c] : [];
     });
   }
