@@ -12,7 +12,8 @@ interface Labelled {
   text: string;
   lang: 'zh' | 'en';
   resolves: boolean;
-  split: 'tune' | 'heldout';
+  /** `probe2`: written after the rules, never tuned on (docs/extraction.md reports it). */
+  split: 'tune' | 'heldout' | 'probe2';
 }
 
 const SET = fileURLToPath(new URL('../../fixtures/extraction-resolution/statements.jsonl', import.meta.url));
@@ -54,6 +55,12 @@ describe('resolution statements (labelled set)', () => {
     const s = score('tune');
     expect(s.precision).toBeGreaterThanOrEqual(0.95);
     expect(s.recall).toBeGreaterThanOrEqual(0.9);
+  });
+
+  // Recall on wordings written after the rules is low (docs/extraction.md); what must hold is
+  // that nothing there is read as a resolution that is not one: a false one closes a live problem.
+  it('reads no false resolution among wordings written after the rules', () => {
+    expect(score('probe2').fp).toBe(0);
   });
 
   it('never turns a recovered symptom into a new pain point', () => {
