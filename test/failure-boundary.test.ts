@@ -1,5 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, defaultFailureConverter, defaultPayloadConverter, RetryState, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, CancelledFailure, ChildWorkflowFailure, defaultFailureConverter, defaultPayloadConverter, RetryState, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -144,7 +144,9 @@ describe('API side: WorkflowFailedError → cause chain → ApplicationFailure.t
   it('an untyped failure is internal with the route message; a non-workflow error means Temporal is unavailable', () => {
     const bug = workflowFailedBy(overTheWire(new TypeError('undefined is not a function')), RetryState.MAXIMUM_ATTEMPTS_REACHED);
     expect(workflowCallError(bug, { workflowId: 'w', failed: 'storing the memory failed' })).toMatchObject({ code: ErrorCode.internal, message: 'storing the memory failed', context: { workflowId: 'w' } });
-    expect(workflowCallError(new WorkflowFailedError('terminated', new TerminatedFailure('purged'), RetryState.NON_RETRYABLE_FAILURE), { failed: 'x' }).code).toBe(ErrorCode.internal);
+    // A run stopped by another request (a purge terminates the user's workflows) is no bug: 409.
+    expect(workflowCallError(new WorkflowFailedError('terminated', new TerminatedFailure('purged'), RetryState.NON_RETRYABLE_FAILURE), { failed: 'x' }).code).toBe(ErrorCode.conflict);
+    expect(workflowCallError(new WorkflowFailedError('cancelled', new CancelledFailure('cancelled'), RetryState.NON_RETRYABLE_FAILURE), { failed: 'x' }).code).toBe(ErrorCode.conflict);
     // An ApplicationFailure type that is not one of ours (an SDK or library error name) is not trusted.
     expect(workflowCallError(workflowFailedBy(ApplicationFailure.create({ type: 'Error', message: 'boom' })), { failed: 'x' }).code).toBe(ErrorCode.internal);
     expect(workflowCallError(new Error('14 UNAVAILABLE'), { workflowId: 'w', failed: 'x' })).toMatchObject({ code: ErrorCode.workflowUnavailable, context: { workflowId: 'w' } });

@@ -14,6 +14,7 @@ import { purgeUserRef } from '../src/services/user-purge';
 import { memorySweepWorkflow } from '../workflows/memory-sweep';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
+import { mulberry32 } from './support/prng';
 
 // Privacy on the real stack, where every store must agree: export, purge of a user, hard erasure
 // of one memory, and retention in the daily sweep.
@@ -285,6 +286,47 @@ describe('export, purge', () => {
     expect(accepted.status).toBe(202);
     expect(accepted.body.workflowId).toMatch(/^purge:tenant-a:/);
     await ctx.runtime.temporal.workflow.getHandle(accepted.body.workflowId, accepted.body.runId).result();
+  });
+});
+
+describe('purge racing writes', () => {
+  it('a purge sent amid a burst of writes answers no 5xx, and a purge after it leaves nothing in PostgreSQL or Chroma', async () => {
+    // Two devices of one user: one erases everything while the other is still talking. Whatever
+    // order they land in, every answer is a service answer (a run the purge stopped is 409), and
+    // once the burst is over a purge still reaches every store: no late vector write, extraction
+    // or outbox delivery brings data back after it.
+    const random = mulberry32(4242);
+    for (let round = 0; round < 3; round++) {
+      const user = `${ctx.prefix}-storm${round}`;
+      const key = ctx.userKey(user);
+      await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'Allergic to peanuts', type: 'fact' });
+      await ctx.call('POST', `/v1/users/${user}/conversations/c1/messages`, { id: 'm0', role: 'user', content: 'I moved to Lisbon last spring' });
+      const ops: [string, string, unknown?][] = [
+        ['DELETE', `/v1/users/${user}?wait=true`],
+        ['POST', `/v1/users/${user}/memories`, { text: 'Likes jazz', type: 'preference' }],
+        ['POST', `/v1/users/${user}/conversations/c1/messages`, { id: 'm1', role: 'user', content: 'I adopted two cats' }],
+        ['POST', `/v1/users/${user}/conversations/c1/end?wait=true`],
+        ['POST', `/v1/users/${user}/reminders`, { text: 'gym', dueAt: inSeconds(3600), timezone: 'UTC' }],
+        ['POST', `/v1/users/${user}/recall`, { query: 'allergy' }],
+        ['PUT', `/v1/users/${user}/settings`, { timezone: 'Europe/Lisbon' }],
+        ['GET', `/v1/users/${user}/export`],
+      ];
+      const answers = await Promise.all(
+        ops.map(async ([method, path, body]) => {
+          await new Promise((r) => setTimeout(r, Math.floor(random() * 60)));
+          const res = await ctx.call(method, path, body);
+          return { method, path, status: res.status, body: JSON.stringify(res.body).slice(0, 300) };
+        }),
+      );
+      expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+      // Let what the burst started finish (extraction, vector outbox), then erase again.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect((await ctx.call('DELETE', `/v1/users/${user}?wait=true`)).status).toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(await rowsOf(key)).toEqual({});
+      const owned = (await chroma.listCollections({ limit: 10_000 })).filter((c) => c.metadata?.user_id === key);
+      expect(owned.map((c) => c.name)).toEqual([]);
+    }
   });
 });
 

@@ -25,7 +25,7 @@ const deps = () => ({ reminders: ctx.runtime.deps.reminders, temporal: ctx.runti
 const pass = (graceSeconds = GRACE) => reconcileReminders(deps(), { limit: 100, graceSeconds });
 
 /** The row as the crash leaves it: inserted the way the API inserts it, no workflow started. */
-async function crashedRow(name: string, opts: { dueInMs: number; createdAgoMs: number }): Promise<ReminderRecord> {
+async function crashedRow(name: string, opts: { dueInMs: number; createdAgoMs: number; workflowId?: string }): Promise<ReminderRecord> {
   const user = ctx.userKey(name);
   await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: user, tenantId: 'tenant-a', externalId: name });
   const id = randomUUID();
@@ -40,7 +40,7 @@ async function crashedRow(name: string, opts: { dueInMs: number; createdAgoMs: n
       seriesStart: null,
       assumedTime: false,
       source: { via: 'api' },
-      workflowId: reminderWorkflowId(user, id),
+      workflowId: opts.workflowId ?? reminderWorkflowId(user, id),
     },
     at: new Date(Date.now() - opts.createdAgoMs),
   });
@@ -117,5 +117,24 @@ describe('reminder reconciler', () => {
     const d = await ctx.runtime.temporal.schedule.getHandle(reminderReconcilerScheduleId(ctx.taskQueue)).describe();
     expect(d.spec.intervals?.[0]?.every).toBe(ctx.runtime.config.reliability.reminderReconcileSeconds * 1000);
     expect(d.action.type === 'startWorkflow' && d.action.workflowType).toBe('reminderReconcilerWorkflow');
+  });
+
+  it('a row whose start always fails goes behind the others instead of blocking every batch', async () => {
+    // Temporal refuses a workflow id over its length limit: a failure of the row itself, not an outage.
+    const refused = await crashedRow('rr-refused', { dueInMs: 600_000, createdAgoMs: 600_000, workflowId: `reminder:${'x'.repeat(1200)}` });
+    const younger = await crashedRow('rr-younger', { dueInMs: 600_000, createdAgoMs: 300_000 });
+    const one = () => reconcileReminders(deps(), { limit: 1, graceSeconds: GRACE });
+    expect(await one()).toEqual({ found: 1, started: 0, existed: 0, failed: 1 });
+    const { rows } = await ctx.runtime.deps.pool.query('SELECT workflow_start_failures, workflow_start_error FROM reminders WHERE user_id = $1 AND id = $2', [refused.userId, refused.id]);
+    expect(rows[0].workflow_start_failures).toBe(1);
+    expect(rows[0].workflow_start_error).toMatch(/\S/);
+    // The next pass of one takes the row never tried, although it is younger.
+    expect(await one()).toEqual({ found: 1, started: 1, existed: 0, failed: 0 });
+    expect(await exists(younger.workflowId)).toBe(true);
+    // The failing row is still retried (it may be fixable), and counted each time.
+    expect(await one()).toEqual({ found: 1, started: 0, existed: 0, failed: 1 });
+    const again = await ctx.runtime.deps.pool.query('SELECT workflow_start_failures FROM reminders WHERE user_id = $1 AND id = $2', [refused.userId, refused.id]);
+    expect(again.rows[0].workflow_start_failures).toBe(2);
+    await ctx.runtime.deps.pool.query("UPDATE reminders SET status = 'dismissed' WHERE user_id = $1 AND id = $2", [refused.userId, refused.id]);
   });
 });

@@ -51,3 +51,42 @@ it('answers every concurrent first message of a new user with 202 through the AP
   const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [ctx.userKey(`${ctx.prefix}-api0`)]);
   expect(rows[0].n).toBe(6);
 });
+
+it('answers every kind of first request of a new user, sent all at once, without a server error', async () => {
+  // A client that opens with everything at once: messages, a memory, a reminder, settings, recall,
+  // search, a digest, the page token. Whatever order the server takes them in, each is answered
+  // as if it had come alone (4xx for what is invalid for a new user, never 5xx).
+  const due = new Date(Date.now() + 3_600_000).toISOString();
+  const requests: [method: string, path: string, body?: unknown][] = [
+    ['POST', 'conversations/c1/messages', { id: 'm1', role: 'user', content: '我对花生过敏' }],
+    ['POST', 'conversations/c2/messages', { messages: [{ id: 'm1', role: 'user', content: 'I live in Berlin' }, { id: 'm2', role: 'assistant', content: 'Noted.' }] }],
+    ['POST', 'memories', { text: 'Prefers tea over coffee', type: 'preference' }],
+    ['POST', 'memories', { text: '喜欢爬山', type: 'preference' }],
+    ['POST', 'reminders', { text: 'call mum', dueAt: due, timezone: 'Europe/Berlin' }],
+    ['PUT', 'settings', { timezone: 'Asia/Shanghai' }],
+    ['POST', 'recall', { query: 'what am I allergic to?' }],
+    ['POST', 'conversations/search', { query: 'Berlin' }],
+    ['POST', 'digests'],
+    ['POST', 'page-token'],
+    ['GET', 'memories'],
+    ['GET', 'reminders'],
+    ['GET', 'notifications'],
+    ['GET', 'export'],
+  ];
+  for (let round = 0; round < 4; round++) {
+    const userId = `${ctx.prefix}-all${round}`;
+    // Twice each, so every kind of request also races with itself.
+    const answers = await Promise.all(
+      [...requests, ...requests].map(([method, path, body]) =>
+        fetch(`${ctx.baseUrl}/v1/users/${userId}/${path}`, {
+          method,
+          headers: { authorization: `Bearer ${TEST_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        }).then(async (r) => ({ method, path, status: r.status, body: (await r.text()).slice(0, 300) })),
+      ),
+    );
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND external_id = $2', ['tenant-a', userId]);
+    expect(rows[0].n).toBe(1);
+  }
+});

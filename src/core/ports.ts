@@ -693,12 +693,15 @@ export interface ReminderRepository {
   dueBetween(input: { userId: string; from: Date; to: Date }): Promise<ReminderRecord[]>;
   remove(input: { userId: string; id: string }): Promise<void>;
   /**
-   * Open reminders whose workflow was never seen to start, created before `createdBefore`, oldest
-   * first — across users (the reminder reconciler's scan); each row carries its own user.
+   * Open reminders whose workflow was never seen to start, created before `createdBefore` — across
+   * users (the reminder reconciler's scan); each row carries its own user. Rows never tried come
+   * first (oldest first), then those whose start failed, least recently failed first.
    */
   unstarted(input: { createdBefore: Date; limit: number }): Promise<ReminderRecord[]>;
   /** Records that the reminder's workflow exists (the first time only). */
   markWorkflowStarted(input: { userId: string; id: string; at: Date }): Promise<void>;
+  /** Records a failed start, which sends the row behind the rows not yet tried. */
+  markWorkflowStartFailed(input: { userId: string; id: string; at: Date; error: string }): Promise<void>;
 }
 
 export type NotificationKind = 'reminder' | 'digest' | 'nudge';

@@ -90,18 +90,24 @@ export async function writeDigestNow(
   const settings = await userSettings(deps, userId);
   const today = digestDay(input.now, settings.timezone).date;
   const workflowId = `digest:${userId}:now:${today}:${input.now.getTime()}`;
+  let written: { date: string };
   try {
-    await deps.temporal.workflow.execute(digestWorkflow, {
+    written = await deps.temporal.workflow.execute(digestWorkflow, {
       taskQueue: deps.taskQueue,
       workflowId,
       args: [{ userId, notify: false }],
+      // Two requests in the same millisecond share the id: the second joins the first's run.
+      workflowIdConflictPolicy: 'USE_EXISTING',
       typedSearchAttributes: userSearchAttributes(userId),
       staticSummary: `Digest for ${userId} on request`,
     });
   } catch (err) {
     throw workflowCallError(err, { workflowId, failed: 'writing the digest failed' });
   }
-  const [digest] = await deps.digests.recent({ userId, today, days: 1 });
-  if (!digest) throw new MemoryServiceError(ErrorCode.internal, 'digest missing after writing it', { workflowId });
+  // The day the workflow wrote, not the one computed above: a time-zone change that lands while
+  // the workflow runs moves "today" (it read the settings after this did).
+  const [digest] = await deps.digests.recent({ userId, today: written.date, days: 1 });
+  // Written, then removed before the read-back by a purge of the user that raced this request.
+  if (!digest) throw new MemoryServiceError(ErrorCode.conflict, "the digest was deleted by another request (the user's data was purged) while it was written", { workflowId });
   return digest;
 }

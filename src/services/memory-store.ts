@@ -60,6 +60,14 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
   }
   const id = decision.memoryId;
   const memory = id ? await deps.memories.get({ userId: userKey, id }) : undefined;
-  if (!memory) throw new MemoryServiceError(ErrorCode.internal, 'memory missing after store', { workflowId });
+  // Stored, then deleted before the read-back by a request that raced this one (a hard delete of
+  // the memory a re-statement reinforced, a purge): the caller's data is not lost, it was removed.
+  if (!memory) {
+    throw new MemoryServiceError(ErrorCode.conflict, 'the memory was deleted by another request while this one stored it; send it again to store it anew', {
+      workflowId,
+      ...(id ? { memoryId: id } : {}),
+      decision: decision.action,
+    });
+  }
   return { memory, decision: { action: decision.action, reason: decision.reason }, workflowId };
 }

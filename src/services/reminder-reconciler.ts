@@ -17,7 +17,10 @@ export interface ReminderReconcileResult {
   started: number;
   /** Rows whose workflow existed already (only marked). */
   existed: number;
-  /** Starts that failed (Temporal unreachable): the rows come back on a later pass. */
+  /**
+   * Starts that failed: the rows come back on a later pass, behind the rows not yet tried (a row
+   * whose start fails for a reason of its own never blocks the others).
+   */
   failed: number;
 }
 
@@ -34,8 +37,12 @@ export async function reconcileReminders(
       const outcome = await startReminderWorkflow(deps, reminder);
       result[outcome]++;
       await deps.reminders.markWorkflowStarted({ userId: reminder.userId, id: reminder.id, at: new Date() });
-    } catch {
+    } catch (err) {
       result.failed++;
+      // Best effort: with PostgreSQL gone too, the row simply keeps its place until next time.
+      await deps.reminders
+        .markWorkflowStartFailed({ userId: reminder.userId, id: reminder.id, at: new Date(), error: err instanceof Error ? err.message : String(err) })
+        .catch(() => undefined);
     }
     opts.onProgress?.(result);
   }

@@ -7,7 +7,7 @@
  * ones that do not catch, go through {@link workflowCallError}.
  */
 import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 
 const CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
@@ -34,14 +34,19 @@ function contextOf(failure: ApplicationFailure): Record<string, unknown> {
 /**
  * The service error a failed workflow stands for: the outermost `ApplicationFailure` in its cause
  * chain whose `type` is a service error code, with that failure's message and context; a
- * workflow or activity that ran out of time is `dependencyTimeout`; anything else (a bug, a
- * terminated run) is `internal` with `message`.
+ * workflow or activity that ran out of time is `dependencyTimeout`; a run terminated or cancelled
+ * before it finished (a purge of the user stops their running workflows; an operator) is
+ * `conflict`: another request ended the work this one waited on, nothing failed. Anything else
+ * (a bug) is `internal` with `message`.
  */
 export function serviceErrorOfWorkflowFailure(err: WorkflowFailedError, message: string, context: Record<string, unknown> = {}): MemoryServiceError {
   const chain = causeChain(err);
   const typed = chain.find((e): e is ApplicationFailure => e instanceof ApplicationFailure && isErrorCode(e.type));
   if (typed) return new MemoryServiceError(typed.type as ErrorCode, typed.message, { ...contextOf(typed), ...context }, { cause: err });
   if (chain.some((e) => e instanceof TimeoutFailure)) return new MemoryServiceError(ErrorCode.dependencyTimeout, `${message}: timed out`, context, { cause: err });
+  if (chain.some((e) => e instanceof TerminatedFailure || e instanceof CancelledFailure)) {
+    return new MemoryServiceError(ErrorCode.conflict, `${message}: the workflow was stopped before it finished (the user's data was purged, or an operator stopped it)`, context, { cause: err });
+  }
   return new MemoryServiceError(ErrorCode.internal, message, context, { cause: err });
 }
 

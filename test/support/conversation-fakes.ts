@@ -190,13 +190,18 @@ export class InMemoryConversationSide {
     unstarted: async ({ createdBefore, limit }) =>
       [...this.state.reminders.values()]
         .filter((r) => !this.startedReminders.has(r.id) && (r.status === 'scheduled' || r.status === 'snoozed') && r.createdAt < createdBefore)
-        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+        .sort((a, b) => (this.startFailedAt.get(a.id) ?? 0) - (this.startFailedAt.get(b.id) ?? 0) || a.createdAt.getTime() - b.createdAt.getTime())
         .slice(0, limit)
         .map(copy),
     markWorkflowStarted: async ({ userId, id }) => {
       if (this.owned(userId, id)) this.startedReminders.add(id);
     },
+    markWorkflowStartFailed: async ({ userId, id, at }) => {
+      if (this.owned(userId, id) && !this.startedReminders.has(id)) this.startFailedAt.set(id, at.getTime());
+    },
   };
+  /** When each reminder's workflow start last failed (epoch ms). */
+  readonly startFailedAt = new Map<string, number>();
   /** Reminders whose workflow was seen to start (the row's workflow_started_at). */
   private readonly startedReminders = new Set<string>();
 

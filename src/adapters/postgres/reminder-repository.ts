@@ -111,15 +111,17 @@ export class PostgresReminderRepository implements ReminderRepository {
 
   /**
    * Open reminders whose workflow has not been seen to start (workflow_started_at NULL), created
-   * before `createdBefore`, oldest first, across users: the reminder reconciler's scan. Each row
-   * carries its own user, and every start and mark after it is keyed by that user.
+   * before `createdBefore`, across users: the reminder reconciler's scan. Never-tried rows come
+   * first, oldest first, then rows whose start failed, least recently failed first, so a row that
+   * always fails cannot hold the head of every batch. Each row carries its own user, and every
+   * start and mark after it is keyed by that user.
    */
   async unstarted({ createdBefore, limit }: { createdBefore: Date; limit: number }): Promise<ReminderRecord[]> {
     const { rows } = await this.q.query(
       `-- all-users: the reconciler's scan; each row's start and mark are keyed by its own user_id
        SELECT * FROM reminders
         WHERE workflow_started_at IS NULL AND status IN ('scheduled','snoozed') AND created_at < $1
-        ORDER BY created_at, id LIMIT $2`,
+        ORDER BY workflow_start_failed_at NULLS FIRST, created_at, id LIMIT $2`,
       [createdBefore, limit],
     );
     return rows.map(toRecord);
@@ -127,6 +129,14 @@ export class PostgresReminderRepository implements ReminderRepository {
 
   async markWorkflowStarted({ userId, id, at }: { userId: string; id: string; at: Date }): Promise<void> {
     await this.q.query('UPDATE reminders SET workflow_started_at = $3 WHERE user_id = $1 AND id = $2 AND workflow_started_at IS NULL', [userId, id, at]);
+  }
+
+  async markWorkflowStartFailed({ userId, id, at, error }: { userId: string; id: string; at: Date; error: string }): Promise<void> {
+    await this.q.query(
+      `UPDATE reminders SET workflow_start_failures = workflow_start_failures + 1, workflow_start_failed_at = $3, workflow_start_error = left($4, 500)
+        WHERE user_id = $1 AND id = $2 AND workflow_started_at IS NULL`,
+      [userId, id, at, error],
+    );
   }
 
   async remove({ userId, id }: { userId: string; id: string }): Promise<void> {
