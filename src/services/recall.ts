@@ -3,7 +3,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
 import { COMPACT_BELOW_TOKENS, formatContext } from '../core/recall/format';
-import { detectFollowUp, latestOpenPainPoint } from '../core/recall/follow-up';
+import { latestOpenPainPoint } from '../core/recall/follow-up';
 import { vectorEvidenceFloor } from '../core/recall/exchange-evidence';
 import { onMemoryRrfScale, rankForInjection, type JointExchange } from '../core/recall/inject';
 import { planRoutes } from '../core/recall/query-intent';
@@ -11,7 +11,7 @@ import { shouldRewrite } from '../core/recall/query-rewrite';
 import { rankMemories, type RankedMemory } from '../core/recall/rank';
 import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { jiebaSegmenter, tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import { MemoryAnnRetriever } from '../adapters/retrievers/ann-retriever';
 import { MemoryBm25Retriever } from '../adapters/retrievers/bm25-retriever';
 import { memoryIds } from '../adapters/retrievers/memory-route';
@@ -20,6 +20,7 @@ import { QueryEmbeddings } from '../adapters/retrievers/query-embeddings';
 import type { DateRange } from '../core/time/query-dates';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import { withDeadline } from './deadline';
+import { isVagueFollowUp } from './follow-up-net';
 import type { ServiceDeps } from './deps';
 import { EXCHANGE_RRF_K, type ExchangeRoute, type ExchangeSearchResult } from './exchange-search';
 import {
@@ -359,10 +360,11 @@ const FOLLOW_UP_PAIN_POINTS = 20;
  * is read as being about the user's most recent open pain point, fetched beside the routes with
  * the last exchange about it. Undefined when the query is not such a follow-up.
  */
-function startFollowUp(deps: RecallDeps, req: RecallRequest, report: RecallResult['routes'], failures: RouteFailure[]): Promise<FollowUpOutcome> | undefined {
+function startFollowUp(deps: RecallDeps, req: RecallRequest, report: RecallResult['routes'], failures: RouteFailure[]): Promise<FollowUpOutcome | undefined> | undefined {
   if (!req.enabled.has('type') || (req.types && !req.types.includes('pain_point'))) return undefined;
-  if (!detectFollowUp(req.query, jiebaSegmenter).referBack) return undefined;
-  const run = async (): Promise<FollowUpOutcome> => {
+  const vague = isVagueFollowUp(deps, req.query, () => req.embeddings.embedQuery(req.query), req.deadline);
+  const run = async (): Promise<FollowUpOutcome | undefined> => {
+    if (!(await vague)) return undefined;
     const t0 = Date.now();
     const out: FollowUpOutcome = {};
     try {
