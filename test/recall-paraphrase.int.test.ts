@@ -1,29 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryClient } from '../src/client';
 import { indexExchanges } from '../src/services/exchange-index';
-import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
+import { createTestContext, TEST_KEY, type TestContext, useTestContext } from './support/harness';
 
 // Recall on the real stack (PostgreSQL, Chroma, e5): a past exchange that answers a question asked
 // in other words reaches the context through the exchange vectors (the calibrated floor), a query
 // that only shares a topic word with it does not, and no user's exchange reaches another's recall.
 
-let ctx: TestContext;
-let client: MemoryClient;
-beforeAll(async () => {
-  // Correctness, not latency, is tested here: a shared 2-core machine can make one e5 call slow.
-  ctx = await createTestContext({ RECALL_TIMEOUT_MS: '20000' });
-  client = new MemoryClient({ baseUrl: ctx.baseUrl, apiKey: TEST_KEY });
-});
-afterAll(async () => {
-  await ctx?.close();
-});
+// Correctness, not latency, is tested here: a shared 2-core machine can make one e5 call slow.
+const stack = useTestContext({ RECALL_TIMEOUT_MS: '20000' });
 
 const at = (iso: string, plusSeconds = 0) => new Date(new Date(iso).getTime() + plusSeconds * 1000).toISOString();
 
 /** Stores lines of a conversation still going on: nothing is extracted, the raw exchange is all there is. */
 async function say(user: string, conversation: string, startIso: string, lines: [role: 'user' | 'assistant', content: string][]): Promise<string[]> {
   const messages = lines.map(([role, content], i) => ({ id: `${conversation}-m${i + 1}`, role, content, at: at(startIso, i * 30) }));
-  await client.addMessages(user, conversation, messages);
+  await stack.client.addMessages(user, conversation, messages);
   return messages.map((m) => m.id);
 }
 
@@ -50,12 +42,12 @@ describe('recall: exchanges that answer in other words', () => {
       ['assistant', '低头看手机的时间少一点，拉伸时动作放慢。'],
     ]);
     // The exchange indexer's tick (its Schedule runs it off the hot path).
-    const indexed = await indexExchanges(ctx.runtime.deps, { limit: 1000, budgetMs: 120_000 });
+    const indexed = await indexExchanges(stack.ctx.runtime.deps, { limit: 1000, budgetMs: 120_000 });
     expect(indexed.failed).toBe(0);
   }, 180_000);
 
   it('injects the exchange that answers a paraphrased English question, found by vector alone', async () => {
-    const r = await client.recall(alice, { query: 'What did the skin doctor tell me about my arms?', now: NOW });
+    const r = await stack.client.recall(alice, { query: 'What did the skin doctor tell me about my arms?', now: NOW });
     expect(r.error).toBeUndefined();
     expect(r.injectedMessageIds).toEqual(expect.arrayContaining(skinIds));
     expect(r.context.userPrefix).toContain('contact eczema');
@@ -65,7 +57,7 @@ describe('recall: exchanges that answer in other words', () => {
   });
 
   it('injects the exchange that answers a paraphrased Chinese question, found by vector alone', async () => {
-    const r = await client.recall(alice, { query: '医生对我的背痛是怎么诊断的？', now: NOW });
+    const r = await stack.client.recall(alice, { query: '医生对我的背痛是怎么诊断的？', now: NOW });
     expect(r.error).toBeUndefined();
     expect(r.injectedMessageIds).toEqual(expect.arrayContaining(backIds));
     expect(r.context.userPrefix).toContain('腰椎间盘突出');
@@ -73,26 +65,26 @@ describe('recall: exchanges that answer in other words', () => {
   });
 
   it('leaves out an exchange that only shares a topic word with the query', async () => {
-    const en = await client.recall(alice, { query: 'What is a good arm workout for the gym?', now: NOW });
+    const en = await stack.client.recall(alice, { query: 'What is a good arm workout for the gym?', now: NOW });
     expect(en.error).toBeUndefined();
     expect(en.injectedMessageIds).not.toEqual(expect.arrayContaining([skinIds[0]]));
     expect(en.context.userPrefix).not.toContain('eczema');
-    const zh = await client.recall(alice, { query: '医院附近有什么好吃的？', now: NOW });
+    const zh = await stack.client.recall(alice, { query: '医院附近有什么好吃的？', now: NOW });
     expect(zh.error).toBeUndefined();
     expect(zh.context.userPrefix).not.toContain('腰椎');
     // Small talk brings nothing in either.
-    const hi = await client.recall(alice, { query: '哈哈好的，谢谢', now: NOW });
+    const hi = await stack.client.recall(alice, { query: '哈哈好的，谢谢', now: NOW });
     expect(hi.pastExchanges).toEqual([]);
   });
 
   it("never shows one user's exchange to another, even when it answers the question", async () => {
-    const r = await client.recall(alice, { query: '骨科大夫说我颈椎怎么了？', now: NOW });
+    const r = await stack.client.recall(alice, { query: '骨科大夫说我颈椎怎么了？', now: NOW });
     expect(r.error).toBeUndefined();
     expect(r.context.userPrefix).not.toContain('颈椎曲度');
     expect(r.injectedMessageIds.some((id) => bobIds.includes(id))).toBe(false);
     expect(r.pastExchanges.every((p) => p.conversationId !== 'neck')).toBe(true);
     // Bob's own recall finds it, so it was indexed and searchable.
-    const own = await client.recall(bob, { query: '医生说我脖子有什么问题？', now: NOW });
+    const own = await stack.client.recall(bob, { query: '医生说我脖子有什么问题？', now: NOW });
     expect(own.injectedMessageIds).toEqual(expect.arrayContaining(bobIds));
   });
 });
@@ -118,10 +110,10 @@ describe('recall: vector-found exchanges and memories on one score', () => {
       'I dislike crowded restaurants',
       'My laptop is a ThinkPad',
     ];
-    for (const text of facts) await client.createMemory(dana, { text, type: 'fact' });
-    await client.addMessages(dana, 'skin', lines.map(([role, content], i) => ({ id: `skin-m${i + 1}`, role, content, at: at('2026-08-01T09:00:00Z', i * 30) })));
-    await indexExchanges(ctx.runtime.deps, { limit: 1000, budgetMs: 120_000 });
-    const r = await client.recall(dana, { query: 'What did the skin doctor tell me about my arms?', now: NOW });
+    for (const text of facts) await stack.client.createMemory(dana, { text, type: 'fact' });
+    await stack.client.addMessages(dana, 'skin', lines.map(([role, content], i) => ({ id: `skin-m${i + 1}`, role, content, at: at('2026-08-01T09:00:00Z', i * 30) })));
+    await indexExchanges(stack.ctx.runtime.deps, { limit: 1000, budgetMs: 120_000 });
+    const r = await stack.client.recall(dana, { query: 'What did the skin doctor tell me about my arms?', now: NOW });
     expect(r.error).toBeUndefined();
     expect(r.memories.length).toBeGreaterThan(0);
     expect(r.injectedMessageIds).toEqual(expect.arrayContaining(['skin-m1', 'skin-m2']));
@@ -129,8 +121,8 @@ describe('recall: vector-found exchanges and memories on one score', () => {
   });
 
   it('injects a memory that the vector-found exchange repeats once', async () => {
-    await client.createMemory(dana, { text: 'The rash on my arms is contact eczema from the new laundry detergent', type: 'fact' });
-    const r = await client.recall(dana, { query: 'What did the skin doctor tell me about my arms?', now: NOW });
+    await stack.client.createMemory(dana, { text: 'The rash on my arms is contact eczema from the new laundry detergent', type: 'fact' });
+    const r = await stack.client.recall(dana, { query: 'What did the skin doctor tell me about my arms?', now: NOW });
     expect(r.error).toBeUndefined();
     expect(occurrences(r.context.userPrefix, 'contact eczema')).toBe(1);
     // The distilled memory stays (the question is not about what was said); the exchange is dropped.
