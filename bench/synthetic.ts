@@ -119,3 +119,25 @@ export async function loadUser(
 export async function analyzeAfterBulkLoad(runtime: Runtime): Promise<void> {
   for (const table of ['memories', 'memory_terms', 'user_index_stats']) await runtime.deps.pool.query(`ANALYZE ${table}`);
 }
+
+/**
+ * Bulk-loads `count` exchange vectors for `userId` (perturbed pool vectors, as for memories), so
+ * the exchange vector routes search a collection of that size (a pair vector for every two line
+ * vectors, as the indexer writes them). No message rows stand behind them:
+ * what the route finds costs the hydration query and is then dropped, as a forgotten line would be.
+ */
+export async function loadExchangeVectors(runtime: Runtime, pool: number[][], userId: string, count: number, offset = 0): Promise<void> {
+  const index = runtime.deps.exchangeVectors;
+  if (!index) throw new Error('this runtime has no exchange vector index');
+  const BATCH = 2000;
+  for (let start = 0; start < count; start += BATCH) {
+    const n = Math.min(BATCH, count - start);
+    await index.upsert({
+      userId,
+      items: Array.from({ length: n }, (_, j) => {
+        const i = offset + start + j;
+        return { id: uuidFromKey(`bench-exchange:${userId}:${i}`), embedding: perturb(pool[(i * 5) % pool.length]!, i + 7), conversationId: `bench-${Math.floor(i / 50)}`, messageId: `m${i}`, unit: i % 3 === 0 ? ('pair' as const) : ('line' as const) };
+      }),
+    });
+  }
+}

@@ -63,6 +63,7 @@ import { ServiceSecrets } from './security/secrets';
 import { SubjectKeys } from './security/subject';
 import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
+import { followUpNetEnabled, followUpPrototypes } from './services/follow-up-net';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -93,6 +94,12 @@ export interface Runtime {
   createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number; temporal?: Client }): ReturnType<typeof buildApi>;
   /** Creates or updates the Temporal Schedules (idempotent; called at worker start). */
   ensureSchedules(opts?: { taskQueue?: string }): Promise<Record<string, string>>;
+  /**
+   * Embeds what the first recall of this process would otherwise wait for (the follow-up
+   * prototypes), so it does not miss its deadline. The processes call it after they start,
+   * without waiting; a failure is retried by the first recall that needs it.
+   */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -314,6 +321,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         exchangeIndexSeconds: config.reliability.exchangeIndexSeconds,
       });
       return { ...lifecycle, ...reliability };
+    },
+    async warmUp() {
+      if (followUpNetEnabled(config)) await followUpPrototypes(deps.embedder);
     },
     async close() {
       await connection.close();

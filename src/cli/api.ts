@@ -12,6 +12,8 @@ async function main(): Promise<void> {
   const runtime = await createRuntime(config, stack);
   const api = await runtime.createApi();
   await api.listen({ host: config.http.host, port: config.http.port });
+  // Off the start path: the first recall that needs the prototypes embeds them itself if this failed.
+  void runtime.warmUp().catch(() => undefined);
   const stop = async () => {
     await api.close();
     await runtime.close();

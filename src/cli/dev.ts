@@ -25,6 +25,8 @@ async function main(): Promise<void> {
     throw err;
   });
   const running = worker.run();
+  // Off the start path: the first recall that needs the prototypes embeds them itself if this failed.
+  void runtime.warmUp().catch(() => undefined);
   const base = `http://${config.http.host}:${config.http.port}`;
   console.log(`
 jarvis-memory is up

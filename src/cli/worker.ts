@@ -11,6 +11,8 @@ async function main(): Promise<void> {
   const stack = await startStack(config, { log: (line) => console.log(`[stack] ${line}`) });
   const runtime = await createRuntime(config, stack);
   const worker = await runtime.createWorker();
+  // Off the start path: the first recall that needs the prototypes embeds them itself if this failed.
+  void runtime.warmUp().catch(() => undefined);
   const schedules = await runtime.ensureSchedules();
   console.log(`schedules: ${Object.entries(schedules).map(([id, outcome]) => `${id} ${outcome}`).join(', ')}`);
   const stop = () => worker.shutdown();

@@ -154,6 +154,8 @@ export const envSchema = z.object({
   RECALL_QUERY_REWRITE: z.enum(['off', 'referential', 'always']).default('off'),
   RECALL_REWRITE_TIMEOUT_MS: positiveInt.default(2000),
   RECALL_PERSONA_SHARE: z.coerce.number().min(0).max(0.5).default(0.15),
+  RECALL_EXCHANGE_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.805),
+  RECALL_EXCHANGE_MIN_SIMILARITY_CJK: z.coerce.number().min(0).max(1).default(0.855),
   PERSONA_DEBOUNCE_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
   PERSONA_BUILDER: z.enum(['auto', 'template']).default('auto'),
   DEDUP_SIMILARITY: z.coerce.number().min(0).max(1).default(0.93),
@@ -263,6 +265,11 @@ export interface AppConfig {
     personaShare: number;
     personaDebounceSeconds: number;
     personaBuilder: 'llm' | 'template';
+    /**
+     * Cosine similarity (query vs exchange, e5) from which an exchange found only by vector counts
+     * as evidence for an ordinary query, for queries mostly in CJK script and for the rest; 1 turns it off.
+     */
+    exchangeMinSimilarity: { cjk: number; other: number };
   };
   scheduleTimezone: string;
   /** Reminders, daily digests and nudges: the memory speaking first. */
@@ -466,6 +473,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       queryRewrite: e.RECALL_QUERY_REWRITE,
       rewriteTimeoutMs: e.RECALL_REWRITE_TIMEOUT_MS,
       personaShare: e.RECALL_PERSONA_SHARE,
+      exchangeMinSimilarity: { cjk: e.RECALL_EXCHANGE_MIN_SIMILARITY_CJK, other: e.RECALL_EXCHANGE_MIN_SIMILARITY },
       personaDebounceSeconds: e.PERSONA_DEBOUNCE_SECONDS,
       personaBuilder: e.PERSONA_BUILDER === 'auto' && e.LLM_PROVIDER !== 'none' ? 'llm' : 'template',
     },

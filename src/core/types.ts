@@ -111,7 +111,8 @@ export interface MemoryCandidate {
    * What the candidate does to existing memories: a plain statement, an update/negation of an
    * earlier one ("我现在可以吃花生了"), or a request to forget ("忘掉我的…").
    */
-  intent: 'assert' | 'update' | 'forget';
+  /** `resolve`: the user says a problem is over ("打印机修好了", "it works again"); the matching open pain point is superseded. */
+  intent: 'assert' | 'update' | 'forget' | 'resolve';
   /** For update/forget: the words that identify the memory being changed ("花生", "vegetarian"). */
   subject?: string;
 }

@@ -89,5 +89,5 @@ export interface ServiceDeps {
   secrets: ServiceSecrets;
   /** Crypto-shredding of a user's payload key at the end of a purge (set by the payload codec). */
   userKeyDestroyer?: UserKeyDestroyer;
-  config: Pick<AppConfig, 'extraction' | 'recall' | 'llm' | 'proactive' | 'lifecycle' | 'retention' | 'reliability'>;
+  config: Pick<AppConfig, 'extraction' | 'embedder' | 'recall' | 'llm' | 'proactive' | 'lifecycle' | 'retention' | 'reliability'>;
 }

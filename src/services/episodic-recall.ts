@@ -109,9 +109,17 @@ export function hasExchangeEvidence(tokens: readonly string[], plan: EpisodicPla
  * exchange gets in because it is relevant on its own, never as the least bad of the lot.
  */
 export function exchangeSearchForRecall(
-  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>,
+  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors' | 'exchangeVectors'>,
   userId: string,
-  input: { tokens: string[]; plan: EpisodicPlan; now: Date; deadline: number; embedding?: () => Promise<number[]> },
+  input: {
+    tokens: string[];
+    plan: EpisodicPlan;
+    now: Date;
+    deadline: number;
+    embedding?: () => Promise<number[]>;
+    /** For a query not about the past: an exchange this close by vector counts as evidence without the query's words. */
+    minVectorSimilarity?: number;
+  },
 ): Promise<ExchangeSearchResult> {
   const past = input.plan.past;
   if (!hasExchangeEvidence(input.tokens, input.plan)) return Promise.resolve({ exchanges: [], routes: [], failures: [] });
@@ -123,6 +131,7 @@ export function exchangeSearchForRecall(
     now: input.now,
     deadline: input.deadline,
     ...(input.embedding ? { embedding: input.embedding } : {}),
+    ...(!past && input.minVectorSimilarity !== undefined ? { minVectorSimilarity: input.minVectorSimilarity } : {}),
   });
 }
 

@@ -58,6 +58,12 @@ export interface ExchangeSearchInput {
   /** The query embedding, shared with the memory ANN route; omitted: no exchange or episode ANN route. */
   embedding?: () => Promise<number[]>;
   /**
+   * `weak` mode only: also search exchanges by vector, and let one whose cosine similarity to the
+   * query is at least this count as evidence without sharing the query's words (a paraphrase).
+   * Unset: `weak` runs no vector route.
+   */
+  minVectorSimilarity?: number;
+  /**
    * A budget counted in lines instead of `limit` exchanges: an exchange shows only the lines some
    * route found (its partner when that was found too), until this many lines are shown.
    */
@@ -110,6 +116,8 @@ interface RouteOutput {
   hits?: number;
   /** The refs name pairs by their first line: a hit does not say which of the two lines matched. */
   pairs?: boolean;
+  /** Every ref is evidence on its own (vector hits above `minVectorSimilarity`), words or not. */
+  evidence?: boolean;
 }
 
 function sessionsOf(episodes: readonly Episode[]): RouteOutput {
@@ -166,21 +174,27 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
     });
   }
   // A weak-hit fallback keeps only lines that share words with the query, so neither vector route
-  // could contribute to it: on the recall hot path they would be two Chroma queries thrown away.
+  // could contribute to it (two Chroma queries thrown away on the recall hot path), unless the
+  // caller sets a similarity floor that makes close exchange vectors evidence themselves.
   const byVector = input.mode === 'past';
+  const floor = input.mode === 'weak' ? input.minVectorSimilarity : undefined;
   const exchangeIndex = deps.exchangeVectors;
-  if (byVector && exchangeIndex && input.embedding) {
+  if ((byVector || floor !== undefined) && exchangeIndex && input.embedding) {
     const embed = input.embedding;
-    const units: [ExchangeRoute, ExchangeVectorUnit, number][] = [
-      [ExchangeRoute.ann, 'pair', ANN_CANDIDATES],
-      [ExchangeRoute.lineAnn, 'line', LINE_ANN_CANDIDATES],
-    ];
+    // The similarity floor of a weak fallback was set on pair vectors, and the recall hot path
+    // keeps to one Chroma query there: the line route runs for questions about the past only.
+    const units: [ExchangeRoute, ExchangeVectorUnit, number][] = [[ExchangeRoute.ann, 'pair', ANN_CANDIDATES]];
+    if (byVector) units.push([ExchangeRoute.lineAnn, 'line', LINE_ANN_CANDIDATES]);
     for (const [route, unit, k] of units) {
       tasks.push({
         route,
         run: async () => {
-          const hits = await exchangeIndex.query({ userId, embedding: await embed(), k, unit });
-          return { refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })), ...(unit === 'pair' ? { pairs: true } : {}) };
+          const hits = (await exchangeIndex.query({ userId, embedding: await embed(), k, unit })).filter((h) => floor === undefined || h.similarity >= floor);
+          return {
+            refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })),
+            ...(unit === 'pair' ? { pairs: true } : {}),
+            ...(floor !== undefined ? { evidence: true } : {}),
+          };
         },
       });
     }
@@ -250,7 +264,7 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
   if (minTerms > 0) {
     // Evidence must come from a line itself; without any such line there is nothing to pair.
     // Sessions are no evidence either: a weak fallback is never boosted by its episode.
-    for (const o of outputs) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
+    for (const o of outputs) if (!o.out.evidence) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
   }
   // A line budget asks for as many lines as `limit` exchanges of two would show.
   const perExchange = input.maxLines !== undefined ? Math.ceil(input.maxLines / 2) : input.limit;
@@ -282,6 +296,8 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
         matchedTerms.set(key, set);
       }
     }
+    // Exchanges a route vouches for (close enough by vector) pass the words check.
+    const vouched = new Set(outputs.flatMap(({ out }) => (out.evidence ? out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []) : [])));
     const answering: RouteRanking[] = outputs
       .filter(({ out }) => !out.sessions)
       .map(({ route, out }) => ({ route, ids: out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []) }));
@@ -297,7 +313,7 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
       exchanges,
       ranges: input.ranges,
       hidden,
-      ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...matchedTerms].map(([k, v]) => [k, v.size])) } : {}),
+      ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...[...matchedTerms].map(([k, v]) => [k, v.size] as const), ...[...vouched].map((k) => [k, minTerms] as const)]) } : {}),
       limit: input.maxLines ?? input.limit,
       rrfK: EXCHANGE_RRF_K,
     });

@@ -38,6 +38,8 @@ export interface CandidateInput {
 }
 
 const NEIGHBOURS = 8;
+/** Open pain points a resolution is weighed against (the most recent ones). */
+const RESOLVABLE_PAIN_POINTS = 20;
 
 function jaccard(a: string[], b: string[]): number {
   const A = new Set(a);
@@ -87,7 +89,7 @@ function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { co
 
 /** Where neighbours are read from: the pool's reader outside the lock, the transaction's inside it. */
 export interface NeighbourSource {
-  memories: Pick<MemoryReader & MemorySearch, 'bm25' | 'findActiveByNormalized' | 'getActive' | 'findArchivedByNormalized'>;
+  memories: Pick<MemoryReader & MemorySearch, 'bm25' | 'findActiveByNormalized' | 'getActive' | 'findArchivedByNormalized' | 'byTypes'>;
   vectors: Pick<VectorIndex, 'query'>;
 }
 
@@ -108,8 +110,10 @@ export async function loadNeighbours(source: NeighbourSource, input: { userId: s
   const lexicalHits = await source.memories.bm25({ userId, tokens: tokenizeForIndex(candidate.text), k: NEIGHBOURS });
   const subjectHits = subjectTokens.length > 0 ? await source.memories.bm25({ userId, tokens: subjectTokens, k: NEIGHBOURS }) : [];
   const sameFact = await source.memories.findActiveByNormalized({ userId, normalized });
+  // A resolution ("修好了", "the printer works again") weighs every open problem, not only those its words reach.
+  const painPoints = candidate.intent === 'resolve' ? await source.memories.byTypes({ userId, types: ['pain_point'], k: RESOLVABLE_PAIN_POINTS, now: candidate.saidAt }) : [];
   const vectorHits = await vectorSearch;
-  const ids = [...new Set([...vectorHits.map((h) => h.id), ...lexicalHits.map((h) => h.id), ...subjectHits.map((h) => h.id), ...(sameFact ? [sameFact.id] : [])])];
+  const ids = [...new Set([...vectorHits.map((h) => h.id), ...lexicalHits.map((h) => h.id), ...subjectHits.map((h) => h.id), ...(sameFact ? [sameFact.id] : []), ...painPoints.map((m) => m.id)])];
   const active = await source.memories.getActive({ userId, ids });
   const archivedSame = sameFact ? undefined : await source.memories.findArchivedByNormalized({ userId, normalized });
   const memories = archivedSame && restoreRefusal(archivedSame, candidate.saidAt) === null ? [...active, archivedSame] : active;
@@ -193,6 +197,22 @@ function newMemoryOf(ctx: ApplyContext): NewMemory {
   return buildMemory(uuidFromKey(`memory:${ctx.userId}:${ctx.key}`), ctx.userId, ctx.candidate, { conversationId: ctx.audit.conversationId, via: ctx.via ?? 'extraction', metadata: ctx.metadata, ttlDays: ctx.ttlDays });
 }
 
+/**
+ * What a resolution leaves behind: the user's words with the problem they end, so the memory
+ * still says what was fixed when the statement names nothing ("修好了（已解决：打印机老是卡纸）").
+ */
+async function resolutionMemoryOf(tx: Tx, ctx: ApplyContext, targets: readonly string[]): Promise<NewMemory> {
+  const ended: string[] = [];
+  for (const id of targets) {
+    const old = await tx.memories.get({ userId: ctx.userId, id });
+    if (old?.type === 'pain_point') ended.push(old.text);
+  }
+  if (ended.length === 0) return newMemoryOf(ctx);
+  const zh = /\p{Script=Han}/u.test(ctx.candidate.text);
+  const text = zh ? `${ctx.candidate.text}（已解决：${ended.join('；')}）` : `${ctx.candidate.text} (resolved: ${ended.join('; ')})`;
+  return newMemoryOf({ ...ctx, candidate: { ...ctx.candidate, text } });
+}
+
 async function insertWithGraph(tx: Tx, ctx: ApplyContext, memory: NewMemory): Promise<void> {
   await tx.memories.insert(memory);
   await tx.graph.link({ userId: ctx.userId, memoryId: memory.id, entities: ctx.candidate.entities, relations: ctx.candidate.relations });
@@ -224,7 +244,7 @@ async function applySupersede(tx: Tx, ctx: ApplyContext, decision: Extract<Decis
   const { userId, candidate } = ctx;
   const at = candidate.saidAt;
   const targets = decision.action === 'update' ? [decision.targetId] : decision.targetIds;
-  const memory = newMemoryOf(ctx);
+  const memory = candidate.intent === 'resolve' ? await resolutionMemoryOf(tx, ctx, targets) : newMemoryOf(ctx);
   memory.supersedes = targets[0] ?? null;
   if (decision.action === 'update') {
     const old = await tx.memories.get({ userId, id: decision.targetId });
@@ -370,11 +390,12 @@ export async function applyCandidate(deps: WriterDeps, input: CandidateInput): P
     },
   });
 
+  // A resolution's memory carries the problem's words too, so its vector is not the statement's.
   // A replayed decision syncs too: the attempt that applied it may have died before its vectors
   // were written (only entries still in the outbox are sent, so this costs nothing otherwise).
   if (applied.memoryId || applied.affectedIds.length > 0) {
     const ids = [...(applied.memoryId ? [applied.memoryId] : []), ...applied.affectedIds];
-    await syncVectors(deps, { userId, memoryIds: ids, known: !applied.replayed && embedding && applied.memoryId ? { [applied.memoryId]: embedding } : {} });
+    await syncVectors(deps, { userId, memoryIds: ids, known: !applied.replayed && embedding && applied.memoryId && candidate.intent !== 'resolve' ? { [applied.memoryId]: embedding } : {} });
   }
   return applied;
 }

@@ -3,14 +3,15 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
 import { COMPACT_BELOW_TOKENS, formatContext } from '../core/recall/format';
-import { detectFollowUp, latestOpenPainPoint } from '../core/recall/follow-up';
-import { rankForInjection, type JointExchange } from '../core/recall/inject';
+import { latestOpenPainPoint } from '../core/recall/follow-up';
+import { vectorEvidenceFloor } from '../core/recall/exchange-evidence';
+import { onMemoryRrfScale, rankForInjection, type JointExchange } from '../core/recall/inject';
 import { planRoutes } from '../core/recall/query-intent';
 import { shouldRewrite } from '../core/recall/query-rewrite';
 import { rankMemories, type RankedMemory } from '../core/recall/rank';
 import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { jiebaSegmenter, tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../adapters/text/jieba';
 import { MemoryAnnRetriever } from '../adapters/retrievers/ann-retriever';
 import { MemoryBm25Retriever } from '../adapters/retrievers/bm25-retriever';
 import { memoryIds } from '../adapters/retrievers/memory-route';
@@ -19,8 +20,9 @@ import { QueryEmbeddings } from '../adapters/retrievers/query-embeddings';
 import type { DateRange } from '../core/time/query-dates';
 import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
 import { withDeadline } from './deadline';
+import { isVagueFollowUp } from './follow-up-net';
 import type { ServiceDeps } from './deps';
-import type { ExchangeRoute, ExchangeSearchResult } from './exchange-search';
+import { EXCHANGE_RRF_K, type ExchangeRoute, type ExchangeSearchResult } from './exchange-search';
 import {
   exchangeSearchForRecall,
   hasExchangeEvidence,
@@ -115,7 +117,10 @@ const TYPE_K = 10;
 const HYDRATE_GRACE_MS = 1000;
 
 /** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; `pool` for the episodic routes. */
-export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool' | 'settings' | 'personas'>;
+export type RecallDeps = Pick<
+  ServiceDeps,
+  'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool' | 'settings' | 'personas' | 'episodeVectors' | 'exchangeVectors'
+>;
 
 /** One recall request, read once: every stage works from it. */
 interface RecallRequest {
@@ -355,10 +360,11 @@ const FOLLOW_UP_PAIN_POINTS = 20;
  * is read as being about the user's most recent open pain point, fetched beside the routes with
  * the last exchange about it. Undefined when the query is not such a follow-up.
  */
-function startFollowUp(deps: RecallDeps, req: RecallRequest, report: RecallResult['routes'], failures: RouteFailure[]): Promise<FollowUpOutcome> | undefined {
+function startFollowUp(deps: RecallDeps, req: RecallRequest, report: RecallResult['routes'], failures: RouteFailure[]): Promise<FollowUpOutcome | undefined> | undefined {
   if (!req.enabled.has('type') || (req.types && !req.types.includes('pain_point'))) return undefined;
-  if (!detectFollowUp(req.query, jiebaSegmenter).referBack) return undefined;
-  const run = async (): Promise<FollowUpOutcome> => {
+  const vague = isVagueFollowUp(deps, req.query, () => req.embeddings.embedQuery(req.query), req.deadline);
+  const run = async (): Promise<FollowUpOutcome | undefined> => {
+    if (!(await vague)) return undefined;
     const t0 = Date.now();
     const out: FollowUpOutcome = {};
     try {
@@ -412,7 +418,8 @@ export function jointInjection(input: {
     exchanges.unshift(fu.exchange);
   }
   const past = toPastExchanges(exchanges);
-  const joint: JointExchange[] = exchanges.map((x, i) => ({ key: x.key, conversationId: x.conversationId, exchange: past[i]!, score: x.score }));
+  // The exchange search fuses with its own small k: its sums are put on the memories' RRF scale.
+  const joint: JointExchange[] = exchanges.map((x, i) => ({ key: x.key, conversationId: x.conversationId, exchange: past[i]!, score: onMemoryRrfScale(x.score, x.routes.length, EXCHANGE_RRF_K) }));
   const order = rankForInjection({
     memories: ranked.map((r) => ({ memory: r.memory, score: r.score })),
     exchanges: joint,
@@ -516,11 +523,21 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   if (ranges.length > 0) running.push(startRoute({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) }, req.deadline));
   const queryTokens = req.enabled.has('exchanges') ? tokenizeForIndex(req.query) : [];
   // Every query searches past exchanges alongside the memory routes (through the exchanges
-  // retriever), sharing the request's query embedding.
+  // retriever), sharing the request's query embedding; an exchange close enough by vector counts
+  // as evidence even when it shares none of the query's words (a paraphrase).
+  const minVectorSimilarity = vectorEvidenceFloor(req.query, deps.config.recall.exchangeMinSimilarity);
   const exchangeSearch =
     episodic && req.enabled.has('exchanges') && hasExchangeEvidence(queryTokens, episodic)
       ? retrieveExchanges(
-          (q) => exchangeSearchForRecall(deps, userId, { tokens: tokenizeForIndex(q), plan: episodic, now: req.now, deadline: req.deadline, embedding: () => req.embeddings.embedQuery(q) }),
+          (q) =>
+            exchangeSearchForRecall(deps, userId, {
+              tokens: tokenizeForIndex(q),
+              plan: episodic,
+              now: req.now,
+              deadline: req.deadline,
+              embedding: () => req.embeddings.embedQuery(q),
+              ...(minVectorSimilarity !== undefined ? { minVectorSimilarity } : {}),
+            }),
           req.query,
         )
       : undefined;

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Worker } from '@temporalio/worker';
 import { ensureDatabase } from '../../src/stack/local-postgres';
 import { loadConfig, type AppConfig } from '../../src/config';
 import { createRuntime, type Runtime } from '../../src/runtime';
+import { MemoryClient } from '../../src/client';
 import { extractWorkflowId } from '../../workflows/conversation';
 
 export const TEST_KEY = 'test-key-tenant-a';
@@ -115,4 +116,27 @@ export async function createTestContext(overrides: Partial<Record<string, string
     },
   };
   return ctx;
+}
+
+/**
+ * A test file's own context and an HTTP client of the test tenant (TEST_KEY): created before the
+ * file's tests, closed after them. Read `ctx` and `client` inside tests and hooks only.
+ */
+export function useTestContext(overrides: Partial<Record<string, string>> = {}): { readonly ctx: TestContext; readonly client: MemoryClient } {
+  const slot: { ctx?: TestContext; client?: MemoryClient } = {};
+  beforeAll(async () => {
+    slot.ctx = await createTestContext(overrides);
+    slot.client = new MemoryClient({ baseUrl: slot.ctx.baseUrl, apiKey: TEST_KEY });
+  });
+  afterAll(async () => {
+    await slot.ctx?.close();
+  });
+  return {
+    get ctx() {
+      return slot.ctx!;
+    },
+    get client() {
+      return slot.client!;
+    },
+  };
 }

@@ -20,7 +20,8 @@ export type Decision =
   | { action: 'forget'; targetIds: string[]; reason: string };
 
 export interface Neighbour {
-  memory: Pick<Memory, 'id' | 'text' | 'type' | 'scope' | 'source'>;
+  /** `createdAt` (when it was said) picks the latest problem for a resolution that names none. */
+  memory: Pick<Memory, 'id' | 'text' | 'type' | 'scope' | 'source'> & Partial<Pick<Memory, 'createdAt'>>;
   /** Cosine similarity of the embeddings when the vector route found it, else 0. */
   vectorSimilarity: number;
   /** Token overlap (Jaccard) of the two texts' index tokens. */
@@ -65,13 +66,28 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
     };
   }
 
+  if (candidate.intent === 'resolve') {
+    const resolved = resolvedPainPoints(candidate, sameSpeaker);
+    if (resolved.length > 0) {
+      return {
+        action: 'supersede',
+        targetIds: resolved.map((n) => n.memory.id),
+        reason: candidate.subject
+          ? `the user says the problem with "${candidate.subject}" is over: resolves ${resolved.length} open pain point${resolved.length > 1 ? 's' : ''}`
+          : 'the user says the problem is over without naming it: resolves the most recent open pain point',
+      };
+    }
+    if (!candidate.subject) return { action: 'ignore', reason: 'a resolution that names nothing, and no open pain point to resolve' };
+  }
+
   const duplicate = sameSpeaker.find(
     (n) =>
       n.sameNormalizedFact ||
       (n.memory.type === candidate.type && n.vectorSimilarity >= options.dedupSimilarity && n.lexicalOverlap >= options.dedupMinOverlap),
   );
 
-  if (candidate.intent === 'update') {
+  // A resolution no open problem matches ("我的过敏好了" beside "我对花生过敏") changes a fact like an update.
+  if (candidate.intent === 'update' || candidate.intent === 'resolve') {
     const contradicted = sameSpeaker.filter(
       (n) => n.mentionsSubject && !n.sameNormalizedFact && !(candidate.scope === 'task' && n.memory.scope === 'global'),
     );
@@ -103,4 +119,28 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
 
   if (candidate.scope === 'task') return { action: 'create', reason: 'task-scoped statement; global preferences stay untouched' };
   return { action: 'create', reason: 'new information' };
+}
+
+/**
+ * The open pain points a resolution ends: those that mention its subject; else the one sharing
+ * most of its words ("鼻炎这阵子没犯了" and "我的鼻炎老是犯"); else, when it names nothing ("修好了",
+ * "it works now"), the one raised last.
+ */
+function resolvedPainPoints(candidate: MemoryCandidate, sameSpeaker: readonly Neighbour[]): Neighbour[] {
+  const open = sameSpeaker.filter((n) => n.memory.type === 'pain_point' && !(candidate.scope === 'task' && n.memory.scope === 'global'));
+  if (candidate.subject) {
+    const named = open.filter((n) => n.mentionsSubject);
+    if (named.length > 0) return named;
+  }
+  const sharing = open.filter((n) => n.lexicalOverlap > 0);
+  if (sharing.length > 0) return [best(sharing, (a, b) => a.lexicalOverlap - b.lexicalOverlap || saidAt(a) - saidAt(b))];
+  if (candidate.subject || open.length === 0) return [];
+  return [best(open, (a, b) => saidAt(a) - saidAt(b) || (a.memory.id > b.memory.id ? 1 : -1))];
+}
+
+const saidAt = (n: Neighbour) => n.memory.createdAt?.getTime() ?? 0;
+
+/** The greatest of a non-empty list by `cmp`. */
+function best<T>(items: readonly T[], cmp: (a: T, b: T) => number): T {
+  return items.reduce((top, x) => (cmp(x, top) > 0 ? x : top));
 }

@@ -118,6 +118,8 @@ export function buildCandidate(seg: Segment, ctx: BuildContext): MemoryCandidate
     const taskEnd = new Date(ctx.message.at.getTime() + TASK_SCOPE_DAYS * 86_400_000);
     if (!candidate.expiresAt || candidate.expiresAt > taskEnd) candidate.expiresAt = taskEnd;
   }
-  if (match.intent !== 'assert') candidate.subject = seg.subject ?? (subjectWords(text, ctx.lang, ctx.segmenter) || undefined);
+  // A resolution that names nothing ("修好了", "it works now") keeps no subject: it is about the latest open problem.
+  if (match.intent === 'resolve') candidate.subject = seg.subject;
+  else if (match.intent !== 'assert') candidate.subject = seg.subject ?? (subjectWords(text, ctx.lang, ctx.segmenter) || undefined);
   return candidate;
 }

@@ -5,7 +5,8 @@ import type { Segmenter } from '../text/segmenter';
 import { EN_FACT_RULES } from './en-rules-facts';
 import { EN_INTENT_RULES } from './en-rules-intent';
 import { asHabit } from './habits';
-import type { ClauseMatch } from './match';
+import { makeMatch, type ClauseMatch } from './match';
+import { detectResolution } from './resolution';
 import { runRules } from './rule-kit';
 import type { Lang } from './text';
 import { ZH_FACT_RULES } from './zh-rules-facts';
@@ -19,6 +20,22 @@ const ZH_OTHER_SUBJECT = /^(?:你|您|他|她|它|他们|她们|它们|别人|�
 const EN_OTHER_SUBJECT = /^(?:you|he|she|they|it|it's|there|that|that's|this is|what|who|how|why|where|when(?!(?:ever)?\s+(?:i|we)\b)|which)\b/iu;
 
 /**
+ * A resolution statement as a `resolve` match. An update rule that also reads the clause
+ * ("咳嗽好了", "I don't get migraines anymore") keeps its type, importance and relations; the
+ * intent becomes `resolve` (which supersedes like an update when no open pain point matches).
+ * Forget requests and instructions stay what they are.
+ */
+function resolutionOf(text: string, lang: Lang, segmenter: Segmenter): ClauseMatch | null {
+  const resolution = detectResolution(text, lang, segmenter);
+  if (!resolution) return null;
+  const ruled = runRules(lang === 'zh' ? ZH_INTENT_RULES : EN_INTENT_RULES, text, segmenter);
+  if (ruled && ruled.intent !== 'update') return ruled;
+  const subject = resolution.subject || undefined;
+  if (ruled) return { ...ruled, rule: `${resolution.shape}+${ruled.rule}`, intent: 'resolve', subject: subject ?? ruled.subject };
+  return { ...makeMatch(resolution.shape, { type: 'fact', intent: 'resolve', confidence: 0.85 }), subject };
+}
+
+/**
  * The verdict for a clause (fillers already stripped), or null when no rule applies. A habitual
  * "I use / do X" comes back as a standing preference (see ./habits.ts).
  */
@@ -30,6 +47,10 @@ export function classifyClause(clause: string, lang: Lang, segmenter: Segmenter)
 function classifyByRules(clause: string, lang: Lang, segmenter: Segmenter): ClauseMatch | null {
   const text = clause.trim();
   if (!text) return null;
+  // "膝盖不疼了", "the app no longer crashes": a problem that is over, before any rule reads the
+  // symptom as a new pain point or the change as a plain update.
+  const resolved = resolutionOf(text, lang, segmenter);
+  if (resolved) return resolved;
   if (lang === 'zh') {
     const intent = runRules(ZH_INTENT_RULES, text, segmenter);
     if (intent) return intent;

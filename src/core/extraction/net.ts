@@ -94,14 +94,22 @@ function dot(a: Float64Array, b: Float64Array): number {
 
 /** Per class, the mean cosine similarity of the statement to its `k` nearest exemplars of that class. */
 export function classScores(vector: readonly number[], index: PrototypeIndex, k: number): Map<NetClass, number> {
+  return classMeans(vector, index.prototypes, index.vectors, k);
+}
+
+/**
+ * Per class, the mean cosine of `vector` to its `k` nearest labelled vectors of that class
+ * (`vectors` unit length, in the order of `labelled`). Shared by every prototype classifier.
+ */
+export function classMeans<C extends string>(vector: readonly number[], labelled: readonly { cls: C }[], vectors: readonly Float64Array[], k: number): Map<C, number> {
   const v = unit(vector);
-  const sims = new Map<NetClass, number[]>();
-  index.prototypes.forEach((p, i) => {
+  const sims = new Map<C, number[]>();
+  labelled.forEach((p, i) => {
     const list = sims.get(p.cls) ?? [];
-    list.push(dot(v, index.vectors[i]!));
+    list.push(dot(v, vectors[i]!));
     sims.set(p.cls, list);
   });
-  const out = new Map<NetClass, number>();
+  const out = new Map<C, number>();
   for (const [cls, list] of sims) {
     list.sort((a, b) => b - a);
     const top = list.slice(0, Math.max(1, k));

@@ -12,6 +12,7 @@ import type { ConversationMessage, MemoryCandidate } from '../types';
 import { extractAssistantContribution } from './assistant';
 import { buildCandidate } from './candidate';
 import { type NetStatement, selectNetStatements } from './net-statements';
+import { oneVagueResolution } from './resolution';
 import { segmentMessage } from './segments';
 import { detectLang, normalizeFact, prepareText } from './text';
 
@@ -48,7 +49,7 @@ function extractFromUser(message: ConversationMessage, zone: string, segmenter: 
     candidates.push(candidate);
     covered.push(seg);
   }
-  return { candidates, statements: withStatements ? selectNetStatements(message, content, lang, covered, segmenter) : [] };
+  return { candidates: oneVagueResolution(candidates), statements: withStatements ? selectNetStatements(message, content, lang, covered, segmenter) : [] };
 }
 
 function neighbourUser(messages: readonly ConversationMessage[], from: number, step: 1 | -1): ConversationMessage | undefined {

@@ -14,11 +14,21 @@
  * "payment-svc 还是超时", "打印机又卡纸了", "the wifi is still slow" fail (3): they name the thing,
  * and the memory routes find it by name.
  *
- * Pure: the segmenter is a parameter (jieba outside core). Labelled wordings, split before tuning,
- * are in test/fixtures/recall-followup/queries.jsonl; docs/recall.md has the held-out numbers.
+ * The word rules are the precise path; they cannot know every wording ("那事儿后来怎么样了",
+ * "your fix didn't work"). A net by meaning catches the rest: the query's e5 vector (the one recall
+ * computes anyway) is compared with labelled prototype queries ({@link FOLLOW_UP_PROTOTYPES}):
+ * the mean cosine of its k nearest refer-back prototypes must beat every negative class (a problem
+ * that names its thing, a new question, small talk, a statement) by a calibrated margin
+ * ({@link followUpByMeaning}).
+ *
+ * Pure: the segmenter and the vectors are parameters (jieba and the embedder live outside core).
+ * Labelled wordings, split before tuning, are in test/fixtures/recall-followup/queries.jsonl;
+ * docs/recall.md has the held-out numbers.
  */
+import { classMeans, unit } from '../extraction/net';
 import type { Segmenter } from '../text/segmenter';
 import type { Memory } from '../types';
+import type { FollowUpClass, FollowUpPrototype } from './follow-up-prototypes';
 
 /** Longest refer-back, in code points for Chinese and words for English. */
 export const MAX_FOLLOW_UP_CODE_POINTS = 16;
@@ -123,6 +133,62 @@ export function detectFollowUp(query: string, segmenter: Segmenter): FollowUpVer
   const generic = words.some((w) => EN_GENERIC.has(w));
   const cue = EN_CUE.exec(text)?.[0] ?? (generic ? EN_ANAPHOR.exec(text)?.[0] : undefined);
   return { referBack: cue !== undefined && content.length === 0, ...(cue ? { cue } : {}), content };
+}
+
+// ─── The net by meaning ──────────────────────────────────────────────────────────────────────────
+
+/** The calibrated decision of the net. */
+export interface FollowUpNetThresholds {
+  /** Prototypes per class averaged into the class score. */
+  k: number;
+  /** The refer-back score minus the best negative class score must reach this. */
+  margin: number;
+  /** The refer-back score must reach this. */
+  floor: number;
+}
+
+/** Tuned on the dev split of queries.jsonl only (`npm run bench -- followup`); see docs/recall.md. */
+export const FOLLOW_UP_NET_THRESHOLDS: FollowUpNetThresholds = { k: 3, margin: 0.03, floor: 0.86 };
+
+/** A refer-back is a turn of conversation: longer queries are requests, and the net leaves them alone. */
+export const MAX_NET_CODE_POINTS = 24;
+export const MAX_NET_WORDS = 12;
+
+/** Prototypes with their unit vectors. */
+export interface FollowUpPrototypeIndex {
+  prototypes: readonly FollowUpPrototype[];
+  vectors: readonly Float64Array[];
+}
+
+export function followUpPrototypeIndex(prototypes: readonly FollowUpPrototype[], vectors: readonly (readonly number[])[]): FollowUpPrototypeIndex {
+  if (vectors.length !== prototypes.length) throw new Error(`follow-up prototypes: ${prototypes.length} texts but ${vectors.length} vectors`);
+  return { prototypes, vectors: vectors.map(unit) };
+}
+
+/** Whether the net may look at `query` at all: short enough to be a turn of conversation. */
+export function netMayJudge(query: string): boolean {
+  const text = query.normalize('NFKC').trim();
+  if (text.length === 0) return false;
+  if (HAN.test(text)) return Array.from(text.replace(/\s+/gu, '')).length <= MAX_NET_CODE_POINTS;
+  const words = englishWords(text).length;
+  return words > 0 && words <= MAX_NET_WORDS;
+}
+
+export interface FollowUpNetVerdict {
+  referBack: boolean;
+  /** Mean cosine of the k nearest refer-back prototypes. */
+  score: number;
+  /** The best negative class and its score. */
+  against: { cls: FollowUpClass; score: number };
+}
+
+/** Per class, the mean cosine of the query to its k nearest prototypes; the refer-back class against the best other. */
+export function followUpByMeaning(vector: readonly number[], index: FollowUpPrototypeIndex, t: FollowUpNetThresholds = FOLLOW_UP_NET_THRESHOLDS): FollowUpNetVerdict {
+  const scores = classMeans(vector, index.prototypes, index.vectors, t.k);
+  const score = scores.get('refer_back') ?? 0;
+  let against: FollowUpNetVerdict['against'] = { cls: 'names_thing', score: -1 };
+  for (const [cls, x] of scores) if (cls !== 'refer_back' && x > against.score) against = { cls, score: x };
+  return { referBack: score >= t.floor && score - against.score >= t.margin, score, against };
 }
 
 /** What deciding "open" needs of a memory. */

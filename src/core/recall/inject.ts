@@ -5,7 +5,8 @@
  * The score is one scale for both because both sides are Reciprocal Rank Fusion sums of the same
  * kind of evidence (k = 60): a memory's is Σ 1/(60 + rank) over the memory routes (ANN, BM25,
  * time …), an exchange's over the exchange routes (BM25 over messages, the named dates, episodes,
- * vectors). Rank r in the user's memories and rank r in the user's messages are the same vote. On
+ * vectors; that search fuses with a smaller k, so its sums are put on this scale first, see
+ * {@link onMemoryRrfScale}). Rank r in the user's memories and rank r in the user's messages are the same vote. On
  * top, a memory carries its ranking factors (decay × importance × type, rank.ts); an exchange gets
  * the fixed prior of a medium-importance fact ({@link EXCHANGE_PRIOR}): it is raw, undistilled
  * text, so a memory found as well as an exchange wins, while an exchange found at the top of two
@@ -15,6 +16,7 @@
  */
 import type { FormattableMemory, InjectionItem, PastExchange } from './format';
 import { importanceWeight, TYPE_WEIGHTS } from './rank';
+import { RRF_K } from './rrf';
 
 /** An exchange is scored like a medium-importance fact (type weight × importance weight at 0.5). */
 export const EXCHANGE_PRIOR = TYPE_WEIGHTS.fact * importanceWeight(0.5);
@@ -24,6 +26,27 @@ export const EXCHANGE_PRIOR = TYPE_WEIGHTS.fact * importanceWeight(0.5);
  * thing: the memory was distilled from that line with, at most, a few words trimmed.
  */
 export const NEAR_DUPLICATE_JACCARD = 0.8;
+
+/**
+ * A memory stated inside a longer line: this share of the memory's character bigrams appear in
+ * the line ("我对花生过敏" in "顺便说一下，我对花生过敏，吃了会起疹子"). Only for memories of at least
+ * {@link MIN_CONTAINED_BIGRAMS} bigrams, so a two-word memory is not found in every line.
+ */
+export const NEAR_DUPLICATE_CONTAINMENT = 0.9;
+export const MIN_CONTAINED_BIGRAMS = 5;
+
+/**
+ * An RRF sum made with constant `fromK` over `votes` rankings, put on the scale of the memory
+ * routes' fusion (k = {@link RRF_K}). The exchange search fuses with a small k (its first ranks are
+ * the answers), so its sums are several times a memory's for the same ranks; this reads the rank
+ * the votes stand for (exact when the routes agree on it) and scores that rank as the memory
+ * fusion would, so "rank r in the user's messages" and "rank r in the user's memories" weigh the same.
+ */
+export function onMemoryRrfScale(score: number, votes: number, fromK: number): number {
+  if (score <= 0 || votes <= 0) return 0;
+  const rank = Math.max(1, votes / score - fromK);
+  return votes / (RRF_K + rank);
+}
 
 /** A memory as the joint ranking needs it. */
 export interface JointMemory {
@@ -85,22 +108,43 @@ export function bigramJaccard(a: string, b: string): number {
   return shared / (x.size + y.size - shared);
 }
 
+/** Share of the memory's character bigrams that the line contains (0 when the memory is too short to tell). */
+export function bigramContainment(memory: string, line: string): number {
+  const x = bigrams(memory);
+  if (x.size < MIN_CONTAINED_BIGRAMS) return 0;
+  const y = bigrams(line);
+  let shared = 0;
+  for (const g of x) if (y.has(g)) shared++;
+  return shared / x.size;
+}
+
 /**
  * True when the exchange repeats the memory: it holds the memory's source message, or one of its
- * lines says the same thing as the memory (near-identical text).
+ * lines says the same thing as the memory (near-identical text) or states it whole inside a
+ * longer sentence (the same fact said again in another conversation).
  */
 export function exchangeDuplicates(memory: JointMemory['memory'], x: JointExchange): boolean {
   const src = memory.source;
   if (src?.messageIds && src.messageIds.length > 0 && (src.conversationId === undefined || src.conversationId === x.conversationId)) {
     if (src.messageIds.some((id) => x.exchange.messageIds.includes(id))) return true;
   }
-  return [x.exchange.userText, x.exchange.assistantText].some((line) => line.length > 0 && bigramJaccard(memory.text, line) >= NEAR_DUPLICATE_JACCARD);
+  return [x.exchange.userText, x.exchange.assistantText].some(
+    (line) => line.length > 0 && (bigramJaccard(memory.text, line) >= NEAR_DUPLICATE_JACCARD || bigramContainment(memory.text, line) >= NEAR_DUPLICATE_CONTAINMENT),
+  );
+}
+
+/** True when two exchanges say the same thing: their user lines (or, without one, their replies) are near-identical. */
+export function exchangesRepeat(a: PastExchange, b: PastExchange): boolean {
+  const lineOf = (x: PastExchange): string => (x.userText.trim() !== '' ? x.userText : x.assistantText);
+  const [x, y] = [lineOf(a), lineOf(b)];
+  return x.trim() !== '' && y.trim() !== '' && bigramJaccard(x, y) >= NEAR_DUPLICATE_JACCARD;
 }
 
 /**
  * Orders memories and exchanges on one score (see the module comment), pinned items first. A
  * duplicate pair keeps one side (`prefer`); a pinned exchange is never dropped, and a kept
- * exchange competes with the better of its own and its memory's score. Ties keep memories first.
+ * exchange competes with the better of its own and its memory's score. An exchange repeating a
+ * better-ranked exchange is dropped. Ties keep memories first.
  */
 export function rankForInjection(input: JointInput): JointRanking {
   const pinned = input.pinned ?? new Set<string>();
@@ -113,6 +157,8 @@ export function rankForInjection(input: JointInput): JointRanking {
     if (exchanges.length >= input.maxExchanges) break;
     let score = x.score * EXCHANGE_PRIOR;
     if (!pinned.has(x.key)) {
+      // The same thing said in two conversations is one piece of evidence: the better-ranked stays.
+      if (exchanges.some((kept) => exchangesRepeat(kept.x.exchange, x.exchange))) continue;
       const dups = input.memories.filter((m) => !droppedMemories.has(m.memory.id) && exchangeDuplicates(m.memory, x));
       if (dups.length > 0 && (prefer === 'memory' || dups.some((m) => pinned.has(m.memory.id)))) {
         duplicates.push({ exchange: x.key, memory: dups[0]!.memory.id, dropped: 'exchange' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../../../src/core/recall/budget';
 import { EXCHANGES_HEADER, MEMORIES_HEADER, formatContext, type FormattableMemory, type PastExchange } from '../../../src/core/recall/format';
-import { bigramJaccard, EXCHANGE_PRIOR, exchangeDuplicates, rankForInjection, type JointExchange, type JointMemory } from '../../../src/core/recall/inject';
+import { bigramContainment, bigramJaccard, EXCHANGE_PRIOR, exchangeDuplicates, exchangesRepeat, onMemoryRrfScale, rankForInjection, type JointExchange, type JointMemory } from '../../../src/core/recall/inject';
 
 const AT = new Date('2026-09-01T03:00:00Z');
 const rrf = (...ranks: number[]) => ranks.reduce((s, r) => s + 1 / (60 + r), 0);
@@ -144,5 +144,55 @@ describe('formatContext with a joint order', () => {
     const out = formatContext({ memories: [], injection: [{ kind: 'memory', memory: { ...m('i1', '以后用中文回答'), type: 'instruction' } }], budget: 400 });
     expect(out.system).toContain('以后用中文回答');
     expect(out.userPrefix).toBe('');
+  });
+});
+
+describe('onMemoryRrfScale: exchange sums on the memory fusion scale', () => {
+  it('scores the ranks an exchange search sum stands for as the memory fusion would', () => {
+    const k5 = (...ranks: number[]) => ranks.reduce((s, r) => s + 1 / (5 + r), 0);
+    expect(onMemoryRrfScale(k5(1), 1, 5)).toBeCloseTo(rrf(1));
+    expect(onMemoryRrfScale(k5(3, 3), 2, 5)).toBeCloseTo(rrf(3, 3));
+    // Unequal ranks land between the two equal-rank readings.
+    const mixed = onMemoryRrfScale(k5(1, 9), 2, 5);
+    expect(mixed).toBeGreaterThan(rrf(9, 9));
+    expect(mixed).toBeLessThan(rrf(1, 1));
+    expect(onMemoryRrfScale(0, 1, 5)).toBe(0);
+  });
+
+  it('keeps a single-route exchange below a memory found at the same rank by two routes', () => {
+    const x = onMemoryRrfScale(1 / 6, 1, 5) * EXCHANGE_PRIOR;
+    expect(x).toBeLessThan(rrf(1, 1) * 0.5);
+  });
+});
+
+describe('duplicates beyond near-identical text', () => {
+  it('finds a memory stated whole inside a longer line of another conversation', () => {
+    const m = mem('allergy', '我对花生过敏', 0.02, { conversationId: 'c9', messageIds: ['other'] });
+    expect(bigramContainment('我对花生过敏', '顺便说一下，我对花生过敏，吃了会起疹子。')).toBe(1);
+    expect(exchangeDuplicates(m.memory, exch('x', '顺便说一下，我对花生过敏，吃了会起疹子。', '好的，记住了。', 0.05, undefined, 'c2'))).toBe(true);
+    expect(exchangeDuplicates(mem('en', 'My orthopedist told me to stop running', 0.02).memory, exch('y', 'Quick update: my orthopedist told me to stop running for six weeks.', 'Sorry to hear that.', 0.05))).toBe(true);
+  });
+
+  it('does not call a short memory contained in every line that mentions it a duplicate', () => {
+    expect(bigramContainment('喜欢猫', '我喜欢猫，但是对猫毛过敏')).toBe(0);
+    expect(exchangeDuplicates(mem('short', '喜欢猫', 0.02).memory, exch('z', '我喜欢猫，但是对猫毛过敏', '可以考虑无毛猫。', 0.05))).toBe(false);
+  });
+
+  it('keeps a memory that only shares the topic with the exchange', () => {
+    expect(exchangeDuplicates(mem('topic', '我的膝盖软骨受过伤', 0.02).memory, exch('k', '推荐一双跑鞋给我', '可以看看缓震好的款式。', 0.05))).toBe(false);
+  });
+
+  it('injects the same thing said in two conversations once: the better-ranked exchange stays', () => {
+    const out = rankForInjection({
+      memories: [],
+      exchanges: [
+        exch('first', '我下个月搬到杭州滨江', '滨江通勤方便。', 0.05, undefined, 'c1'),
+        exch('again', '我下个月搬到杭州滨江。', '记得办宽带迁移。', 0.04, undefined, 'c2'),
+        exch('other', '装修报价12万', '合同写清楚增项。', 0.03, undefined, 'c3'),
+      ],
+      maxExchanges: 3,
+    });
+    expect(kinds(out.items)).toEqual(['x:first-u', 'x:other-u']);
+    expect(exchangesRepeat({ date: AT, userText: 'a b', assistantText: '', messageIds: [] }, { date: AT, userText: '完全不同', assistantText: '', messageIds: [] })).toBe(false);
   });
 });
