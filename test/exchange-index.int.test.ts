@@ -169,6 +169,33 @@ describe('exchange index', () => {
     expect(keys).toContain('c1/c1-m2');
   });
 
+  it("takes the vectors of a hard-erased memory's source lines out of Chroma, and rebuilds the pairs around them", { timeout: 180_000 }, async () => {
+    const u = 'dense-erase';
+    await say(u, 'c1', '2026-02-01T10:00:00Z', [
+      ['user', 'I am allergic to frobnitz, it gives me a rash.'],
+      ['assistant', 'Understood, I will keep frobnitz out of suggestions.'],
+      ['user', 'I am training for a marathon, aiming for under four hours.'],
+    ]);
+    await client.endConversation(u, 'c1', { wait: true });
+    await indexerTick('erase-1');
+    const collection = await chromaClient(ctx.runtime.endpoints.chromaUrl).getCollection({ name: exchangeCollection().collectionName(ctx.userKey(u)), embeddingFunction: null as never });
+    const named = async () => (await collection.get({ include: ['metadatas'] })).metadatas.map((m) => `${m?.unit}:${m?.message_id}`).sort();
+    expect(await named()).toEqual(expect.arrayContaining(['line:c1-m1', 'pair:c1-m1']));
+    const list = (await ctx.call('GET', `/v1/users/${u}/memories`)).body.memories as { id: string; text: string }[];
+    const target = list.find((m) => m.text.includes('frobnitz'));
+    expect(target, JSON.stringify(list)).toBeDefined();
+    const res = await ctx.call('DELETE', `/v1/users/${u}/memories/${target!.id}?hard=true`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await named()).not.toEqual(expect.arrayContaining(['line:c1-m1']));
+    expect(await named()).not.toEqual(expect.arrayContaining(['pair:c1-m1']));
+    // The reply that stays is paired again on its own: no vector holds the erased line's words.
+    expect((await watermark(u, 'c1')).indexed).toBe(0);
+    await indexerTick('erase-2');
+    const after = await named();
+    expect(after).toEqual(expect.arrayContaining(['line:c1-m2', 'pair:c1-m2']));
+    expect(after.filter((n) => n.endsWith(':c1-m1'))).toEqual([]);
+  });
+
   it('is dropped with the user by a purge', { timeout: 180_000 }, async () => {
     const name = exchangeCollection().collectionName(ctx.userKey(user));
     expect(await collectionExists(name)).toBe(true);

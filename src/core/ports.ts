@@ -261,7 +261,7 @@ export interface EraseCounts {
 /** Hard erasure of one memory and of everything that repeats its words. Only reachable inside a {@link UnitOfWork}. */
 export interface MemoryErasure {
   /** Undefined when the user has no such memory; otherwise what went and the conversations that lost messages. */
-  eraseMemory(input: { userKey: string; id: string; at: Date; actor: string }): Promise<{ counts: EraseCounts; conversations: string[] } | undefined>;
+  eraseMemory(input: { userKey: string; id: string; at: Date; actor: string }): Promise<{ counts: EraseCounts; conversations: string[]; messages: MessageRef[] } | undefined>;
   /** Clears the pending vector delete of an erased memory once the vector index confirmed it. */
   vectorErased(input: { userKey: string; id: string }): Promise<void>;
 }

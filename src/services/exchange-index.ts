@@ -137,3 +137,16 @@ export async function forgetExchangeVectors(deps: Pick<ServiceDeps, 'messageSear
   await deps.exchangeVectors.remove({ userId, ids });
   return ids.length;
 }
+
+/**
+ * Removes the vectors of erased messages (a hard erase deleted their rows): each one's line vector
+ * and the pair vector it anchored. A pair it was the reply of is anchored on a line that stays;
+ * the erasure resets those conversations' watermarks, so the indexer rewrites such pairs from the
+ * lines that remain. Idempotent.
+ */
+export async function eraseExchangeVectors(deps: Pick<ServiceDeps, 'exchangeVectors'>, userId: string, erased: readonly MessageRef[]): Promise<number> {
+  if (!deps.exchangeVectors || erased.length === 0) return 0;
+  const ids = [...new Set(erased.flatMap((m) => [lineVectorId(userId, m.conversationId, m.messageId), exchangeVectorId(userId, m.conversationId, m.messageId)]))];
+  await deps.exchangeVectors.remove({ userId, ids });
+  return ids.length;
+}
