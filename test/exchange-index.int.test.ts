@@ -46,6 +46,18 @@ async function watermark(user: string, conversation: string): Promise<{ indexed:
 
 const exchangeCollection = () => ChromaExchangeIndex.create({ url: ctx.runtime.endpoints.chromaUrl, memoryCollection: ctx.runtime.config.chroma.collection });
 
+/** Every exchange vector of a user, pairs and lines, as "unit:conversation/message". */
+async function vectorsOf(user: string): Promise<string[]> {
+  const index = exchangeCollection();
+  const out: string[] = [];
+  for (const name of [index.collectionName(ctx.userKey(user)), index.lineCollectionName(ctx.userKey(user))]) {
+    if (!(await collectionExists(name))) continue;
+    const collection = await chromaClient(ctx.runtime.endpoints.chromaUrl).getCollection({ name, embeddingFunction: null as never });
+    out.push(...(await collection.get({ include: ['metadatas'] })).metadatas.map((m) => `${m?.unit}:${m?.conversation_id}/${m?.message_id}`));
+  }
+  return out.sort();
+}
+
 async function collectionExists(name: string): Promise<boolean> {
   try {
     await chromaClient(ctx.runtime.endpoints.chromaUrl).getCollection({ name, embeddingFunction: null as never });
@@ -88,18 +100,18 @@ describe('exchange index', () => {
   it('gives a reply that came later its own line vector and rewrites its pair (same id, no duplicate)', { timeout: 120_000 }, async () => {
     const index = exchangeCollection();
     const chroma = chromaClient(ctx.runtime.endpoints.chromaUrl);
-    const collection = await chroma.getCollection({ name: index.collectionName(ctx.userKey(user)), embeddingFunction: null as never });
+    const pairs = await chroma.getCollection({ name: index.collectionName(ctx.userKey(user)), embeddingFunction: null as never });
+    const lines = await chroma.getCollection({ name: index.lineCollectionName(ctx.userKey(user)), embeddingFunction: null as never });
     // Seven lines, and four pairs (the last user line alone, waiting for its reply).
-    expect(await collection.count()).toBe(11);
+    expect([await pairs.count(), await lines.count()]).toEqual([4, 7]);
     await say(user, conversation, '2026-03-01T09:00:00Z', [['assistant', 'A cello! Do you take lessons?']], 7);
     await indexerTick('3');
-    expect(await collection.count()).toBe(12);
+    expect([await pairs.count(), await lines.count()]).toEqual([4, 8]);
     const w = await watermark(user, conversation);
     expect(w.indexed).toBe(w.last);
-    const all = await collection.get({ include: ['metadatas'] });
-    const of = (unit: string) => all.metadatas.filter((m) => m?.unit === unit).map((m) => m?.message_id);
-    expect(of('line').sort()).toEqual(Array.from({ length: 8 }, (_, i) => `${conversation}-m${i + 1}`).sort());
-    expect(of('pair').sort()).toEqual(['m1', 'm3', 'm5', 'm7'].map((m) => `${conversation}-${m}`));
+    const all = await vectorsOf(user);
+    expect(all.filter((v) => v.startsWith('line:'))).toEqual(Array.from({ length: 8 }, (_, i) => `line:${conversation}/${conversation}-m${i + 1}`).sort());
+    expect(all.filter((v) => v.startsWith('pair:'))).toEqual(['m1', 'm3', 'm5', 'm7'].map((m) => `pair:${conversation}/${conversation}-${m}`));
   });
 
   it("rewrites an older deployment's unmarked pair vectors when the watermark is reset (as the migration to line vectors does)", { timeout: 120_000 }, async () => {
@@ -114,7 +126,7 @@ describe('exchange index', () => {
     await ctx.runtime.deps.pool.query('UPDATE conversations SET exchanges_indexed_seq = 0 WHERE user_id = $1', [ctx.userKey(user)]);
     await indexerTick('reindex');
     expect((await collection.get({ ids: [id], include: ['metadatas'] })).metadatas[0]?.unit).toBe('pair');
-    expect(await collection.count()).toBe(12);
+    expect(await collection.count()).toBe(4);
   });
 
   it('finds the answering exchange for a paraphrase that shares no word with it, through exchange_ann', { timeout: 60_000 }, async () => {
@@ -157,16 +169,13 @@ describe('exchange index', () => {
     const search = await client.searchConversations(u, { query: 'blood sugar illness', now: '2026-02-06T10:00:00Z' });
     expect(JSON.stringify(search.exchanges)).not.toMatch(/type 2/iu);
     // The forgotten exchange's vector left Chroma with the episodes rebuilt after the request.
-    const collection = await chromaClient(ctx.runtime.endpoints.chromaUrl).getCollection({ name: exchangeCollection().collectionName(ctx.userKey(u)), embeddingFunction: null as never });
-    const left = await collection.get({ include: ['metadatas'] });
-    expect(left.metadatas.map((m) => `${m?.conversation_id}/${m?.message_id}`)).not.toContain('c1/c1-m1');
+    expect((await vectorsOf(u)).filter((v) => v.endsWith(':c1/c1-m1'))).toEqual([]);
     // Re-indexing from the start (a migration) never embeds a forgotten line again.
     await ctx.runtime.deps.pool.query('UPDATE conversations SET exchanges_indexed_seq = 0 WHERE user_id = $1', [ctx.userKey(u)]);
     await indexerTick('forget-3');
-    const again = await collection.get({ include: ['metadatas'] });
-    const keys = again.metadatas.map((m) => `${m?.conversation_id}/${m?.message_id}`);
-    expect(keys).not.toContain('c1/c1-m1');
-    expect(keys).toContain('c1/c1-m2');
+    const again = await vectorsOf(u);
+    expect(again.filter((v) => v.endsWith(':c1/c1-m1'))).toEqual([]);
+    expect(again).toContain('line:c1/c1-m2');
   });
 
   it("takes the vectors of a hard-erased memory's source lines out of Chroma, and rebuilds the pairs around them", { timeout: 180_000 }, async () => {
@@ -178,8 +187,7 @@ describe('exchange index', () => {
     ]);
     await client.endConversation(u, 'c1', { wait: true });
     await indexerTick('erase-1');
-    const collection = await chromaClient(ctx.runtime.endpoints.chromaUrl).getCollection({ name: exchangeCollection().collectionName(ctx.userKey(u)), embeddingFunction: null as never });
-    const named = async () => (await collection.get({ include: ['metadatas'] })).metadatas.map((m) => `${m?.unit}:${m?.message_id}`).sort();
+    const named = async () => (await vectorsOf(u)).map((v) => v.replace('c1/', ''));
     expect(await named()).toEqual(expect.arrayContaining(['line:c1-m1', 'pair:c1-m1']));
     const list = (await ctx.call('GET', `/v1/users/${u}/memories`)).body.memories as { id: string; text: string }[];
     const target = list.find((m) => m.text.includes('frobnitz'));
@@ -198,10 +206,13 @@ describe('exchange index', () => {
 
   it('is dropped with the user by a purge', { timeout: 180_000 }, async () => {
     const name = exchangeCollection().collectionName(ctx.userKey(user));
+    const lineName = exchangeCollection().lineCollectionName(ctx.userKey(user));
     expect(await collectionExists(name)).toBe(true);
+    expect(await collectionExists(lineName)).toBe(true);
     const res = await ctx.call('DELETE', `/v1/users/${user}?wait=true`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result.counts.chroma).toMatchObject({ exchanges: 1 });
     expect(await collectionExists(name)).toBe(false);
+    expect(await collectionExists(lineName)).toBe(false);
   });
 });
