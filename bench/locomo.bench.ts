@@ -17,7 +17,8 @@ import { startBenchStack } from './support';
  * session, speaker_a as the user and speaker_b as the assistant, each message at its session's
  * date — waits for the exchange indexer, then asks every question of categories 1–4 that has
  * evidence:
- * - conversation search, top 5 exchanges (10 turns): are all evidence turns among them?
+ * - conversation search with a budget of 10 lines (maxLines; the bench checks it never returns
+ *   more), and with its older budget of 5 whole exchanges: are all evidence turns among them?
  * - recall: does the injected context hold every evidence turn's text?
  * and, on the same turns in the same run, the baselines a reader would reach for: BM25 over
  * single turns (our tokenizer), dense e5 over single turns, and RRF of the two, each @10 turns.
@@ -175,7 +176,7 @@ interface Tally {
   n: number;
   hits: Record<string, number>;
 }
-const METHODS = ['search', 'bm25', 'dense', 'rrf', 'recall'] as const;
+const METHODS = ['search', 'exchanges', 'bm25', 'dense', 'rrf', 'recall'] as const;
 type Method = (typeof METHODS)[number];
 
 function add(t: Map<string, Tally>, key: string, method: Method, hit: boolean): void {
@@ -303,8 +304,12 @@ export async function run(args: string[]): Promise<void> {
           const set = new Set(found);
           return q.evidence.every((e) => set.has(e));
         };
-        const search = await service.client.searchConversations(userId, { query: q.question, topK: TOP_EXCHANGES, now });
-        const searchTurns = search.exchanges.flatMap((x) => x.messageIds.map(diaIdOf)).slice(0, TOP_TURNS);
+        const search = await service.client.searchConversations(userId, { query: q.question, maxLines: TOP_TURNS, now });
+        const searchTurns = search.exchanges.flatMap((x) => x.messageIds.map(diaIdOf));
+        if (searchTurns.length > TOP_TURNS) throw new Error(`search returned ${searchTurns.length} lines for a budget of ${TOP_TURNS}`);
+        // The same search with its older budget, five whole exchanges (at most ten lines).
+        const byExchanges = await service.client.searchConversations(userId, { query: q.question, topK: TOP_EXCHANGES, now });
+        const exchangeTurns = byExchanges.exchanges.flatMap((x) => x.messageIds.map(diaIdOf)).slice(0, TOP_TURNS);
         const qv = await runtime.deps.embeddings.embedQuery(q.question);
         const dense = turns
           .map((t, i) => ({ id: t.diaId, s: cosine(qv, vectors[i]!) }))
@@ -319,6 +324,7 @@ export async function run(args: string[]): Promise<void> {
         const context = normalise(`${recall.context.system}\n${recall.context.userPrefix}`);
         const hit: Record<Method, boolean> = {
           search: all(searchTurns),
+          exchanges: all(exchangeTurns),
           bm25: all(lexical.slice(0, TOP_TURNS)),
           dense: all(dense.slice(0, TOP_TURNS)),
           rrf: all(rrf.slice(0, TOP_TURNS)),
@@ -339,10 +345,10 @@ export async function run(args: string[]): Promise<void> {
     const pct = (x: number, n: number) => (n === 0 ? '—' : (x / n).toFixed(3));
     const table = (title: string, rows: Map<string, Tally>) => {
       console.log(`\n${title}`);
-      console.log('| | questions | conversation search (top 5 exchanges) | BM25 turns @10 | dense e5 turns @10 | RRF(BM25, dense) turns @10 | recall: evidence in context |');
-      console.log('|---|---|---|---|---|---|---|');
+      console.log('| | questions | conversation search (maxLines 10) | conversation search (topK 5 exchanges) | BM25 turns @10 | dense e5 turns @10 | RRF(BM25, dense) turns @10 | recall: evidence in context |');
+      console.log('|---|---|---|---|---|---|---|---|');
       for (const [key, t] of [...rows].sort(([a], [b]) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))) {
-        console.log(`| ${key} | ${t.n} | ${pct(t.hits.search!, t.n)} | ${pct(t.hits.bm25!, t.n)} | ${pct(t.hits.dense!, t.n)} | ${pct(t.hits.rrf!, t.n)} | ${pct(t.hits.recall!, t.n)} |`);
+        console.log(`| ${key} | ${t.n} | ${pct(t.hits.search!, t.n)} | ${pct(t.hits.exchanges!, t.n)} | ${pct(t.hits.bm25!, t.n)} | ${pct(t.hits.dense!, t.n)} | ${pct(t.hits.rrf!, t.n)} | ${pct(t.hits.recall!, t.n)} |`);
       }
     };
     console.log(`\nLoCoMo, ${heldOutOnly ? 'held-out' : 'first'} ${samples.length} conversations (${samples.map((s) => s.id).join(', ')}), commit ${commit}, ${new Date().toISOString().slice(0, 10)}; lines ${bare ? 'bare' : '"<speaker>: <text>"'}; all-evidence@10 turns; ${skipped} questions skipped (evidence not in the dialogue)`);

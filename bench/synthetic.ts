@@ -122,7 +122,8 @@ export async function analyzeAfterBulkLoad(runtime: Runtime): Promise<void> {
 
 /**
  * Bulk-loads `count` exchange vectors for `userId` (perturbed pool vectors, as for memories), so
- * the exchange vector route searches a collection of that size. No message rows stand behind them:
+ * the exchange vector route searches a collection of that size (pair vectors: recall reads no
+ * line vectors). No message rows stand behind them:
  * what the route finds costs the hydration query and is then dropped, as a forgotten line would be.
  */
 export async function loadExchangeVectors(runtime: Runtime, pool: number[][], userId: string, count: number, offset = 0): Promise<void> {
@@ -135,7 +136,7 @@ export async function loadExchangeVectors(runtime: Runtime, pool: number[][], us
       userId,
       items: Array.from({ length: n }, (_, j) => {
         const i = offset + start + j;
-        return { id: uuidFromKey(`bench-exchange:${userId}:${i}`), embedding: perturb(pool[(i * 5) % pool.length]!, i + 7), conversationId: `bench-${Math.floor(i / 50)}`, messageId: `m${i}` };
+        return { id: uuidFromKey(`bench-exchange:${userId}:${i}`), embedding: perturb(pool[(i * 5) % pool.length]!, i + 7), conversationId: `bench-${Math.floor(i / 50)}`, messageId: `m${i}`, unit: 'pair' as const };
       }),
     });
   }

@@ -30,9 +30,9 @@ function deps(vectorHits: { conversationId: string; similarity: number }[], bm25
     forgotten: async () => [],
   };
   const exchangeVectors: ExchangeVectorIndex = {
-    query: async () => {
-      calls.push('exchange_ann');
-      return vectorHits.map((h) => ({ id: h.conversationId, similarity: h.similarity, conversationId: h.conversationId, messageId: 'm1' }));
+    query: async ({ unit }) => {
+      calls.push(unit === 'line' ? 'exchange_line_ann' : 'exchange_ann');
+      return vectorHits.map((h) => ({ id: h.conversationId, similarity: h.similarity, conversationId: h.conversationId, messageId: 'm1', unit }));
     },
     upsert: async () => {},
     remove: async () => {},

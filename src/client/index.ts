@@ -62,6 +62,8 @@ export interface PastExchangeView {
 export interface ConversationSearchRequest {
   query: string;
   topK?: number;
+  /** Budget in lines instead of topK exchanges (an exchange shows only the lines search found). */
+  maxLines?: number;
   now?: string;
   timeZone?: string;
 }

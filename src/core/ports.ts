@@ -261,7 +261,7 @@ export interface EraseCounts {
 /** Hard erasure of one memory and of everything that repeats its words. Only reachable inside a {@link UnitOfWork}. */
 export interface MemoryErasure {
   /** Undefined when the user has no such memory; otherwise what went and the conversations that lost messages. */
-  eraseMemory(input: { userKey: string; id: string; at: Date; actor: string }): Promise<{ counts: EraseCounts; conversations: string[] } | undefined>;
+  eraseMemory(input: { userKey: string; id: string; at: Date; actor: string }): Promise<{ counts: EraseCounts; conversations: string[]; messages: MessageRef[] } | undefined>;
   /** Clears the pending vector delete of an erased memory once the vector index confirmed it. */
   vectorErased(input: { userKey: string; id: string }): Promise<void>;
 }
@@ -554,21 +554,29 @@ export interface EpisodeStore {
   markVectorWritten(input: { userId: string; id: string; contentHash: string }): Promise<void>;
 }
 
-/** An exchange's vector: keyed by its first message, so re-indexing it (its reply arrived) overwrites it. */
+/**
+ * What an exchange vector embeds: one line alone, or a pair (a user line and its reply, keyed by
+ * its first message, so re-indexing it when its reply arrived overwrites it).
+ */
+export type ExchangeVectorUnit = 'line' | 'pair';
+
+/** An exchange vector to write. */
 export interface ExchangeVectorItem {
   id: string;
   embedding: number[];
   conversationId: string;
-  /** The exchange's first message (the user line, or a lone line). */
+  /** The line embedded, or the pair's first message (the user line, or a lone line). */
   messageId: string;
+  unit: ExchangeVectorUnit;
 }
 
-/** A nearest exchange: the message that anchors it, and its cosine similarity. */
+/** A nearest exchange vector: the message it names, and its cosine similarity. */
 export interface ExchangeVectorHit {
   id: string;
   similarity: number;
   conversationId: string;
   messageId: string;
+  unit: ExchangeVectorUnit;
 }
 
 /**
@@ -577,7 +585,8 @@ export interface ExchangeVectorHit {
  */
 export interface ExchangeVectorIndex {
   upsert(input: { userId: string; items: ExchangeVectorItem[] }): Promise<void>;
-  query(input: { userId: string; embedding: number[]; k: number }): Promise<ExchangeVectorHit[]>;
+  /** The k nearest vectors of one unit. */
+  query(input: { userId: string; embedding: number[]; k: number; unit: ExchangeVectorUnit }): Promise<ExchangeVectorHit[]>;
   remove(input: { userId: string; ids: string[] }): Promise<void>;
   /** Deletes all of the user's exchange vectors (a purge); false when there were none. Idempotent. */
   dropUser(userId: string): Promise<boolean>;

@@ -46,7 +46,7 @@ export async function searchConversations(
   deps: Pick<ServiceDeps, 'pool' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>,
   userId: string,
   rawQuery: string,
-  opts: { topK?: number; now?: Date; timeZone?: string; fallbackTimeZone?: string; timeoutMs?: number } = {},
+  opts: { topK?: number; maxLines?: number; now?: Date; timeZone?: string; fallbackTimeZone?: string; timeoutMs?: number } = {},
 ): Promise<ConversationSearchResult> {
   const now = opts.now ?? new Date();
   const deadline = Date.now() + (opts.timeoutMs ?? deps.config.recall.timeoutMs);
@@ -58,6 +58,7 @@ export async function searchConversations(
     tokens: tokenizeForIndex(query),
     ranges,
     limit: opts.topK ?? 5,
+    ...(opts.maxLines !== undefined ? { maxLines: opts.maxLines } : {}),
     mode: 'past',
     now,
     deadline,

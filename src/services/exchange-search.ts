@@ -1,9 +1,10 @@
 import { PostgresEpisodeStore } from '../adapters/postgres/episode-repository';
 import { PostgresMessageSearch } from '../adapters/postgres/message-search-repository';
 import type { Episode } from '../core/episodes/ports';
-import type { EpisodeStore, MessageSearch } from '../core/ports';
+import type { EpisodeStore, ExchangeVectorUnit, MessageSearch } from '../core/ports';
 import {
   episodeBoosts,
+  fitLines,
   messageKey,
   type MessageHit,
   type MessageRef,
@@ -24,6 +25,8 @@ export const ExchangeRoute = {
   messages: 'exchange_bm25',
   /** Exchanges (a user line and its reply) by vector similarity to the query. */
   ann: 'exchange_ann',
+  /** Single lines by vector similarity to the query (the line that matched, undiluted by its partner). */
+  lineAnn: 'exchange_line_ann',
   /** Messages said inside the query's date ranges (matching ones first). */
   time: 'exchange_time',
   /** Episodes by BM25 over their summaries and by date overlap: boosts exchanges found inside them. */
@@ -60,6 +63,12 @@ export interface ExchangeSearchInput {
    * Unset: `weak` runs no vector route.
    */
   minVectorSimilarity?: number;
+  /**
+   * A budget counted in lines instead of `limit` exchanges: lines are also searched by their own
+   * vectors, and an exchange shows only the lines some route found (its partner when that was
+   * found too), until this many lines are shown.
+   */
+  maxLines?: number;
 }
 
 export interface ExchangeSearchResult {
@@ -85,8 +94,13 @@ const SHORTLIST_PER_RESULT = 6;
 export const EXCHANGE_RRF_K = 5;
 /** Messages of the named days: a day is usually a few dozen; the words route covers busier ones. */
 const TIME_CANDIDATES = 40;
-/** Exchanges by vector: as many as BM25 gives messages. */
+/** Exchanges by their pair vector: as many as BM25 gives messages. */
 const ANN_CANDIDATES = 30;
+/**
+ * Lines by their own vector: a line is half a pair, so twice as many reach as far back (LoCoMo
+ * dev split, 10 lines: 30 → 0.640, 60 → 0.660 and 0.667 in two runs).
+ */
+const LINE_ANN_CANDIDATES = 60;
 const EPISODE_CANDIDATES = 8;
 /** Exchanges one episode route may boost: those of its sessions the answering routes ranked best. */
 const EPISODE_BOOSTS = 5;
@@ -101,6 +115,8 @@ interface RouteOutput {
   sessions?: Set<string>;
   /** What the route report counts (episodes for an episode route). */
   hits?: number;
+  /** The refs name pairs by their first line: a hit does not say which of the two lines matched. */
+  pairs?: boolean;
   /** Every ref is evidence on its own (vector hits above `minVectorSimilarity`), words or not. */
   evidence?: boolean;
 }
@@ -166,13 +182,25 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
   const exchangeIndex = deps.exchangeVectors;
   if ((byVector || floor !== undefined) && exchangeIndex && input.embedding) {
     const embed = input.embedding;
-    tasks.push({
-      route: ExchangeRoute.ann,
-      run: async () => {
-        const hits = (await exchangeIndex.query({ userId, embedding: await embed(), k: ANN_CANDIDATES })).filter((h) => floor === undefined || h.similarity >= floor);
-        return { refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })), ...(floor !== undefined ? { evidence: true } : {}) };
-      },
-    });
+    // Line vectors pay off where lines are counted: with a line budget (LoCoMo dev, 10 lines:
+    // 0.640 without them, 0.667 with them; five whole exchanges: 0.640 without, 0.620 with). So
+    // recall, which injects whole exchanges, keeps to one Chroma query on its hot path, and the
+    // similarity floor of its weak fallback stays on the pair vectors it was set on.
+    const units: [ExchangeRoute, ExchangeVectorUnit, number][] = [[ExchangeRoute.ann, 'pair', ANN_CANDIDATES]];
+    if (byVector && input.maxLines !== undefined) units.push([ExchangeRoute.lineAnn, 'line', LINE_ANN_CANDIDATES]);
+    for (const [route, unit, k] of units) {
+      tasks.push({
+        route,
+        run: async () => {
+          const hits = (await exchangeIndex.query({ userId, embedding: await embed(), k, unit })).filter((h) => floor === undefined || h.similarity >= floor);
+          return {
+            refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })),
+            ...(unit === 'pair' ? { pairs: true } : {}),
+            ...(floor !== undefined ? { evidence: true } : {}),
+          };
+        },
+      });
+    }
   }
   const index = deps.episodeVectors;
   if (byVector && index && input.embedding) {
@@ -206,6 +234,15 @@ function shortlist(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[
   return [...keys].map((k) => byKey.get(k)!);
 }
 
+/**
+ * Lines an answering route found. Episode routes name sessions, not lines, and a pair vector does
+ * not say which of its two lines matched: neither marks a line as found (counting a pair hit for
+ * both of its lines kept partners that matched nothing: LoCoMo dev 0.667 → 0.640).
+ */
+function foundLines(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[]): Set<string> {
+  return new Set(outputs.flatMap(({ out }) => (out.pairs ? [] : out.refs.map((r) => messageKey(r.conversationId, r.messageId)))));
+}
+
 /** Fewest distinct query terms a fallback exchange must contain to count as evidence. */
 export function minMatchedTerms(distinctQueryTerms: number): number {
   return distinctQueryTerms <= 2 ? distinctQueryTerms : Math.max(2, Math.ceil(distinctQueryTerms / 2));
@@ -213,11 +250,13 @@ export function minMatchedTerms(distinctQueryTerms: number): number {
 
 /**
  * Finds the past exchanges (a user line with the assistant's reply) that answer a query: BM25
- * over raw messages ∥ exchanges by vector ∥ messages said on the dates the query names — the
- * answering routes — fused with RRF; episodes found by keywords, date and vector then boost the
- * exchanges those routes found inside their sessions (see episodeBoosts). Found messages are
- * paired with their neighbours, cleared of what must stay hidden, and ordered with the named
- * dates first. Route failures are reported, never thrown: the other routes still answer.
+ * over raw messages ∥ exchanges by their pair vector ∥ lines by their own vector ∥ messages said
+ * on the dates the query names — the answering routes — fused with RRF; episodes found by
+ * keywords, date and vector then boost the exchanges those routes found inside their sessions
+ * (see episodeBoosts). Found messages are paired with their neighbours, cleared of what must stay
+ * hidden, and ordered with the named dates first; with `maxLines`, each exchange then keeps only
+ * the lines a route found (fitLines). Route failures are reported, never thrown: the other
+ * routes still answer.
  */
 export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
   const settled = await runRoutes(plan(deps, userId, input), { deadline: input.deadline, hits: (out) => out.hits ?? out.refs.length });
@@ -230,7 +269,9 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
     // Sessions are no evidence either: a weak fallback is never boosted by its episode.
     for (const o of outputs) if (!o.out.evidence) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
   }
-  const refs = shortlist(outputs, input.limit);
+  // A line budget asks for as many lines as `limit` exchanges of two would show.
+  const perExchange = input.maxLines !== undefined ? Math.ceil(input.maxLines / 2) : input.limit;
+  const refs = shortlist(outputs, perExchange);
   if (refs.length === 0) return { exchanges: [], routes, failures };
 
   try {
@@ -276,10 +317,11 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
       ranges: input.ranges,
       hidden,
       ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...[...matchedTerms].map(([k, v]) => [k, v.size] as const), ...[...vouched].map((k) => [k, minTerms] as const)]) } : {}),
-      limit: input.limit,
+      limit: input.maxLines ?? input.limit,
       rrfK: EXCHANGE_RRF_K,
     });
-    return { exchanges: ranked, routes, failures };
+    if (input.maxLines === undefined) return { exchanges: ranked, routes, failures };
+    return { exchanges: fitLines(ranked, foundLines(outputs), input.maxLines), routes, failures };
   } catch (err) {
     failures.push({ route: 'exchange_hydrate', err });
     return { exchanges: [], routes, failures };

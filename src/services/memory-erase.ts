@@ -2,6 +2,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { EraseCounts } from '../core/ports';
 import type { ServiceDeps } from './deps';
 import { writeEpisodes } from './episodes';
+import { eraseExchangeVectors } from './exchange-index';
 
 export interface EraseResult {
   id: string;
@@ -38,6 +39,13 @@ export async function eraseMemory(
   } catch {
     // The outbox row stays: the daily sweep's vector phase deletes it when Chroma is back.
     vectorRemoved = false;
+  }
+
+  try {
+    await eraseExchangeVectors(deps, input.userKey, erased.messages);
+  } catch {
+    // Search hydrates from PostgreSQL, where the lines are gone; the next re-index of the
+    // conversation (its watermark was reset) rewrites the pairs, and a purge drops the rest.
   }
 
   let episodesRebuilt = true;

@@ -1,4 +1,5 @@
 import type { EraseCounts, MemoryErasure } from '../../core/ports';
+import type { MessageRef } from '../../core/recall/exchanges';
 import type { Queryable } from './pool';
 
 /**
@@ -14,7 +15,7 @@ import type { Queryable } from './pool';
 export class PostgresMemoryErasure implements MemoryErasure {
   constructor(private readonly db: Queryable) {}
 
-  async eraseMemory(input: { userKey: string; id: string; at: Date; actor: string }): Promise<{ counts: EraseCounts; conversations: string[] } | undefined> {
+  async eraseMemory(input: { userKey: string; id: string; at: Date; actor: string }): Promise<{ counts: EraseCounts; conversations: string[]; messages: MessageRef[] } | undefined> {
     const c = this.db;
     const { userKey, id } = input;
     const found = await c.query<{ status: string; doc_length: number; text: string; source: { conversationId?: string; messageIds?: unknown } }>(
@@ -68,12 +69,15 @@ export class PostgresMemoryErasure implements MemoryErasure {
                                                     WHERE s.cid = e.conversation_id AND s.mid = ANY (e.message_ids))))`,
       [userKey, id, cids, mids],
     );
-    const messages = await c.query<{ said_at: Date }>(
+    const messages = await c.query<{ said_at: Date; conversation_id: string; message_id: string }>(
       `DELETE FROM messages m USING unnest($2::text[], $3::text[]) AS s(cid, mid)
         WHERE m.user_id = $1 AND m.conversation_id = s.cid AND m.message_id = s.mid
-        RETURNING m.said_at`,
+        RETURNING m.said_at, m.conversation_id, m.message_id`,
       [userKey, cids, mids],
     );
+    // The exchange index paired the erased lines with their neighbours: re-index those
+    // conversations, so every pair vector left is rebuilt from the lines that remain.
+    await c.query('UPDATE conversations SET exchanges_indexed_seq = 0 WHERE user_id = $1 AND conversation_id = ANY($2::text[])', [userKey, cids]);
     // After the messages: the postings' delete trigger then takes them out of the statistics.
     const terms = await c.query(
       `DELETE FROM message_terms t USING unnest($2::text[], $3::text[]) AS s(cid, mid)
@@ -112,7 +116,7 @@ export class PostgresMemoryErasure implements MemoryErasure {
        VALUES ($1, $2, 'erase', 'erased on request: the memory, its history, its source messages and what repeated their words were deleted', $3, $4, $5)`,
       [userKey, id, JSON.stringify({ removed: counts }), input.actor, input.at],
     );
-    return { counts, conversations: [...new Set(cids)].sort() };
+    return { counts, conversations: [...new Set(cids)].sort(), messages: messages.rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id })) };
   }
 
   /** Clears the pending vector delete of an erased memory once Chroma confirmed it. */

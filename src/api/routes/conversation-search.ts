@@ -22,6 +22,15 @@ export const conversationSearchRoutes =
           body: z.object({
             query: z.string().trim().min(1, 'must not be empty').max(2000),
             topK: z.number().int().min(1).max(50).optional(),
+            maxLines: z
+              .number()
+              .int()
+              .min(1)
+              .max(100)
+              .optional()
+              .describe(
+                'Budget in lines instead of topK exchanges: each exchange shows only the lines a search route found (both when both were), until this many lines; topK is then ignored',
+              ),
             now: isoDate.optional(),
             timeZone: ianaZone.optional(),
           }),
@@ -51,6 +60,7 @@ export const conversationSearchRoutes =
         const b = request.body;
         return searchConversations(deps, userKeyOf(request), b.query, {
           topK: b.topK,
+          maxLines: b.maxLines,
           now: b.now ? new Date(b.now) : undefined,
           timeZone: b.timeZone,
           fallbackTimeZone: b.now ? zoneFromIsoOffset(b.now) : undefined,

@@ -137,8 +137,27 @@ export function cutCodePoints(text: string, max: number): string {
   return cps.length <= max ? text : `${cps.slice(0, Math.max(0, max - 1)).join('')}…`;
 }
 
-/** Longest exchange text embedded (code points); e5 reads 512 tokens, the rest is noise. */
+/** Longest line embedded (code points); e5 reads 512 tokens, the rest is noise. */
 export const MAX_EXCHANGE_TEXT_CODE_POINTS = 1500;
+
+/** One line to embed, and the text its vector is made of. */
+export interface IndexableLine {
+  line: StoredLine;
+  text: string;
+}
+
+/**
+ * What the exchange indexer embeds: each line on its own, so a vector hit names the line that
+ * matched (search pairs it with its partner, as it pairs a keyword hit). A pair's vector blurred
+ * an answer into its partner's words and could not tell which half matched. Empty lines are left
+ * out and long ones cut.
+ */
+export function indexableLines(lines: readonly StoredLine[]): IndexableLine[] {
+  return lines.flatMap((line) => {
+    const text = cutCodePoints(line.content.trim(), MAX_EXCHANGE_TEXT_CODE_POINTS);
+    return text === '' ? [] : [{ line, text }];
+  });
+}
 
 /** One exchange to embed: the lines it pairs, in order, and the text its vector is made of. */
 export interface IndexableExchange {
@@ -197,4 +216,30 @@ export function episodeBoosts(input: {
       .slice(0, Math.max(0, input.perRoute));
     return ids.length > 0 ? [{ route, ids }] : [];
   });
+}
+
+/**
+ * Fits ranked exchanges into a budget counted in lines: each exchange, best first, keeps the lines
+ * some route found (`found`, message keys) and drops a partner nothing found, which would spend a
+ * line of the budget on words that matched nothing; an exchange whose lines none was found (it
+ * came in by date or episode alone) keeps both. The last exchange is cut to the lines that still
+ * fit, its found line first. Order, scores and routes are unchanged.
+ */
+export function fitLines(ranked: readonly RankedExchange[], found: ReadonlySet<string>, maxLines: number): RankedExchange[] {
+  const out: RankedExchange[] = [];
+  let left = Math.max(0, maxLines);
+  for (const x of ranked) {
+    if (left === 0) break;
+    const lines = [x.user, x.assistant].filter((l): l is StoredLine => l !== undefined);
+    const hit = lines.filter((l) => found.has(messageKey(l.conversationId, l.messageId)));
+    const kept = (hit.length > 0 ? hit : lines).slice(0, left);
+    const keep = new Set(kept);
+    if (kept.length === 0) continue;
+    left -= kept.length;
+    const user = x.user && keep.has(x.user) ? x.user : undefined;
+    const assistant = x.assistant && keep.has(x.assistant) ? x.assistant : undefined;
+    const { user: _u, assistant: _a, ...rest } = x;
+    out.push({ ...rest, ...(user ? { user } : {}), ...(assistant ? { assistant } : {}), date: (user ?? assistant ?? x.user ?? x.assistant)!.at, messageIds: [user, assistant].flatMap((l) => (l ? [l.messageId] : [])) });
+  }
+  return out;
 }

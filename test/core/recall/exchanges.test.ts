@@ -5,9 +5,11 @@ import {
   inRanges,
   messageKey,
   pairExchange,
-  pairLines,
+  fitLines,
+  indexableLines,
   rankExchanges,
   type ExchangeCandidate,
+  type RankedExchange,
   type StoredLine,
 } from '../../../src/core/recall/exchanges';
 
@@ -131,28 +133,54 @@ describe('helpers', () => {
   });
 });
 
-describe('pairLines (what the exchange indexer embeds)', () => {
+describe('indexableLines (what the exchange indexer embeds)', () => {
   const at = '2026-04-14T08:30:00Z';
-  it('pairs each user line with the reply right after it, the way a search hit is paired', () => {
+  it('embeds each line on its own, so a vector hit names the line that matched', () => {
     const lines = [
-      line('c', 'a0', 1, 'assistant', 'Welcome back!', at),
-      line('c', 'u1', 2, 'user', 'I went to a support group yesterday', at),
-      line('c', 'a1', 3, 'assistant', 'How did it feel?', at),
-      line('c', 'u2', 4, 'user', 'Great.', at),
-      line('c', 'u3', 5, 'user', 'Also adopted a dog', at),
+      line('c', 'u1', 1, 'user', 'I went to a support group yesterday', at),
+      line('c', 'a1', 2, 'assistant', 'How did it feel?', at),
     ];
-    const out = pairLines(lines);
-    expect(out.map((x) => x.lines.map((l) => l.messageId))).toEqual([['a0'], ['u1', 'a1'], ['u2'], ['u3']]);
-    expect(out[1]!.anchor.messageId).toBe('u1');
-    expect(out[1]!.text).toBe('I went to a support group yesterday\nHow did it feel?');
-    // The same exchange, found by search from either of its lines, has the anchor's key.
-    expect(pairExchange(lines[2]!, lines[1]!, lines[3]!).messageIds).toEqual(out[1]!.lines.map((l) => l.messageId));
+    expect(indexableLines(lines).map((x) => [x.line.messageId, x.text])).toEqual([
+      ['u1', 'I went to a support group yesterday'],
+      ['a1', 'How did it feel?'],
+    ]);
   });
 
   it('leaves empty lines out and cuts long ones', () => {
-    const out = pairLines([line('c', 'u', 1, 'user', '   ', at), line('c', 'v', 2, 'user', 'x'.repeat(5000), at)]);
+    const out = indexableLines([line('c', 'u', 1, 'user', '   ', at), line('c', 'v', 2, 'user', 'x'.repeat(5000), at)]);
     expect(out).toHaveLength(1);
     expect(Array.from(out[0]!.text).length).toBe(1500);
+  });
+});
+
+describe('fitLines: a budget counted in lines', () => {
+  const at = '2026-05-08T13:56:00Z';
+  const ranked = (id: string, conversationId = 's1'): RankedExchange => ({
+    ...pairExchange(line(conversationId, `${id}u`, 1, 'user', `question ${id}`, at), undefined, line(conversationId, `${id}a`, 2, 'assistant', `answer ${id}`, '2026-05-08T13:57:00Z')),
+    score: 1,
+    routes: ['exchange_bm25'],
+    inRange: false,
+  });
+  const found = (...ids: string[]) => new Set(ids.map((m) => messageKey('s1', m)));
+
+  it('keeps only the found line of an exchange whose partner nothing found, so more exchanges fit', () => {
+    const out = fitLines([ranked('x'), ranked('y'), ranked('z')], found('xa', 'yu', 'ya', 'zu'), 4);
+    expect(out.map((x) => x.messageIds)).toEqual([['xa'], ['yu', 'ya'], ['zu']]);
+    expect(out[0]!.user).toBeUndefined();
+    expect(out[0]!.assistant?.content).toBe('answer x');
+    // The date is the shown line's.
+    expect(out[0]!.date).toEqual(new Date('2026-05-08T13:57:00Z'));
+    expect(out.flatMap((x) => x.messageIds)).toHaveLength(4);
+  });
+
+  it('keeps both lines of an exchange no line of which was found (a date or an episode brought it), and cuts the last to what fits', () => {
+    const out = fitLines([ranked('x'), ranked('y')], found('ya', 'yu'), 3);
+    expect(out.map((x) => x.messageIds)).toEqual([['xu', 'xa'], ['yu']]);
+  });
+
+  it('never shows more lines than the budget, nor anything for a budget of zero', () => {
+    expect(fitLines([ranked('x')], found(), 0)).toEqual([]);
+    expect(fitLines([ranked('x'), ranked('y')], found('xu', 'xa', 'yu', 'ya'), 1).flatMap((x) => x.messageIds)).toEqual(['xu']);
   });
 });
 
