@@ -57,6 +57,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await ctx?.close();
   if (work) await rm(work, { recursive: true, force: true });
+  // The build's output is not the checkout's: left behind, it would shadow the sources for anything
+  // that imports the client's folder (its package.json points at dist) until the next build.
+  await rm(join(CLIENT, 'dist'), { recursive: true, force: true });
 });
 
 describe('@jarvis-memory/client, packed and installed', () => {

@@ -2,7 +2,7 @@ import { temporal } from '@temporalio/proto';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../src/adapters/postgres/pool';
-import { MemoryClient } from '../src/client';
+import { MemoryClient } from '../src/client/index';
 import { digestCalendarSpec } from '../src/core/proactive/digest-schedule';
 import { storeAndAnnounce } from '../src/services/notifications';
 import { PostgresUnitOfWork } from '../src/adapters/postgres/unit-of-work';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryClient } from '../src/client';
+import { MemoryClient } from '../src/client/index';
 import { indexExchanges } from '../src/services/exchange-index';
 import { createTestContext, TEST_KEY, type TestContext, useTestContext } from './support/harness';
 

@@ -7,7 +7,7 @@ import { QueryEmbeddings } from '../src/adapters/retrievers/query-embeddings';
 import { ChromaVectorIndex } from '../src/adapters/chroma/chroma-vector-index';
 import { chromaClient, nearestOwned } from '../src/adapters/chroma/user-collections';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
-import { MemoryClient } from '../src/client';
+import { MemoryClient } from '../src/client/index';
 import { recall } from '../src/services/recall';
 import { exchangeSearchForRecall, planEpisodic } from '../src/services/episodic-recall';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';

@@ -5,7 +5,7 @@
 // A real chat service imports the contract from the client package; this example imports it
 // from the source tree.
 import { executeChild, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { ChatMessage } from '../../src/client';
+import type { ChatMessage } from '../../src/client/index';
 import {
   EXTRACT_MEMORIES_WORKFLOW,
   extractMemoriesWorkflowId,

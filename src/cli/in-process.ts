@@ -1,4 +1,4 @@
-import { MemoryClient } from '../client';
+import { MemoryClient } from '../client/index';
 import type { Runtime } from '../runtime';
 
 export interface InProcessService {

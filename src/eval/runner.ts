@@ -1,4 +1,4 @@
-import type { MemoryClient, RecallRequest } from '../client';
+import type { MemoryClient, RecallRequest } from '../client/index';
 import { contains, type Scenario } from './scenarios';
 
 export type RouteMode = 'fused' | 'ann' | 'bm25';

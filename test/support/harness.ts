@@ -5,7 +5,7 @@ import type { Worker } from '@temporalio/worker';
 import { ensureDatabase } from '../../src/stack/local-postgres';
 import { loadConfig, type AppConfig } from '../../src/config';
 import { createRuntime, type Runtime } from '../../src/runtime';
-import { MemoryClient } from '../../src/client';
+import { MemoryClient } from '../../src/client/index';
 import { extractWorkflowId } from '../../workflows/conversation';
 
 export const TEST_KEY = 'test-key-tenant-a';
