@@ -10,6 +10,7 @@ import { userCollectionName } from '../src/adapters/chroma/user-collections';
 import { PURGE_TABLES } from '../src/adapters/postgres/purge-repository';
 import { digestScheduleId, nudgeScheduleId } from '../src/services/proactive-schedules';
 import { EXPORT_SECTIONS, openUserExport } from '../src/services/user-export';
+import { exchangeVectorId, indexExchanges, lineVectorId } from '../src/services/exchange-index';
 import { purgeUserRef } from '../src/services/user-purge';
 import { memorySweepWorkflow } from '../workflows/memory-sweep';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
@@ -411,6 +412,18 @@ describe('retention in the daily sweep', () => {
     const episodeVectors = await chroma.getCollection({ name: userCollectionName(episodeCollectionName(ctx.runtime.config.chroma.collection), daveKey), embeddingFunction: null as never });
     expect((await episodeVectors.get({ ids: [oldEpisode, newEpisode] })).ids.sort()).toEqual([oldEpisode, newEpisode].sort());
     const memoriesBefore = (await q('SELECT count(*)::int AS n FROM memories WHERE user_id = $1')).rows[0].n;
+    // The exchange index holds both conversations (each line's vector and each pair's).
+    expect((await indexExchanges(ctx.runtime.deps, { limit: 1000, budgetMs: 60_000 })).failed).toBe(0);
+    const exchangeVectorIds = (conversationId: string) =>
+      [0, 1].flatMap((i) => [lineVectorId(daveKey, conversationId, `${conversationId}-m${i}`), exchangeVectorId(daveKey, conversationId, `${conversationId}-m${i}`)]);
+    const storedExchangeVectors = async (ids: string[]): Promise<string[]> => {
+      const owned = (await chroma.listCollections({ limit: 10_000 })).filter((c) => c.metadata?.user_id === daveKey && /ex/u.test(c.name));
+      const found = await Promise.all(owned.map(async (c) => (await chroma.getCollection({ name: c.name, embeddingFunction: null as never })).get({ ids })));
+      return found.flatMap((f) => f.ids);
+    };
+    expect((await storedExchangeVectors(exchangeVectorIds('old'))).length).toBeGreaterThan(0);
+    const newExchangeVectors = (await storedExchangeVectors(exchangeVectorIds('new'))).sort();
+    expect(newExchangeVectors.length).toBeGreaterThan(0);
 
     const sweep = (name: string) =>
       ctx.runtime.temporal.workflow.execute(memorySweepWorkflow, {
@@ -431,6 +444,10 @@ describe('retention in the daily sweep', () => {
     expect((await q('SELECT title FROM notifications WHERE user_id = $1')).rows).toEqual([{ title: 'new' }]);
     expect((await q('SELECT text FROM digests WHERE user_id = $1')).rows).toEqual([{ text: 'new digest' }]);
     expect((await episodeVectors.get({ ids: [oldEpisode, newEpisode] })).ids).toEqual([newEpisode]);
+    // The deleted messages' embeddings went with them; the kept ones' stay.
+    expect(await storedExchangeVectors(exchangeVectorIds('old'))).toEqual([]);
+    expect((await storedExchangeVectors(exchangeVectorIds('new'))).sort()).toEqual(newExchangeVectors);
+    expect(first.retention!.exchangeVectorsRemoved).toBeGreaterThan(0);
     // BM25 statistics equal what is left.
     const messageStats = await q(
       `SELECT s.doc_count::int AS docs, s.total_length::int AS len,

@@ -320,8 +320,13 @@ export interface ConversationRef {
  * the start), skipping rows a writer holds. Only reachable inside a {@link UnitOfWork}.
  */
 export interface RetentionRepository {
-  /** Messages said before `cutoff`, with their postings; the conversations touched come back for {@link dropEmptyConversations}. */
-  messagesPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage & { postings: number; conversations: ConversationRef[] }>;
+  /**
+   * Deletes messages said before `cutoff`, with their postings; the conversations touched come
+   * back for {@link dropEmptyConversations}, the deleted messages for their exchange vectors.
+   */
+  messagesPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<
+    RetentionPage & { postings: number; conversations: ConversationRef[]; messages: (ConversationRef & { messageId: string })[] }
+  >;
   /** Episodes that ended before `cutoff`, locked, for the caller to delete their vectors first. */
   lockEpisodes(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<(ConversationRef & { id: string; endedAt: string })[]>;
   /** Deletes locked episodes with their postings and statistics. */

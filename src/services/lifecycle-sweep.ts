@@ -19,7 +19,9 @@ import {
   type RetentionKind,
   type RetentionStepResult,
 } from '../core/lifecycle/retention';
+import type { MessageRef } from '../core/recall/exchanges';
 import type { ServiceDeps } from './deps';
+import { eraseExchangeVectors } from './exchange-index';
 
 export type { LifecycleStepResult, RetentionStepResult };
 
@@ -195,13 +197,14 @@ interface RetentionCursor {
  * Retention, so raw conversations and what is derived from them are not kept for ever: deletes
  * messages, episodes, notifications and digests older than their
  * configured age, kind after kind, across all users, in keyset pages (one transaction each):
- * messages with their BM25 postings (statistics follow through the trigger), episodes with their
+ * messages with their BM25 postings (statistics follow through the trigger) and exchange vectors,
+ * episodes with their
  * postings, statistics and Chroma vectors (deleted while the rows are locked, before the rows go:
  * a Chroma failure rolls the page back and the step is retried), and conversations left empty.
  * Idempotent: a repeated page finds nothing. Cursor: JSON of the kind and the last key.
  */
 export async function sweepRetention(
-  deps: Pick<ServiceDeps, 'unitOfWork' | 'episodeVectors' | 'config'>,
+  deps: Pick<ServiceDeps, 'unitOfWork' | 'episodeVectors' | 'exchangeVectors' | 'config'>,
   input: RetentionStepInput,
 ): Promise<RetentionStepResult> {
   const kinds = RETENTION_KINDS.filter((k) => deps.config.retention[k] !== null);
@@ -230,15 +233,21 @@ export async function sweepRetention(
 
 async function retentionPage(
   tx: Pick<MemoryTransaction, 'retention'>,
-  deps: Pick<ServiceDeps, 'episodeVectors'>,
+  deps: Pick<ServiceDeps, 'episodeVectors' | 'exchangeVectors'>,
   kind: RetentionKind,
   page: { cutoff: Date; after: RetentionKey | null; limit: number },
 ): Promise<{ scanned: number; last: RetentionKey | null; counts: Partial<RetentionCounts> }> {
   switch (kind) {
     case 'messages': {
       const r = await tx.retention.messagesPage(page);
+      // Inside the page's transaction: a Chroma failure rolls the deletion back and the step is
+      // retried, so no message goes while its embedding stays.
+      const byUser = new Map<string, MessageRef[]>();
+      for (const m of r.messages) byUser.set(m.userId, [...(byUser.get(m.userId) ?? []), { conversationId: m.conversationId, messageId: m.messageId }]);
+      let exchangeVectorsRemoved = 0;
+      for (const [userId, messages] of byUser) exchangeVectorsRemoved += await eraseExchangeVectors(deps, userId, messages);
       const conversations = await tx.retention.dropEmptyConversations({ conversations: r.conversations, cutoff: page.cutoff });
-      return { scanned: r.scanned, last: r.last, counts: { messages: r.deleted, messagePostings: r.postings, conversations } };
+      return { scanned: r.scanned, last: r.last, counts: { messages: r.deleted, messagePostings: r.postings, exchangeVectorsRemoved, conversations } };
     }
     case 'episodes': {
       const due = await tx.retention.lockEpisodes(page);

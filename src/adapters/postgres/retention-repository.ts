@@ -18,7 +18,7 @@ export class PostgresRetentionRepository implements RetentionRepository {
    * keeps each user's message statistics exact. Returns the conversations touched, for
    * {@link RetentionRepository.dropEmptyConversations}.
    */
-  async messagesPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage & { postings: number; conversations: ConversationRef[] }> {
+  async messagesPage(input: { cutoff: Date; after: RetentionKey | null; limit: number }): Promise<RetentionPage & { postings: number; conversations: ConversationRef[]; messages: (ConversationRef & { messageId: string })[] }> {
     const { rows } = await this.db.query(
       `WITH due AS MATERIALIZED (
          SELECT user_id, conversation_id, message_id, said_at, seq FROM messages
@@ -40,11 +40,12 @@ export class PostgresRetentionRepository implements RetentionRepository {
               (SELECT count(*) FROM gone)::int AS deleted,
               (SELECT count(*) FROM unposted)::int AS postings,
               (SELECT json_build_array(said_at, seq::text) FROM due ORDER BY said_at DESC, seq DESC LIMIT 1) AS last,
-              COALESCE((SELECT json_agg(DISTINCT jsonb_build_object('userId', user_id, 'conversationId', conversation_id)) FROM due), '[]'::json) AS conversations`,
+              COALESCE((SELECT json_agg(DISTINCT jsonb_build_object('userId', user_id, 'conversationId', conversation_id)) FROM due), '[]'::json) AS conversations,
+              COALESCE((SELECT json_agg(json_build_object('userId', user_id, 'conversationId', conversation_id, 'messageId', message_id)) FROM due), '[]'::json) AS messages`,
       [input.cutoff, input.after?.[0] ?? START_TIME, input.after?.[1] ?? '0', input.limit],
     );
     const r = rows[0]!;
-    return { scanned: r.scanned, deleted: r.deleted, postings: r.postings, last: r.last, conversations: r.conversations };
+    return { scanned: r.scanned, deleted: r.deleted, postings: r.postings, last: r.last, conversations: r.conversations, messages: r.messages };
   }
 
   /** Episodes that ended before `cutoff`, locked (a writer's are skipped) for the caller to delete their vectors first. */

@@ -15,6 +15,8 @@ export interface RetentionCounts {
   messagePostings: number;
   episodes: number;
   episodeVectorsRemoved: number;
+  /** Exchange vectors (line and pair) of the deleted messages, taken out of Chroma with them. */
+  exchangeVectorsRemoved: number;
   notifications: number;
   digests: number;
   /** Conversations left with neither messages nor episodes. */
@@ -22,7 +24,7 @@ export interface RetentionCounts {
 }
 
 export function emptyRetentionCounts(): RetentionCounts {
-  return { messages: 0, messagePostings: 0, episodes: 0, episodeVectorsRemoved: 0, notifications: 0, digests: 0, conversations: 0 };
+  return { messages: 0, messagePostings: 0, episodes: 0, episodeVectorsRemoved: 0, exchangeVectorsRemoved: 0, notifications: 0, digests: 0, conversations: 0 };
 }
 
 export function addRetentionCounts(a: RetentionCounts, b: Partial<RetentionCounts>): RetentionCounts {
