@@ -38,7 +38,7 @@ function deps(vectorHits: { conversationId: string; similarity: number }[], bm25
     remove: async () => {},
     dropUser: async () => false,
   };
-  return { pool: undefined as never, messageSearch, episodes: { search: async () => ({ byWords: [], byDate: [] }) } as never, exchangeVectors, calls };
+  return { messageSearch, episodes: { search: async () => ({ byWords: [], byDate: [] }) } as never, exchangeVectors, calls };
 }
 
 const input = { tokens: ['skin', 'doctor', 'tell', 'arms'], ranges: [], limit: 6, mode: 'weak' as const, now: AT, deadline: Date.now() + 10_000, embedding: async () => [1, 0] };

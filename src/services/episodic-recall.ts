@@ -109,7 +109,7 @@ export function hasExchangeEvidence(tokens: readonly string[], plan: EpisodicPla
  * exchange gets in because it is relevant on its own, never as the least bad of the lot.
  */
 export function exchangeSearchForRecall(
-  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors' | 'exchangeVectors'>,
+  deps: Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors' | 'exchangeVectors'>,
   userId: string,
   input: {
     tokens: string[];
@@ -145,7 +145,7 @@ const LAST_EXCHANGE_POOL = 3;
  * in for the open one's).
  */
 export async function lastExchangeAbout(
-  deps: Pick<ServiceDeps, 'pool' | 'episodeVectors'>,
+  deps: Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors'>,
   userId: string,
   input: { tokens: string[]; now: Date; deadline: number },
 ): Promise<{ exchange?: RankedExchange; search: ExchangeSearchResult }> {

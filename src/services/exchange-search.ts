@@ -1,5 +1,3 @@
-import { PostgresEpisodeStore } from '../adapters/postgres/episode-repository';
-import { PostgresMessageSearch } from '../adapters/postgres/message-search-repository';
 import type { Episode } from '../core/episodes/ports';
 import type { EpisodeStore, ExchangeVectorUnit, MessageSearch } from '../core/ports';
 import {
@@ -126,14 +124,11 @@ function sessionsOf(episodes: readonly Episode[]): RouteOutput {
   return { refs: [], sessions, hits: episodes.length };
 }
 
-/**
- * What the search reads. Callers built before the stores were ports pass the pool alone; the
- * stores are then made on it.
- */
-export type ExchangeSearchDeps = Pick<ServiceDeps, 'pool'> & Partial<Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors' | 'exchangeVectors'>>;
+/** What the search reads: the message and episode stores, and the vector indexes when configured. */
+export type ExchangeSearchDeps = Pick<ServiceDeps, 'messageSearch' | 'episodes'> & Partial<Pick<ServiceDeps, 'episodeVectors' | 'exchangeVectors'>>;
 
 function storesOf(deps: ExchangeSearchDeps): { messages: MessageSearch; episodes: EpisodeStore } {
-  return { messages: deps.messageSearch ?? new PostgresMessageSearch(deps.pool), episodes: deps.episodes ?? new PostgresEpisodeStore(deps.pool) };
+  return { messages: deps.messageSearch, episodes: deps.episodes };
 }
 
 function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {

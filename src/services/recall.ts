@@ -116,10 +116,10 @@ const TYPE_K = 10;
 /** Hydration may take this long past the routes' deadline. */
 const HYDRATE_GRACE_MS = 1000;
 
-/** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; `pool` for the episodic routes. */
+/** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; the message and episode stores for the episodic routes. */
 export type RecallDeps = Pick<
   ServiceDeps,
-  'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'pool' | 'settings' | 'personas' | 'episodeVectors' | 'exchangeVectors'
+  'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'messageSearch' | 'episodes' | 'settings' | 'personas' | 'episodeVectors' | 'exchangeVectors'
 >;
 
 /** One recall request, read once: every stage works from it. */

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors';
 import type { NewMemory } from '../../src/core/ports';
@@ -16,17 +15,17 @@ function memory(id: string, text: string, over: Partial<NewMemory> = {}): NewMem
   return newMemory({ id, userId: user, text, lastAccessedAt: now, ...over });
 }
 
-/** Fakes seeded with memories (rows, postings and vectors), and a pool and settings that must not be touched. */
+/** Fakes seeded with memories (rows, postings and vectors), and message, episode and settings stores that must not be touched. */
 async function seeded(items: NewMemory[]) {
   const f = fakeDeps();
-  const pool = { query: () => Promise.reject(new Error('no PostgreSQL in a unit test')) } as unknown as pg.Pool;
   await f.deps.unitOfWork.forUser({ userId: user, work: async (tx) => void (await Promise.all(items.map((m) => tx.memories.insert(m)))) });
   for (const m of items) {
     const [embedding] = await f.embedder.embedDocuments({ texts: [m.text] });
     await f.vectors.upsert({ userId: user, items: [{ id: m.id, embedding: embedding!, type: m.type, createdAt: m.createdAt.toISOString() }] });
   }
   const offline = () => Promise.reject(new Error('no PostgreSQL in a unit test'));
-  const deps: RecallDeps = { ...f.deps, pool, settings: { get: offline, timeZone: offline, update: offline } };
+  const untouched = <T extends object>(): T => new Proxy({}, { get: () => offline }) as T;
+  const deps: RecallDeps = { ...f.deps, messageSearch: untouched(), episodes: untouched(), settings: { get: offline, timeZone: offline, update: offline } };
   return { ...f, deps, unitOfWork: f.deps.unitOfWork };
 }
 
