@@ -8,7 +8,7 @@ import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
 import { fuseRankings } from '../src/core/recall/rrf';
 import { termFrequencies } from '../src/core/text/tokenize';
 import type { Runtime } from '../src/runtime';
-import { startBenchStack } from './support';
+import { cosine, startBenchStack } from './support';
 
 /**
  * Conversation search on LoCoMo (snap-research/locomo, `data/locomo10.zip`; CC BY-NC, so the data
@@ -158,18 +158,6 @@ function bm25Ranker(turns: Turn[]): (query: string, k: number) => string[] {
       .slice(0, k)
       .map((s) => s.id);
   };
-}
-
-function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / (Math.sqrt(na * nb) || 1);
 }
 
 interface Tally {
