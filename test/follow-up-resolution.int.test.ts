@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { jiebaSegmenter } from '../src/adapters/text/jieba';
 import { detectFollowUp } from '../src/core/recall/follow-up';
 import { useTestContext } from './support/harness';
@@ -7,6 +7,10 @@ import { useTestContext } from './support/harness';
 // conversation, its end said in a later one, and a vague follow-up afterwards.
 // Correctness, not latency: the first follow-up by meaning embeds the prototypes on a shared machine.
 const stack = useTestContext({ RECALL_TIMEOUT_MS: '30000' });
+// As the API and worker processes do at start: recall never waits for the follow-up prototypes.
+beforeAll(async () => {
+  await stack.ctx.runtime.warmUp();
+}, 120_000);
 
 const at = (iso: string, plusSeconds = 0) => new Date(new Date(iso).getTime() + plusSeconds * 1000).toISOString();
 

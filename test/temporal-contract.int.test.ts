@@ -67,6 +67,10 @@ describe('the Temporal contract, from a caller with Temporal defaults', () => {
     const user = `${ctx.prefix}-chat`;
     const key = ctx.userKey(user);
     expect((await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我对花生过敏，吃了会起疹子', type: 'fact' })).status).toBe(201);
+    // The write starts a (debounced) persona rebuild; the two recalls compared below must not
+    // straddle it, or one has the profile and the other not.
+    const profile = async () => (await ctx.runtime.deps.pool.query('SELECT 1 FROM user_profiles WHERE user_id = $1', [key])).rowCount ?? 0;
+    expect(await poll(profile, (n) => n > 0, 60_000)).toBe(1);
 
     const now = new Date().toISOString();
     const viaHttp = await ctx.call('POST', `/v1/users/${user}/recall`, { query: '我对什么过敏？', now });

@@ -7,6 +7,8 @@ import { withDeadline } from './deadline';
 
 /** The prototypes' vectors, per embedder (one per process): embedded once, a failed attempt is not kept. */
 const indexes = new WeakMap<Embedder, Promise<FollowUpPrototypeIndex>>();
+/** The same, once embedded: what a recall may use without waiting. */
+const ready = new WeakMap<Embedder, FollowUpPrototypeIndex>();
 
 /** Prototypes embedded this many at a time (the embedder port takes one query per call). */
 const PARALLEL = 8;
@@ -24,7 +26,10 @@ export function followUpPrototypes(embedder: Embedder): Promise<FollowUpPrototyp
   let index = indexes.get(embedder);
   if (!index) {
     index = embedPrototypes(embedder);
-    index.catch(() => indexes.delete(embedder));
+    index.then(
+      (built) => ready.set(embedder, built),
+      () => indexes.delete(embedder),
+    );
     indexes.set(embedder, index);
   }
   return index;
@@ -39,7 +44,9 @@ export function followUpNetEnabled(config: Pick<AppConfig, 'embedder'>): boolean
  * Whether `query` is a vague follow-up: the word rules first (no vector needed), then the net on
  * the query's own vector, which `queryVector` shares with the other routes (the query is never
  * embedded twice). Never throws: an embedder that fails or runs past the deadline leaves the
- * word rules' answer (the ANN route reports the embedder's failure).
+ * word rules' answer (the ANN route reports the embedder's failure). Never waits for the
+ * prototypes either: embedding them takes seconds, far past a recall's deadline, so until they
+ * are ready (the processes warm them up at start) the word rules answer alone.
  */
 export async function isVagueFollowUp(
   deps: { embedder: Embedder; config: Pick<AppConfig, 'embedder'> },
@@ -49,8 +56,13 @@ export async function isVagueFollowUp(
 ): Promise<boolean> {
   if (detectFollowUp(query, jiebaSegmenter).referBack) return true;
   if (!followUpNetEnabled(deps.config) || !netMayJudge(query)) return false;
+  const index = ready.get(deps.embedder);
+  if (!index) {
+    void followUpPrototypes(deps.embedder).catch(() => undefined);
+    return false;
+  }
   try {
-    const [index, vector] = await withDeadline(Promise.all([followUpPrototypes(deps.embedder), queryVector()]), deadline);
+    const vector = await withDeadline(queryVector(), deadline);
     return followUpByMeaning(vector, index).referBack;
   } catch {
     return false;
