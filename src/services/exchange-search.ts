@@ -1,5 +1,5 @@
 import type { Episode } from '../core/episodes/ports';
-import type { EpisodeStore, ExchangeVectorUnit, MessageSearch } from '../core/ports';
+import type { ExchangeVectorUnit } from '../core/ports';
 import {
   episodeBoosts,
   fitLines,
@@ -127,19 +127,14 @@ function sessionsOf(episodes: readonly Episode[]): RouteOutput {
 /** What the search reads: the message and episode stores, and the vector indexes when configured. */
 export type ExchangeSearchDeps = Pick<ServiceDeps, 'messageSearch' | 'episodes'> & Partial<Pick<ServiceDeps, 'episodeVectors' | 'exchangeVectors'>>;
 
-function storesOf(deps: ExchangeSearchDeps): { messages: MessageSearch; episodes: EpisodeStore } {
-  return { messages: deps.messageSearch, episodes: deps.episodes };
-}
-
 function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {
   const { tokens, ranges } = input;
-  const stores = storesOf(deps);
   const tasks: { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] = [];
   if (tokens.length > 0) {
     tasks.push({
       route: ExchangeRoute.messages,
       run: async () => {
-        const hits = await stores.messages.bm25({ userId, tokens, k: MESSAGE_CANDIDATES });
+        const hits = await deps.messageSearch.bm25({ userId, tokens, k: MESSAGE_CANDIDATES });
         return { refs: hits, matched: hits };
       },
     });
@@ -149,7 +144,7 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
       route: ExchangeRoute.time,
       run: async () => {
         // Inside the range, what matches the words comes first; then the rest of the day in order.
-        const said = await stores.messages.saidIn({ userId, tokens, ranges, k: TIME_CANDIDATES });
+        const said = await deps.messageSearch.saidIn({ userId, tokens, ranges, k: TIME_CANDIDATES });
         return { refs: said, matched: said };
       },
     });
@@ -159,7 +154,7 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
     tasks.push({
       route: ExchangeRoute.episodes,
       run: async () => {
-        const { byWords, byDate } = await stores.episodes.search({ userId, tokens, ranges, k: EPISODE_CANDIDATES });
+        const { byWords, byDate } = await deps.episodes.search({ userId, tokens, ranges, k: EPISODE_CANDIDATES });
         const byId = new Map([...byWords, ...byDate].map((e) => [e.id, e]));
         const fused = fuseRankings([
           { route: 'words', ids: byWords.map((e) => e.id) },
@@ -204,7 +199,7 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
       route: ExchangeRoute.episodeAnn,
       run: async () => {
         const hits = await index.query({ userId, embedding: await embed(), k: EPISODE_CANDIDATES });
-        const episodes = new Map((await stores.episodes.get({ userId, ids: hits.map((h) => h.id) })).map((e) => [e.id, e]));
+        const episodes = new Map((await deps.episodes.get({ userId, ids: hits.map((h) => h.id) })).map((e) => [e.id, e]));
         return sessionsOf(hits.flatMap((h) => (episodes.has(h.id) ? [episodes.get(h.id)!] : [])));
       },
     });
@@ -271,7 +266,7 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
 
   try {
     const neighbourhoods = await withDeadline(
-      storesOf(deps).messages.withNeighbours({ userId, refs, staleSources: input.mode === 'weak', now: input.now }),
+      deps.messageSearch.withNeighbours({ userId, refs, staleSources: input.mode === 'weak', now: input.now }),
       input.deadline + 500,
     );
     const exchanges = new Map<string, ExchangeCandidate>();
