@@ -160,3 +160,25 @@ describe('MCP structuredContent', () => {
     expect(hit!.text).toContain('‹/relevant-memories›');
   });
 });
+
+describe('the user saying it themselves', () => {
+  it('confirms an instruction an agent wrote', async () => {
+    const user = `${ctx.prefix}-restated`;
+    const client = await connect(user);
+    const added = await call(client, 'memory_add', { text: 'Always answer in British English', type: 'instruction' });
+    expect(added.structuredContent).toMatchObject({ pending: true });
+    const said = await ctx.call('POST', `/v1/users/${user}/conversations/c1/messages`, {
+      messages: [
+        { id: 'm1', role: 'user', content: 'Always answer in British English' },
+        { id: 'm2', role: 'assistant', content: 'Understood.' },
+      ],
+    });
+    expect(said.status).toBe(202);
+    expect((await ctx.call('POST', `/v1/users/${user}/conversations/c1/end?wait=true`)).status).toBe(200);
+    const memory = (await ctx.call('GET', `/v1/users/${user}/memories/${added.structuredContent.id}`)).body.memory;
+    expect(memory).toMatchObject({ pending: false, via: 'mcp' });
+    const history = await ctx.call('GET', `/v1/users/${user}/memories/${memory.id}/history`);
+    expect(history.body.events.find((e: { action: string }) => e.action === 'confirm')).toMatchObject({ via: 'extraction', reason: 'the user stated it in a conversation' });
+    expect((await system(user, 'write me a summary')).system).toContain('Always answer in British English');
+  });
+});
