@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { ServiceDeps } from '../src/services/deps';
+import { confirmMemory } from '../src/services/memory-confirm';
 import { eraseMemory } from '../src/services/memory-erase';
 import { forgetMemory, restoreMemory } from '../src/services/memory-lifecycle';
 import type { MemoryDecisionInput, MemoryDecisionOutcome } from '../workflows/decisions';
@@ -37,6 +38,11 @@ export function createDecisionActivities(deps: ServiceDeps) {
             if (!(retried && err instanceof MemoryServiceError && err.code === ErrorCode.invalidState && (await ownEvent('restore')))) throw err;
             return { action: 'restore', memoryId, vectorSynced: false };
           }
+        }
+        case 'confirm': {
+          const result = await confirmMemory(deps, { userId: userKey, id: memoryId, now, audit });
+          const changed = result.changed || (retried && (await ownEvent('confirm')) !== undefined);
+          return { action: 'confirm', memoryId, changed };
         }
         case 'erase': {
           try {

@@ -36,7 +36,7 @@ export function createActivities(deps: ServiceDeps) {
     ...withTypedFailures(createExtractionRunActivities(deps)),
     ...withTypedFailures({
       async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
-        return applyStoreRequest(deps, { store: input, audit: { ...auditOf(), actor: 'api' } });
+        return applyStoreRequest(deps, { store: input, audit: { ...auditOf(), actor: input.via ?? 'api' } });
       },
 
       async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {

@@ -91,7 +91,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
           id: d.id, userId, text: d.text, normalizedText: `${d.id} ${d.text}`, type: 'fact', status: 'active', scope: 'global', confidence: 0.9, importance: 0.5,
           importanceLevel: 'medium', importanceComponents: {}, frequencyCount: 1, decayScore: 1, emotionTags: [], associatedTopics: [], keywords: [],
           source: { via: 'api', role: 'user' }, metadata: {}, createdAt: AT, updatedAt: AT, lastRecalledAt: null, lastAccessedAt: AT, expiresAt: null,
-          supersedes: null, supersededBy: null, tokens: tokenizeForIndex(d.text),
+          supersedes: null, supersededBy: null, via: 'api', pending: false, tokens: tokenizeForIndex(d.text),
         };
         await new PostgresMemoryRepository(c).insert(memory);
       }

@@ -36,7 +36,10 @@ beforeAll(async () => {
   ctx = await createTestContext({ UPSTREAM_BASE_URL: upstream.baseUrl, UPSTREAM_API_KEY: UPSTREAM_KEY, CONVERSATION_IDLE_SECONDS: '2' });
   user = `${ctx.prefix}-proxy`;
   expect((await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'I am allergic to peanuts', type: 'fact', importance: 0.9 })).status).toBe(201);
-  expect((await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'Always answer in British English', type: 'instruction', scope: 'global' })).status).toBe(201);
+  const instruction = await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'Always answer in British English', type: 'instruction', scope: 'global' });
+  expect(instruction.status).toBe(201);
+  // A directly written instruction waits for the user's confirmation (docs/security.md).
+  expect((await ctx.call('POST', `/v1/users/${user}/memories/${instruction.body.memory.id}/confirm`)).status).toBe(200);
 });
 
 afterAll(async () => {

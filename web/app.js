@@ -20,6 +20,8 @@ const I18N = {
     snoozedUntil: '已推迟到 {t}', due: '{t} 到期', repeats: '重复', freq: '次数',
     scheduled: '待提醒', snoozed: '已推迟', fired: '已提醒', dismissed: '已完成', cancelled: '已取消', failed: '操作失败：{m}',
     fact: '事实', preference: '偏好', goal: '目标', pain_point: '痛点', event: '事件', instruction: '指令', decision: '决定', assistant_contribution: '助手建议',
+    via_extraction: '来自对话', via_api: '由应用写入', via_mcp: '由助手工具写入',
+    pendingNote: '待确认：这条指令不是你说的，而是{via}。确认前助手不会把它当作你的长期指令。', confirm: '确认', confirmed: '已确认',
   },
   en: {
     title: 'Jarvis Memory', offline: 'offline', online: 'live', logout: 'Sign out', loginTitle: 'Open your memory',
@@ -33,6 +35,8 @@ const I18N = {
     snoozedUntil: 'Snoozed until {t}', due: 'due {t}', repeats: 'repeats', freq: 'count',
     scheduled: 'scheduled', snoozed: 'snoozed', fired: 'fired', dismissed: 'done', cancelled: 'cancelled', failed: 'Failed: {m}',
     fact: 'fact', preference: 'preference', goal: 'goal', pain_point: 'pain point', event: 'event', instruction: 'instruction', decision: 'decision', assistant_contribution: 'assistant',
+    via_extraction: 'from a conversation', via_api: 'written by an app', via_mcp: 'written by an assistant tool',
+    pendingNote: 'Waiting for you: you did not say this, it was {via}. Until you confirm it, the assistant does not treat it as your standing instruction.', confirm: 'Confirm', confirmed: 'Confirmed',
   },
 };
 
@@ -123,15 +127,33 @@ function bar(label, value, cls) {
   return [el('span', {}, label), el('span', { class: 'bar-track', title: `${pct}%` }, el('span', { class: `bar-fill ${cls}`, style: { width: `${pct}%` } }))];
 }
 
+// A memory an app or an agent wrote shows where it came from; an instruction it wrote waits for
+// the user's confirm before the assistant treats it as the user's own.
+async function confirmMemory(id) {
+  try {
+    await api('POST', `/memories/${id}/confirm`);
+    infoToast({ title: '✓', body: t('confirmed') }, 3000);
+    await loadMemories();
+  } catch (err) {
+    showError(err);
+  }
+}
+
+function memoryRow(m) {
+  const via = m.via || 'extraction';
+  return el('li', { 'data-memory-id': m.id, 'data-via': via, 'data-pending': String(Boolean(m.pending)), class: m.id === state.selected ? 'selected' : '', onclick: () => showHistory(m.id) },
+    el('span', { class: `type t-${m.type}` }, t(m.type)),
+    el('div', { class: 'grow' }, m.text,
+      m.pending ? el('div', { class: 'pending-note' }, t('pendingNote', { via: t(`via_${via}`) })) : null,
+      el('div', { class: 'bars' }, ...bar(t('importance'), m.importance, 'imp'), ...bar(t('decay'), m.decayScore, 'dec')),
+      el('div', { class: 'meta' }, el('span', { class: `via v-${via}` }, t(`via_${via}`)), ` · ${m.importanceLevel} · ${t('freq')} ${m.frequencyCount} · ${fmtTime(m.updatedAt)}`)),
+    m.pending ? el('button', { class: 'quiet', type: 'button', 'data-action': 'confirm', onclick: (e) => { e.stopPropagation(); confirmMemory(m.id); } }, t('confirm')) : null);
+}
+
 async function loadMemories() {
   const { memories } = await api('GET', '/memories?status=active&limit=100');
   const list = $('#memories');
-  list.replaceChildren(...(memories.length ? memories.map((m) =>
-    el('li', { 'data-memory-id': m.id, class: m.id === state.selected ? 'selected' : '', onclick: () => showHistory(m.id) },
-      el('span', { class: `type t-${m.type}` }, t(m.type)),
-      el('div', { class: 'grow' }, m.text,
-        el('div', { class: 'bars' }, ...bar(t('importance'), m.importance, 'imp'), ...bar(t('decay'), m.decayScore, 'dec')),
-        el('div', { class: 'meta' }, `${m.importanceLevel} · ${t('freq')} ${m.frequencyCount} · ${fmtTime(m.updatedAt)}`)))) : [el('li', { class: 'meta' }, t('noMemories'))]));
+  list.replaceChildren(...(memories.length ? memories.map(memoryRow) : [el('li', { class: 'meta' }, t('noMemories'))]));
 }
 
 async function showHistory(id) {
@@ -140,7 +162,7 @@ async function showHistory(id) {
   const { events } = await api('GET', `/memories/${id}/history`);
   $('#history-hint').hidden = true;
   $('#history').replaceChildren(...events.map((e) =>
-    el('li', {}, el('b', {}, e.action), ' ', e.reason, el('div', { class: 'meta' }, `${fmtTime(e.createdAt)} · ${e.actor}${e.conversationId ? ' · ' + e.conversationId : ''}`))));
+    el('li', {}, el('b', {}, e.action), ' ', e.reason, el('div', { class: 'meta' }, `${fmtTime(e.createdAt)} · ${e.actor}${e.via ? ' · ' + t(`via_${e.via}`) : ''}${e.conversationId ? ' · ' + e.conversationId : ''}`))));
 }
 
 // ---------------------------------------------------------------- toasts

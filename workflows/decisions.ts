@@ -4,15 +4,15 @@ import { MemoryDecisionsKey } from './search-attributes';
 
 type Activities = ReturnType<typeof createDecisionActivities>;
 
-/** A decision the API takes about one memory on request: forget (soft delete), restore, erase (hard delete). */
-export type MemoryDecisionAction = 'forget' | 'restore' | 'erase';
+/** A decision the API takes about one memory on request: forget (soft delete), restore, erase (hard delete), confirm (a pending memory becomes the user's). */
+export type MemoryDecisionAction = 'forget' | 'restore' | 'erase' | 'confirm';
 
 export interface MemoryDecisionInput {
   /** The user key (`MemoryUserId`). */
   userKey: string;
   memoryId: string;
   action: MemoryDecisionAction;
-  /** Who asked: `api` for the HTTP API (the audit event's actor). */
+  /** Who asked: `api` for the HTTP API, `page` for the memory page (the audit event's actor). */
   actor: string;
   /** When it was asked (ISO): the decision's time in the audit trail. */
   requestedAt: string;
@@ -21,7 +21,8 @@ export interface MemoryDecisionInput {
 export type MemoryDecisionOutcome =
   | { action: 'forget'; memoryId: string; changed: boolean; vectorRemoved: boolean }
   | { action: 'restore'; memoryId: string; vectorSynced: boolean }
-  | { action: 'erase'; memoryId: string; removed: Record<string, number>; vectorRemoved: boolean; conversations: string[]; episodesRebuilt: boolean };
+  | { action: 'erase'; memoryId: string; removed: Record<string, number>; vectorRemoved: boolean; conversations: string[]; episodesRebuilt: boolean }
+  | { action: 'confirm'; memoryId: string; changed: boolean };
 
 /** The workflow's result: the decision applied, or the refusal (unknown memory, wrong status) with the API's error code. */
 export interface MemoryDecisionResult {

@@ -1,5 +1,5 @@
 import type { AppliedDecision } from '../src/core/dto';
-import type { MemoryType } from '../src/core/types';
+import type { MemoryType, MemoryVia } from '../src/core/types';
 
 export interface StoreMemoryInput {
   userId: string;
@@ -14,6 +14,8 @@ export interface StoreMemoryInput {
   expiresAt?: string;
   /** When it was said (ISO); defaults to the request time. */
   at: string;
+  /** Who wrote it directly: a chat app with the tenant key (`api`, the default) or an agent over MCP. */
+  via?: Exclude<MemoryVia, 'extraction'>;
 }
 
 export interface ConversationInput {

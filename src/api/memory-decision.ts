@@ -15,6 +15,7 @@ const SUMMARY: Record<MemoryDecisionAction, string> = {
   forget: 'Forget memory',
   restore: 'Restore memory',
   erase: 'Erase memory',
+  confirm: 'Confirm memory',
 };
 
 const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
@@ -31,7 +32,7 @@ export function memoryDecisionWorkflowId(action: MemoryDecisionAction, userKey: 
  */
 export async function runMemoryDecision(
   deps: Pick<ApiDeps, 'temporal' | 'taskQueue'>,
-  input: { userKey: string; memoryId: string; action: MemoryDecisionAction; now: Date },
+  input: { userKey: string; memoryId: string; action: MemoryDecisionAction; now: Date; actor?: 'api' | 'page' },
 ): Promise<MemoryDecisionOutcome & { workflowId: string }> {
   const workflowId = memoryDecisionWorkflowId(input.action, input.userKey, input.memoryId);
   let result;
@@ -39,9 +40,9 @@ export async function runMemoryDecision(
     result = await deps.temporal.workflow.execute(MemoryDecision, {
       taskQueue: deps.taskQueue,
       workflowId,
-      args: [{ userKey: input.userKey, memoryId: input.memoryId, action: input.action, actor: 'api', requestedAt: input.now.toISOString() }],
+      args: [{ userKey: input.userKey, memoryId: input.memoryId, action: input.action, actor: input.actor ?? 'api', requestedAt: input.now.toISOString() }],
       typedSearchAttributes: userSearchAttributes(input.userKey),
-      staticSummary: `${SUMMARY[input.action]} ${input.memoryId} (API request)`,
+      staticSummary: `${SUMMARY[input.action]} ${input.memoryId} (${input.actor === 'page' ? 'memory page' : 'API'} request)`,
       workflowExecutionTimeout: DECISION_TIMEOUT,
     });
   } catch (err) {

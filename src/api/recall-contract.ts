@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { zoneFromIsoOffset } from '../core/time/zone-hint';
+import { MEMORY_VIAS } from '../core/types';
 import type { RecallOptions, RecallResult } from '../services/recall';
 import type { recallBody } from './schemas';
 
@@ -19,6 +20,8 @@ export const recallResponse = z.object({
       routes: z.array(z.string()),
       createdAt: z.string(),
       source: z.record(z.string(), z.unknown()),
+      /** How the memory arrived (extraction, api, mcp); memories pending confirmation are never recalled. */
+      via: z.enum(MEMORY_VIAS),
     }),
   ),
   tokens: z.number(),

@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { MEMORY_STATUSES, MEMORY_TYPES } from '../core/types';
+import { MEMORY_STATUSES, MEMORY_TYPES, MEMORY_VIAS, MemoryVia } from '../core/types';
 
 /**
  * Every id a client chooses (user, conversation, message, request) is 1–128 ASCII letters,
@@ -118,6 +118,8 @@ export const createMemoryBody = z.object({
   at: isoDate.optional(),
   /** Client-chosen id that makes retries of this request idempotent. */
   requestId: requestIdSchema.optional(),
+  /** Who is writing: `api` (default) or `mcp` (an agent's tool call, e.g. the stdio MCP server). Either is a direct write; neither can claim extraction. */
+  via: z.enum([MemoryVia.api, MemoryVia.mcp]).optional(),
 });
 
 export const listMemoriesQuery = z.object({
@@ -160,6 +162,10 @@ export const memoryView = z.object({
   expiresAt: z.string().nullable(),
   supersedes: z.string().nullable(),
   supersededBy: z.string().nullable(),
+  /** How it arrived: extraction (the user's words), api (a tenant-key write), mcp (an agent's memory_add). */
+  via: z.enum(MEMORY_VIAS),
+  /** A directly written instruction waiting for the user's confirmation (POST …/memories/{id}/confirm); not injected until then. */
+  pending: z.boolean(),
 });
 
 export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }) });

@@ -21,5 +21,7 @@ export function memoryToView(m: Memory) {
     expiresAt: m.expiresAt?.toISOString() ?? null,
     supersedes: m.supersedes,
     supersededBy: m.supersededBy,
+    via: m.via,
+    pending: m.pending,
   };
 }

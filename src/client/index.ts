@@ -32,6 +32,10 @@ export interface MemoryView {
   expiresAt: string | null;
   supersedes: string | null;
   supersededBy: string | null;
+  /** How it arrived: extracted from the user's words, or written directly (a tenant-key app, an agent over MCP). */
+  via: 'extraction' | 'api' | 'mcp';
+  /** A directly written instruction waiting for the user's confirmation ({@link MemoryClient.confirmMemory}); not injected until then. */
+  pending: boolean;
 }
 
 export interface RecallRequest {
@@ -87,7 +91,7 @@ export interface ConversationSearchResponse {
 
 export interface RecallResponse {
   context: { system: string; userPrefix: string };
-  memories: { id: string; text: string; type: MemoryType; scope: string; score: number; routes: string[]; createdAt: string; source: Record<string, unknown> }[];
+  memories: { id: string; text: string; type: MemoryType; scope: string; score: number; routes: string[]; createdAt: string; source: Record<string, unknown>; via: 'extraction' | 'api' | 'mcp' }[];
   tokens: number;
   routes: { route: string; ok: boolean; ms: number; hits: number }[];
   error?: { code: string; message: string; routes: string[] };
@@ -134,6 +138,8 @@ export interface MemoryEventView {
   conversationId?: string;
   messageIds?: string[];
   actor: string;
+  /** How the candidate this decision is about arrived (decision rows only). */
+  via?: 'extraction' | 'api' | 'mcp';
   createdAt: string;
 }
 
@@ -279,7 +285,7 @@ export class MemoryClient {
     return this.request('GET', '/healthz');
   }
 
-  createMemory(userId: string, input: { text: string; type: MemoryType; scope?: 'global' | 'task'; confidence?: number; importance?: number; keywords?: string[]; metadata?: Record<string, unknown>; expiresAt?: string; at?: string; requestId?: string }): Promise<{ memory: MemoryView; decision: { action: string; reason: string }; workflowId: string }> {
+  createMemory(userId: string, input: { text: string; type: MemoryType; scope?: 'global' | 'task'; confidence?: number; importance?: number; keywords?: string[]; metadata?: Record<string, unknown>; expiresAt?: string; at?: string; requestId?: string; via?: 'api' | 'mcp' }): Promise<{ memory: MemoryView; decision: { action: string; reason: string }; workflowId: string }> {
     return this.request('POST', `${this.user(userId)}/memories`, input);
   }
 
@@ -299,6 +305,11 @@ export class MemoryClient {
   /** Forgets a memory (status expired, vector removed). Repeating it returns `changed: false`. */
   forgetMemory(userId: string, id: string): Promise<{ memory: MemoryView; changed: boolean; vectorRemoved: boolean }> {
     return this.request('DELETE', `${this.user(userId)}/memories/${encodeURIComponent(id)}`);
+  }
+
+  /** Confirms a pending memory (an instruction an agent or app wrote): injected as the user's own from the next recall on. Repeating it returns `changed: false`. */
+  confirmMemory(userId: string, id: string): Promise<{ memory: MemoryView; changed: boolean; workflowId: string }> {
+    return this.request('POST', `${this.user(userId)}/memories/${encodeURIComponent(id)}/confirm`, {});
   }
 
   /** Restores an archived memory; 409 `invalid_state` for any other status. */

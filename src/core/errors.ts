@@ -13,6 +13,8 @@ export const ErrorCode = {
   /** A rate-limit budget is spent for now; the answer carries Retry-After. */
   rateLimited: 'rate_limited',
   invalidState: 'invalid_state',
+  /** A directly written memory that extraction's provenance screen would refuse (quoted, reported, not the user's instruction). */
+  provenanceRefused: 'provenance_refused',
   dependencyTimeout: 'dependencyTimeout',
   vectorStoreUnavailable: 'vectorStoreUnavailable',
   databaseUnavailable: 'databaseUnavailable',
@@ -46,6 +48,7 @@ const STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   invalid_state: 409,
+  provenance_refused: 422,
   dependencyTimeout: 504,
   vectorStoreUnavailable: 503,
   databaseUnavailable: 503,

@@ -1,4 +1,4 @@
-import type { ConversationMessage, EntityRef, ImportanceLevel, Memory, MemoryCandidate, MemoryScope, MemoryStatus, MemoryType, MessageRole, RelationRef } from './types';
+import type { ConversationMessage, EntityRef, ImportanceLevel, Memory, MemoryCandidate, MemoryScope, MemoryStatus, MemoryType, MemoryVia, MessageRole, RelationRef } from './types';
 import type { DigestSections } from './proactive/digest-content';
 import type { ReminderSource, ReminderState, ReminderStatus } from './proactive/reminder-state';
 import type { ClockTime, ProactiveSettings, UserSettings } from './proactive/settings';
@@ -91,7 +91,11 @@ export interface MemorySearch {
   recent(input: { userId: string; k: number; types?: MemoryType[] }): Promise<string[]>;
   /** The most important active memories at or above `minImportance`, standing instructions aside. */
   mostImportant(input: { userId: string; k: number; minImportance: number; types?: MemoryType[]; now?: Date }): Promise<string[]>;
-  /** Active memories of the given types (and scope), most important first. */
+  /**
+   * Active memories of the given types (and scope), most important first. Pending memories are
+   * left out: this is how recall loads standing instructions, and unconfirmed ones must not crowd
+   * the user's own out of its `k`.
+   */
   byTypes(input: { userId: string; types: MemoryType[]; k: number; scope?: MemoryScope; now?: Date }): Promise<Memory[]>;
 }
 
@@ -118,6 +122,8 @@ export interface MemoryRepository extends MemoryReader, MemorySearch {
   /** Sets importance and resets decay (a restore; the status change itself goes through setStatus). */
   setImportance(input: { userId: string; id: string } & ImportancePatch): Promise<void>;
   linkSupersedes(input: { userId: string; newId: string; oldId: string }): Promise<void>;
+  /** Ends a memory's wait for the user's confirmation; undefined when it is not a pending memory of this user. */
+  confirm(input: { userId: string; id: string; at: Date }): Promise<Memory | undefined>;
 }
 
 /** What was decided about a memory, by whom, in which workflow run: one row of the audit trail. */
@@ -133,6 +139,8 @@ export interface MemoryEvent {
   conversationId?: string;
   messageIds?: string[];
   actor: string;
+  /** How the candidate this event decides arrived; absent on events that are not about a written candidate. */
+  via?: MemoryVia;
   /** Makes a retried activity record its decision once. */
   idempotencyKey?: string;
 }

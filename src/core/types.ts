@@ -17,6 +17,20 @@ export const MemoryType = {
 export type MemoryType = (typeof MemoryType)[keyof typeof MemoryType];
 export const MEMORY_TYPES = Object.values(MemoryType) as [MemoryType, ...MemoryType[]];
 
+/**
+ * How a memory arrived: extracted from the user's own words in a conversation, or written directly
+ * by a chat app with the tenant key (`api`) or by an agent's `memory_add` over MCP (`mcp`). What it
+ * means for trust is in src/core/memory/via.ts.
+ */
+export const MemoryVia = {
+  extraction: 'extraction',
+  api: 'api',
+  mcp: 'mcp',
+} as const;
+export type MemoryVia = (typeof MemoryVia)[keyof typeof MemoryVia];
+/** Every value: the migration's CHECKs on memories.via and memory_events.via are tested against it. */
+export const MEMORY_VIAS = Object.values(MemoryVia) as [MemoryVia, ...MemoryVia[]];
+
 export const MemoryStatus = {
   active: 'active',
   superseded: 'superseded',
@@ -40,8 +54,8 @@ export interface MemorySource {
   messageIds?: string[];
   /** Who said it: the user, or the assistant (recommendations, advice). */
   role?: MessageRole;
-  /** How the memory arrived: extracted from a conversation, or written through the API. */
-  via?: 'extraction' | 'api';
+  /** How the memory arrived (kept for older readers; the `via` column of the memory is the record). */
+  via?: MemoryVia;
 }
 
 export interface Memory {
@@ -68,6 +82,10 @@ export interface Memory {
   expiresAt: Date | null;
   supersedes: string | null;
   supersededBy: string | null;
+  /** How it arrived: extracted from the user's words, or written directly (API, MCP). */
+  via: MemoryVia;
+  /** A directly written instruction the user has not confirmed: never injected as a standing instruction. */
+  pending: boolean;
 }
 
 export interface ConversationMessage {

@@ -7,6 +7,7 @@ export interface FoundMemory {
   type: string;
   score: number;
   createdAt: string;
+  via: MemoryView['via'];
 }
 
 /**
@@ -31,10 +32,10 @@ export function httpBackend(client: MemoryClient, userId: string): MemoryToolBac
   return {
     async searchMemories({ query, topK, types }) {
       const r = await client.recall(userId, { query, topK, types, routes: [...MEMORY_SEARCH_ROUTES] });
-      return { memories: r.memories.map((m) => ({ id: m.id, text: m.text, type: m.type, score: m.score, createdAt: m.createdAt })), error: r.error };
+      return { memories: r.memories.map((m) => ({ id: m.id, text: m.text, type: m.type, score: m.score, createdAt: m.createdAt, via: m.via })), error: r.error };
     },
     searchConversations: (input) => client.searchConversations(userId, input),
-    addMemory: (input) => client.createMemory(userId, input),
+    addMemory: (input) => client.createMemory(userId, { ...input, via: 'mcp' }),
     forgetMemory: (id) => client.forgetMemory(userId, id),
     listReminders: async (input) => (await client.listReminders(userId, input)).reminders,
     snoozeReminder: (id, seconds) => client.snoozeReminder(userId, id, seconds),

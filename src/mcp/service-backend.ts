@@ -21,7 +21,7 @@ export function serviceBackend(deps: ApiDeps, userKey: string, hooks: { afterRec
       const result = await recall(deps, userKey, query, { topK, types, routes: [...MEMORY_SEARCH_ROUTES] });
       if (result.memories.length > 0) hooks.afterRecall?.(userKey, result.memories.map((m) => m.id), new Date());
       return {
-        memories: result.memories.map((m) => ({ id: m.id, text: m.text, type: m.type, score: m.score, createdAt: m.createdAt })),
+        memories: result.memories.map((m) => ({ id: m.id, text: m.text, type: m.type, score: m.score, createdAt: m.createdAt, via: m.via })),
         error: result.error && { code: result.error.code, message: result.error.message },
       };
     },
@@ -29,7 +29,7 @@ export function serviceBackend(deps: ApiDeps, userKey: string, hooks: { afterRec
       return (await searchConversations(deps, userKey, query, { topK, timeZone })) as ConversationSearchResponse;
     },
     async addMemory({ text, type, importance, requestId }) {
-      const stored = await storeMemory(deps, userKey, { text, type, importance, requestId, metadata: { via: 'mcp' } });
+      const stored = await storeMemory(deps, userKey, { text, type, importance, requestId }, 'mcp');
       // Still being stored after WORKFLOW_WAIT_TIMEOUT_MS: the same requestId joins the same workflow.
       if (stored.pending) throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'the memory is still being stored; repeat the call with the same requestId', { workflowId: stored.workflowId });
       return { memory: memoryToView(stored.memory) as MemoryView, decision: stored.decision };

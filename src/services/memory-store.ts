@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { MemoryReader } from '../core/ports';
+import { screenDirectWrite } from '../core/memory/direct-write';
 import type { Memory } from '../core/types';
+import { jiebaSegmenter } from '../adapters/text/jieba';
 import type { StoreMemoryInput } from '../../workflows/types';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
@@ -25,7 +27,7 @@ export interface StoreMemoryDeps {
  * with the time and the request id optional. `requestId` makes retries idempotent: one workflow
  * (and one decision) per request id.
  */
-export type StoreMemoryRequest = Omit<StoreMemoryInput, 'userId' | 'requestId' | 'at'> & { at?: string; requestId?: string };
+export type StoreMemoryRequest = Omit<StoreMemoryInput, 'userId' | 'requestId' | 'at' | 'via'> & { at?: string; requestId?: string };
 
 /** The stored memory, or (`pending`) the workflow that is still storing it after WORKFLOW_WAIT_TIMEOUT_MS. */
 export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { action: string; reason: string }; workflowId: string } | { pending: true; workflowId: string };
@@ -36,7 +38,11 @@ export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { a
  * workflow slower than WORKFLOW_WAIT_TIMEOUT_MS goes on and the answer is `pending` with its id
  * (the same requestId joins the same workflow).
  */
-export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: StoreMemoryRequest): Promise<StoreMemoryResult> {
+export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: StoreMemoryRequest, via: NonNullable<StoreMemoryInput['via']> = 'api'): Promise<StoreMemoryResult> {
+  // Extraction's provenance screen, before anything is durable: what it would refuse in the user's
+  // message, a direct write refuses, whole, with the screen's reason (nothing half-written).
+  const refusal = screenDirectWrite({ text: body.text, type: body.type, scope: body.scope }, jiebaSegmenter);
+  if (refusal) throw new MemoryServiceError(ErrorCode.provenanceRefused, `refused by the provenance screen extraction applies: ${refusal.reason}`, { reason: refusal.reason, via });
   const requestId = body.requestId ?? randomUUID();
   const workflowId = `store:${userKey}:${deps.subjects.ref(userKey, 'request', requestId)}`;
   let decision;
@@ -46,7 +52,7 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
         taskQueue: deps.taskQueue,
         workflowId,
         workflowIdConflictPolicy: 'USE_EXISTING',
-        args: [{ userId: userKey, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString() }],
+        args: [{ userId: userKey, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString(), via }],
         typedSearchAttributes: userSearchAttributes(userKey),
         staticSummary: `Store a ${body.type} memory for ${userKey}`,
       }),

@@ -8,7 +8,8 @@ import { importanceFor } from '../core/lifecycle/memory-importance';
 import { restoreRefusal } from '../core/lifecycle/sweep';
 import type { MemoryEvent, MemoryReader, MemorySearch, MemoryTransaction, NewMemory, StoredMemoryEvent, VectorIndex } from '../core/ports';
 import { tokenizeForIndex } from '../adapters/text/jieba';
-import type { Memory, MemoryCandidate } from '../core/types';
+import { directWriteConfidence, pendingOnWrite } from '../core/memory/via';
+import type { Memory, MemoryCandidate, MemoryVia } from '../core/types';
 import type { StoreMemoryInput } from '../../workflows/types';
 import type { ServiceDeps } from './deps';
 import { restoreInTransaction } from './memory-lifecycle';
@@ -31,7 +32,8 @@ export interface CandidateInput {
   /** Idempotency key of the decision: a retry with the same key replays it. */
   key: string;
   audit: AuditContext;
-  via?: 'extraction' | 'api';
+  /** How the candidate arrived (default extraction): a direct write of an instruction is stored pending. */
+  via?: MemoryVia;
   metadata?: Record<string, unknown>;
   /** Runs in the decision's transaction, replayed or not (e.g. moving the extraction watermark). */
   afterDecision?: (tx: MemoryTransaction) => Promise<void>;
@@ -50,7 +52,7 @@ function jaccard(a: string[], b: string[]): number {
   return inter / (A.size + B.size - inter);
 }
 
-function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { conversationId?: string; via: 'extraction' | 'api'; metadata?: Record<string, unknown>; ttlDays?: ExpiryOverrides }): NewMemory {
+function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { conversationId?: string; via: MemoryVia; metadata?: Record<string, unknown>; ttlDays?: ExpiryOverrides }): NewMemory {
   const topics = [...new Set([...c.entities.map((e) => e.name), ...c.keywords])].slice(0, 20);
   const imp = importanceFor({ text: c.text, frequencyCount: 1, lastAccessedAt: c.saidAt, now: c.saidAt, associatedTopics: c.entities.map((e) => e.kind), prior: c.importance });
   return {
@@ -81,6 +83,8 @@ function buildMemory(id: string, userId: string, c: MemoryCandidate, extra: { co
     expiresAt: c.expiresAt ?? defaultExpiry(c.type, c.saidAt, extra.ttlDays),
     supersedes: null,
     supersededBy: null,
+    via: extra.via,
+    pending: pendingOnWrite({ via: extra.via, type: c.type }),
     tokens: tokenizeForIndex(`${c.text} ${c.keywords.join(' ')}`),
   };
 }
@@ -179,6 +183,16 @@ export function resolve(candidate: MemoryCandidate, neighbours: Neighbour[], jud
   return outcome.decision;
 }
 
+/**
+ * A pending write (a directly written instruction) replaces nothing: were it to supersede the
+ * user's own instruction, an agent could retire what the user said before the user confirms
+ * anything. It is created beside it instead.
+ */
+export function heldBack(decision: Decision, via: MemoryVia, candidate: MemoryCandidate): Decision {
+  if (!pendingOnWrite({ via, type: candidate.type }) || (decision.action !== 'update' && decision.action !== 'supersede')) return decision;
+  return { action: 'create', reason: `${decision.reason}; created beside it instead: an unconfirmed ${via} instruction replaces nothing` };
+}
+
 // ─── Stage 3: apply ────────────────────────────────────────────────────────────────────────────
 
 /** Everything applying a decision needs besides the transaction. */
@@ -234,8 +248,13 @@ async function applyReinforce(tx: Tx, ctx: ApplyContext, decision: Extract<Decis
     before = await tx.memories.get({ userId, id: decision.targetId });
   }
   const imp = importanceFor({ text: `${before!.text} ${candidate.text}`, frequencyCount: before!.frequencyCount + 1, lastAccessedAt: at, now: at, associatedTopics: before!.associatedTopics, prior: before!.importance });
-  const after = await tx.memories.reinforce({ userId, id: decision.targetId, at, importance: imp.score, importanceLevel: imp.level, components: imp.components, recalled: false, emotionTags: candidate.emotionTags, messageIds: candidate.messageIds });
+  let after = await tx.memories.reinforce({ userId, id: decision.targetId, at, importance: imp.score, importanceLevel: imp.level, components: imp.components, recalled: false, emotionTags: candidate.emotionTags, messageIds: candidate.messageIds });
   await tx.events.append({ event: { ...ctx.eventBase, memoryId: decision.targetId, action: 'reinforce', reason: decision.reason, before: snapshot(before), after: snapshot(after) }, at });
+  if (before!.pending && (ctx.via ?? 'extraction') === 'extraction') {
+    // The user now said, in their own screened words, what an agent wrote: that is the confirmation.
+    after = await tx.memories.confirm({ userId, id: decision.targetId, at });
+    await tx.events.append({ event: { ...ctx.eventBase, memoryId: decision.targetId, action: 'confirm', reason: 'the user stated it in a conversation', before: snapshot(before), after: snapshot(after) }, at });
+  }
   return { memoryId: decision.targetId, affectedIds: [] };
 }
 
@@ -329,12 +348,16 @@ export function replayOf(previous: StoredMemoryEvent, candidate: MemoryCandidate
   };
 }
 
-/** The candidate a memory written through the API stands for: the user's own, confident, stated now. */
+/**
+ * The candidate a memory written directly (API, MCP) stands for: stated now, attributed to the user
+ * (the screen in storeMemory held it to the user's kind of words), but what a writer claims rather
+ * than what the user said, so never with full confidence.
+ */
 export function candidateOfStoreRequest(input: StoreMemoryInput): MemoryCandidate {
   return {
     text: input.text,
     type: input.type,
-    confidence: input.confidence ?? 1,
+    confidence: directWriteConfidence(input.confidence),
     importance: input.importance ?? 0.5,
     keywords: input.keywords ?? [],
     entities: [],
@@ -352,7 +375,7 @@ export function candidateOfStoreRequest(input: StoreMemoryInput): MemoryCandidat
 /** A memory written through the API (the StoreMemory workflow): decided like an extracted one, keyed by the request id. */
 export function applyStoreRequest(deps: WriterDeps, input: { store: StoreMemoryInput; audit: AuditContext }): Promise<AppliedDecision> {
   const { store, audit } = input;
-  return applyCandidate(deps, { userId: store.userId, candidate: candidateOfStoreRequest(store), key: `api:${store.requestId}`, audit, via: 'api', metadata: store.metadata });
+  return applyCandidate(deps, { userId: store.userId, candidate: candidateOfStoreRequest(store), key: `api:${store.requestId}`, audit, via: store.via ?? 'api', metadata: store.metadata });
 }
 
 // ─── The write path ────────────────────────────────────────────────────────────────────────────
@@ -369,7 +392,7 @@ export async function applyCandidate(deps: WriterDeps, input: CandidateInput): P
   const judgement = await judgeOutsideLock(deps, { userId, candidate, embedding, key });
   const ctx: ApplyContext = {
     ...input,
-    eventBase: { userId, workflowId: audit.workflowId, runId: audit.runId, conversationId: audit.conversationId, messageIds: candidate.messageIds, actor: audit.actor },
+    eventBase: { userId, workflowId: audit.workflowId, runId: audit.runId, conversationId: audit.conversationId, messageIds: candidate.messageIds, actor: audit.actor, via: input.via ?? 'extraction' },
     ttlDays: deps.config.lifecycle.ttlDays,
   };
 
@@ -382,7 +405,7 @@ export async function applyCandidate(deps: WriterDeps, input: CandidateInput): P
         return replayOf(previous, candidate);
       }
       const neighbours = await loadNeighbours({ memories: tx.memories, vectors: deps.vectors }, { userId, candidate, embedding });
-      const decision = resolve(candidate, neighbours, judgement, deps.config.extraction.dedupSimilarity);
+      const decision = heldBack(resolve(candidate, neighbours, judgement, deps.config.extraction.dedupSimilarity), input.via ?? 'extraction', candidate);
       const result = await applyDecision(tx, ctx, decision);
       await recordDecision(tx, ctx, result);
       await input.afterDecision?.(tx);
@@ -402,5 +425,5 @@ export async function applyCandidate(deps: WriterDeps, input: CandidateInput): P
 
 function snapshot(m: Memory | undefined): Record<string, unknown> | undefined {
   if (!m) return undefined;
-  return { text: m.text, type: m.type, status: m.status, scope: m.scope, importance: m.importance, frequencyCount: m.frequencyCount, supersededBy: m.supersededBy, updatedAt: m.updatedAt };
+  return { text: m.text, type: m.type, status: m.status, scope: m.scope, importance: m.importance, frequencyCount: m.frequencyCount, supersededBy: m.supersededBy, updatedAt: m.updatedAt, via: m.via, pending: m.pending };
 }

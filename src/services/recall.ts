@@ -18,7 +18,7 @@ import { memoryIds } from '../adapters/retrievers/memory-route';
 import { ExchangeRetriever, exchangesOf } from '../adapters/retrievers/exchange-retriever';
 import { QueryEmbeddings } from '../adapters/retrievers/query-embeddings';
 import type { DateRange } from '../core/time/query-dates';
-import type { Memory, MemoryScope, MemorySource, MemoryType } from '../core/types';
+import type { Memory, MemoryScope, MemorySource, MemoryType, MemoryVia } from '../core/types';
 import { withDeadline } from './deadline';
 import { isVagueFollowUp } from './follow-up-net';
 import type { ServiceDeps } from './deps';
@@ -85,6 +85,7 @@ export interface RecalledMemory {
   routes: string[];
   createdAt: string;
   source: MemorySource;
+  via: MemoryVia;
 }
 
 export interface RecallResult {
@@ -321,6 +322,10 @@ async function fuseAndHydrate(deps: Pick<RecallDeps, 'memories'>, req: RecallReq
   } catch (err) {
     failures.push({ route: 'hydrate', err });
   }
+  // A memory waiting for the user's confirmation (an instruction an agent wrote) is not recalled:
+  // not as a standing instruction, not as reference data, not as a search result.
+  out.instructions = out.instructions.filter((m) => !m.pending);
+  out.hydrated = out.hydrated.filter((m) => !m.pending);
   return out;
 }
 
@@ -484,6 +489,7 @@ export function buildRecallResult(input: {
       routes: input.fusedById.get(m.id)?.routes ?? ['instruction'],
       createdAt: m.createdAt.toISOString(),
       source: m.source,
+      via: m.via,
     }));
   const error = foldRouteFailures(input.failures);
   return {

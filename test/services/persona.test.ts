@@ -11,7 +11,7 @@ function memory(id: string, text: string, importance = 0.5): Memory {
   return {
     id, userId: 'u1', text, type: 'fact', status: 'active', scope: 'global', confidence: 0.9, importance, importanceLevel: 'medium',
     frequencyCount: 1, decayScore: 1, emotionTags: [], associatedTopics: [], keywords: [], source: { role: 'user' }, metadata: {},
-    createdAt: NOW, updatedAt: NOW, lastRecalledAt: null, lastAccessedAt: NOW, expiresAt: null, supersedes: null, supersededBy: null,
+    createdAt: NOW, updatedAt: NOW, lastRecalledAt: null, lastAccessedAt: NOW, expiresAt: null, supersedes: null, supersededBy: null, via: 'extraction', pending: false,
   };
 }
 

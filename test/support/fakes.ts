@@ -180,7 +180,7 @@ function repositoryOf(store: InMemoryMemoryStore): MemoryRepository {
       await call('byTypes');
       return store
         .active(userId, now)
-        .filter((m) => types.includes(m.type) && (!scope || m.scope === scope))
+        .filter((m) => types.includes(m.type) && (!scope || m.scope === scope) && !m.pending)
         .sort((a, b) => b.importance - a.importance)
         .slice(0, k)
         .map(toMemory);
@@ -241,6 +241,14 @@ function repositoryOf(store: InMemoryMemoryStore): MemoryRepository {
       await call('linkSupersedes');
       const m = owned(userId, newId);
       if (m) m.supersedes = oldId;
+    },
+    async confirm({ userId, id, at }) {
+      await call('confirm');
+      const m = owned(userId, id);
+      if (!m?.pending) return undefined;
+      m.pending = false;
+      if (at > m.updatedAt) m.updatedAt = at;
+      return toMemory(m);
     },
   };
 }

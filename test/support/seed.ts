@@ -45,6 +45,8 @@ export function newMemory(input: { id: string; userId: string; text: string; at?
     expiresAt: null,
     supersedes: null,
     supersededBy: null,
+    via: 'api',
+    pending: false,
     tokens: tokenizeForIndex(text),
     ...over,
   };

@@ -1,4 +1,5 @@
 import type { MemoryEvent, MemoryEventLog, StoredMemoryEvent } from '../../core/ports';
+import type { MemoryVia } from '../../core/types';
 import type { Queryable } from './pool';
 
 /** The audit trail of memory decisions (`memory_events`), around a pool or a transaction's client. */
@@ -9,15 +10,15 @@ export class PostgresMemoryEventLog implements MemoryEventLog {
   async append({ event: e, at }: { event: MemoryEvent; at?: Date }): Promise<boolean> {
     const { rowCount } = await this.db.query(
       `INSERT INTO memory_events (user_id, memory_id, action, reason, before, after, workflow_id, run_id,
-         conversation_id, message_ids, actor, idempotency_key, created_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, COALESCE($13, now()))
+         conversation_id, message_ids, actor, idempotency_key, created_at, via)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, COALESCE($13, now()), $14)
        ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
       [
         e.userId, e.memoryId, e.action, e.reason,
         e.before === undefined ? null : JSON.stringify(e.before),
         e.after === undefined ? null : JSON.stringify(e.after),
         e.workflowId ?? null, e.runId ?? null, e.conversationId ?? null, e.messageIds ?? [], e.actor,
-        e.idempotencyKey ?? null, at ?? null,
+        e.idempotencyKey ?? null, at ?? null, e.via ?? null,
       ],
     );
     return rowCount === 1;
@@ -48,6 +49,7 @@ function toEvent(r: Record<string, unknown>): StoredMemoryEvent {
     conversationId: (r.conversation_id as string | null) ?? undefined,
     messageIds: r.message_ids as string[],
     actor: r.actor as string,
+    ...(r.via ? { via: r.via as MemoryVia } : {}),
     idempotencyKey: (r.idempotency_key as string | null) ?? undefined,
     createdAt: r.created_at as Date,
   };

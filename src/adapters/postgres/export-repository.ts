@@ -43,7 +43,7 @@ const SECTIONS: Record<'memories' | 'conversations' | 'episodes' | 'reminders' |
   memories: {
     columns: `id, text, type, status, scope, confidence, importance, importance_level, importance_components, frequency_count,
               decay_score, emotion_tags, associated_topics, keywords, source, metadata, created_at, updated_at, last_recalled_at,
-              last_accessed_at, expires_at, archived_at, supersedes, superseded_by`,
+              last_accessed_at, expires_at, archived_at, supersedes, superseded_by, via, pending`,
     table: 'memories',
     key: 'id',
     keyType: 'uuid',
@@ -76,7 +76,7 @@ const SECTIONS: Record<'memories' | 'conversations' | 'episodes' | 'reminders' |
   },
 };
 
-const EVENT_COLUMNS = ['id', 'memory_id', 'action', 'reason', 'before', 'after', 'conversation_id', 'message_ids', 'actor', 'created_at'];
+const EVENT_COLUMNS = ['id', 'memory_id', 'action', 'reason', 'before', 'after', 'conversation_id', 'message_ids', 'actor', 'via', 'created_at'];
 
 type OtherEventsKey = { orphans: boolean; memoryId: string | null; id: string };
 type MessageKey = { conversationId: string; seq: number };

@@ -1,5 +1,5 @@
 import type { ImportancePatch, MemoryRepository, NewMemory } from '../../core/ports';
-import type { ImportanceLevel, Memory, MemoryScope, MemorySource, MemoryStatus, MemoryType } from '../../core/types';
+import type { ImportanceLevel, Memory, MemoryScope, MemorySource, MemoryStatus, MemoryType, MemoryVia } from '../../core/types';
 import { termFrequencies } from '../../core/text/tokenize';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';
 import type { Queryable } from './pool';
@@ -28,6 +28,8 @@ interface MemoryRow {
   expires_at: Date | null;
   supersedes: string | null;
   superseded_by: string | null;
+  via: MemoryVia;
+  pending: boolean;
 }
 
 export function rowToMemory(r: MemoryRow): Memory {
@@ -55,12 +57,14 @@ export function rowToMemory(r: MemoryRow): Memory {
     expiresAt: r.expires_at,
     supersedes: r.supersedes,
     supersededBy: r.superseded_by,
+    via: r.via,
+    pending: r.pending,
   };
 }
 
 const COLUMNS = `id, user_id, text, type, status, scope, confidence, importance, importance_level, frequency_count,
   decay_score, emotion_tags, associated_topics, keywords, source, metadata, created_at, updated_at,
-  last_recalled_at, last_accessed_at, expires_at, supersedes, superseded_by`;
+  last_recalled_at, last_accessed_at, expires_at, supersedes, superseded_by, via, pending`;
 
 /**
  * PostgreSQL persistence of memories and their BM25 postings. Every query takes a user id and
@@ -78,14 +82,14 @@ export class PostgresMemoryRepository implements MemoryRepository {
       `INSERT INTO memories (id, user_id, text, normalized_text, type, status, scope, confidence, importance,
          importance_level, importance_components, frequency_count, decay_score, emotion_tags, associated_topics,
          keywords, source, metadata, doc_length, created_at, updated_at, last_recalled_at, last_accessed_at,
-         expires_at, supersedes)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)
+         expires_at, supersedes, via, pending)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27)
        ON CONFLICT (id) DO NOTHING`,
       [
         m.id, m.userId, m.text, m.normalizedText, m.type, m.status, m.scope, m.confidence, m.importance,
         m.importanceLevel, JSON.stringify(m.importanceComponents), m.frequencyCount, m.decayScore, m.emotionTags,
         m.associatedTopics, m.keywords, JSON.stringify(m.source), JSON.stringify(m.metadata), m.tokens.length,
-        m.createdAt, m.updatedAt, m.lastRecalledAt, m.lastAccessedAt, m.expiresAt, m.supersedes,
+        m.createdAt, m.updatedAt, m.lastRecalledAt, m.lastAccessedAt, m.expiresAt, m.supersedes, m.via, m.pending,
       ],
     );
     if (!inserted.rowCount) return false;
@@ -180,7 +184,7 @@ export class PostgresMemoryRepository implements MemoryRepository {
   async byTypes({ userId, types, k, ...opts }: { userId: string; types: MemoryType[]; k: number; scope?: MemoryScope; now?: Date }): Promise<Memory[]> {
     const { rows } = await this.db.query<MemoryRow>(
       `SELECT ${COLUMNS} FROM memories
-        WHERE user_id = $1 AND status = 'active' AND type = ANY($2::text[]) AND ($4::text IS NULL OR scope = $4)
+        WHERE user_id = $1 AND status = 'active' AND type = ANY($2::text[]) AND ($4::text IS NULL OR scope = $4) AND NOT pending
           AND (expires_at IS NULL OR expires_at > COALESCE($5::timestamptz, now()))
         ORDER BY importance DESC, updated_at DESC
         LIMIT $3`,
@@ -283,6 +287,14 @@ export class PostgresMemoryRepository implements MemoryRepository {
       `UPDATE memories SET importance = $3, importance_level = $4, importance_components = $5, decay_score = 1 WHERE user_id = $1 AND id = $2`,
       [userId, id, patch.importance, patch.importanceLevel, JSON.stringify(patch.components)],
     );
+  }
+
+  async confirm({ userId, id, at }: { userId: string; id: string; at: Date }): Promise<Memory | undefined> {
+    const { rows } = await this.db.query<MemoryRow>(
+      `UPDATE memories SET pending = false, updated_at = GREATEST(updated_at, $3) WHERE user_id = $1 AND id = $2 AND pending RETURNING ${COLUMNS}`,
+      [userId, id, at],
+    );
+    return rows[0] ? rowToMemory(rows[0]) : undefined;
   }
 
   async linkSupersedes({ userId, newId, oldId }: { userId: string; newId: string; oldId: string }): Promise<void> {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { MEMORY_VIAS } from '../../core/types';
 import { getMemory, listMemories, memoryHistory } from '../../services/memory-queries';
 import { storeMemory } from '../../services/memory-store';
 import { userKeyOf } from '../auth';
@@ -7,6 +8,8 @@ import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
 import { PAGE_SESSION_ROUTE } from '../page-session';
+import { runMemoryDecision } from '../memory-decision';
+import { ErrorCode, MemoryServiceError } from '../../core/errors';
 
 export const memoryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -25,7 +28,8 @@ export const memoryRoutes =
         },
       },
       async (request, reply) => {
-        const stored = await storeMemory(deps, userKeyOf(request), request.body);
+        const { via, ...body } = request.body;
+        const stored = await storeMemory(deps, userKeyOf(request), body, via ?? 'api');
         // Accepted and durable: the memory is written when the workflow gets to it (same requestId: same workflow).
         if (stored.pending) return reply.status(202).send({ workflowId: stored.workflowId, pending: true });
         return reply.status(201).send({ memory: memoryToView(stored.memory), decision: stored.decision, workflowId: stored.workflowId });
@@ -58,6 +62,26 @@ export const memoryRoutes =
       },
     );
 
+    app.post(
+      '/v1/users/:userId/memories/:id/confirm',
+      {
+        config: PAGE_SESSION_ROUTE,
+        schema: {
+          summary:
+            'Confirm a memory an agent or app wrote (pending: true): a pending instruction becomes one of the user\'s standing instructions from the next recall on; audited as a MemoryDecision. Repeating it returns changed: false',
+          params: memoryParams,
+          response: { 200: z.object({ memory: memoryView, changed: z.boolean(), workflowId: z.string() }) },
+        },
+      },
+      async (request) => {
+        const { id } = request.params;
+        const userKey = userKeyOf(request);
+        const result = await runMemoryDecision(deps, { userKey, memoryId: id, action: 'confirm', now: new Date(), actor: request.pageSession ? 'page' : 'api' });
+        if (result.action !== 'confirm') throw new MemoryServiceError(ErrorCode.internal, 'unexpected decision outcome');
+        return { memory: memoryToView(await getMemory(deps, { userId: userKey, id })), changed: result.changed, workflowId: result.workflowId };
+      },
+    );
+
     app.get(
       '/v1/users/:userId/memories/:id/history',
       {
@@ -80,6 +104,7 @@ export const memoryRoutes =
                   conversationId: z.string().optional(),
                   messageIds: z.array(z.string()).optional(),
                   actor: z.string(),
+                  via: z.enum(MEMORY_VIAS).optional(),
                   createdAt: z.string(),
                 }),
               ),

@@ -39,8 +39,8 @@ export const COMPACT_INSTRUCTIONS_HEADER = '[长期指令]';
 /** Marks assistant_contribution lines so they never read as the user's own view. */
 export const ASSISTANT_CONTRIBUTION_LABEL = '助手曾提出（非用户本人观点）：';
 
-/** What formatting needs of a memory. */
-export type FormattableMemory = Pick<Memory, 'id' | 'text' | 'type' | 'scope' | 'confidence' | 'createdAt'>;
+/** What formatting needs of a memory; `pending` (an unconfirmed direct write) is never injected. */
+export type FormattableMemory = Pick<Memory, 'id' | 'text' | 'type' | 'scope' | 'confidence' | 'createdAt'> & Partial<Pick<Memory, 'pending'>>;
 
 /** A past user/assistant exchange found by conversation recall. */
 export interface PastExchange {
@@ -256,6 +256,9 @@ export function formatContext(input: FormatContextInput): FormattedContext {
     ...(input.pastExchanges ?? []).map((exchange) => ({ kind: 'exchange' as const, exchange })),
   ];
   const memoriesOf = perMessage.flatMap((i) => (i.kind === 'memory' ? [i.memory] : []));
+  // Recall leaves pending memories out already; the formatter holds the line on its own too, as
+  // whatever reaches the system block reads as the user's own standing instruction.
+  for (const m of [...(input.instructions ?? []), ...memoriesOf]) if (m.pending) seen.add(m.id);
   const stable = [...(input.instructions ?? []), ...memoriesOf.filter(isStable)];
   for (const memory of stable) {
     if (seen.has(memory.id)) continue;
