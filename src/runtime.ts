@@ -35,6 +35,7 @@ import { PostgresNotificationRepository } from './adapters/postgres/notification
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
 import { PostgresOutboxRetryRepository } from './adapters/postgres/outbox-retry-repository';
 import { PostgresPageTokenRepository } from './adapters/postgres/page-token-repository';
+import { PostgresUserApiKeyRepository } from './adapters/postgres/user-key-repository';
 import { createPool } from './adapters/postgres/pool';
 import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
 import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
@@ -133,7 +134,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extracto
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -148,6 +149,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     extractionRuns: new PostgresExtractionRunRepository(pool),
     outboxRetries: new PostgresOutboxRetryRepository(pool),
     pageTokens: new PostgresPageTokenRepository(pool),
+    userApiKeys: new PostgresUserApiKeyRepository(pool),
     exports: new PostgresUserExportSource(pool),
     personas: new PostgresPersonaStore(pool),
     memories: new PostgresMemoryRepository(pool),

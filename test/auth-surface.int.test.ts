@@ -14,6 +14,10 @@ let ctx: TestContext;
 let victim: string;
 let memoryId: string;
 let reminderId: string;
+/** A user key of another user of the victim's tenant: the attacker holds a device config of their own. */
+let attackerKey: string;
+/** The victim's own user key, and the ids of the rows it may touch (its own, so the victim's stay intact). */
+let owner: { userId: string; key: string; keyId: string; memoryId: string; reminderId: string };
 const tally = new Map<string, { tried: number; through: number }>();
 
 interface RawResponse {
@@ -102,11 +106,20 @@ function bodyFor(method: string, path: string): string | undefined {
   return '{}';
 }
 
-function concrete(path: string): string {
+function concrete(path: string, ids = { userId: victim, memoryId, reminderId, keyId: '00000000-0000-4000-8000-000000000000' }): string {
   return path
-    .replace('{userId}', victim)
+    .replace('{userId}', ids.userId)
     .replace('{conversationId}', 'c1')
-    .replace('{id}', path.includes('/reminders/') ? reminderId : memoryId);
+    .replace('{keyId}', ids.keyId)
+    .replace('{id}', path.includes('/reminders/') ? ids.reminderId : ids.memoryId);
+}
+
+/** Routes only the tenant key reaches (docs/security.md): a user key gets 403 there even for its own user. */
+const TENANT_ONLY = new Set(['POST /v1/users/{userId}/keys', 'GET /v1/users/{userId}/keys', 'DELETE /v1/users/{userId}/keys/{keyId}', 'DELETE /v1/users/{userId}']);
+
+async function openApiRoutes(): Promise<{ method: string; path: string }[]> {
+  const doc = await ctx.call('GET', '/openapi.json', undefined, { authorization: '' });
+  return Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path: p })));
 }
 
 function count(kind: string, through: boolean): void {
@@ -132,6 +145,16 @@ beforeAll(async () => {
   const reminder = await ctx.call('POST', `/v1/users/${victim}/reminders`, { text: `call the doctor ${MARKERS[0]}`, dueAt: new Date(Date.now() + 7 * 86_400_000).toISOString() });
   expect(reminder.status).toBe(201);
   reminderId = reminder.body.id;
+
+  const attacker = await ctx.call('POST', `/v1/users/${ctx.prefix}-attacker/keys`, { label: 'attacker device' });
+  expect(attacker.status).toBe(201);
+  attackerKey = attacker.body.secret;
+  const ownerId = `${ctx.prefix}-owner`;
+  const ownMemory = await ctx.call('POST', `/v1/users/${ownerId}/memories`, { text: 'I like my own tea', type: 'preference' });
+  const ownReminder = await ctx.call('POST', `/v1/users/${ownerId}/reminders`, { text: 'water the plants', dueAt: new Date(Date.now() + 7 * 86_400_000).toISOString() });
+  const ownKey = await ctx.call('POST', `/v1/users/${ownerId}/keys`, { label: 'owner device' });
+  expect([ownMemory.status, ownReminder.status, ownKey.status]).toEqual([201, 201, 201]);
+  owner = { userId: ownerId, key: ownKey.body.secret, keyId: ownKey.body.key.id, memoryId: ownMemory.body.memory.id, reminderId: ownReminder.body.id };
 });
 
 afterAll(async () => {
@@ -187,6 +210,58 @@ describe('auth over the whole surface', () => {
     expect(memory.body.memory.status).toBe('active');
     const reminder = await ctx.call('GET', `/v1/users/${victim}/reminders/${reminderId}`);
     expect(reminder.body.status).toBe('scheduled');
+  });
+
+  it("answers a user key on every route of another user with 403, under any spelling, and leaks nothing", async () => {
+    const routes = await openApiRoutes();
+    const userRoutes = routes.filter((r) => r.path.startsWith('/v1/users/{userId}'));
+    expect(userRoutes.length).toBeGreaterThan(20);
+    const host = new URL(ctx.baseUrl).host;
+    const failures: string[] = [];
+    for (const route of userRoutes) {
+      const path = concrete(route.path);
+      for (const [variant, target] of Object.entries(pathVariants(path, host))) {
+        const res = await raw(route.method, target, { Authorization: `Bearer ${attackerKey}` }, bodyFor(route.method, route.path));
+        // The plain path and every spelling the router reads as it are refused as another user's;
+        // the others never reach a route at all (400, 404). None answers with data.
+        const through = (res.status >= 200 && res.status < 300) || leaks(res.body, target) || (variant === 'plain' && res.status !== 403);
+        count(`user key of another user: ${variant}`, through);
+        if (through) failures.push(`${route.method} ${target} -> ${res.status} ${res.body.slice(0, 120)}`);
+      }
+    }
+    // The header-named entry points: the proxy (in the document) and MCP (hidden from it).
+    for (const [target, body] of [
+      ['/proxy/v1/chat/completions', JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'what am I allergic to?' }] })],
+      ['/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'memory_search', arguments: { query: 'allergic' } } })],
+    ] as const) {
+      const res = await raw('POST', target, { Authorization: `Bearer ${attackerKey}`, 'X-Memory-User': victim, Accept: 'application/json, text/event-stream' }, body);
+      const through = res.status !== 403 || leaks(res.body);
+      count('user key of another user: X-Memory-User', through);
+      if (through) failures.push(`POST ${target} [X-Memory-User: victim] -> ${res.status} ${res.body.slice(0, 120)}`);
+    }
+    expect(failures).toEqual([]);
+    const memory = await ctx.call('GET', `/v1/users/${victim}/memories/${memoryId}`);
+    expect(memory.body.memory.status).toBe('active');
+  });
+
+  it('keeps a user key off the tenant-only routes of its own user, and lets it reach every other route of its own user', async () => {
+    const routes = (await openApiRoutes()).filter((r) => r.path.startsWith('/v1/users/{userId}'));
+    const documented = new Set(routes.map((r) => `${r.method} ${r.path}`));
+    for (const route of TENANT_ONLY) expect(documented, route).toContain(route);
+    const failures: string[] = [];
+    // Tenant-only first: the purge among them must not run before the walk over the others.
+    const ordered = [...routes].sort((a, b) => Number(TENANT_ONLY.has(`${b.method} ${b.path}`)) - Number(TENANT_ONLY.has(`${a.method} ${a.path}`)));
+    for (const route of ordered) {
+      const path = concrete(route.path, owner);
+      const res = await raw(route.method, path, { Authorization: `Bearer ${owner.key}` }, bodyFor(route.method, route.path));
+      const tenantOnly = TENANT_ONLY.has(`${route.method} ${route.path}`);
+      const wrong = tenantOnly ? res.status !== 403 || !res.body.includes('tenant_only') : res.status === 401 || res.status === 403;
+      count(tenantOnly ? 'user key, own user: tenant-only route' : 'user key, own user: refused on its own route', wrong);
+      if (wrong) failures.push(`${route.method} ${path} -> ${res.status} ${res.body.slice(0, 160)}`);
+    }
+    expect(failures).toEqual([]);
+    // The key was neither revoked nor its user purged by anything it sent.
+    expect((await ctx.call('GET', `/v1/users/${owner.userId}/keys`)).body.keys.map((k: { id: string }) => k.id)).toContain(owner.keyId);
   });
 
   it('keeps the same user id under two tenants as two people', async () => {

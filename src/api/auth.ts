@@ -6,6 +6,8 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { SubjectKeys } from '../security/subject';
 import { authenticatePageSession, type PageSessionDeps } from './page-session';
 import { userIdSchema } from './schemas';
+import { looksLikeUserApiKey, USER_API_KEY_PREFIX } from '../security/user-api-key-token';
+import { authenticateUserKey, type UserKeyCredential } from '../services/user-keys';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,6 +17,8 @@ declare module 'fastify' {
     userKey?: string;
     /** The tenant's own id of the user, on routes that take it from a header (`config.userFromHeader`). */
     headerUserId?: string;
+    /** Set when a per-user key (`jmu_…`) authenticated the request: it reaches this one user only. */
+    userCredential?: UserKeyCredential;
   }
   interface FastifyContextConfig {
     /** Served without a key. Only routes that hold no data may say so. */
@@ -29,6 +33,8 @@ declare module 'fastify' {
     userFromHeader?: string;
     /** Whether this request registers its user, for routes where that depends on the body (an MCP call that writes); default: every POST/PUT/PATCH that is not `readOnly`. */
     registersUser?: (body: unknown) => boolean;
+    /** Only the tenant key reaches this route: a per-user key is refused (403) even for its own user. */
+    tenantOnly?: boolean;
   }
   interface FastifyInstance {
     /** Drops the cached owner of a purged user, so the next request registers them again. */
@@ -61,10 +67,14 @@ export function tenantForKey(tenants: readonly { tenantId: string; digest: Buffe
  */
 export function installAuth(
   app: FastifyInstance,
-  deps: PageSessionDeps & Pick<ApiDeps, 'users'> & { subjects: SubjectKeys },
+  deps: PageSessionDeps & Pick<ApiDeps, 'users' | 'userApiKeys'> & { subjects: SubjectKeys },
   hooks: { /** Runs before a user unknown to the database is registered; may refuse it (429). */ beforeNewUser?: (request: FastifyRequest) => Promise<void> } = {},
 ): void {
   const tenants = deps.tenants.map((t) => ({ tenantId: t.tenantId, digest: digest(t.key) }));
+  // The prefix alone routes a key to the per-user lookup: a tenant key spelled so could never be used.
+  for (const t of deps.tenants) {
+    if (looksLikeUserApiKey(t.key)) throw new Error(`API_KEYS: the key of tenant "${t.tenantId}" starts with "${USER_API_KEY_PREFIX}", which marks per-user keys; choose another key`);
+  }
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.routeOptions.config?.public === true) return;
@@ -79,6 +89,15 @@ export function installAuth(
     const header = request.headers.authorization ?? '';
     const match = /^Bearer +([\x21-\x7E]+)$/i.exec(header);
     if (!match) throw new MemoryServiceError(ErrorCode.unauthorized, 'missing "Authorization: Bearer <key>" header');
+    if (looksLikeUserApiKey(match[1]!)) {
+      const credential = await authenticateUserKey(deps, match[1]!, new Date());
+      // A tenant removed from API_KEYS loses its users' keys with its own.
+      if (!deps.tenants.some((t) => t.tenantId === credential.tenantId)) throw new MemoryServiceError(ErrorCode.unauthorized, 'unknown API key', { reason: 'invalid' });
+      request.tenantId = credential.tenantId;
+      request.userCredential = credential;
+      confineToOwnUser(request, credential);
+      return;
+    }
     const tenantId = tenantForKey(tenants, match[1]!);
     if (!tenantId) throw new MemoryServiceError(ErrorCode.unauthorized, 'unknown API key');
     request.tenantId = tenantId;
@@ -97,6 +116,8 @@ export function installAuth(
       throw new MemoryServiceError(ErrorCode.unauthorized, 'this route needs an API key');
     }
     request.userKey = deps.subjects.userKey({ tenantId: request.tenantId, userId });
+    // Checked in onRequest already; the user keys must agree too, or the request reaches nobody.
+    if (request.userCredential && request.userCredential.userKey !== request.userKey) throw forbiddenForUserKey('other_user');
     // Reads never create a user; a write registers (tenant, user) once, for export and for the
     // foreign keys of the user's rows. Recall and search are reads sent as POST: they stay off
     // the registration (and its query) on the hot path.
@@ -107,6 +128,35 @@ export function installAuth(
       await ensureUser(deps, { userKey: request.userKey, tenantId: request.tenantId, externalId: userId });
     }
   });
+}
+
+const forbiddenForUserKey = (reason: 'other_user' | 'tenant_only') =>
+  new MemoryServiceError(
+    ErrorCode.forbidden,
+    reason === 'other_user' ? "a user key reaches its own user only: this request names another user" : 'this route needs the tenant key: a user key cannot reach it',
+    { reason },
+  );
+
+/**
+ * Where a user key may go, decided on the matched route before its body is read: routes of its own
+ * user — named by the `:userId` path parameter, or by the route's user header, which it may leave
+ * out — and never a `tenantOnly` route nor one without a user (a tenant-wide route). Another user's
+ * id is a 403, not a 404, so the answer is the same whether that user exists or not. An unmatched
+ * path goes on to its 404, as it does for a tenant key.
+ */
+function confineToOwnUser(request: FastifyRequest, credential: UserKeyCredential): void {
+  if (request.is404) return;
+  const config = request.routeOptions.config;
+  if (config?.tenantOnly === true) throw forbiddenForUserKey('tenant_only');
+  const fromPath = (request.params as { userId?: unknown } | undefined)?.userId;
+  if (fromPath !== undefined) {
+    if (fromPath !== credential.userId) throw forbiddenForUserKey('other_user');
+    return;
+  }
+  const header = config?.userFromHeader;
+  if (header === undefined) throw forbiddenForUserKey('tenant_only');
+  if (request.headers[header] !== undefined && userFromHeader(request, header) !== credential.userId) throw forbiddenForUserKey('other_user');
+  request.headerUserId = credential.userId;
 }
 
 /** The user id a header names, held to the same rules as the `:userId` path parameter (400 otherwise). */

@@ -19,6 +19,7 @@ import { lifecycleRoutes } from './routes/lifecycle';
 import { privacyRoutes } from './routes/privacy';
 import { recallRoutes } from './routes/recall';
 import { userRoutes } from './routes/users';
+import { userKeyRoutes } from './routes/user-keys';
 import { mcpRoutes } from '../mcp/http';
 import { proxyRoutes } from '../proxy/route';
 
@@ -81,6 +82,7 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
 
   await app.register(healthRoutes(deps));
   await app.register(userRoutes);
+  await app.register(userKeyRoutes(deps));
   await app.register(memoryRoutes(deps));
   await app.register(lifecycleRoutes(deps));
   await app.register(recallRoutes(deps, { afterRecall: options.afterRecall }));

@@ -143,6 +143,22 @@ export interface MemoryEventView {
   createdAt: string;
 }
 
+/** A per-user API key as listed: never its secret. */
+export interface UserKeyView {
+  id: string;
+  label: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+  /** Last successful use, to the minute. */
+  lastUsedAt: string | null;
+}
+
+/** `POST /v1/users/{userId}/keys`: the key and its secret (`jmu_…`), which is shown this once. */
+export interface MintedUserKey {
+  key: UserKeyView;
+  secret: string;
+}
+
 /** `GET /v1/users/{userId}`: the tenant and the pseudonymous user key Temporal knows the user by. */
 export interface UserInfo {
   userId: string;
@@ -259,6 +275,24 @@ export class MemoryClient {
   /** A one-time sign-in link to this user's memory page (`PageSignIn.url`, relative to the service). */
   createPageToken(userId: string): Promise<PageSignIn> {
     return this.request('POST', `${this.user(userId)}/page-token`);
+  }
+
+  /**
+   * Mints a key that reaches this user only — the credential for an MCP client or a chat app on the
+   * user's device. Tenant key only; the secret is in this answer and nowhere else.
+   */
+  createUserKey(userId: string, input: { label?: string; expiresAt?: string } = {}): Promise<MintedUserKey> {
+    return this.request('POST', `${this.user(userId)}/keys`, input);
+  }
+
+  /** The user's keys (tenant key only), without secrets. */
+  async listUserKeys(userId: string): Promise<UserKeyView[]> {
+    return (await this.request<{ keys: UserKeyView[] }>('GET', `${this.user(userId)}/keys`)).keys;
+  }
+
+  /** Revokes a key at once (tenant key only); `not_found` when this user has no such key, revoked or never theirs. */
+  async revokeUserKey(userId: string, keyId: string): Promise<void> {
+    await this.request('DELETE', `${this.user(userId)}/keys/${encodeURIComponent(keyId)}`);
   }
 
   /** Everything stored about the user as one document (right of access). Large users: {@link exportUserStream}. */
@@ -397,17 +431,21 @@ export class MemoryClient {
 /**
  * Options for the official `openai` client (or any OpenAI-compatible one) to talk through the memory
  * proxy: `new OpenAI(memoryProxyOptions({ baseUrl, apiKey, userId }))`. The memory API key travels
- * as the client's API key; the user (and optionally the conversation) as headers.
+ * as the client's API key; the user (and optionally the conversation) as headers. With a user key
+ * (`jmu_…`, the one to give a chat app) the key names the user and `userId` may be left out.
  */
-export function memoryProxyOptions(opts: { baseUrl: string; apiKey: string; userId: string; conversationId?: string }): { baseURL: string; apiKey: string; defaultHeaders: Record<string, string> } {
+export function memoryProxyOptions(opts: { baseUrl: string; apiKey: string; userId?: string; conversationId?: string }): { baseURL: string; apiKey: string; defaultHeaders: Record<string, string> } {
   return {
     baseURL: `${opts.baseUrl.replace(/\/$/, '')}/proxy/v1`,
     apiKey: opts.apiKey,
-    defaultHeaders: { 'X-Memory-User': opts.userId, ...(opts.conversationId ? { 'X-Memory-Conversation': opts.conversationId } : {}) },
+    defaultHeaders: { ...(opts.userId ? { 'X-Memory-User': opts.userId } : {}), ...(opts.conversationId ? { 'X-Memory-Conversation': opts.conversationId } : {}) },
   };
 }
 
-/** The URL and headers an MCP client needs for the Streamable HTTP endpoint (`/mcp`) of one user. */
-export function memoryMcpEndpoint(opts: { baseUrl: string; apiKey: string; userId: string }): { url: string; headers: Record<string, string> } {
-  return { url: `${opts.baseUrl.replace(/\/$/, '')}/mcp`, headers: { Authorization: `Bearer ${opts.apiKey}`, 'X-Memory-User': opts.userId } };
+/**
+ * The URL and headers an MCP client needs for the Streamable HTTP endpoint (`/mcp`) of one user.
+ * With a user key (`jmu_…`) the key names the user and `userId` may be left out.
+ */
+export function memoryMcpEndpoint(opts: { baseUrl: string; apiKey: string; userId?: string }): { url: string; headers: Record<string, string> } {
+  return { url: `${opts.baseUrl.replace(/\/$/, '')}/mcp`, headers: { Authorization: `Bearer ${opts.apiKey}`, ...(opts.userId ? { 'X-Memory-User': opts.userId } : {}) } };
 }

@@ -7,7 +7,11 @@ import { serviceBackend } from './service-backend';
 import { MEMORY_USER_HEADER } from './tools-names';
 import { createMemoryMcpServer } from './tools';
 
-/** Route config of /mcp: a key, and the user in X-Memory-User (src/api/auth.ts); only memory_add registers the user. */
+/**
+ * Route config of /mcp: a key, and the user in X-Memory-User (src/api/auth.ts) — or a user key
+ * (`jmu_…`, what an MCP client's config should hold), which names its user itself and may leave
+ * the header out; only memory_add registers the user.
+ */
 const MCP_ROUTE = { userFromHeader: MEMORY_USER_HEADER, registersUser: mcpRegistersUser };
 
 /**

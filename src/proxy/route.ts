@@ -59,8 +59,9 @@ async function recallWithin(run: () => Promise<RecallResult>, ms: number): Promi
 /**
  * The OpenAI-compatible memory proxy (seed 004): `POST /proxy/v1/chat/completions`.
  *
- * A chat client points its base URL at `/proxy/v1` and sends its memory API key as the API key and
- * the user as `X-Memory-User`. For each request: recall for the last user message (within
+ * A chat client points its base URL at `/proxy/v1` and sends its user's key (`jmu_…`) as the API
+ * key, which names the user; a server holding the tenant key names the user in `X-Memory-User`
+ * (src/api/auth.ts decides both before the body is read). For each request: recall for the last user message (within
  * PROXY_RECALL_TIMEOUT_MS), inject the stable part at the end of the system message and the
  * memories before the user's text, forward to UPSTREAM_BASE_URL with UPSTREAM_API_KEY and the
  * caller's model and options, hand the answer back unchanged (streamed or not), then record the

@@ -25,6 +25,7 @@ import type {
   ReminderRepository,
   SettingsRepository,
   UnitOfWork,
+  UserApiKeyRepository,
   UserKeyDestroyer,
   UserExportSource,
   UserRepository,
@@ -62,6 +63,8 @@ export interface ServiceDeps {
   /** Consistent snapshots of everything stored about a user, for the export. */
   exports: UserExportSource;
   purgeAudit: PurgeAuditLog;
+  /** Per-user API keys (mint, list, revoke, authenticate). */
+  userApiKeys: UserApiKeyRepository;
   /** The user's raw messages searched (BM25, dates, neighbours, hidden lines). */
   messageSearch: MessageSearch;
   /** Episodes (one conversation, one local day) and their postings. */

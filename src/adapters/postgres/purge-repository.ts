@@ -38,6 +38,8 @@ export const PURGE_TABLES: readonly { table: string; rows: string }[] = [
   { table: 'user_index_stats', rows: 'SELECT ctid FROM user_index_stats WHERE user_id = $1' },
   { table: 'message_index_stats', rows: 'SELECT ctid FROM message_index_stats WHERE user_id = $1' },
   { table: 'episode_index_stats', rows: 'SELECT ctid FROM episode_index_stats WHERE user_id = $1' },
+  // Purge revokes the user's API keys with the rest of their rows.
+  { table: 'user_api_keys', rows: 'SELECT ctid FROM user_api_keys WHERE user_id = $1' },
   { table: 'legacy_user_moves', rows: 'SELECT ctid FROM legacy_user_moves WHERE user_id = $1' },
   { table: 'users', rows: 'SELECT ctid FROM users WHERE user_id = $1' },
 ];

@@ -54,6 +54,8 @@ export const privacyRoutes =
     app.delete(
       '/v1/users/:userId',
       {
+        // Erasure is the tenant's decision: a per-user key (a device's config) cannot purge.
+        config: { tenantOnly: true },
         schema: {
           summary: 'Erase everything stored about the user (PurgeUser workflow): rows, vectors, schedules, workflow histories; ?wait=true waits for it',
           params: userParams,
