@@ -864,5 +864,6 @@ export interface UserExportSnapshot extends UserExportReader {
 }
 
 export interface UserExportSource {
-  openSnapshot(): Promise<UserExportSnapshot>;
+  /** `statementTimeoutMs` bounds each read, `idleTimeoutMs` the pause between two reads (the snapshot is dropped past either). */
+  openSnapshot(input?: { statementTimeoutMs?: number; idleTimeoutMs?: number }): Promise<UserExportSnapshot>;
 }
