@@ -65,8 +65,8 @@ describe('config', () => {
     const c = loadConfig({});
     expect(c.rateLimits).toEqual({
       windowSeconds: 60,
-      perUser: { recall: 120, writes: 240, llm: 60 },
-      perKey: { recall: 6000, writes: 12_000, llm: 1200 },
+      perUser: { recall: 120, writes: 240, llm: 60, exports: 400 },
+      perKey: { recall: 6000, writes: 12_000, llm: 1200, exports: 4000 },
       newUsersPerTenant: 120,
     });
     expect(c.maxMessagesBodyBytes).toBe(8 * 1024 * 1024);

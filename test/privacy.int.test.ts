@@ -148,9 +148,10 @@ describe('export, purge', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="jarvis-memory-export-.*\.json"$/);
-    // Streamed: no length known up front.
-    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    // Spooled from the snapshot before it is sent: the length is known and exact.
+    const length = Number(res.headers.get('content-length'));
     const text = await res.text();
+    expect(Buffer.byteLength(text, 'utf8')).toBe(length);
     const doc = JSON.parse(text);
     for (const key of ['format', 'exportedAt', 'user', 'settings', ...EXPORT_SECTIONS]) expect(doc, key).toHaveProperty(key);
     expect(doc.user).toMatchObject({ userId: alice(), tenantId: 'tenant-a' });

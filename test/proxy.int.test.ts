@@ -153,12 +153,14 @@ describe('memory proxy: POST /proxy/v1/chat/completions', () => {
     expect(memory.source.conversationId).toBe('chat-idle');
   });
 
-  it('hands an upstream error back as the upstream wrote it, with nothing recorded as an answer', async () => {
+  it('maps an upstream error to its own error shape (502 upstream_failed, nothing of the upstream body), with nothing recorded as an answer', async () => {
     const error = await openai({ conversationId: 'chat-error' })
       .chat.completions.create({ model: 'upstream-error', messages: [{ role: 'user', content: 'hello?' }] })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('does not exist');
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).not.toContain('does not exist');
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'upstream_failed', details: { upstreamStatus: 400 } });
     expect(await recorded(ctx, user, 'chat-error')).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (dbCode) return reply.status(httpStatusFor(dbCode)).send({ error: { code: dbCode, message: dbCode === ErrorCode.dependencyTimeout ? 'PostgreSQL statement timed out' : 'PostgreSQL unavailable' } });
     if (err instanceof MemoryServiceError) {
       // A spent rate-limit budget says when to come back (RFC 9110 Retry-After, in seconds).
-      if (err.code === ErrorCode.rateLimited && typeof err.context.retryAfterSeconds === 'number') reply.header('retry-after', String(err.context.retryAfterSeconds));
+      if ((err.code === ErrorCode.rateLimited || err.code === ErrorCode.concurrencyLimited || err.code === ErrorCode.upstreamUnavailable) && typeof err.context.retryAfterSeconds === 'number') reply.header('retry-after', String(err.context.retryAfterSeconds));
       return reply.status(httpStatusFor(err.code)).send({ error: { code: err.code, message: err.message, details: err.context } });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {

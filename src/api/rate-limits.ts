@@ -5,6 +5,7 @@ import type { AppConfig, RateLimitBudget } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { shouldRewrite } from '../core/recall/query-rewrite';
 import { mcpBudgets } from '../mcp/budgets';
+import { policyFor, proxyCostUnits } from '../proxy/policy';
 import { requestUserId } from './auth';
 
 /**
@@ -18,6 +19,10 @@ import { requestUserId } from './auth';
  * - `llm`: requests that ask for the chat model's work — a recall that will be rewritten,
  *   POST /digests, ending a conversation (extraction) and storing a memory (conflict judge).
  *   They count whether or not a model is configured, so adding one changes no client's limits.
+ *   A proxied chat completion spends its cost in units (choices × completion tokens, see
+ *   src/proxy/policy.ts), since it runs on the operator's upstream key;
+ * - `exports`: units of export work — one when an export starts (refused when none is left), then
+ *   one per page of rows it read, charged once the snapshot is read (`app.budgets.charge`);
  * and `newUsers`, per tenant: first contact with a user id creates a user row (and, with their
  * first message, two Temporal Schedules), so a tenant cannot mint ids without bound.
  *
@@ -39,8 +44,8 @@ const LIMITER_KEYS = 20_000;
 export interface RouteLimits {
   /** Largest request body in bytes (413 `payload_too_large` past it). */
   bodyLimit: number;
-  /** The budgets one request spends, in the order they are checked. */
-  budgets(body: unknown): Budget[];
+  /** The budgets one request spends, in the order they are checked; a budget named k times spends k units. */
+  budgets(body: unknown, request?: { tenantId?: string }): Budget[];
 }
 
 const spends =
@@ -61,7 +66,7 @@ export function recallBudgets(body: unknown, config: Pick<AppConfig, 'recall'>):
  * Every route with a body or a budget, by `METHOD url` as the router knows it. Body limits are
  * sized to what the route's schema accepts at most (UTF-8, three bytes per UTF-16 unit).
  */
-export function routeLimits(config: Pick<AppConfig, 'recall' | 'maxMessagesBodyBytes'>): Record<string, RouteLimits> {
+export function routeLimits(config: Pick<AppConfig, 'recall' | 'maxMessagesBodyBytes'> & Partial<Pick<AppConfig, 'proxy'>>): Record<string, RouteLimits> {
   // Method and path apart, so no string here reads like SQL to the user-scoping guard.
   const at = (method: string, path: string) => `${method} /v1/users/:userId${path}`;
   return {
@@ -89,7 +94,16 @@ export function routeLimits(config: Pick<AppConfig, 'recall' | 'maxMessagesBodyB
     ['POST /mcp']: { bodyLimit: 256 * KiB, budgets: mcpBudgets },
     // The proxy: a recall, the two recorded turns, and the upstream model's answer. The whole chat
     // history comes with every request, so it takes the size of a message batch.
-    ['POST /proxy/v1/chat/completions']: { bodyLimit: config.maxMessagesBodyBytes, budgets: spends('recall', 'writes', 'llm') },
+    ['POST /proxy/v1/chat/completions']: {
+      bodyLimit: config.maxMessagesBodyBytes,
+      budgets: (body, request) => {
+        const proxy = config.proxy;
+        const units = proxy ? proxyCostUnits(body, policyFor(proxy, request?.tenantId), proxy.tokensPerUnit) : 1;
+        return ['recall', 'writes', ...Array<Budget>(units).fill('llm')];
+      },
+    },
+    // The first unit of an export; the rest is charged by the route once it knows the cost.
+    [at('GET', '/export')]: { bodyLimit: SMALL_BODY, budgets: spends('exports') },
   };
 }
 
@@ -99,10 +113,10 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * The budgets a request spends. A route missing from the table spends `writes` when it can
  * change something under /v1, so a route added later is never unlimited; reads spend none.
  */
-export function budgetsFor(table: Record<string, RouteLimits>, method: string, url: string | undefined, body: unknown): Budget[] {
+export function budgetsFor(table: Record<string, RouteLimits>, method: string, url: string | undefined, body: unknown, request?: { tenantId?: string }): Budget[] {
   if (!url) return [];
   const route = table[`${method} ${url}`];
-  if (route) return route.budgets(body);
+  if (route) return route.budgets(body, request);
   return !READS.has(method) && url.startsWith('/v1/') ? ['writes'] : [];
 }
 
@@ -114,18 +128,20 @@ export const limitKey = {
   tenant: (tenantId: string) => `t|${tenantId}`,
 };
 
-function userOf(request: FastifyRequest): string | undefined {
+/** The (tenant, user) counter key of a request, when it names a user. */
+export function userOf(request: FastifyRequest): string | undefined {
   const userId = requestUserId(request);
   return request.tenantId && userId !== undefined ? limitKey.user(request.tenantId, userId) : undefined;
 }
 
-function apiKeyOf(request: FastifyRequest): string {
+/** The API key counter key of a request (a digest; the tenant's when no Bearer key was presented, e.g. a page session). */
+export function apiKeyOf(request: FastifyRequest): string {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
   // Auth has accepted the request, so a key was presented; the tenant is the fallback all the same.
   return match ? limitKey.apiKey(match[1]!) : limitKey.tenant(request.tenantId ?? '');
 }
 
-const BUDGET_WORDS: Record<Budget | 'newUsers', string> = { recall: 'recall', writes: 'write', llm: 'LLM-backed', newUsers: 'new-user' };
+const BUDGET_WORDS: Record<Budget | 'newUsers', string> = { recall: 'recall', writes: 'write', llm: 'LLM-backed', exports: 'export', newUsers: 'new-user' };
 const SCOPE_WORDS: Record<Scope | 'tenant', string> = { user: 'for this user', key: 'for this API key', tenant: 'for this tenant' };
 
 function rateLimited(budget: Budget | 'newUsers', scope: Scope | 'tenant', limit: number, windowSeconds: number, ttlMs: number): MemoryServiceError {
@@ -146,6 +162,18 @@ export interface RateLimits {
    * Auth calls it before it creates the user.
    */
   admitNewUser(request: FastifyRequest): Promise<void>;
+  /**
+   * Spends `units` more of a budget for this request's user and key, after the work is done (its
+   * cost known only then). Never throws: what is over the limit is refused on the next request.
+   */
+  charge(request: FastifyRequest, budget: Budget, units: number): Promise<void>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The rate limits, for routes that charge a cost known only after the work (exports). */
+    budgets: RateLimits;
+  }
 }
 
 /**
@@ -176,12 +204,13 @@ export async function installRateLimits(app: FastifyInstance, config: Pick<AppCo
     recall: { user: limiter(perUser.recall, (r) => userOf(r)!), key: limiter(perKey.recall, apiKeyOf) },
     writes: { user: limiter(perUser.writes, (r) => userOf(r)!), key: limiter(perKey.writes, apiKeyOf) },
     llm: { user: limiter(perUser.llm, (r) => userOf(r)!), key: limiter(perKey.llm, apiKeyOf) },
+    exports: { user: limiter(perUser.exports, (r) => userOf(r)!), key: limiter(perKey.exports, apiKeyOf) },
   };
   const limits: Record<Scope, Record<Budget, number>> = { user: perUser, key: perKey };
 
   app.addHook('preHandler', async (request) => {
     if (!request.tenantId) return; // a public route
-    const budgets = budgetsFor(table, request.method, request.routeOptions.url, request.body);
+    const budgets = budgetsFor(table, request.method, request.routeOptions.url, request.body, request);
     const hasUser = userOf(request) !== undefined;
     for (const budget of budgets) {
       for (const scope of ['user', 'key'] as const) {
@@ -196,7 +225,19 @@ export async function installRateLimits(app: FastifyInstance, config: Pick<AppCo
   const newUsers = limiter(newUsersPerTenant, (r) => limitKey.tenant(r.tenantId ?? ''));
   // Admissions of the current window, so repeated and concurrent first requests count once.
   const admitted = new Map<string, { until: number; admission: Promise<void> }>();
-  return {
+  const rateLimits: RateLimits = {
+    async charge(request, budget, units) {
+      const hasUser = userOf(request) !== undefined;
+      for (const scope of ['user', 'key'] as const) {
+        const limit = limiters[budget][scope];
+        if (!limit || (scope === 'user' && !hasUser)) continue;
+        // Past the limit one more unit changes nothing: the counter already refuses.
+        for (let i = 0; i < Math.min(units, limits[scope][budget] + 1); i++) {
+          const state = await limit(request);
+          if (!state.isAllowed && state.isExceeded) break;
+        }
+      }
+    },
     async admitNewUser(request) {
       const user = userOf(request);
       if (!newUsers || !user) return;
@@ -216,4 +257,6 @@ export async function installRateLimits(app: FastifyInstance, config: Pick<AppCo
       return admission;
     },
   };
+  app.decorate('budgets', rateLimits);
+  return rateLimits;
 }

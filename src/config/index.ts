@@ -214,6 +214,22 @@ export const envSchema = z.object({
   UPSTREAM_BASE_URL: optionalUrl,
   UPSTREAM_API_KEY: optionalString,
   PROXY_RECALL_TIMEOUT_MS: positiveInt.max(60_000).default(1500),
+  // Bounded resources per caller: exports, event streams, the proxy's upstream calls
+  EXPORT_CONCURRENCY_PER_TENANT: positiveInt.max(100).default(2),
+  EXPORT_SNAPSHOTS_AT_ONCE: positiveInt.max(8).default(2),
+  EXPORT_STATEMENT_TIMEOUT_MS: positiveInt.max(600_000).default(30_000),
+  EXPORT_SNAPSHOT_TIMEOUT_MS: positiveInt.max(3_600_000).default(120_000),
+  RATE_LIMIT_EXPORT_UNITS_PER_USER: budget.default(400),
+  RATE_LIMIT_EXPORT_UNITS_PER_KEY: budget.default(4000),
+  SSE_MAX_STREAMS_PER_USER: positiveInt.max(1000).default(4),
+  SSE_MAX_STREAMS_PER_KEY: positiveInt.max(100_000).default(1000),
+  PROXY_ALLOWED_MODELS: optionalString,
+  PROXY_MAX_N: positiveInt.max(128).default(1),
+  PROXY_MAX_TOKENS: positiveInt.max(1_000_000).default(4096),
+  PROXY_ALLOW_TOOLS: z.enum(['true', 'false']).default('false'),
+  PROXY_TENANT_POLICIES: optionalString,
+  PROXY_TOKENS_PER_UNIT: positiveInt.default(4096),
+  PROXY_UPSTREAM_TIMEOUT_MS: positiveInt.max(600_000).default(120_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -308,7 +324,39 @@ export interface AppConfig {
   /** Reconcilers and bounded waits (docs/reliability.md). */
   reliability: ReliabilityConfig;
   /** The memory proxy: the upstream chat completions API (undefined: the proxy answers 503) and how long recall may take before a request goes out without memory. */
-  proxy: { upstreamBaseUrl?: string; upstreamApiKey?: string; recallTimeoutMs: number };
+  proxy: ProxyConfig;
+  /**
+   * Exports: how many one tenant may run at once, how many snapshots a process reads at once (each
+   * holds a pooled connection while it is read; the rest wait their turn), the time limits of the snapshot's statements and
+   * of the whole snapshot (PostgreSQL statement_timeout / idle_in_transaction_session_timeout).
+   */
+  exports: { concurrencyPerTenant: number; snapshotsAtOnce: number; statementTimeoutMs: number; snapshotTimeoutMs: number };
+  /** Live event streams (SSE) open at once, per (tenant, user) and per API key. */
+  eventStreams: { perUser: number; perKey: number };
+}
+
+/** What a tenant's proxied request may ask of the upstream (PROXY_* defaults, PROXY_TENANT_POLICIES per tenant). */
+export interface ProxyPolicy {
+  /** Model names let through; null: any model. */
+  models: string[] | null;
+  maxN: number;
+  /** Largest `max_tokens` / `max_completion_tokens`; also sent when the caller names neither. */
+  maxTokens: number;
+  /** Whether `tools`, `tool_choice`, `parallel_tool_calls` (and the legacy `functions`) may pass. */
+  tools: boolean;
+}
+
+export interface ProxyConfig {
+  upstreamBaseUrl?: string;
+  upstreamApiKey?: string;
+  recallTimeoutMs: number;
+  /** The bound of one upstream call, from sending the request to the last byte of the answer. */
+  upstreamTimeoutMs: number;
+  /** Completion tokens per `llm` budget unit: a request spends n × ceil(max tokens / this). */
+  tokensPerUnit: number;
+  defaultPolicy: ProxyPolicy;
+  /** Tenant id → its policy (fields it leaves out take the defaults). */
+  tenantPolicies: Record<string, ProxyPolicy>;
 }
 
 export interface ReliabilityConfig {
@@ -333,7 +381,8 @@ export interface RetentionDays {
   digests: number | null;
 }
 
-export type RateLimitBudget = 'recall' | 'writes' | 'llm';
+/** `exports`: units of export work (a page of rows each), charged as an export reads them. */
+export type RateLimitBudget = 'recall' | 'writes' | 'llm' | 'exports';
 export interface RateLimitConfig {
   windowSeconds: number;
   perUser: Record<RateLimitBudget, number>;
@@ -489,8 +538,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     page: { sessionTtlSeconds: e.PAGE_TOKEN_TTL_SECONDS, codeTtlSeconds: Math.min(e.PAGE_CODE_TTL_SECONDS, e.PAGE_TOKEN_TTL_SECONDS) },
     rateLimits: {
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
-      perUser: { recall: e.RATE_LIMIT_RECALL_PER_USER, writes: e.RATE_LIMIT_WRITES_PER_USER, llm: e.RATE_LIMIT_LLM_PER_USER },
-      perKey: { recall: e.RATE_LIMIT_RECALL_PER_KEY, writes: e.RATE_LIMIT_WRITES_PER_KEY, llm: e.RATE_LIMIT_LLM_PER_KEY },
+      perUser: { recall: e.RATE_LIMIT_RECALL_PER_USER, writes: e.RATE_LIMIT_WRITES_PER_USER, llm: e.RATE_LIMIT_LLM_PER_USER, exports: e.RATE_LIMIT_EXPORT_UNITS_PER_USER },
+      perKey: { recall: e.RATE_LIMIT_RECALL_PER_KEY, writes: e.RATE_LIMIT_WRITES_PER_KEY, llm: e.RATE_LIMIT_LLM_PER_KEY, exports: e.RATE_LIMIT_EXPORT_UNITS_PER_KEY },
       newUsersPerTenant: e.RATE_LIMIT_NEW_USERS_PER_TENANT,
     },
     maxMessagesBodyBytes: e.MAX_MESSAGES_BODY_BYTES,
@@ -515,7 +564,57 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       workflowWaitMs: e.WORKFLOW_WAIT_TIMEOUT_MS,
       temporalCallMs: e.TEMPORAL_CALL_TIMEOUT_MS,
     },
-    proxy: { upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''), upstreamApiKey: e.UPSTREAM_API_KEY, recallTimeoutMs: e.PROXY_RECALL_TIMEOUT_MS },
+    proxy: proxyConfig(e),
+    exports: { concurrencyPerTenant: e.EXPORT_CONCURRENCY_PER_TENANT, snapshotsAtOnce: e.EXPORT_SNAPSHOTS_AT_ONCE, statementTimeoutMs: e.EXPORT_STATEMENT_TIMEOUT_MS, snapshotTimeoutMs: e.EXPORT_SNAPSHOT_TIMEOUT_MS },
+    eventStreams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perKey: e.SSE_MAX_STREAMS_PER_KEY },
+  };
+}
+
+const modelList = (raw: string | undefined): string[] | null => {
+  const models = (raw ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+  return models.length === 0 || models.includes('*') ? null : models;
+};
+
+/** PROXY_TENANT_POLICIES: a JSON object, tenant id → { models?, maxN?, maxTokens?, tools? }. */
+const tenantPolicySchema = z.strictObject({
+  models: z.union([z.array(z.string().min(1).max(256)).max(1000), z.literal('*')]).optional(),
+  maxN: z.number().int().min(1).max(128).optional(),
+  maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+  tools: z.boolean().optional(),
+});
+
+function proxyConfig(e: Env): ProxyConfig {
+  const defaultPolicy: ProxyPolicy = { models: modelList(e.PROXY_ALLOWED_MODELS), maxN: e.PROXY_MAX_N, maxTokens: e.PROXY_MAX_TOKENS, tools: e.PROXY_ALLOW_TOOLS === 'true' };
+  const tenantPolicies: Record<string, ProxyPolicy> = {};
+  if (e.PROXY_TENANT_POLICIES) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(e.PROXY_TENANT_POLICIES);
+    } catch {
+      fail('PROXY_TENANT_POLICIES', 'expected a JSON object: {"tenant": {"models": [...], "maxN": 1, "maxTokens": 4096, "tools": false}}');
+    }
+    const parsed = z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), tenantPolicySchema).safeParse(raw);
+    if (!parsed.success) fail('PROXY_TENANT_POLICIES', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    for (const [tenant, p] of Object.entries(parsed.data)) {
+      tenantPolicies[tenant] = {
+        models: p.models === undefined ? defaultPolicy.models : p.models === '*' ? null : p.models,
+        maxN: p.maxN ?? defaultPolicy.maxN,
+        maxTokens: p.maxTokens ?? defaultPolicy.maxTokens,
+        tools: p.tools ?? defaultPolicy.tools,
+      };
+    }
+  }
+  return {
+    upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''),
+    upstreamApiKey: e.UPSTREAM_API_KEY,
+    recallTimeoutMs: e.PROXY_RECALL_TIMEOUT_MS,
+    upstreamTimeoutMs: e.PROXY_UPSTREAM_TIMEOUT_MS,
+    tokensPerUnit: e.PROXY_TOKENS_PER_UNIT,
+    defaultPolicy,
+    tenantPolicies,
   };
 }
 

@@ -12,6 +12,14 @@ export const ErrorCode = {
   payloadTooLarge: 'payload_too_large',
   /** A rate-limit budget is spent for now; the answer carries Retry-After. */
   rateLimited: 'rate_limited',
+  /** Too many of one caller's long-lived requests (exports, event streams) are open; the answer carries Retry-After. */
+  concurrencyLimited: 'concurrency_limited',
+  /** A proxied request names a field, model or value its tenant's proxy policy does not let through. */
+  fieldNotAllowed: 'field_not_allowed',
+  /** The proxy's upstream refused or failed the request (its body is not passed on). */
+  upstreamFailed: 'upstream_failed',
+  /** The proxy's upstream is rate limited or overloaded: retry later. */
+  upstreamUnavailable: 'upstream_unavailable',
   invalidState: 'invalid_state',
   /** A directly written memory that extraction's provenance screen would refuse (quoted, reported, not the user's instruction). */
   provenanceRefused: 'provenance_refused',
@@ -47,6 +55,10 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  concurrency_limited: 429,
+  field_not_allowed: 400,
+  upstream_failed: 502,
+  upstream_unavailable: 503,
   invalid_state: 409,
   provenance_refused: 422,
   dependencyTimeout: 504,

@@ -872,7 +872,8 @@ export interface UserExportSnapshot extends UserExportReader {
 }
 
 export interface UserExportSource {
-  openSnapshot(): Promise<UserExportSnapshot>;
+  /** `statementTimeoutMs` bounds each read, `idleTimeoutMs` the pause between two reads (the snapshot is dropped past either). */
+  openSnapshot(input?: { statementTimeoutMs?: number; idleTimeoutMs?: number }): Promise<UserExportSnapshot>;
 }
 
 /** A per-user API key as stored (issue #20): never the secret, and its digest only for authentication. */

@@ -9,6 +9,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { MEMORY_USER_HEADER } from '../mcp/tools-names';
 import { appendConversationMessages } from '../services/conversation-messages';
 import { recall, type RecallResult } from '../services/recall';
+import { policyFor, policyRefusal } from './policy';
 import { completionText, injectMemory, lastUserIndex, messageText, proxyConversationId, recentTexts, recordable, StreamedAnswer, turnIds, type ChatMessage } from './chat';
 
 /** What became of recall for a proxied request (response header `X-Memory-Recall`). */
@@ -25,8 +26,29 @@ export const PROXY_HEADERS = {
   injected: 'x-memory-injected',
 } as const;
 
-/** Upstream response headers worth handing back; hop-by-hop and length headers are the server's own business. */
-const PASSED_HEADERS = /^(content-type|x-request-id|openai-[a-z-]+|x-ratelimit-[a-z-]+|retry-after)$/;
+/**
+ * Upstream response headers handed back with a success. The rest stays here: the upstream's
+ * organisation, project and rate-limit headers describe the operator's account, not the caller's.
+ */
+const PASSED_HEADERS = /^(content-type|x-request-id)$/;
+
+/** Retry-After said with an upstream 429/503: the upstream's own (bounded), else this. */
+const UPSTREAM_RETRY_AFTER_SECONDS = 5;
+
+/** An upstream answer that is not a success, in our own error shape: nothing of its body or headers is passed on. */
+function upstreamError(res: Response): MemoryServiceError {
+  const upstreamStatus = res.status;
+  if (upstreamStatus === 429 || upstreamStatus === 503) {
+    const said = Number(res.headers.get('retry-after'));
+    const retryAfterSeconds = Number.isFinite(said) && said >= 1 ? Math.min(Math.ceil(said), 300) : UPSTREAM_RETRY_AFTER_SECONDS;
+    return new MemoryServiceError(ErrorCode.upstreamUnavailable, `the upstream chat completions API is busy (HTTP ${upstreamStatus}); retry in ${retryAfterSeconds} s`, { upstreamStatus, retryAfterSeconds });
+  }
+  return new MemoryServiceError(
+    ErrorCode.upstreamFailed,
+    upstreamStatus >= 500 ? `the upstream chat completions API failed (HTTP ${upstreamStatus})` : `the upstream chat completions API refused the request (HTTP ${upstreamStatus})`,
+    { upstreamStatus },
+  );
+}
 
 const chatBody = z.looseObject({
   model: z.string().min(1).max(256),
@@ -64,7 +86,8 @@ async function recallWithin(run: () => Promise<RecallResult>, ms: number): Promi
  * (src/api/auth.ts decides both before the body is read). For each request: recall for the last user message (within
  * PROXY_RECALL_TIMEOUT_MS), inject the stable part at the end of the system message and the
  * memories before the user's text, forward to UPSTREAM_BASE_URL with UPSTREAM_API_KEY and the
- * caller's model and options, hand the answer back unchanged (streamed or not), then record the
+ * caller's model and the options its tenant's policy lets through (src/proxy/policy.ts), hand a
+ * success back unchanged (streamed or not) and an upstream error in our own shape, then record the
  * user's message and the assistant's answer through the messages write path, so idle extraction
  * follows as for POST …/messages.
  */
@@ -87,9 +110,14 @@ export const proxyRoutes =
       async (request, reply) => {
         const upstream = deps.config.proxy.upstreamBaseUrl;
         if (!upstream) throw new MemoryServiceError(ErrorCode.llmUnavailable, 'the memory proxy has no upstream: set UPSTREAM_BASE_URL');
+        // The upstream runs on the operator's key: only what the tenant's policy allows goes there.
+        const policy = policyFor(deps.config.proxy, request.tenantId);
+        const refusal = policyRefusal(request.body, policy);
+        if (refusal) throw new MemoryServiceError(ErrorCode.fieldNotAllowed, refusal.reason, { field: refusal.field });
         const userKey = userKeyOf(request);
         const receivedAt = new Date();
-        const body = request.body;
+        // A request that names no limit gets the policy's: the budget it spent assumed that much.
+        const body = request.body.max_tokens == null && request.body.max_completion_tokens == null ? { ...request.body, max_tokens: policy.maxTokens } : request.body;
         const messages = body.messages as ChatMessage[];
         const userIndex = lastUserIndex(messages);
         const userText = messageText(messages[userIndex]);
@@ -139,6 +167,9 @@ export const proxyRoutes =
         reply.raw.on('close', () => {
           if (!reply.raw.writableFinished) abort.abort();
         });
+        // One bound for the whole upstream call, headers to last byte (a stream is cut past it).
+        const timeoutMs = deps.config.proxy.upstreamTimeoutMs;
+        const deadline = AbortSignal.timeout(timeoutMs);
         let res: Response;
         try {
           res = await fetch(`${upstream}/chat/completions`, {
@@ -149,31 +180,40 @@ export const proxyRoutes =
               ...(deps.config.proxy.upstreamApiKey ? { authorization: `Bearer ${deps.config.proxy.upstreamApiKey}` } : {}),
             },
             body: JSON.stringify({ ...body, messages: forwarded }),
-            signal: abort.signal,
+            signal: AbortSignal.any([abort.signal, deadline]),
           });
         } catch (err) {
+          if (deadline.aborted) throw new MemoryServiceError(ErrorCode.dependencyTimeout, `the upstream chat completions API did not answer within ${timeoutMs} ms`, { timeoutMs }, { cause: err });
           throw new MemoryServiceError(ErrorCode.llmUnavailable, 'the upstream chat completions API did not answer', { upstream: new URL(upstream).host }, { cause: err });
         }
 
+        if (!res.ok) {
+          await res.body?.cancel().catch(() => {});
+          throw upstreamError(res);
+        }
         reply.status(res.status);
         res.headers.forEach((value, name) => {
           if (PASSED_HEADERS.test(name)) reply.header(name, value);
         });
         reply.header(PROXY_HEADERS.recall, recallState).header(PROXY_HEADERS.injected, String(injected)).header(PROXY_HEADERS.conversation, conversationId);
 
-        const streamed = body.stream === true && res.ok && (res.headers.get('content-type') ?? '').includes('text/event-stream') && res.body;
+        const streamed = body.stream === true && (res.headers.get('content-type') ?? '').includes('text/event-stream') && res.body;
         if (!streamed) {
-          const text = await res.text();
-          if (res.ok) {
-            let answer: string | undefined;
-            try {
-              answer = completionText(JSON.parse(text));
-            } catch {
-              // Not the JSON of a completion: recorded as the user's turn alone.
-              answer = undefined;
-            }
-            record(answer);
+          let text: string;
+          try {
+            text = await res.text();
+          } catch (err) {
+            if (deadline.aborted) throw new MemoryServiceError(ErrorCode.dependencyTimeout, `the upstream chat completions API did not finish within ${timeoutMs} ms`, { timeoutMs }, { cause: err });
+            throw new MemoryServiceError(ErrorCode.upstreamFailed, 'the upstream chat completions API broke off its answer', {}, { cause: err });
           }
+          let answer: string | undefined;
+          try {
+            answer = completionText(JSON.parse(text));
+          } catch {
+            // Not the JSON of a completion: recorded as the user's turn alone.
+            answer = undefined;
+          }
+          record(answer);
           return reply.send(text);
         }
 

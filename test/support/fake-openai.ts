@@ -11,7 +11,8 @@ export interface UpstreamRequest {
  * A local OpenAI-compatible chat completions server on 127.0.0.1 for the proxy's tests: it records
  * every request and answers `reply` — as one JSON completion, or, for `stream: true`, as an SSE
  * stream of small deltas ending in `data: [DONE]`. The model `upstream-error` gets a 400 in
- * OpenAI's error shape.
+ * OpenAI's error shape; `upstream-429` and `upstream-500` fail with the upstream key and internal
+ * details in body and headers; `upstream-slow` does not answer for 30 s.
  */
 export class FakeOpenAI {
   readonly requests: UpstreamRequest[] = [];
@@ -30,6 +31,21 @@ export class FakeOpenAI {
         this.requests.push({ path: req.url ?? '', headers: req.headers, body });
         if (req.url !== '/v1/chat/completions') {
           res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+          return;
+        }
+        // Failures whose body and headers carry what must not reach the proxy's caller.
+        if (body.model === 'upstream-429') {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7', 'x-ratelimit-remaining-requests': '0', 'openai-organization': 'org-operator' }).end(JSON.stringify({ error: { message: `Rate limit reached for org-operator (key ${String(req.headers.authorization)})`, type: 'requests' } }));
+          return;
+        }
+        if (body.model === 'upstream-500') {
+          res.writeHead(500, { 'content-type': 'application/json', 'x-upstream-secret': 'internal-host-10.0.0.7' }).end(JSON.stringify({ error: { message: `internal failure at 10.0.0.7 with ${String(req.headers.authorization)}` } }));
+          return;
+        }
+        if (body.model === 'upstream-slow') {
+          // Answers long after any sane deadline (the test's proxy gives up first).
+          const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 30_000);
+          res.on('close', () => clearTimeout(timer));
           return;
         }
         if (body.model === 'upstream-error') {

@@ -217,17 +217,33 @@ export class PostgresExportRepository implements UserExportReader {
 
 /**
  * Export snapshots over the pool: one REPEATABLE READ READ ONLY transaction on a connection of its
- * own, so the whole document is consistent however long the download takes.
+ * own, so the whole document is consistent. The export service reads it to a spool as fast as
+ * PostgreSQL answers and closes it before the client downloads (src/services/user-export.ts).
  */
 export class PostgresUserExportSource implements UserExportSource {
   constructor(private readonly pool: pg.Pool) {}
 
-  async openSnapshot(): Promise<UserExportSnapshot> {
+  async openSnapshot(input: { statementTimeoutMs?: number; idleTimeoutMs?: number } = {}): Promise<UserExportSnapshot> {
     const client = await this.pool.connect();
+    // The server ends a session idle in the transaction past its limit; without a listener that
+    // error would be thrown at the process. The next read fails instead, and the client is dropped.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
+    const release = () => {
+      client.off('error', onError);
+      client.release(broken);
+    };
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // SET LOCAL: the limits end with this transaction, and the pooled connection goes back as it came.
+      if (input.statementTimeoutMs) await client.query(`SET LOCAL statement_timeout = ${Math.floor(input.statementTimeoutMs)}`);
+      if (input.idleTimeoutMs) await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${Math.floor(input.idleTimeoutMs)}`);
     } catch (err) {
-      client.release();
+      await client.query('ROLLBACK').catch(() => {});
+      release();
       throw err;
     }
     const reader = new PostgresExportRepository(client);
@@ -239,7 +255,7 @@ export class PostgresUserExportSource implements UserExportSource {
         try {
           await (completed ? client.query('COMMIT') : client.query('ROLLBACK').catch(() => {}));
         } finally {
-          client.release();
+          release();
         }
       },
     };

@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listNotifications, type LiveEvent, type NotificationHub } from '../../services/notifications';
 import { userKeyOf } from '../auth';
+import { ConcurrencyGate } from '../concurrency';
+import { apiKeyOf, userOf } from '../rate-limits';
 import type { ApiDeps } from '../deps';
 import { notificationToView, reminderToView } from '../proactive-views';
 import { userParams } from '../schemas';
@@ -10,6 +12,8 @@ import { PAGE_SESSION_ROUTE } from '../page-session';
 
 const HEARTBEAT_MS = 15_000;
 const REPLAY_LIMIT = 200;
+/** What a refused stream is told to wait (the page's EventSource retries on its own after `retry:`). */
+const STREAM_RETRY_AFTER_SECONDS = 30;
 
 function frame(e: LiveEvent): string {
   const data = e.event === 'notification' ? notificationToView(e.notification) : reminderToView(e.reminder);
@@ -22,12 +26,16 @@ function frame(e: LiveEvent): string {
  * (`event: notification`, id = notification sequence) and reminder status changes
  * (`event: reminder`). Bearer auth like every /v1 route, or the memory page's session cookie for
  * this user (the stream then ends when the session does). A reconnect with `Last-Event-ID`
- * (or `?after=`) first replays what was missed.
+ * (or `?after=`) first replays what was missed. At most SSE_MAX_STREAMS_PER_USER streams per
+ * (tenant, user) and SSE_MAX_STREAMS_PER_KEY per API key are open at once (429
+ * `concurrency_limited` past either); a stream's slot is freed when its connection closes.
  */
 export const eventRoutes =
   (deps: ApiDeps, hub: NotificationHub): FastifyPluginAsyncZod =>
   async (app) => {
     const open = new Set<ServerResponse>();
+    const streams = new ConcurrencyGate('event streams');
+    const caps = deps.config.eventStreams;
     // Long-lived streams would keep close() waiting forever.
     app.addHook('preClose', async () => {
       for (const res of open) res.end();
@@ -47,6 +55,14 @@ export const eventRoutes =
         const userId = userKeyOf(request);
         const header = request.headers['last-event-id'];
         const lastId = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : request.query.after;
+        // Before the hijack, so a refusal is an ordinary JSON error with Retry-After.
+        const releaseSlot = streams.acquire(
+          [
+            { key: userOf(request) ?? `u|${userId}`, scope: 'for this user', max: caps.perUser },
+            { key: apiKeyOf(request), scope: 'for this API key', max: caps.perKey },
+          ],
+          STREAM_RETRY_AFTER_SECONDS,
+        );
 
         reply.hijack();
         const res = reply.raw;
@@ -75,6 +91,7 @@ export const eventRoutes =
           clearTimeout(expiry);
           unsubscribe();
           open.delete(res);
+          releaseSlot();
         };
         res.on('close', cleanup);
 

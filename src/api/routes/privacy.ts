@@ -1,16 +1,19 @@
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { PURGE_WORKFLOW_TYPE, purgeWorkflowId } from '../../core/privacy/purge';
-import { openUserExport } from '../../services/user-export';
+import { openUserExport, spoolUserExport } from '../../services/user-export';
 import { assertUserKey, purgeUserRef } from '../../services/user-purge';
 import { PurgeUser } from '../../../workflows';
 import { MemoryDecisionsKey, MemoryTenantKey } from '../../../workflows/search-attributes';
 import { userKeyOf } from '../auth';
+import { ConcurrencyGate, Semaphore } from '../concurrency';
 import type { ApiDeps } from '../deps';
 import { userParams } from '../schemas';
 import { workflowCallError } from '../workflow-failures';
+
+/** What a refused export is told to wait: an export's snapshot is read in seconds. */
+const EXPORT_RETRY_AFTER_SECONDS = 10;
 
 /** How long `?wait=true` holds the request before answering 202 (the purge carries on). */
 const PURGE_WAIT_MS = 120_000;
@@ -32,6 +35,11 @@ const purgeCounts = z.object({
 export const privacyRoutes =
   (deps: ApiDeps, opts: { onPurged?: (userKey: string) => void } = {}): FastifyPluginAsyncZod =>
   async (app) => {
+    // Exports open at once per tenant, held from the snapshot to the end of the download (a spool
+    // file and a socket each; the database connection only while the snapshot is read).
+    const exportsOpen = new ConcurrencyGate('exports');
+    // Snapshots read at once in this process, each on a pooled connection: fewer than the pool.
+    const snapshots = new Semaphore('export snapshots', deps.config.exports.snapshotsAtOnce);
     app.get(
       '/v1/users/:userId/export',
       {
@@ -42,12 +50,27 @@ export const privacyRoutes =
       },
       async (request, reply) => {
         const userKey = userKeyOf(request);
-        const exported = await openUserExport(deps, { userKey, externalUserId: request.params.userId, now: new Date() });
+        const limits = deps.config.exports;
+        const release = exportsOpen.acquire([{ key: `t|${request.tenantId!}`, scope: 'for this tenant', max: limits.concurrencyPerTenant }], EXPORT_RETRY_AFTER_SECONDS);
+        let spooled;
+        let fileName;
+        try {
+          const exported = await openUserExport(deps, { userKey, externalUserId: request.params.userId, now: new Date() });
+          fileName = exported.fileName;
+          spooled = await snapshots.run(() => spoolUserExport(exported, { deadlineMs: limits.snapshotTimeoutMs }), limits.snapshotTimeoutMs);
+          // The first unit was spent before the export began; the pages it read cost the rest.
+          await app.budgets.charge(request, 'exports', exported.stats.pages - 1);
+        } catch (err) {
+          release();
+          throw err;
+        }
+        spooled.stream.once('close', release);
         return reply
           .header('content-type', 'application/json; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${exported.fileName}"`)
+          .header('content-length', String(spooled.bytes))
+          .header('content-disposition', `attachment; filename="${fileName}"`)
           .header('cache-control', 'no-store')
-          .send(Readable.from(exported.chunks, { objectMode: false }));
+          .send(spooled.stream);
       },
     );
 
