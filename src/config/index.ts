@@ -536,7 +536,12 @@ function refuseUnsafeProductionConfig(e: Env): void {
   // Without its own master key every Temporal history would be encrypted under a key printed in
   // this repository: encryption in name only.
   if (!e.PAYLOAD_MASTER_KEY) problems.push({ variable: 'PAYLOAD_MASTER_KEY', message: 'required in production (32 random bytes, e.g. `openssl rand -base64 32`)' });
-  if (e.CODEC_AUTH_TOKEN !== undefined && Buffer.byteLength(e.CODEC_AUTH_TOKEN, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
+  // Set explicitly to the development key (copied from .env.example or a tutorial, in any of its
+  // spellings: base64, base64url or hex): as public as leaving it unset. Compared as bytes.
+  else if (parseKeyMaterial(e.PAYLOAD_MASTER_KEY)?.equals(parseKeyMaterial(DEV_PAYLOAD_MASTER_KEY)!) === true)
+    problems.push({ variable: 'PAYLOAD_MASTER_KEY', message: 'is the public development key; set 32 random bytes (`openssl rand -base64 32`)' });
+  if (e.CODEC_AUTH_TOKEN === DEV_CODEC_AUTH_TOKEN) problems.push({ variable: 'CODEC_AUTH_TOKEN', message: 'is the public development token; set a random one' });
+  else if (e.CODEC_AUTH_TOKEN !== undefined && Buffer.byteLength(e.CODEC_AUTH_TOKEN, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
     problems.push({ variable: 'CODEC_AUTH_TOKEN', message: `decrypts every history: at least ${MIN_PRODUCTION_KEY_BYTES} bytes in production` });
   if (problems.length > 0) throw new ConfigError(problems);
 }
