@@ -199,9 +199,24 @@ export const PAGE_API_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-/** Security headers on every route the page calls, whichever credential the request carries. */
+/** What every answer of the API carries: JSON (or an error) that is never to be rendered, framed or sniffed. */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+
+/**
+ * Security headers on every answer — errors, 404s and routes that write the response themselves
+ * (/mcp) included — and `no-store` on the routes the page calls, whichever credential the request
+ * carries. Must be installed before any route: Fastify gives a hook only to the routes registered
+ * after it (it was installed after the reminder and settings routes, which then went without).
+ * Set on the raw response, so a route's own value (the page's CSP) still wins when it sends.
+ */
 export function installPageSessionHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) reply.raw.setHeader(name, value);
     if (request.routeOptions.config?.pageSession === true) reply.headers(PAGE_API_HEADERS);
   });
 }

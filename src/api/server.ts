@@ -5,6 +5,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { Logger } from 'pino';
 import { fastifyLogging, logPseudonym, requestLogSerializers, type LogSettings } from '../logging';
 import { installAuth } from './auth';
+import { installPageSessionHeaders } from './page-session';
 import type { ApiDeps } from './deps';
 import { frameworkErrors, installErrorHandling } from './errors';
 import { DEFAULT_BODY_LIMIT, installRateLimits } from './rate-limits';
@@ -45,6 +46,8 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
     routerOptions: { maxParamLength: 2 * MAX_ID_LENGTH },
     frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
+  // First of all hooks: a hook reaches only the routes registered after it.
+  installPageSessionHeaders(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
