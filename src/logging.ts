@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Logger as TemporalLogger, LogLevel as TemporalLogLevel, LogMetadata } from '@temporalio/common';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -32,21 +33,76 @@ export function createLogger(settings: LogSettings, destination: NodeJS.Writable
   );
 }
 
+/** The stand-in a log line gets for a user id. */
+export type LogPseudonym = (userId: string) => string;
+
+/**
+ * User ids are often e-mail addresses or phone numbers, and logs are kept and shipped where the
+ * database's protections do not reach. Request logs name a user by a keyed pseudonym instead
+ * (HMAC under its own purpose of SECRET_KEY, see ServiceSecrets): stable, so one user's requests
+ * still line up, and not testable against a guess by anyone reading the logs without the secret.
+ */
+export function logPseudonym(key: Buffer): LogPseudonym {
+  return (userId) => `u_${createHmac('sha256', key).update(userId, 'utf8').digest('base64url').slice(0, 16)}`;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    // Broken percent-encoding: the router refuses such a path; its text is pseudonymised as sent.
+    return segment;
+  }
+}
+
+/**
+ * The request target with the segment after every `users` segment (the `:userId` of
+ * `/v1/users/{userId}/…`) replaced by its pseudonym. Segments are compared decoded, so `%75sers`
+ * or an encoded id are caught like the plain spelling; the query string is left as it is.
+ */
+export function redactUrl(url: string, pseudonym: LogPseudonym): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length - 1; i++) {
+    if (decodeSegment(segments[i]!).toLowerCase() === 'users' && segments[i + 1] !== '') segments[i + 1] = pseudonym(decodeSegment(segments[i + 1]!));
+  }
+  return segments.join('/') + (q < 0 ? '' : url.slice(q));
+}
+
+/** Fastify's `req` record (method, url, host, remote address) with the user id pseudonymised. */
+export function requestLogSerializers(pseudonym: LogPseudonym): { req: (request: FastifyRequest) => Record<string, unknown> } {
+  return {
+    req: (request) => ({
+      method: request.method,
+      url: redactUrl(request.url, pseudonym),
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    }),
+  };
+}
+
 /** Fastify in pretty mode: no "incoming request" record, one line when the reply is sent. */
 export class ReadableRequestLog extends LogController {
+  constructor(private readonly pseudonym: LogPseudonym) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    const line = `${request.method} ${request.url} → ${reply.statusCode} (${reply.elapsedTime.toFixed(1)} ms)`;
+    const line = `${request.method} ${redactUrl(request.url, this.pseudonym)} → ${reply.statusCode} (${reply.elapsedTime.toFixed(1)} ms)`;
     if (error) reply.log.error({ err: error }, line);
     else reply.log.info(line);
   }
 }
 
-/** Fastify options for this logger: the instance, and the request log that fits its format. */
-export function fastifyLogging(logger: Logger, format: LogSettings['format']): { loggerInstance: FastifyBaseLogger; logController?: LogController } {
-  return format === 'pretty' ? { loggerInstance: logger, logController: new ReadableRequestLog() } : { loggerInstance: logger };
+/** Fastify options for this logger: the instance (request records pseudonymised), and the request log that fits its format. */
+export function fastifyLogging(logger: Logger, format: LogSettings['format'], pseudonym: LogPseudonym): { loggerInstance: FastifyBaseLogger; logController?: LogController } {
+  const loggerInstance = logger.child({}, { serializers: requestLogSerializers(pseudonym) });
+  return format === 'pretty' ? { loggerInstance, logController: new ReadableRequestLog(pseudonym) } : { loggerInstance };
 }
 
 const TEMPORAL_TO_PINO = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;

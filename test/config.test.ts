@@ -25,6 +25,31 @@ describe('config', () => {
     expect(() => loadConfig({ NODE_ENV: 'development' })).not.toThrow();
   });
 
+  it('refuses the public development values of .env.example and the source when production sets them explicitly', () => {
+    const strong = { NODE_ENV: 'production', API_KEYS: `acme:${'k'.repeat(32)}`, SECRET_KEY: 's'.repeat(32), PAYLOAD_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') };
+    const devMaster = 'otK/xO7WGjgj1qnNixKECz1YfDzSSH4vPsRnjDaV+SM=';
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig({ ...strong, ...env });
+      } catch (err) {
+        return err instanceof ConfigError ? err.problems.map((p) => p.variable) : ['not a ConfigError'];
+      }
+      return [];
+    };
+    // Every spelling parseKeyMaterial accepts is the same 32 bytes, and all of them are public.
+    const bytes = Buffer.from(devMaster, 'base64');
+    for (const spelling of [devMaster, bytes.toString('hex'), bytes.toString('hex').toUpperCase(), bytes.toString('base64url'), ` ${devMaster} `]) {
+      expect(refusal({ PAYLOAD_MASTER_KEY: spelling }), spelling).toEqual(['PAYLOAD_MASTER_KEY']);
+    }
+    expect(refusal({ SECRET_KEY: 'jarvis-memory development secret: never use in production' })).toEqual(['SECRET_KEY']);
+    expect(refusal({ API_KEYS: 'dev:dev-key-change-me' })).toEqual(['API_KEYS']);
+    expect(refusal({ CODEC_AUTH_TOKEN: 'dev-codec-token-change-me' })).toEqual(['CODEC_AUTH_TOKEN']);
+    // All of them at once: one start, every variable named.
+    expect(refusal({ PAYLOAD_MASTER_KEY: devMaster, API_KEYS: 'dev:dev-key-change-me', SECRET_KEY: 'jarvis-memory development secret: never use in production' }).sort()).toEqual(['API_KEYS', 'PAYLOAD_MASTER_KEY', 'SECRET_KEY']);
+    // Outside production the development key stays usable when written out.
+    expect(loadConfig({ PAYLOAD_MASTER_KEY: devMaster }).payloads.masterKey.equals(bytes)).toBe(true);
+  });
+
   it('fails fast naming the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ CHROMA_URL: 'not a url' })).toThrow(/CHROMA_URL/);

@@ -12,8 +12,8 @@ afterAll(async () => {
 });
 
 describe('foundation: the real stack end to end', () => {
-  it('reports every dependency healthy with its latency', async () => {
-    const res = await ctx.call('GET', '/healthz', undefined, { authorization: '' });
+  it('reports every dependency healthy with its latency (to the operator)', async () => {
+    const res = await ctx.call('GET', '/healthz', undefined, { authorization: `Bearer ${ctx.runtime.config.codec.authToken}` });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('ok');
     for (const name of ['temporal', 'postgres', 'chroma', 'embedder']) {

@@ -55,11 +55,11 @@ async function signIn(user: string): Promise<string> {
   return x.setCookie!.split(';')[0]!;
 }
 
-/** A request with a cookie and no API key. */
-async function withCookie(cookie: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string; headers: Headers }> {
+/** A request with a cookie and no API key, with the header the page's script sends (unless `headers` replaces it). */
+async function withCookie(cookie: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-memory-page': '1' }): Promise<{ status: number; body: any; text: string; headers: Headers }> {
   const res = await fetch(`${ctx.baseUrl}${path}`, {
     method,
-    headers: { ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -239,6 +239,67 @@ describe('memory page sign-in', () => {
     // A code signed for a tenant no longer configured opens nothing.
     const ghost = forge.issue('code', { tenantId: 'tenant-gone', userId: alice }, new Date()).token;
     expect((await exchange(ghost)).status).toBe(401);
+  });
+
+  it('refuses state-changing page calls that could come from another site (CSRF), and writes nothing', async () => {
+    const cookie = await signIn(alice);
+    const u = `/v1/users/${enc(alice)}`;
+    const due = new Date(Date.now() + 7200_000).toISOString();
+    const own = new URL(ctx.baseUrl).host;
+    const forged: [string, Record<string, string>][] = [
+      ['no page header (a cross-site form, or fetch without a preflight)', {}],
+      ['page header "0"', { 'x-memory-page': '0' }],
+      ['Sec-Fetch-Site cross-site', { 'x-memory-page': '1', 'sec-fetch-site': 'cross-site' }],
+      ['Sec-Fetch-Site same-site (a sibling subdomain)', { 'x-memory-page': '1', 'sec-fetch-site': 'same-site' }],
+      ['Origin of another site', { 'x-memory-page': '1', origin: 'https://evil.example' }],
+      ['Origin of another port', { 'x-memory-page': '1', origin: 'http://127.0.0.1:1' }],
+      ['Origin null', { 'x-memory-page': '1', origin: 'null' }],
+    ];
+    const calls: [string, string, unknown?][] = [
+      ['POST', `${u}/reminders`, { text: 'csrf: forged reminder', dueAt: due }],
+      ['POST', `${u}/reminders/${aliceReminder}/snooze`, { seconds: 600 }],
+      ['POST', `${u}/notifications/read`, { ids: ['00000000-0000-4000-8000-000000000000'] }],
+      ['POST', `${u}/digests`, {}],
+      ['DELETE', `${u}/page-session`],
+    ];
+    for (const [what, headers] of forged) {
+      for (const [method, path, body] of calls) {
+        const r = await withCookie(cookie, method, path, body, headers);
+        expect(r.status, `${what}: ${method} ${path}`).toBe(403);
+        expect(r.body.error, `${what}: ${method} ${path}`).toMatchObject({ code: 'forbidden', details: { reason: 'cross_site' } });
+      }
+    }
+    const reminders = await ctx.call('GET', `${u}/reminders`);
+    expect(JSON.stringify(reminders.body)).not.toContain('csrf: forged reminder');
+    // The session was not signed out by the forged DELETE; reads need no header; the page's own calls pass.
+    expect((await withCookie(cookie, 'GET', `${u}/reminders`, undefined, {})).status).toBe(200);
+    const real = await withCookie(cookie, 'POST', `${u}/reminders`, { text: 'made on the page, same origin', dueAt: due }, { 'x-memory-page': '1', 'sec-fetch-site': 'same-origin', origin: `http://${own}` });
+    expect(real.status, real.text).toBe(201);
+    // Sign-in itself refuses another site's Origin too (login CSRF).
+    const { code } = (await mint(alice)).body;
+    const x = await exchange(code, { origin: 'https://evil.example' });
+    expect(x.status).toBe(403);
+    expect(x.body.error.details.reason).toBe('cross_site');
+  });
+
+  it('a purge of the user revokes the page sessions and unused sign-in links issued before it', async () => {
+    const dave = `${ctx.prefix}-dave@example.com`;
+    const u = `/v1/users/${enc(dave)}`;
+    const cookie = await signIn(dave);
+    expect((await withCookie(cookie, 'GET', `${u}/reminders`)).status).toBe(200);
+    const unused = (await mint(dave)).body.code as string;
+    const purge = await ctx.call('DELETE', `${u}?wait=true`);
+    expect(purge.status, JSON.stringify(purge.body)).toBe(200);
+    const after = await withCookie(cookie, 'GET', `${u}/reminders`);
+    expect(after.status).toBe(401);
+    expect(after.body.error.details.reason).toBe('purged');
+    expect((await withCookie(cookie, 'POST', `${u}/reminders`, { text: 'after the purge', dueAt: new Date(Date.now() + 3600_000).toISOString() })).status).toBe(401);
+    const late = await exchange(unused);
+    expect(late.status).toBe(401);
+    expect(late.body.error.details.reason).toBe('purged');
+    // A link minted after the purge is a new life of the id, and opens it.
+    const fresh = await signIn(dave);
+    expect((await withCookie(fresh, 'GET', `${u}/reminders`)).status).toBe(200);
   });
 
   it('marks the cookie Secure behind https, and sign-out ends the session on the server', async () => {

@@ -326,7 +326,9 @@ describe('vector outbox', () => {
     expect(dead.every((r) => r.attempts === 3 && r.dead_lettered_at !== null)).toBe(true);
     expect(await outbox.due({ limit: 10, userId: poisoned })).toEqual([]);
 
-    const health = await ctx.call('GET', '/healthz', undefined, { authorization: '' });
+    // Counts are operator detail: the operator token (CODEC_AUTH_TOKEN) shows them, a probe sees the status.
+    expect((await ctx.call('GET', '/healthz', undefined, { authorization: '' })).body.checks.outbox).toEqual({ status: 'degraded' });
+    const health = await ctx.call('GET', '/healthz', undefined, { authorization: `Bearer ${ctx.runtime.config.codec.authToken}` });
     expect(health.status).toBe(200);
     expect(health.body.status).toBe('degraded');
     expect(health.body.checks.outbox).toMatchObject({ status: 'degraded', deadLetters: 2 });

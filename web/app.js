@@ -65,7 +65,8 @@ async function api(method, path, body) {
   const res = await fetch(`/v1/users/${encodeURIComponent(state.user)}${path}`, {
     method,
     credentials: 'same-origin',
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+    // The server refuses a state-changing page call without it (CSRF, src/api/page-session.ts).
+    headers: { 'x-memory-page': '1', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = res.status === 204 ? {} : await res.json().catch(() => ({}));
@@ -377,7 +378,7 @@ async function init() {
     const user = state.user;
     signedOut('signed_out');
     // Ends the session on the server too, so the cookie is worthless even if it survived somewhere.
-    await fetch(`/v1/users/${encodeURIComponent(user)}/page-session`, { method: 'DELETE', credentials: 'same-origin' }).catch(() => undefined);
+    await fetch(`/v1/users/${encodeURIComponent(user)}/page-session`, { method: 'DELETE', credentials: 'same-origin', headers: { 'x-memory-page': '1' } }).catch(() => undefined);
   });
   $('#digest-now').addEventListener('click', async () => {
     try {

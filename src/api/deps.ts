@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../services/deps';
 
 export interface ApiDeps extends Omit<ServiceDeps, 'extractor' | 'config'> {
   /** The services' settings, and the API's own: the page's sign-in, rate limits, the message batch body limit. */
-  config: ServiceDeps['config'] & Pick<AppConfig, 'page' | 'rateLimits' | 'maxMessagesBodyBytes' | 'proxy' | 'exports' | 'eventStreams'>;
+  config: ServiceDeps['config'] & Pick<AppConfig, 'page' | 'rateLimits' | 'maxMessagesBodyBytes' | 'proxy' | 'exports' | 'eventStreams' | 'mcp'>;
   temporal: Client;
   /** The Temporal payload codec served to operators at /codec, with who may use it (undefined: encryption off). */
   codecServer?: { codec: PayloadCodec; authToken?: string; corsOrigins: string[] };

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isSignedOut } from '../services/page-tokens';
+import { isSignedOut, purgedSince } from '../services/page-tokens';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ApiDeps } from './deps';
 
@@ -37,7 +37,8 @@ import type { ApiDeps } from './deps';
  *  - Stolen session (the cookie itself): bound to one (tenant, user), page routes only — it
  *    cannot mint new codes, read recall, export, or write memories — and it ends at its expiry
  *    (PAGE_TOKEN_TTL_SECONDS; an open event stream is closed then) or at sign-out, which records
- *    the session id as used.
+ *    the session id as used, or at a purge of the user (DELETE /v1/users/{userId}): the purge's
+ *    audit row revokes every session and unused sign-in code issued before it.
  *  - SECRET_KEY leaked: page tokens for any user can be forged; rotate it (which signs everyone out).
  *  - Not covered: a tenant handing the link to the wrong person; a user who opens a link crafted
  *    for another user of the same tenant is signed in as that user (the page shows whose memory
@@ -71,7 +72,8 @@ export interface PageSession {
 export type PageTokenKind = 'code' | 'session';
 const PREFIX: Record<PageTokenKind, string> = { code: 'pc1', session: 'ps1' };
 
-const claimsSchema = z.object({ t: z.string().min(1), u: z.string().min(1), exp: z.number().int().positive(), jti: z.string().min(16) });
+// iat (ms): when the token was issued, so a purge can revoke what came before it; tokens from before iat existed count from exp − ttl.
+const claimsSchema = z.object({ t: z.string().min(1), u: z.string().min(1), exp: z.number().int().positive(), jti: z.string().min(16), iat: z.number().int().positive().optional() });
 export type PageTokenClaims = z.infer<typeof claimsSchema>;
 
 export type PageTokenCheck = { ok: true; claims: PageTokenClaims } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' };
@@ -85,7 +87,7 @@ export class PageTokens {
 
   issue(kind: PageTokenKind, subject: { tenantId: string; userId: string }, now: Date): { token: string; claims: PageTokenClaims; expiresAt: Date } {
     const seconds = kind === 'code' ? this.ttl.codeTtlSeconds : this.ttl.sessionTtlSeconds;
-    const claims: PageTokenClaims = { t: subject.tenantId, u: subject.userId, exp: Math.floor(now.getTime() / 1000) + seconds, jti: randomBytes(16).toString('base64url') };
+    const claims: PageTokenClaims = { t: subject.tenantId, u: subject.userId, exp: Math.floor(now.getTime() / 1000) + seconds, jti: randomBytes(16).toString('base64url'), iat: now.getTime() };
     const head = `${PREFIX[kind]}.${Buffer.from(JSON.stringify(claims), 'utf8').toString('base64url')}`;
     return { token: `${head}.${this.mac(head)}`, claims, expiresAt: new Date(claims.exp * 1000) };
   }
@@ -108,12 +110,17 @@ export class PageTokens {
     return { ok: true, claims };
   }
 
+  /** When a checked token was issued (ms). */
+  issuedAt(kind: PageTokenKind, claims: PageTokenClaims): number {
+    return claims.iat ?? claims.exp * 1000 - (kind === 'code' ? this.ttl.codeTtlSeconds : this.ttl.sessionTtlSeconds) * 1000;
+  }
+
   private mac(head: string): string {
     return createHmac('sha256', this.key).update(head, 'utf8').digest('base64url');
   }
 }
 
-export type PageSessionDeps = Pick<ApiDeps, 'secrets' | 'tenants' | 'pageTokens' | 'config'>;
+export type PageSessionDeps = Pick<ApiDeps, 'secrets' | 'tenants' | 'pageTokens' | 'config' | 'subjects' | 'purgeAudit'>;
 
 export function pageTokens(deps: Pick<ApiDeps, 'secrets' | 'config'>): PageTokens {
   return new PageTokens(deps.secrets.key('page-token'), deps.config.page);
@@ -155,9 +162,51 @@ export async function authenticatePageSession(request: FastifyRequest, deps: Pag
   if (!deps.tenants.some((t) => t.tenantId === tenantId)) throw unauthorized('invalid page session', 'invalid');
   const routeUser = (request.params as { userId: string }).userId;
   if (routeUser !== userId) throw new MemoryServiceError(ErrorCode.forbidden, 'this page session is for another user', { userId: routeUser });
-  if (await isSignedOut(deps, jti)) throw unauthorized('signed out: open a new link', 'signed_out');
+  const tokens = pageTokens(deps);
+  const [signedOut, purged] = await Promise.all([isSignedOut(deps, jti), purgedSince(deps, { tenantId, userId, issuedAtMs: tokens.issuedAt('session', check.claims) })]);
+  if (signedOut) throw unauthorized('signed out: open a new link', 'signed_out');
+  // The user was erased after this session began: what it opened is gone, and so is the session.
+  if (purged) throw unauthorized('this page session ended when the user was erased', 'purged');
+  if (!SAFE_METHODS.has(request.method)) refuseCrossSite(request, { marker: true });
   request.pageSession = { tenantId, userId, id: jti, expiresAt: new Date(exp * 1000) };
   return { tenantId, userId };
+}
+
+/** The header the page's own script sends on every call that changes something. */
+export const PAGE_REQUEST_HEADER = 'x-memory-page';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function first(value: string | string[] | undefined): string | undefined {
+  return (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
+}
+
+/**
+ * CSRF defence of the page's state-changing calls, in depth beyond SameSite=Strict (which an
+ * older browser, a same-site subdomain or a future cookie bug would not enforce):
+ *  - `X-Memory-Page: 1` (`marker`): a form on another site cannot send a custom header, and a
+ *    script there can only with a CORS preflight this service never answers;
+ *  - `Sec-Fetch-Site`, when the browser sends it, must be `same-origin`;
+ *  - `Origin`, when sent, must be this service's own (the Host it was reached at, or the
+ *    X-Forwarded-Host a proxy in front of it names).
+ * Each refusal is 403 `forbidden` with `details.reason: "cross_site"`. API-key calls are not
+ * browser calls and never come here.
+ */
+export function refuseCrossSite(request: FastifyRequest, opts: { marker: boolean }): void {
+  const refuse = (why: string) => new MemoryServiceError(ErrorCode.forbidden, `refused as a cross-site request: ${why}`, { reason: 'cross_site' });
+  if (opts.marker && request.headers[PAGE_REQUEST_HEADER] !== '1') throw refuse(`the page sends "${PAGE_REQUEST_HEADER}: 1"`);
+  const site = first(request.headers['sec-fetch-site']);
+  if (site !== undefined && site !== 'same-origin') throw refuse(`Sec-Fetch-Site is "${site.slice(0, 20)}"`);
+  const origin = first(request.headers.origin);
+  if (origin !== undefined) {
+    let host: string | undefined;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      host = undefined;
+    }
+    const own = [request.headers.host, first(request.headers['x-forwarded-host'])].filter((h): h is string => h !== undefined).map((h) => h.toLowerCase());
+    if (host === undefined || !own.includes(host)) throw refuse('Origin is another site');
+  }
 }
 
 /** Over https (directly, or as a TLS-terminating proxy says) the cookie is Secure. Trusting the header can only add the flag. */
@@ -199,9 +248,24 @@ export const PAGE_API_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-/** Security headers on every route the page calls, whichever credential the request carries. */
+/** What every answer of the API carries: JSON (or an error) that is never to be rendered, framed or sniffed. */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+
+/**
+ * Security headers on every answer — errors, 404s and routes that write the response themselves
+ * (/mcp) included — and `no-store` on the routes the page calls, whichever credential the request
+ * carries. Must be installed before any route: Fastify gives a hook only to the routes registered
+ * after it (it was installed after the reminder and settings routes, which then went without).
+ * Set on the raw response, so a route's own value (the page's CSP) still wins when it sends.
+ */
 export function installPageSessionHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) reply.raw.setHeader(name, value);
     if (request.routeOptions.config?.pageSession === true) reply.headers(PAGE_API_HEADERS);
   });
 }

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { syncProactiveSchedules } from '../services/proactive-schedules';
 import { listenForProactiveEvents, NotificationHub } from '../services/notifications';
 import type { ApiDeps } from './deps';
-import { installPageSessionHeaders } from './page-session';
 import { eventRoutes } from './routes/events';
 import { pageRoutes } from './routes/page';
 import { proactiveRoutes } from './routes/proactive';
@@ -23,7 +22,6 @@ export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onU
   await app.register(reminderRoutes(deps, { onUserActive }));
   await app.register(proactiveRoutes(deps, { onSettingsChanged: sync }));
   await app.register(eventRoutes(deps, hub));
-  installPageSessionHeaders(app);
   await app.register(pageRoutes(deps));
 }
 

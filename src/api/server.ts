@@ -3,8 +3,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { Logger } from 'pino';
-import { fastifyLogging, type LogSettings } from '../logging';
+import { fastifyLogging, logPseudonym, requestLogSerializers, type LogSettings } from '../logging';
 import { installAuth } from './auth';
+import { installPageSessionHeaders } from './page-session';
 import type { ApiDeps } from './deps';
 import { frameworkErrors, installErrorHandling } from './errors';
 import { DEFAULT_BODY_LIMIT, installRateLimits } from './rate-limits';
@@ -38,13 +39,16 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Builds the HTTP API (not listening yet): auth, JSON errors, OpenAPI at /openapi.json. */
 export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<FastifyInstance> {
+  const pseudonym = logPseudonym(deps.secrets.key('log-pseudonym'));
   const app = Fastify({
-    ...(options.logger ? fastifyLogging(options.logger, options.logFormat ?? 'json') : { logger: { level: options.logLevel ?? 'info' } }),
+    ...(options.logger ? fastifyLogging(options.logger, options.logFormat ?? 'json', pseudonym) : { logger: { level: options.logLevel ?? 'info', serializers: requestLogSerializers(pseudonym) } }),
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Ids a little over their limit reach the schema and its clear 400; far longer ones stop at the router.
     routerOptions: { maxParamLength: 2 * MAX_ID_LENGTH },
     frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
+  // First of all hooks: a hook reaches only the routes registered after it.
+  installPageSessionHeaders(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

@@ -193,6 +193,9 @@ export const envSchema = z.object({
   PAYLOAD_KEY_CACHE_SECONDS: positiveInt.max(3600).default(30),
   CODEC_AUTH_TOKEN: optionalString,
   CODEC_CORS_ORIGINS: optionalString,
+  // DNS rebinding and cross-site calls to /mcp (the MCP Streamable HTTP transport asks servers to check Origin).
+  MCP_ALLOWED_ORIGINS: optionalString,
+  MCP_ALLOWED_HOSTS: optionalString,
   // Retention: raw conversations and what is derived from them are not kept for ever; the daily sweep
   // deletes rows older than this many days; 0 or "none" keeps them.
   RETENTION_MESSAGES_DAYS: retentionDays(365),
@@ -319,6 +322,12 @@ export interface AppConfig {
   payloads: { encryption: boolean; masterKey: Buffer; oldMasterKeys: Buffer[]; masterKeyIsDevDefault: boolean; keyCacheSeconds: number };
   /** The codec server for Temporal UI / CLI: operator token (unset: endpoints disabled) and the UI origins CORS admits. */
   codec: { authToken?: string; corsOrigins: string[] };
+  /**
+   * Who may reach /mcp: browser origins (`scheme://host[:port]`; a request with any other Origin
+   * is refused, one without Origin passes) and Host header values (`hostname` for any port, or
+   * `hostname:port`).
+   */
+  mcp: { allowedOrigins: string[]; allowedHosts: string[] };
   /** Age in days after which the daily sweep deletes each kind of row; null keeps it forever. */
   retention: RetentionDays;
   /** Reconcilers and bounded waits (docs/reliability.md). */
@@ -442,6 +451,29 @@ function codecServer(e: Env): AppConfig['codec'] {
   return { authToken, corsOrigins };
 }
 
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+function mcpAccess(e: Env): AppConfig['mcp'] {
+  const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const allowedOrigins = list(e.MCP_ALLOWED_ORIGINS).map((origin) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '') fail('MCP_ALLOWED_ORIGINS', `expected origins like https://host[:port], got "${origin.slice(0, 60)}"`);
+    return url.origin;
+  });
+  const hosts = list(e.MCP_ALLOWED_HOSTS).map((h) => h.toLowerCase());
+  for (const h of hosts) if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h)) fail('MCP_ALLOWED_HOSTS', `expected host names like memory.example.com or memory.example.com:443, got "${h.slice(0, 60)}"`);
+  // Default: the loopback names and the listen address (unless it is a wildcard), on any port —
+  // a rebinding attacker's Host is their own domain, whatever the port; ports change behind a mapping.
+  const listen = e.HOST.trim().toLowerCase();
+  const defaults = ['localhost', '127.0.0.1', '[::1]', ...(WILDCARD_HOSTS.has(listen) ? [] : [listen.includes(':') && !listen.startsWith('[') ? `[${listen}]` : listen])];
+  return { allowedOrigins, allowedHosts: hosts.length > 0 ? hosts : [...new Set(defaults)] };
+}
+
 /** Parses an environment (defaults to `process.env`) into the typed application config. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(source);
@@ -545,6 +577,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     maxMessagesBodyBytes: e.MAX_MESSAGES_BODY_BYTES,
     payloads: payloadKeys(e),
     codec: codecServer(e),
+    mcp: mcpAccess(e),
     retention: {
       messages: e.RETENTION_MESSAGES_DAYS,
       episodes: e.RETENTION_EPISODES_DAYS,
@@ -635,7 +668,12 @@ function refuseUnsafeProductionConfig(e: Env): void {
   // Without its own master key every Temporal history would be encrypted under a key printed in
   // this repository: encryption in name only.
   if (!e.PAYLOAD_MASTER_KEY) problems.push({ variable: 'PAYLOAD_MASTER_KEY', message: 'required in production (32 random bytes, e.g. `openssl rand -base64 32`)' });
-  if (e.CODEC_AUTH_TOKEN !== undefined && Buffer.byteLength(e.CODEC_AUTH_TOKEN, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
+  // Set explicitly to the development key (copied from .env.example or a tutorial, in any of its
+  // spellings: base64, base64url or hex): as public as leaving it unset. Compared as bytes.
+  else if (parseKeyMaterial(e.PAYLOAD_MASTER_KEY)?.equals(parseKeyMaterial(DEV_PAYLOAD_MASTER_KEY)!) === true)
+    problems.push({ variable: 'PAYLOAD_MASTER_KEY', message: 'is the public development key; set 32 random bytes (`openssl rand -base64 32`)' });
+  if (e.CODEC_AUTH_TOKEN === DEV_CODEC_AUTH_TOKEN) problems.push({ variable: 'CODEC_AUTH_TOKEN', message: 'is the public development token; set a random one' });
+  else if (e.CODEC_AUTH_TOKEN !== undefined && Buffer.byteLength(e.CODEC_AUTH_TOKEN, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
     problems.push({ variable: 'CODEC_AUTH_TOKEN', message: `decrypts every history: at least ${MIN_PRODUCTION_KEY_BYTES} bytes in production` });
   if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -2,7 +2,10 @@
  * The memory page's one-time tokens: a sign-in code is exchanged once, a signed-out session stays
  * signed out until it would have expired anyway.
  */
+import type { ServiceSecrets } from '../security/secrets';
+import type { SubjectKeys } from '../security/subject';
 import type { ServiceDeps } from './deps';
+import { purgeUserRef } from './user-purge';
 
 /** Redeems a sign-in code; false when it was redeemed before (by this or a concurrent request). */
 export async function redeemSignInCode(deps: Pick<ServiceDeps, 'pageTokens'>, input: { codeId: string; expiresAt: Date; now: Date }): Promise<boolean> {
@@ -19,4 +22,19 @@ export async function endPageSession(deps: Pick<ServiceDeps, 'pageTokens'>, inpu
 /** Whether the page session was signed out. */
 export async function isSignedOut(deps: Pick<ServiceDeps, 'pageTokens'>, sessionId: string): Promise<boolean> {
   return deps.pageTokens.isUsed({ tokenId: sessionId });
+}
+
+/**
+ * Whether the user was purged after `issuedAtMs`: a page session or sign-in code from before a
+ * purge is revoked by it. The purge's own audit row is the record (it outlives the user's rows and
+ * names the user only by the keyed ref): a purge under way revokes what was issued before it was
+ * requested, a completed one what was issued before it completed.
+ */
+export async function purgedSince(
+  deps: Pick<ServiceDeps, 'purgeAudit'> & { secrets: ServiceSecrets; subjects: SubjectKeys },
+  input: { tenantId: string; userId: string; issuedAtMs: number },
+): Promise<boolean> {
+  const userRef = purgeUserRef(deps.secrets, deps.subjects.userKey({ tenantId: input.tenantId, userId: input.userId }));
+  const purges = await deps.purgeAudit.list({ tenantId: input.tenantId, userRef });
+  return purges.some((p) => (p.completedAt ?? p.requestedAt).getTime() > input.issuedAtMs);
 }

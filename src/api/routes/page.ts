@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { endPageSession, redeemSignInCode } from '../../services/page-tokens';
+import { endPageSession, purgedSince, redeemSignInCode } from '../../services/page-tokens';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { ApiDeps } from '../deps';
-import { PAGE_API_HEADERS, PAGE_SECURITY_HEADERS, PAGE_SESSION_ROUTE, pageTokens, setSessionCookie } from '../page-session';
+import { PAGE_API_HEADERS, PAGE_SECURITY_HEADERS, PAGE_SESSION_ROUTE, pageTokens, refuseCrossSite, setSessionCookie } from '../page-session';
 import { userParams } from '../schemas';
 
 const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
@@ -70,8 +70,7 @@ export const pageRoutes =
         reply.headers(PAGE_API_HEADERS);
         // Only the page itself may sign in: a form or script on another site could otherwise sign
         // the visitor in as a user of the attacker's choosing (login CSRF).
-        const site = request.headers['sec-fetch-site'];
-        if (site !== undefined && site !== 'same-origin') throw new MemoryServiceError(ErrorCode.forbidden, 'sign-in is only accepted from the page itself');
+        refuseCrossSite(request, { marker: false });
         const now = new Date();
         const check = tokens.check('code', request.body.code, now);
         if (!check.ok) {
@@ -79,6 +78,10 @@ export const pageRoutes =
         }
         const { t: tenantId, u: userId, jti, exp } = check.claims;
         if (!deps.tenants.some((t) => t.tenantId === tenantId)) throw new MemoryServiceError(ErrorCode.unauthorized, 'invalid sign-in link', { reason: 'invalid' });
+        // A link minted before the user was erased opens nothing after it.
+        if (await purgedSince(deps, { tenantId, userId, issuedAtMs: tokens.issuedAt('code', check.claims) })) {
+          throw new MemoryServiceError(ErrorCode.unauthorized, 'this sign-in link ended when the user was erased: ask for a new one', { reason: 'purged' });
+        }
         if (!(await redeemSignInCode(deps, { codeId: jti, expiresAt: new Date(exp * 1000), now }))) {
           throw new MemoryServiceError(ErrorCode.unauthorized, 'this sign-in link was already used: ask for a new one', { reason: 'used' });
         }
