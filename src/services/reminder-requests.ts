@@ -1,5 +1,5 @@
 import { uuidFromKey } from '../adapters/ids';
-import { detectReminderRequests } from '../core/proactive/conversation-reminders';
+import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import type { ReminderWorkflowInput } from '../../workflows/proactive-inputs';
 import { allConversationMessages } from './conversation-messages';
 import type { ServiceDeps } from './deps';
@@ -20,7 +20,12 @@ export function reminderRequestsOf(
   timeZone: string,
   ackWindowSeconds: number,
 ): ReminderRequestDTO[] {
-  return detectReminderRequests(messages, timeZone).map((r) => ({
+  return reminderRequestsFrom(userId, conversationId, detectReminderRequests(messages, timeZone), ackWindowSeconds);
+}
+
+/** The same requests from detections already made (the extraction run's rule pool finds them). */
+export function reminderRequestsFrom(userId: string, conversationId: string, detected: readonly ConversationReminderRequest[], ackWindowSeconds: number): ReminderRequestDTO[] {
+  return detected.map((r) => ({
     userId,
     reminderId: uuidFromKey(`reminder:${userId}:${conversationId}:${r.messageId}`),
     text: r.text,

@@ -12,6 +12,8 @@ const check = z.object({
   pending: z.number().optional(),
   deadLetters: z.number().optional(),
   oldestPendingSeconds: z.number().nullable().optional(),
+  // The extraction quarantine check (docs/write-path.md#quarantine): messages held out of extraction.
+  quarantined: z.number().optional(),
 });
 
 export const healthRoutes =
