@@ -203,7 +203,7 @@ export const envSchema = z.object({
   EXTRACTION_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(120),
   // The rule work of extraction runs on worker threads with a time limit per message; a message that overruns it, or fails this many times, is quarantined
   RULE_POOL_THREADS: positiveInt.max(32).default(2),
-  EXTRACTION_MESSAGE_TIMEOUT_MS: positiveInt.min(100).max(600_000).default(5000),
+  EXTRACTION_MESSAGE_TIMEOUT_MS: positiveInt.min(100).max(60_000).default(5000),
   EXTRACTION_QUARANTINE_AFTER_ERRORS: positiveInt.max(100).default(2),
   REMINDER_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(60),
   OUTBOX_DRAIN_SECONDS: positiveInt.min(10).max(3600).default(60),

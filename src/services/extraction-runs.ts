@@ -132,8 +132,16 @@ export async function extractRunPage(
   // loop, so a message that fails or overruns its time fails alone.
   const held = deps.quarantine ? await deps.quarantine.held({ userId, conversationId, fromSeq, toSeq: lastSeq! }) : new Set<number>();
   const open = messages.filter((m) => !held.has(m.seq));
-  const scan = await scanPage(deps.rules ?? inlineRuleWork, open, timeZone, true);
-  const quarantined = await quarantineFailures(deps, { userId, conversationId }, open, scan.failures);
+  const quarantine = quarantineRecorder(deps, { userId, conversationId });
+  hooks.heartbeat({ phase: 'scanning', messages: open.length });
+  const beat = setInterval(() => hooks.heartbeat({ phase: 'scanning', messages: open.length }), hooks.heartbeatMs ?? 5000);
+  let scan: PageScan;
+  try {
+    scan = await scanPage(deps.rules ?? inlineRuleWork, open, timeZone, true, quarantine.record);
+  } finally {
+    clearInterval(beat);
+  }
+  const quarantined = quarantine.finish();
   const survivors = open.filter((m) => scan.plans.has(m.id));
   const reminders = survivors.flatMap((m) => scan.plans.get(m.id)!.reminders);
   const page = { ...base, messages: survivors, reminders, quarantined };
@@ -154,32 +162,31 @@ export class RuleWorkRetry extends Error {
  * is quarantined at once (pure work on the same text overruns again, and every retry costs a
  * thread its whole limit); one whose rules threw is quarantined after
  * EXTRACTION_QUARANTINE_AFTER_ERRORS failed attempts, the earlier ones failing the page so the
- * activity retries it (a thread that died for a reason of its own gets its second chance).
+ * activity retries it (a thread that died for a reason of its own gets its second chance). Each
+ * failure is recorded as it happens: an attempt that runs out of its own time keeps what it learnt.
  */
-async function quarantineFailures(
-  deps: Pick<ServiceDeps, 'quarantine' | 'config'>,
-  conv: { userId: string; conversationId: string },
-  messages: readonly StoredMessage[],
-  failures: readonly MessageFailure[],
-): Promise<QuarantineNote[]> {
-  if (failures.length === 0) return [];
-  if (!deps.quarantine) {
-    const f = failures[0]!;
-    throw new RuleWorkRetry(`rule work of message ${f.messageId} failed (${f.reason}): ${f.detail}`);
-  }
+function quarantineRecorder(deps: Pick<ServiceDeps, 'quarantine' | 'config'>, conv: { userId: string; conversationId: string }) {
   const notes: QuarantineNote[] = [];
   let retry: string | undefined;
-  for (const f of failures) {
-    const seq = messages.find((m) => m.id === f.messageId)!.seq;
-    const quarantineAt = f.reason === 'timeout' ? 1 : deps.config.extraction.quarantineAfterErrors;
-    const row = await deps.quarantine.recordFailure({ ...conv, messageId: f.messageId, seq, reason: f.reason, detail: f.detail, quarantineAt });
-    if (row.quarantinedAt) {
-      notes.push({ messageId: f.messageId, reason: row.reason, detail: row.detail, attempts: row.attempts });
-      console.warn(`message ${f.messageId} of conversation ${conv.conversationId} (user ${conv.userId}) quarantined after ${row.attempts} failed attempt(s): ${row.reason}: ${row.detail}`);
-    } else retry ??= `rule work of message ${f.messageId} failed (${f.reason}, attempt ${row.attempts}): ${f.detail}`;
-  }
-  if (retry) throw new RuleWorkRetry(retry);
-  return notes;
+  return {
+    async record(f: MessageFailure): Promise<void> {
+      if (!deps.quarantine || f.seq === undefined) {
+        retry ??= `rule work of message ${f.messageId} failed (${f.reason}): ${f.detail}`;
+        return;
+      }
+      const quarantineAt = f.reason === 'timeout' ? 1 : deps.config.extraction.quarantineAfterErrors;
+      const row = await deps.quarantine.recordFailure({ ...conv, messageId: f.messageId, seq: f.seq, reason: f.reason, detail: f.detail, quarantineAt });
+      if (row.quarantinedAt) {
+        notes.push({ messageId: f.messageId, reason: row.reason, detail: row.detail, attempts: row.attempts });
+        console.warn(`message ${f.messageId} of conversation ${conv.conversationId} (user ${conv.userId}) quarantined after ${row.attempts} failed attempt(s): ${row.reason}: ${row.detail}`);
+      } else retry ??= `rule work of message ${f.messageId} failed (${f.reason}, attempt ${row.attempts}): ${f.detail}`;
+    },
+    /** The messages quarantined by this scan; throws when one must be tried again first. */
+    finish(): QuarantineNote[] {
+      if (retry) throw new RuleWorkRetry(retry);
+      return notes;
+    },
+  };
 }
 
 /** The page's stored output, or this attempt's extraction under a lease, or a live lease awaited. */

@@ -112,7 +112,14 @@ export interface PageScan {
  * assistant turn is then read with the user messages that survived as its neighbours, so a failed
  * message is never read again as another message's context.
  */
-export async function scanPage(rules: RuleWork, messages: readonly (ConversationMessage & { seq?: number })[], timezone: string, withStatements: boolean): Promise<PageScan> {
+export async function scanPage(
+  rules: RuleWork,
+  messages: readonly (ConversationMessage & { seq?: number })[],
+  timezone: string,
+  withStatements: boolean,
+  /** Told of each failure as it happens, so it is recorded even if the caller's time runs out. */
+  onFailure?: (failure: MessageFailure) => Promise<void>,
+): Promise<PageScan> {
   const plans = new Map<string, MessagePlan>();
   const failures: MessageFailure[] = [];
   const run = async (window: ConversationMessage[], index: number, m: ConversationMessage & { seq?: number }) => {
@@ -120,7 +127,9 @@ export async function scanPage(rules: RuleWork, messages: readonly (Conversation
       plans.set(m.id, await rules.planMessage({ messages: window, index, timezone, withStatements }));
     } catch (err) {
       const reason = err instanceof RuleWorkError ? err.reason : 'error';
-      failures.push({ messageId: m.id, ...(m.seq === undefined ? {} : { seq: m.seq }), reason, detail: err instanceof Error ? err.message : String(err) });
+      const failure: MessageFailure = { messageId: m.id, ...(m.seq === undefined ? {} : { seq: m.seq }), reason, detail: err instanceof Error ? err.message : String(err) };
+      failures.push(failure);
+      await onFailure?.(failure);
     }
   };
   await Promise.all(messages.filter((m) => m.role === 'user').map((m) => run([m], 0, m)));
