@@ -2,7 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RulePool } from '../src/adapters/extraction/rule-pool';
 import { inlineRuleWork, RuleWorkError, scanPage } from '../src/adapters/extraction/rule-work';
+import { loadConfig } from '../src/config';
 import type { ConversationMessage } from '../src/core/types';
+import { storeMessages } from '../src/services/conversation-messages';
+import { conversationReminderRequests } from '../src/services/reminder-requests';
+import { InMemoryConversationSide } from './support/conversation-fakes';
 
 // Issue #20: the rule work of extraction on worker threads with a hard time limit per message.
 // A message that overruns fails alone (its thread is replaced), the caller's event loop keeps
@@ -84,6 +88,26 @@ describe('rule pool', () => {
     expect(scan.failures.find((f) => f.messageId === 'u3')!.detail).toContain('the rules broke');
     expect([...scan.plans.keys()].sort()).toEqual(['a1', 'u1', 'u4']);
     expect(scan.plans.get('u1')!.candidates.map((c) => c.text)).toContain('我对花生过敏');
+  }, 90_000);
+
+  it('the reminder requests of a whole conversation (the callers\' contract) come from the pool: a spinning message gives none and stalls nothing', async () => {
+    const f = new InMemoryConversationSide();
+    const userKey = 'tenant-a:pool-reminders';
+    await f.users.ensure({ userKey, tenantId: 'tenant-a', externalId: 'carol' });
+    await storeMessages(f.deps, {
+      userKey,
+      conversationId: 'c1',
+      messages: [
+        { id: 'r1', role: 'user', content: '提醒我明天下午三点开会', at, truncated: false },
+        { id: 'r2', role: 'user', content: `提醒我3${SPIN}`, at, truncated: false },
+      ],
+      maxMessages: 10,
+    });
+    const { ticks, result } = await ticksDuring(conversationReminderRequests({ ...f.deps, config: loadConfig({ NODE_ENV: 'test' }), rules: slow }, { userId: userKey, conversationId: 'c1' }));
+    expect(result.status).toBe('fulfilled');
+    const requests = (result as PromiseFulfilledResult<Awaited<ReturnType<typeof conversationReminderRequests>>>).value;
+    expect(requests.map((r) => r.source.messageId)).toEqual(['r1']);
+    expect(ticks).toBeGreaterThan(Math.floor(2000 / 50) - 10);
   }, 90_000);
 
   it('closes with no thread left', async () => {

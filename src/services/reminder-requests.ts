@@ -1,4 +1,5 @@
 import { uuidFromKey } from '../adapters/ids';
+import { inlineRuleWork, scanPage } from '../adapters/extraction/rule-work';
 import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import type { ReminderWorkflowInput } from '../../workflows/proactive-inputs';
 import { allConversationMessages } from './conversation-messages';
@@ -43,10 +44,15 @@ export function reminderRequestsFrom(userId: string, conversationId: string, det
  * same deterministic ids as the extraction that started their workflows.
  */
 export async function conversationReminderRequests(
-  deps: Pick<ServiceDeps, 'conversations' | 'settings' | 'config'>,
+  deps: Pick<ServiceDeps, 'conversations' | 'settings' | 'config' | 'rules'>,
   input: { userId: string; conversationId: string; onPage?: (afterSeq: number) => void },
 ): Promise<ReminderRequestDTO[]> {
   const timeZone = await userTimeZone(deps, input.userId);
   const messages = await allConversationMessages(deps, input);
-  return reminderRequestsOf(input.userId, input.conversationId, messages, timeZone, deps.config.proactive.reminderAckSeconds);
+  // The time patterns run on the rule pool, each message with its time limit: a message whose
+  // rules fail there (the one extraction quarantines) gives no reminder instead of stalling the loop.
+  const users = messages.filter((m) => m.role === 'user').map((m) => ({ id: m.id, role: 'user' as const, content: m.content, at: m.at }));
+  const scan = await scanPage(deps.rules ?? inlineRuleWork, users, timeZone, false);
+  const detected = users.flatMap((m) => scan.plans.get(m.id)?.reminders ?? []);
+  return reminderRequestsFrom(input.userId, input.conversationId, detected, deps.config.proactive.reminderAckSeconds);
 }
