@@ -5,7 +5,7 @@ import { extractRunPage, finishRunPass, type RunPage } from '../src/services/ext
 import { applyCandidate } from '../src/services/memory-writer';
 import { drainVectorOutbox, type DrainSummary } from '../src/services/outbox-drain';
 import { asActivity } from './as-activity';
-import { reminderRequestsOf, type ReminderRequestDTO } from '../src/services/reminder-requests';
+import { reminderRequestsFrom, type ReminderRequestDTO } from '../src/services/reminder-requests';
 
 export interface ExtractPageInput {
   userId: string;
@@ -16,7 +16,7 @@ export interface ExtractPageInput {
 }
 
 /** A page as the workflow gets it: the service's page without its messages, with the reminder requests found in them. */
-export type ExtractPageResult = Omit<RunPage, 'messages' | 'timeZone'> & { reminders: ReminderRequestDTO[] };
+export type ExtractPageResult = Omit<RunPage, 'messages' | 'timeZone' | 'reminders'> & { reminders: ReminderRequestDTO[] };
 
 export interface DecideCandidateInput {
   userId: string;
@@ -53,7 +53,7 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
       return asActivity(async () => {
         const ctx = Context.current();
         const page = await extractRunPage(deps, input, { attemptId: attemptId(), heartbeat: (details) => ctx.heartbeat(details) });
-        const { messages, timeZone, ...rest } = page;
+        const { reminders, ...rest } = page;
         return {
           candidates: rest.candidates,
           messageCount: rest.messageCount,
@@ -63,8 +63,10 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
           coveredSeq: rest.coveredSeq,
           ...(rest.report ? { report: rest.report } : {}),
           reused: rest.reused,
-          // Explicit reminder requests in these messages: the workflow starts one ReminderWorkflow each.
-          reminders: reminderRequestsOf(input.userId, input.conversationId, messages, timeZone, deps.config.proactive.reminderAckSeconds),
+          // In the activity's result, so the workflow history shows every message held out and why.
+          quarantined: rest.quarantined,
+          // Explicit reminder requests in these messages (found by the rule pool): the workflow starts one ReminderWorkflow each.
+          reminders: reminderRequestsFrom(input.userId, input.conversationId, reminders, deps.config.proactive.reminderAckSeconds),
         };
       });
     },

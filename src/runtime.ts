@@ -18,6 +18,9 @@ import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
 import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
 import { OfflineExtractor } from './adapters/extraction/offline-extractor';
+import { RulePool } from './adapters/extraction/rule-pool';
+import type { RuleWork } from './adapters/extraction/rule-work';
+import { PostgresMessageQuarantine } from './adapters/postgres/message-quarantine';
 import { PostgresConversationRepository } from './adapters/postgres/conversation-repository';
 import { PostgresDigestRepository, PostgresProactiveMemorySource } from './adapters/postgres/digest-repository';
 import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
@@ -127,8 +130,8 @@ function createExtractionNet(config: AppConfig, endpoints: StackEndpoints): Extr
   return new ExtractionNet(new E5StatementEncoder({ baseUrl: endpoints.embeddingsUrl, apiKey: config.embedder.apiKey, model: config.embedder.model }));
 }
 
-function createExtractor(config: AppConfig, endpoints: StackEndpoints): Extractor {
-  const offline = new OfflineExtractor(createExtractionNet(config, endpoints));
+function createExtractor(config: AppConfig, endpoints: StackEndpoints, rules: RuleWork): Extractor {
+  const offline = new OfflineExtractor(createExtractionNet(config, endpoints), undefined, rules);
   if (config.llm.provider === 'none') return offline;
   // The offline rules stay as the safe fallback when the model's output is unusable.
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
@@ -189,6 +192,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
   const ports = postgresPorts(pool);
+  // Threads start on the first extraction, not here: a process that never extracts holds none.
+  const rules = new RulePool({ threads: config.extraction.ruleThreads, messageTimeoutMs: config.extraction.messageTimeoutMs, screenTimeoutMs: 4 * config.extraction.messageTimeoutMs });
   const deps: ServiceDeps = {
     pool,
     ...ports,
@@ -197,7 +202,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     episodeVectors,
     exchangeVectors,
     embeddings,
-    extractor: createExtractor(config, endpoints),
+    extractor: createExtractor(config, endpoints, rules),
+    rules,
+    quarantine: new PostgresMessageQuarantine(pool),
     config,
     secrets,
     userKeyDestroyer: payloadEncryption?.keys,
@@ -328,6 +335,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       if (followUpNetEnabled(config)) await followUpPrototypes(deps.embedder);
     },
     async close() {
+      await rules.close();
+      // A test may have swapped in a pool of its own (test/fixtures/slow-rule-worker.mjs).
+      if (deps.rules && deps.rules !== rules) await deps.rules.close();
       await connection.close();
       for (const c of workers) await c.close().catch(() => {});
       if (!opts.pool) await pool.end();

@@ -204,6 +204,10 @@ export const envSchema = z.object({
   RETENTION_DIGESTS_DAYS: retentionDays(90),
   // Reliability, so nothing stored is lost while Temporal or Chroma is down: reconcilers, outbox retries, bounded waits on Temporal
   EXTRACTION_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(120),
+  // The rule work of extraction runs on worker threads with a time limit per message; a message that overruns it, or fails this many times, is quarantined
+  RULE_POOL_THREADS: positiveInt.max(32).default(2),
+  EXTRACTION_MESSAGE_TIMEOUT_MS: positiveInt.min(100).max(60_000).default(5000),
+  EXTRACTION_QUARANTINE_AFTER_ERRORS: positiveInt.max(100).default(2),
   REMINDER_RECONCILE_SECONDS: positiveInt.min(10).max(3600).default(60),
   OUTBOX_DRAIN_SECONDS: positiveInt.min(10).max(3600).default(60),
   // The exchange indexer: every this many seconds, new messages are embedded as exchanges (dense conversation search)
@@ -269,6 +273,10 @@ export interface AppConfig {
     dedupSimilarity: number;
     maxMessageChars: number;
     maxMessagesPerConversation: number;
+    /** Worker threads of the rule pool, the time limit of one message's rules, failures before quarantine. */
+    ruleThreads: number;
+    messageTimeoutMs: number;
+    quarantineAfterErrors: number;
   };
   /** `queryRewrite`: when recall asks the LLM for extra queries (off the default hot path). */
   /**
@@ -547,6 +555,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       dedupSimilarity: e.DEDUP_SIMILARITY,
       maxMessageChars: e.MAX_MESSAGE_CHARS,
       maxMessagesPerConversation: e.MAX_MESSAGES_PER_CONVERSATION,
+      ruleThreads: e.RULE_POOL_THREADS,
+      messageTimeoutMs: e.EXTRACTION_MESSAGE_TIMEOUT_MS,
+      quarantineAfterErrors: e.EXTRACTION_QUARANTINE_AFTER_ERRORS,
     },
     recall: {
       timeoutMs: e.RECALL_TIMEOUT_MS,

@@ -1,3 +1,5 @@
+import type { RuleWork } from '../adapters/extraction/rule-work';
+import type { PostgresMessageQuarantine } from '../adapters/postgres/message-quarantine';
 import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
@@ -80,6 +82,13 @@ export interface ServiceDeps {
   exchangeIndex?: ExchangeIndexWatermarks;
   embeddings: Embeddings;
   extractor: Extractor;
+  /**
+   * Where the CPU-heavy rule work of extraction runs, with a time limit per message (the worker
+   * pool, src/adapters/extraction/rule-pool.ts); without it, inline on the caller's thread.
+   */
+  rules?: RuleWork;
+  /** Messages whose rule work failed or timed out, held out of extraction (docs/write-path.md#quarantine). */
+  quarantine?: PostgresMessageQuarantine;
   /** Present when an LLM is configured; recall uses it only when a request or RECALL_QUERY_REWRITE asks. */
   queryRewriter?: QueryRewriter;
   /** The LLM conflict resolver (present when an LLM is configured and CONFLICT_RESOLVER is not "rules"). */

@@ -13,6 +13,8 @@ import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from './deps';
 import type { ExtractionReport, PageKey, StaleConversation, StoredMessage } from '../core/ports';
 import { userTimeZone } from './settings';
+import { inlineRuleWork, scanPage, type MessageFailure, type PageScan } from '../adapters/extraction/rule-work';
+import type { ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 
 /** A candidate and the key its decision is recorded under. */
 export interface KeyedCandidate {
@@ -53,10 +55,22 @@ export function keyCandidates(userId: string, conversationId: string, candidates
   return out;
 }
 
+/** A message this page held out of extraction, and why (docs/write-path.md#quarantine). */
+export interface QuarantineNote {
+  messageId: string;
+  reason: 'timeout' | 'error';
+  detail: string;
+  attempts: number;
+}
+
 export interface RunPage {
   candidates: KeyedCandidate[];
-  /** The page's messages (reminder requests are read from them) and the user's zone. */
+  /** The page's messages that were extracted (quarantined ones left out), and the user's zone. */
   messages: StoredMessage[];
+  /** The reminder requests the rules found in those messages. */
+  reminders: ConversationReminderRequest[];
+  /** Messages quarantined by this page (or earlier), skipped by it. */
+  quarantined: QuarantineNote[];
   timeZone: string;
   messageCount: number;
   /** The page covers messages with fromSeq < seq <= lastSeq (lastSeq null: no messages). */
@@ -97,7 +111,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * with nothing after the watermark gives an empty last page.
  */
 export async function extractRunPage(
-  deps: Pick<ServiceDeps, 'extractionRuns' | 'conversations' | 'settings' | 'extractor'>,
+  deps: Pick<ServiceDeps, 'extractionRuns' | 'conversations' | 'settings' | 'extractor' | 'rules' | 'quarantine' | 'config'>,
   input: { userId: string; conversationId: string; afterSeq?: number; limit: number },
   hooks: PageHooks,
 ): Promise<RunPage> {
@@ -111,12 +125,68 @@ export async function extractRunPage(
   const timeZone = await userTimeZone(deps, userId);
   const full = messages.length >= input.limit;
   const lastSeq = messages.at(-1)?.seq ?? null;
-  const base = { messages, timeZone, messageCount: messages.length, fromSeq, lastSeq, nextSeq: full ? lastSeq : null, coveredSeq: full ? lastSeq! : Math.max(fromSeq, lastSeq ?? 0, mark.lastSeq) };
-  if (messages.length === 0) return { ...base, candidates: [], reused: false };
+  const base = { timeZone, messageCount: messages.length, fromSeq, lastSeq, nextSeq: full ? lastSeq : null, coveredSeq: full ? lastSeq! : Math.max(fromSeq, lastSeq ?? 0, mark.lastSeq) };
+  if (messages.length === 0) return { ...base, messages, reminders: [], quarantined: [], candidates: [], reused: false };
+
+  // Quarantined messages are never read again; the others are scanned one by one off the event
+  // loop, so a message that fails or overruns its time fails alone.
+  const held = deps.quarantine ? await deps.quarantine.held({ userId, conversationId, fromSeq, toSeq: lastSeq! }) : new Set<number>();
+  const open = messages.filter((m) => !held.has(m.seq));
+  const quarantine = quarantineRecorder(deps, { userId, conversationId });
+  hooks.heartbeat({ phase: 'scanning', messages: open.length });
+  const beat = setInterval(() => hooks.heartbeat({ phase: 'scanning', messages: open.length }), hooks.heartbeatMs ?? 5000);
+  let scan: PageScan;
+  try {
+    scan = await scanPage(deps.rules ?? inlineRuleWork, open, timeZone, true, quarantine.record);
+  } finally {
+    clearInterval(beat);
+  }
+  const quarantined = quarantine.finish();
+  const survivors = open.filter((m) => scan.plans.has(m.id));
+  const reminders = survivors.flatMap((m) => scan.plans.get(m.id)!.reminders);
+  const page = { ...base, messages: survivors, reminders, quarantined };
+  if (survivors.length === 0) return { ...page, candidates: [], reused: false };
 
   const key: PageKey = { userId, conversationId, fromSeq, toSeq: lastSeq!, variant: `${deps.extractor.name}|${timeZone}` };
-  const { output, reused } = await extractOnce(deps, key, messages, timeZone, hooks);
-  return { ...base, candidates: output.candidates, report: output.report, reused };
+  const { output, reused } = await extractOnce(deps, key, survivors, timeZone, scan, hooks);
+  return { ...page, candidates: output.candidates, report: output.report, reused };
+}
+
+/** A message's rule work that failed again after an error: the activity retries the page. */
+export class RuleWorkRetry extends Error {
+  override readonly name = 'RuleWorkRetry';
+}
+
+/**
+ * The quarantine policy (docs/write-path.md#quarantine): a message whose rules overran their time
+ * is quarantined at once (pure work on the same text overruns again, and every retry costs a
+ * thread its whole limit); one whose rules threw is quarantined after
+ * EXTRACTION_QUARANTINE_AFTER_ERRORS failed attempts, the earlier ones failing the page so the
+ * activity retries it (a thread that died for a reason of its own gets its second chance). Each
+ * failure is recorded as it happens: an attempt that runs out of its own time keeps what it learnt.
+ */
+function quarantineRecorder(deps: Pick<ServiceDeps, 'quarantine' | 'config'>, conv: { userId: string; conversationId: string }) {
+  const notes: QuarantineNote[] = [];
+  let retry: string | undefined;
+  return {
+    async record(f: MessageFailure): Promise<void> {
+      if (!deps.quarantine || f.seq === undefined) {
+        retry ??= `rule work of message ${f.messageId} failed (${f.reason}): ${f.detail}`;
+        return;
+      }
+      const quarantineAt = f.reason === 'timeout' ? 1 : deps.config.extraction.quarantineAfterErrors;
+      const row = await deps.quarantine.recordFailure({ ...conv, messageId: f.messageId, seq: f.seq, reason: f.reason, detail: f.detail, quarantineAt });
+      if (row.quarantinedAt) {
+        notes.push({ messageId: f.messageId, reason: row.reason, detail: row.detail, attempts: row.attempts });
+        console.warn(`message ${f.messageId} of conversation ${conv.conversationId} (user ${conv.userId}) quarantined after ${row.attempts} failed attempt(s): ${row.reason}: ${row.detail}`);
+      } else retry ??= `rule work of message ${f.messageId} failed (${f.reason}, attempt ${row.attempts}): ${f.detail}`;
+    },
+    /** The messages quarantined by this scan; throws when one must be tried again first. */
+    finish(): QuarantineNote[] {
+      if (retry) throw new RuleWorkRetry(retry);
+      return notes;
+    },
+  };
 }
 
 /** The page's stored output, or this attempt's extraction under a lease, or a live lease awaited. */
@@ -125,6 +195,7 @@ async function extractOnce(
   key: PageKey,
   messages: StoredMessage[],
   timeZone: string,
+  scan: PageScan,
   hooks: PageHooks,
 ): Promise<{ output: StoredOutput; reused: boolean }> {
   const heartbeatMs = hooks.heartbeatMs ?? 5000;
@@ -148,7 +219,9 @@ async function extractOnce(
     }, heartbeatMs);
     let extracted: StoredOutput;
     try {
-      const { candidates, report } = await deps.extractor.extract({ messages, timezone: timeZone });
+      // The scan rides along: the offline rules reuse it instead of running a second time.
+      const request = { messages, timezone: timeZone, scan };
+      const { candidates, report } = await deps.extractor.extract(request);
       extracted = { candidates: keyCandidates(key.userId, key.conversationId, candidates), report };
     } catch (err) {
       await deps.extractionRuns.releaseLease({ key, attemptId: hooks.attemptId }).catch(() => {});

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { ServiceDeps } from './deps';
+import { PostgresMessageQuarantine } from '../adapters/postgres/message-quarantine';
 import { outboxHealth, type OutboxHealth } from './outbox-drain';
 
 export type DependencyStatus = 'ok' | 'degraded' | 'down';
@@ -12,6 +13,8 @@ export interface DependencyCheck {
   pending?: number;
   deadLetters?: number;
   oldestPendingSeconds?: number | null;
+  /** The extraction quarantine only: messages held out of extraction (docs/write-path.md#quarantine). */
+  quarantined?: number;
 }
 
 export interface HealthDeps extends Pick<ServiceDeps, 'pool' | 'vectors' | 'outboxRetries'> {
@@ -44,11 +47,24 @@ async function outboxCheck(deps: HealthDeps, timeoutMs: number): Promise<Depende
   return { ...probed, status: health.deadLetters > 0 ? 'degraded' : 'ok', ...health };
 }
 
+/**
+ * Messages quarantined by extraction, over every user: a count for the operator (and a future
+ * /metrics), not a failure — the service works; each one is read and released by hand.
+ */
+async function quarantineCheck(deps: HealthDeps, timeoutMs: number): Promise<DependencyCheck> {
+  let quarantined: number | undefined;
+  const probed = await probe(async () => {
+    quarantined = await new PostgresMessageQuarantine(deps.pool).count();
+  }, timeoutMs);
+  return quarantined === undefined ? probed : { ...probed, quarantined };
+}
+
 /** Every dependency's status and latency, probed in parallel. */
 export async function checkDependencies(deps: HealthDeps, timeoutMs = 3000): Promise<Record<string, DependencyCheck>> {
   const entries = await Promise.all(
     [
       ['outbox', outboxCheck(deps, timeoutMs)] as const,
+      ['extractionQuarantine', quarantineCheck(deps, timeoutMs)] as const,
       ['temporal', probe(() => deps.temporal.connection.workflowService.getSystemInfo({}), timeoutMs)] as const,
       ['postgres', probe(() => deps.pool.query('SELECT 1'), timeoutMs)] as const,
       ['chroma', probe(() => deps.vectors.heartbeat(), timeoutMs)] as const,

@@ -1,5 +1,6 @@
 import { uuidFromKey } from '../adapters/ids';
-import { detectReminderRequests } from '../core/proactive/conversation-reminders';
+import { inlineRuleWork, scanPage } from '../adapters/extraction/rule-work';
+import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import type { ReminderWorkflowInput } from '../../workflows/proactive-inputs';
 import { allConversationMessages } from './conversation-messages';
 import type { ServiceDeps } from './deps';
@@ -20,7 +21,12 @@ export function reminderRequestsOf(
   timeZone: string,
   ackWindowSeconds: number,
 ): ReminderRequestDTO[] {
-  return detectReminderRequests(messages, timeZone).map((r) => ({
+  return reminderRequestsFrom(userId, conversationId, detectReminderRequests(messages, timeZone), ackWindowSeconds);
+}
+
+/** The same requests from detections already made (the extraction run's rule pool finds them). */
+export function reminderRequestsFrom(userId: string, conversationId: string, detected: readonly ConversationReminderRequest[], ackWindowSeconds: number): ReminderRequestDTO[] {
+  return detected.map((r) => ({
     userId,
     reminderId: uuidFromKey(`reminder:${userId}:${conversationId}:${r.messageId}`),
     text: r.text,
@@ -38,10 +44,15 @@ export function reminderRequestsOf(
  * same deterministic ids as the extraction that started their workflows.
  */
 export async function conversationReminderRequests(
-  deps: Pick<ServiceDeps, 'conversations' | 'settings' | 'config'>,
+  deps: Pick<ServiceDeps, 'conversations' | 'settings' | 'config' | 'rules'>,
   input: { userId: string; conversationId: string; onPage?: (afterSeq: number) => void },
 ): Promise<ReminderRequestDTO[]> {
   const timeZone = await userTimeZone(deps, input.userId);
   const messages = await allConversationMessages(deps, input);
-  return reminderRequestsOf(input.userId, input.conversationId, messages, timeZone, deps.config.proactive.reminderAckSeconds);
+  // The time patterns run on the rule pool, each message with its time limit: a message whose
+  // rules fail there (the one extraction quarantines) gives no reminder instead of stalling the loop.
+  const users = messages.filter((m) => m.role === 'user').map((m) => ({ id: m.id, role: 'user' as const, content: m.content, at: m.at }));
+  const scan = await scanPage(deps.rules ?? inlineRuleWork, users, timeZone, false);
+  const detected = users.flatMap((m) => scan.plans.get(m.id)?.reminders ?? []);
+  return reminderRequestsFrom(input.userId, input.conversationId, detected, deps.config.proactive.reminderAckSeconds);
 }

@@ -21,6 +21,7 @@ export const PURGE_TABLES: readonly { table: string; rows: string }[] = [
   },
   { table: 'vector_outbox', rows: 'SELECT ctid FROM vector_outbox WHERE user_id = $1' },
   { table: 'extraction_pages', rows: 'SELECT ctid FROM extraction_pages WHERE user_id = $1' },
+  { table: 'message_quarantine', rows: 'SELECT ctid FROM message_quarantine WHERE user_id = $1' },
   { table: 'memory_events', rows: 'SELECT ctid FROM memory_events WHERE user_id = $1' },
   // The persona repeats memory texts: it goes before the memories it was built from.
   { table: 'user_profiles', rows: 'SELECT ctid FROM user_profiles WHERE user_id = $1' },

@@ -14,6 +14,8 @@ const check = z.object({
   pending: z.number().optional(),
   deadLetters: z.number().optional(),
   oldestPendingSeconds: z.number().nullable().optional(),
+  // The extraction quarantine check (docs/write-path.md#quarantine): messages held out of extraction.
+  quarantined: z.number().optional(),
 });
 const healthView = z.object({ status: z.enum(['ok', 'degraded']), checks: z.record(z.string(), check) });
 

@@ -109,15 +109,28 @@ export function planOfflineExtraction(
   const { segmenter } = options;
   const out: MemoryCandidate[] = [];
   const statements: NetStatement[] = [];
-  messages.forEach((message, i) => {
-    if (message.role === 'user') {
-      const user = extractFromUser(message, zone, segmenter, withStatements);
-      out.push(...user.candidates);
-      statements.push(...user.statements);
-      return;
-    }
-    const contribution = extractAssistantContribution(message, neighbourUser(messages, i, -1), neighbourUser(messages, i, 1), segmenter);
-    if (contribution) out.push(contribution);
+  messages.forEach((_, i) => {
+    const one = planOfflineMessage(messages, i, { timezone: zone, segmenter }, withStatements);
+    out.push(...one.candidates);
+    statements.push(...one.statements);
   });
   return { candidates: dedupeCandidates(out), statements };
+}
+
+/**
+ * The rules' plan for the one message at `index` (its neighbours only give an assistant turn its
+ * context), not deduplicated: a caller can bound the cost of each message on its own
+ * (src/adapters/extraction/rule-pool.ts) and merge with {@link dedupeCandidates}.
+ */
+export function planOfflineMessage(
+  messages: readonly ConversationMessage[],
+  index: number,
+  options: OfflineExtractorOptions,
+  withStatements = true,
+): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
+  const message = messages[index];
+  if (!message) return { candidates: [], statements: [] };
+  if (message.role === 'user') return extractFromUser(message, options.timezone ?? 'UTC', options.segmenter, withStatements);
+  const contribution = extractAssistantContribution(message, neighbourUser(messages, index, -1), neighbourUser(messages, index, 1), options.segmenter);
+  return { candidates: contribution ? [contribution] : [], statements: [] };
 }

@@ -1,0 +1,162 @@
+/**
+ * The CPU-heavy, pure rule work of extraction, as tasks that can run on a worker thread
+ * (rule-pool.ts) or, without a pool, on the caller's thread (unit tests, scripts). The rules are
+ * regular expressions and word segmentation over user text: one hostile message can cost minutes,
+ * so the extraction activity never runs them on the event loop that serves other users.
+ */
+import { dedupeCandidates, planOfflineMessage } from '../../core/extraction/offline-extractor';
+import type { NetStatement } from '../../core/extraction/net-statements';
+import { screenCandidates } from '../../core/extraction/provenance';
+import { detectReminderRequests, type ConversationReminderRequest } from '../../core/proactive/conversation-reminders';
+import type { RejectedCandidate } from '../../core/extraction/provenance';
+import type { ConversationMessage, MemoryCandidate } from '../../core/types';
+import { jiebaSegmenter } from '../text/jieba';
+
+/** One message's rule work: its window (the message and the neighbours an assistant turn needs). */
+export interface MessageTask {
+  kind: 'message';
+  messages: ConversationMessage[];
+  index: number;
+  timezone: string;
+  withStatements: boolean;
+}
+
+/** What the rules found in one message: candidates, statements for the recall net, reminder requests. */
+export interface MessagePlan {
+  candidates: MemoryCandidate[];
+  statements: NetStatement[];
+  reminders: ConversationReminderRequest[];
+}
+
+/** The provenance screen of a page's candidates against its (quarantine-free) messages. */
+export interface ScreenTask {
+  kind: 'screen';
+  candidates: MemoryCandidate[];
+  messages: ConversationMessage[];
+  timezone: string;
+}
+
+export interface ScreenResult {
+  accepted: MemoryCandidate[];
+  rejected: RejectedCandidate[];
+}
+
+export type RuleTask = MessageTask | ScreenTask;
+
+export function runRuleTask(task: MessageTask): MessagePlan;
+export function runRuleTask(task: ScreenTask): ScreenResult;
+export function runRuleTask(task: RuleTask): MessagePlan | ScreenResult;
+export function runRuleTask(task: RuleTask): MessagePlan | ScreenResult {
+  if (task.kind === 'screen') return screenCandidates(task.candidates, task.messages, jiebaSegmenter, task.timezone);
+  const message = task.messages[task.index];
+  if (!message) return { candidates: [], statements: [], reminders: [] };
+  const plan = planOfflineMessage(task.messages, task.index, { timezone: task.timezone, segmenter: jiebaSegmenter }, task.withStatements);
+  return { ...plan, reminders: message.role === 'user' ? detectReminderRequests([message], task.timezone) : [] };
+}
+
+/** Why one message's rule work failed: it ran out of its time, or the rules threw. */
+export class RuleWorkError extends Error {
+  constructor(
+    readonly reason: 'timeout' | 'error',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RuleWorkError';
+  }
+}
+
+/** Runs rule tasks somewhere: a worker pool with a time limit per task, or inline. */
+export interface RuleWork {
+  /** One message's rule work; rejects with {@link RuleWorkError} when it times out or throws. */
+  planMessage(task: Omit<MessageTask, 'kind'>): Promise<MessagePlan>;
+  /** The provenance screen of a page; rejects with {@link RuleWorkError} too. */
+  screen(task: Omit<ScreenTask, 'kind'>): Promise<ScreenResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * The rule work on the caller's own thread, without a time limit: for unit tests and for code that
+ * has no pool. The services take a pool when the runtime gives them one (src/runtime.ts).
+ */
+export const inlineRuleWork: RuleWork = {
+  async planMessage(task) {
+    try {
+      return runRuleTask({ kind: 'message', ...task });
+    } catch (err) {
+      throw new RuleWorkError('error', err instanceof Error ? err.message : String(err));
+    }
+  },
+  async screen(task) {
+    return runRuleTask({ kind: 'screen', ...task });
+  },
+  async close() {},
+};
+
+/** One message of a page whose rule work failed. */
+export interface MessageFailure {
+  messageId: string;
+  seq?: number;
+  reason: 'timeout' | 'error';
+  detail: string;
+}
+
+/** A page's rule work, message by message: what each message gave, and which messages failed. */
+export interface PageScan {
+  plans: Map<string, MessagePlan>;
+  failures: MessageFailure[];
+}
+
+/**
+ * Runs the rules over each message of a page on its own, so one message that times out or throws
+ * fails alone and the rest of its conversation is still extracted. User messages go first: an
+ * assistant turn is then read with the user messages that survived as its neighbours, so a failed
+ * message is never read again as another message's context.
+ */
+export async function scanPage(
+  rules: RuleWork,
+  messages: readonly (ConversationMessage & { seq?: number })[],
+  timezone: string,
+  withStatements: boolean,
+  /** Told of each failure as it happens, so it is recorded even if the caller's time runs out. */
+  onFailure?: (failure: MessageFailure) => Promise<void>,
+): Promise<PageScan> {
+  const plans = new Map<string, MessagePlan>();
+  const failures: MessageFailure[] = [];
+  const run = async (window: ConversationMessage[], index: number, m: ConversationMessage & { seq?: number }) => {
+    try {
+      plans.set(m.id, await rules.planMessage({ messages: window, index, timezone, withStatements }));
+    } catch (err) {
+      const reason = err instanceof RuleWorkError ? err.reason : 'error';
+      const failure: MessageFailure = { messageId: m.id, ...(m.seq === undefined ? {} : { seq: m.seq }), reason, detail: err instanceof Error ? err.message : String(err) };
+      failures.push(failure);
+      await onFailure?.(failure);
+    }
+  };
+  await Promise.all(messages.filter((m) => m.role === 'user').map((m) => run([m], 0, m)));
+  const failed = new Set(failures.map((f) => f.messageId));
+  const survivors = messages.filter((m) => !failed.has(m.id));
+  await Promise.all(
+    survivors.map((m, i) => {
+      if (m.role === 'user') return undefined;
+      // The same neighbours planOfflineExtraction reads: the user turn before, and the one right after.
+      const before = survivors.slice(0, i).findLast((p) => p.role === 'user');
+      const after = survivors[i + 1]?.role === 'user' ? survivors[i + 1] : undefined;
+      const window = [...(before ? [before] : []), m, ...(after ? [after] : [])];
+      return run(window, before ? 1 : 0, m);
+    }),
+  );
+  return { plans, failures };
+}
+
+/** The rules' candidates of the scanned messages, in message order, merged as one page's. */
+export function pageCandidates(scan: PageScan, messages: readonly ConversationMessage[]): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
+  const candidates: MemoryCandidate[] = [];
+  const statements: NetStatement[] = [];
+  for (const m of messages) {
+    const plan = scan.plans.get(m.id);
+    if (!plan) continue;
+    candidates.push(...plan.candidates);
+    statements.push(...plan.statements);
+  }
+  return { candidates: dedupeCandidates(candidates), statements };
+}
