@@ -48,7 +48,7 @@ export interface UserExport {
  */
 export async function openUserExport(deps: Pick<ServiceDeps, 'exports' | 'users' | 'config'>, input: { userKey: string; externalUserId: string; now: Date; pageSize?: number }): Promise<UserExport> {
   if (!(await userExists(deps, input.userKey))) throw new MemoryServiceError(ErrorCode.notFound, 'unknown user', { userId: input.externalUserId });
-  const safeId = input.externalUserId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+  const safeId = input.externalUserId.replace(/[^\w.-]/g, '_').slice(0, 80);
   return {
     fileName: `jarvis-memory-export-${safeId}-${input.now.toISOString().slice(0, 10)}.json`,
     chunks: documentChunks(deps, { ...input, pageSize: input.pageSize ?? EXPORT_PAGE }),
