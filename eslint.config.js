@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { URL } from 'node:url';
 import js from '@eslint/js';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 /** Every Node builtin as Node itself lists it, bare and with the `node:` prefix ("fs", "node:fs", "fs/promises"…). */
@@ -38,6 +39,26 @@ export default tseslint.config(
   { ignores: ['node_modules/', '.stack/', '.data/', 'scratch/', 'test-artifacts/', 'web/dist/', 'src/client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Every pattern may one day see user or model text: backtracking that grows faster than the
+  // input stalls the event loop for minutes (issue #20). The recommended set already includes
+  // no-super-linear-backtracking; no-super-linear-move covers the quadratic cost of retrying a
+  // linear pattern at every start position of a long text (g flags, search, replace).
+  regexp.configs['flat/recommended'],
+  {
+    rules: {
+      'regexp/no-super-linear-backtracking': ['error', { report: 'certain' }],
+      'regexp/no-super-linear-move': ['error', { report: 'certain', ignoreSticky: true, ignorePartial: false }],
+      // Dead or duplicate parts of a pattern (an alternative another already covers, a group
+      // nobody reads): harmless for the cost, reported so they are cleaned up, not blocking.
+      'regexp/no-dupe-disjunctions': 'warn',
+      'regexp/no-unused-capturing-group': 'warn',
+      'regexp/no-useless-non-capturing-group': 'warn',
+      'regexp/prefer-character-class': 'warn',
+      'regexp/no-dupe-characters-character-class': 'warn',
+      'regexp/no-contradiction-with-assertion': 'warn',
+      'regexp/no-useless-assertions': 'warn',
+    },
+  },
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -91,6 +112,11 @@ export default tseslint.config(
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      // Tests and benchmarks read the project's own fixtures and docs, never a user's text.
+      'regexp/no-super-linear-move': 'off',
+      'regexp/no-super-linear-backtracking': 'off',
+    },
   },
 );

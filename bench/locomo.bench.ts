@@ -61,7 +61,7 @@ const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 
 
 /** "1:56 pm on 8 May, 2023" → that time, read as UTC. */
 export function parseLocomoDate(text: string): Date {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/iu.exec(text);
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Z]+),?\s+(\d{4})/iu.exec(text);
   if (!m) throw new Error(`unreadable LoCoMo session date: ${text}`);
   const month = MONTHS.indexOf(m[5]!.toLowerCase());
   if (month < 0) throw new Error(`unreadable month in LoCoMo session date: ${text}`);

@@ -71,7 +71,7 @@ describe('@jarvis-memory/client, packed and installed', () => {
     const installed = join(scratch, 'node_modules/@jarvis-memory/client/dist');
     for (const file of await readdir(installed)) {
       const source = await readFile(join(installed, file), 'utf8');
-      const imports = [...source.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+      const imports = [...source.matchAll(/(?:from|import)\s*(?:\(\s*)?['"]([^'"]+)['"]/g)].map((m) => m[1]!);
       for (const spec of imports) expect(spec, `${file} imports ${spec}`).toMatch(/^(\.\/[\w-]+\.js|@langchain\/core\/[\w/]+)$/);
     }
     const manifest = JSON.parse(await readFile(join(scratch, 'node_modules/@jarvis-memory/client/package.json'), 'utf8'));

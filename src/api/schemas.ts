@@ -9,7 +9,7 @@ import { MEMORY_STATUSES, MEMORY_TYPES, MEMORY_VIAS, MemoryVia } from '../core/t
  * unambiguous without ':') or a Chroma collection name, and no look-alike Unicode.
  */
 export const MAX_ID_LENGTH = 128;
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
+const SAFE_ID = /^[A-Z0-9][\w.@-]*$/i;
 export const safeIdSchema = (name: string) =>
   z
     .string()
@@ -23,7 +23,7 @@ export const requestIdSchema = safeIdSchema('requestId');
 
 /** Rejects text a person cannot have typed: NUL and other C0 controls (tabs and newlines are fine). */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+const CONTROL_CHARS = /[\u0000-\u0008\v\f\u000E-\u001F\u007F]/;
 const LONE_SURROGATE = /\p{Cs}/u;
 export const textSchema = (max: number) =>
   z

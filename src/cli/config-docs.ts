@@ -39,6 +39,7 @@ export function parseEnvExample(text: string): ExampleSection[] {
   let comments: string[] = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
+    // eslint-disable-next-line regexp/no-super-linear-backtracking -- reads the project's own .env.example, never user text
     const heading = /^#\s*---\s*(.+?)\s*---\s*$/.exec(line);
     if (heading) {
       sections.push({ title: heading[1]!, notes: [], variables: [] });

@@ -219,7 +219,7 @@ export function extractMemoriesWorkflowId(tenantId: string, callerRef: string): 
 /** The kinds of per-user workflow id, by their prefix. */
 export type WorkflowIdKind = 'store' | 'conversation' | 'extract' | 'reminder' | 'reinforce' | 'persona' | 'purge';
 
-const USER_KEY = /^[A-Za-z0-9][A-Za-z0-9._@-]*:[A-Za-z0-9._@-]+$/;
+const USER_KEY = /^[A-Z0-9][\w.@-]*:[\w.@-]+$/i;
 
 function assertUserKey(userKey: string): string {
   // Keys are ids, never free text: that is what makes them safe to quote in a visibility query.
@@ -270,6 +270,6 @@ export function userWorkflowsQuery(userKey: string, opts: { type?: WorkflowType;
 
 /** Visibility query for every per-user execution of one tenant. */
 export function tenantWorkflowsQuery(tenantId: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(tenantId)) throw new TypeError('not a tenant id');
+  if (!/^[A-Z0-9][\w.@-]*$/i.test(tenantId)) throw new TypeError('not a tenant id');
   return `${SearchAttribute.tenant} = '${tenantId}'`;
 }

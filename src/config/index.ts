@@ -33,7 +33,7 @@ const tenantsSchema = z
       const idx = entry.indexOf(':');
       const tenantId = entry.slice(0, idx);
       const key = entry.slice(idx + 1);
-      if (idx <= 0 || key.length < 8 || !/^[A-Za-z0-9_.-]{1,64}$/.test(tenantId)) {
+      if (idx <= 0 || key.length < 8 || !/^[\w.-]{1,64}$/.test(tenantId)) {
         ctx.addIssue({
           code: 'custom',
           message: `expected "tenant:key" entries (key ≥ 8 characters), got "${entry.slice(0, 20)}…"`,
@@ -134,7 +134,7 @@ export const envSchema = z.object({
 
   CHROMA_URL: optionalUrl,
   CHROMA_PORT: port.default(8000),
-  CHROMA_COLLECTION: z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]{1,62}$/).default('jarvis_memories'),
+  CHROMA_COLLECTION: z.string().regex(/^[a-z0-9][\w.-]{1,62}$/i).default('jarvis_memories'),
 
   EMBEDDINGS_PROVIDER: z.enum(['openai-compatible', 'hashing']).default('openai-compatible'),
   EMBEDDINGS_URL: optionalUrl,
@@ -431,8 +431,8 @@ const DEV_CODEC_AUTH_TOKEN = 'dev-codec-token-change-me';
 /** 32 bytes of key material, written as 64 hex digits or as base64. */
 export function parseKeyMaterial(text: string): Buffer | undefined {
   const t = text.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(t)) return Buffer.from(t, 'hex');
-  if (!/^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(t)) return undefined;
+  if (/^[0-9a-f]{64}$/i.test(t)) return Buffer.from(t, 'hex');
+  if (!/^[\w+/-]{42,44}={0,2}$/.test(t)) return undefined;
   const bytes = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   return bytes.length === 32 ? bytes : undefined;
 }
@@ -453,7 +453,7 @@ function codecServer(e: Env): AppConfig['codec'] {
   const authToken = e.CODEC_AUTH_TOKEN ?? (e.NODE_ENV === 'production' ? undefined : DEV_CODEC_AUTH_TOKEN);
   if (authToken !== undefined && authToken.length < 16) fail('CODEC_AUTH_TOKEN', 'must be at least 16 characters');
   const corsOrigins = e.CODEC_CORS_ORIGINS
-    ? e.CODEC_CORS_ORIGINS.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean)
+    ? e.CODEC_CORS_ORIGINS.split(',').map((s) => s.trim().replace(/(?<!\/)\/+$/, '')).filter(Boolean)
     : [`http://127.0.0.1:${e.TEMPORAL_UI_PORT}`, `http://localhost:${e.TEMPORAL_UI_PORT}`];
   for (const origin of corsOrigins) if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail('CODEC_CORS_ORIGINS', `expected origins like http://host:port, got "${origin.slice(0, 40)}"`);
   return { authToken, corsOrigins };
@@ -640,7 +640,7 @@ function proxyConfig(e: Env): ProxyConfig {
     } catch {
       fail('PROXY_TENANT_POLICIES', 'expected a JSON object: {"tenant": {"models": [...], "maxN": 1, "maxTokens": 4096, "tools": false}}');
     }
-    const parsed = z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), tenantPolicySchema).safeParse(raw);
+    const parsed = z.record(z.string().regex(/^[\w.-]{1,64}$/), tenantPolicySchema).safeParse(raw);
     if (!parsed.success) fail('PROXY_TENANT_POLICIES', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     for (const [tenant, p] of Object.entries(parsed.data)) {
       tenantPolicies[tenant] = {
@@ -652,7 +652,7 @@ function proxyConfig(e: Env): ProxyConfig {
     }
   }
   return {
-    upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''),
+    upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/(?<!\/)\/+$/, ''),
     upstreamApiKey: e.UPSTREAM_API_KEY,
     recallTimeoutMs: e.PROXY_RECALL_TIMEOUT_MS,
     upstreamTimeoutMs: e.PROXY_UPSTREAM_TIMEOUT_MS,

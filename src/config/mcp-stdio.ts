@@ -24,5 +24,5 @@ export function loadMcpStdioConfig(source: NodeJS.ProcessEnv = process.env): Mcp
   const parsed = schema.safeParse(source);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? 'environment'), message: i.message })));
   const e = parsed.data;
-  return { apiUrl: e.MEMORY_API_URL.replace(/\/+$/, ''), apiKey: e.MEMORY_API_KEY, userId: e.MEMORY_USER_ID, timeoutMs: e.MEMORY_TIMEOUT_MS };
+  return { apiUrl: e.MEMORY_API_URL.replace(/(?<!\/)\/+$/, ''), apiKey: e.MEMORY_API_KEY, userId: e.MEMORY_USER_ID, timeoutMs: e.MEMORY_TIMEOUT_MS };
 }

@@ -136,7 +136,7 @@ interface Hit {
 const CJK = /[\u3400-\u9fff]/u;
 
 /** A negator just before a keyword flips its meaning, e.g. "不是很急", "not really worried". */
-const ZH_NEGATED_BEFORE = /(?:不|没|(?<![特区分级个告识类性差派])别|无需|不用|并不|没有)[太很是那么怎么用再]{0,3}$/u;
+const ZH_NEGATED_BEFORE = /(?:不|没|(?<![特区分级个告识类性差派])别|无需|不用|并不|没有)[太很是那么怎用再]{0,3}$/u;
 const EN_NEGATED_BEFORE = /(?:\bnot|\bno|\bnever|n't)(?:\s+(?:so|that|very|really|too|at all|even))?\s+$/iu;
 
 interface CompiledKeyword {

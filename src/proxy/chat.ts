@@ -86,12 +86,12 @@ export function proxyConversationId(header: string | undefined, now: Date, timeZ
 export function turnIds(conversationId: string, messages: readonly ChatMessage[], userIndex: number): { user: string; assistant: string } {
   const hash = createHash('sha256').update(conversationId, 'utf8');
   for (const m of messages.slice(0, userIndex + 1)) hash.update(`\u0000${m.role}\u0000${messageText(m)}`, 'utf8');
-  const h = hash.digest('base64url').replace(/[^A-Za-z0-9]/g, '').slice(0, 32);
+  const h = hash.digest('base64url').replace(/[^A-Z0-9]/gi, '').slice(0, 32);
   return { user: `px${h}-u`, assistant: `px${h}-a` };
 }
 
 // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
+const CONTROL = /[\u0000-\u0008\v\f\u000E-\u001F\u007F]/g;
 const LONE_SURROGATE = /\p{Cs}/gu;
 
 /** Text as the messages store takes it: no control characters or lone surrogates, at most `max` characters (then `truncated`). */

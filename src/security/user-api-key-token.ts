@@ -13,7 +13,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
  */
 export const USER_API_KEY_PREFIX = 'jmu_';
 
-const TOKEN = /^jmu_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
+const TOKEN = /^jmu_([0-9a-f]{32})_([\w-]{43})$/;
 
 /** Whether the presented bearer is spelled as a user key (not whether it is one). */
 export function looksLikeUserApiKey(presented: string): boolean {

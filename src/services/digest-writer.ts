@@ -22,7 +22,7 @@ const LINK = /\b(?:https?:\/\/|www\.)[^\s)）>\]"'，。]+/giu;
 /** Links the digest shows that the day's data does not hold: a digest may only repeat links, never add them. */
 export function addedLinks(text: string, sections: DigestSections): string[] {
   const known = JSON.stringify(sections).toLowerCase();
-  return [...text.matchAll(LINK)].map((m) => m[0]).filter((link) => !known.includes(link.toLowerCase().replace(/[.,;:!?]+$/u, '')));
+  return [...text.matchAll(LINK)].map((m) => m[0]).filter((link) => !known.includes(link.toLowerCase().replace(/(?<![.,;:!?])[.,;:!?]+$/u, '')));
 }
 
 /**

@@ -59,7 +59,7 @@ export async function openUserExport(
   input: { userKey: string; externalUserId: string; now: Date; pageSize?: number },
 ): Promise<UserExport> {
   if (!(await userExists(deps, input.userKey))) throw new MemoryServiceError(ErrorCode.notFound, 'unknown user', { userId: input.externalUserId });
-  const safeId = input.externalUserId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+  const safeId = input.externalUserId.replace(/[^\w.-]/g, '_').slice(0, 80);
   const stats = { pages: 0 };
   return {
     fileName: `jarvis-memory-export-${safeId}-${input.now.toISOString().slice(0, 10)}.json`,

@@ -46,13 +46,13 @@ export const probes = {
   },
 
   async chroma(url: string, timeoutMs = 3000): Promise<void> {
-    const res = await fetch(`${url.replace(/\/+$/, '')}/api/v2/heartbeat`, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${url.replace(/(?<!\/)\/+$/, '')}/api/v2/heartbeat`, { signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) throw new Error(`heartbeat answered HTTP ${res.status}`);
   },
 
   /** An OpenAI-compatible embeddings endpoint (…/v1): one tiny embedding proves the model loaded. */
   async embeddings(baseUrl: string, model: string, apiKey: string, timeoutMs = 10_000): Promise<void> {
-    const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/embeddings`, {
+    const res = await fetch(`${baseUrl.replace(/(?<!\/)\/+$/, '')}/embeddings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
       body: JSON.stringify({ model, input: ['ready'] }),

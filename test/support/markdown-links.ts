@@ -44,7 +44,7 @@ export function headingAnchors(text: string): Set<string> {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     if (fenced) continue;
     for (const m of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(m[1]!);
-    const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    const heading = /^ {0,3}#{1,6}\s+(.*?)\s*(?:#+\s*)?$/.exec(line);
     if (!heading) continue;
     const base = heading[1]!
       .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')

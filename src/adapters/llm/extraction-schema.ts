@@ -36,7 +36,7 @@ export type LlmMemory = z.infer<typeof llmMemorySchema>;
 
 /** Pulls the first JSON object out of a reply that may wrap it in prose or a code fence. */
 export function extractJsonObject(reply: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(reply);
+  const fenced = /```(?:json)?([\s\S]*?)```/i.exec(reply);
   const body = fenced ? fenced[1]! : reply;
   const start = body.indexOf('{');
   const end = body.lastIndexOf('}');

@@ -27,7 +27,7 @@ const jsonPayload = z.object({
 const payloadsBody = z.object({ payloads: z.array(jsonPayload).max(10_000) });
 type JsonPayload = z.infer<typeof jsonPayload>;
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const BASE64 = /^[A-Z0-9+/]*={0,2}$/i;
 
 function fromJson(p: JsonPayload): Payload {
   const bytes = (s: string) => {
@@ -64,7 +64,7 @@ class Sessions {
     return `${body}.${createHmac('sha256', this.key).update(body).digest('base64url')}`;
   }
   valid(value: string, nowSeconds: number): boolean {
-    const m = /^(v1\.(\d{1,12}))\.([A-Za-z0-9_-]{43})$/.exec(value);
+    const m = /^(v1\.(\d{1,12}))\.([\w-]{43})$/.exec(value);
     if (!m || Number(m[2]) < nowSeconds) return false;
     return sameSecret(m[3]!, createHmac('sha256', this.key).update(m[1]!).digest('base64url'));
   }

@@ -43,8 +43,8 @@ interface Unit {
   score: number;
 }
 
-const NUMBER = /\d|[一二两三四五六七八九十百千万]+(?:个|次|天|年|月|号|日|点|公里|千米|块|元|岁|本|部|分钟|小时|秒|斤|公斤)/u;
-const NAMED_SHAPE = /《[^》]+》|[“"「][^”"」]{2,}[”"」]|(?<!^)\b[A-Z]\p{Ll}[\p{L}'’-]*(?:\s+[A-Z][\p{L}'’-]+)*/u;
+const NUMBER = /\d|(?<![一二两三四五六七八九十百千万])[一二两三四五六七八九十百千万]+(?:[个次天年月号日点块元岁本部秒斤]|公里|千米|分钟|小时|公斤)/u;
+const NAMED_SHAPE = /《[^》《]+》|[“"「][^”"」“「]{2,}[”"」]|(?<!^)\b[A-Z]\p{Ll}[\p{L}'’-]*(?:\s+[A-Z][\p{L}'’-]+)*/u;
 const TRIVIAL = /^(?:好的?|嗯+|哈+|谢谢|收到|明白了?|ok(?:ay)?|thanks?(?: you)?|got it|nice|great|cool|sure|lol|haha+)\b/iu;
 
 function codePoints(text: string): number {

@@ -14,7 +14,7 @@ const MAX_TEXT = 220;
 const MAX_MESSAGE = 4000;
 
 const ACK =
-  /^(?:好的|好嘞|好|嗯|明白了?|了解了?|收到|记住了|知道了|没问题|可以的|行|当然|ok(?:ay)?|got it|noted|sure|will do|done|understood|of course|absolutely|great|thanks|thank you|no problem|alright|perfect|yes)(?:[，,。.!！\s]+|$)/iu;
+  /^(?:好的|好嘞|[好嗯行]|明白了?|了解了?|收到|记住了|知道了|没问题|可以的|当然|ok(?:ay)?|got it|noted|sure|will do|done|understood|of course|absolutely|great|thanks|thank you|no problem|alright|perfect|yes)(?:[，,。.!！\s]+|$)/iu;
 const ZH_MARKER = /推荐|建议|可以试试|试试|不妨|你可以|可以考虑|可以先|可以用|可以做|可以去|可以听|可以读|可以看|比如|例如|方法是|步骤|首先/u;
 const EN_MARKER =
   /\b(?:i'd recommend|i recommend|i'd suggest|i suggest|i would suggest|you could|you might|you can try|you should|here's how|here is how|check out|give [\w\s]+ a try|i'd go with|how about|what about|recommend|suggest)\b|^(?:try|consider)\b|\btry (?:a|an|the|this|out|using|adding|running|\w+ing)\b|steps?:|^(?:start|begin) (?:with|by)\b|^first,/iu;
@@ -27,9 +27,9 @@ const CONTINUATION = /^(?:or|and|also|plus|alternatively|或者|还有|另外|�
 /** The user asked for a recommendation or a way to do something. */
 const ASKED_FOR = /推荐|建议|有什么|有没有|哪些|哪个|怎么|如何|办法|方法|\b(?:suggest|recommend|any|ideas?|what should|which|how)\b|[?？]\s*$/iu;
 const STEPS = /(?:^|[\s：:])(?:\d+[.)、]|[①②③④⑤⑥⑦⑧⑨⑩]|第[一二三四五六七八九十]步|step \d)/iu;
-const NAMED = /《[^》]+》|[“"「][^”"」]+[”"」]|(?<![.!?]\s|^)(?:[A-Z][\p{L}'’.-]+\s+){1,}[A-Z][\p{L}'’.-]+|\d+(?:-\d+){1,3}/u;
+const NAMED = /《[^》《]+》|[“"「][^”"」“「]+[”"」]|(?<![.!?]\s|^|[\p{L}'’.-])(?:[A-Z][\p{L}'’.-]+\s+)+[A-Z][\p{L}'’.-]+|(?<!\d)\d+(?:-\d+){1,3}/u;
 
-const ZH_LEAD = /^(?:我)?(?:推荐|建议)(?:你)?(?:可以)?(?:试试|看看|读读|听听|考虑)?|^(?:你)?可以(?:试试|试一下|考虑)?|^不妨(?:试试)?|^试试(?:看)?/u;
+const ZH_LEAD = /^我?(?:推荐|建议)你?(?:可以)?(?:试试|看看|读读|听听|考虑)?|^你?可以(?:试试|试一下|考虑)?|^不妨(?:试试)?|^试试看?/u;
 const EN_LEAD = /^(?:i'd|i would|i)\s+(?:recommend|suggest)(?:ing)?\s+|^(?:you could|you might|you can)\s+(?:try\s+)?|^(?:try|consider)\s+|^(?:how|what) about\s+/iu;
 
 /** A request that asks for an explanation; a substantive answer to it is worth keeping. */
@@ -41,7 +41,7 @@ const MIN_EXPLANATION = { zh: 25, en: 8 } as const;
 const ZH_REJECT = /不喜欢|不感兴趣|不要这个|看过了|读过了|听过了|试过了|用过了|没用|不管用|不行|算了|换一个|换个|有别的|别的吗|不太想|没兴趣|太难了|不适合/u;
 const EN_REJECT =
   /^(?:no|nope|nah)\b|\bnot really\b|\b(?:i've|i have) (?:already )?(?:read|seen|tried|watched|heard|done|listened to|used) (?:that|it|this|those|them)\b|\balready (?:read|seen|tried|watched|heard)\b|\b(?:don't|do not) (?:like|want) (?:that|it|this)\b|\bnot interested\b|\bsomething else\b|\b(?:didn't|doesn't) work\b|\bnot for me\b|\bboring\b/iu;
-const ACCEPT = /^(?:好|好的|谢谢|太好了|感谢|不错|行)|我(?:这周|今晚|明天|马上|回头)?(?:就)?(?:去|会)?试试|去买|收藏了|\b(?:sounds (?:good|great|perfect)|thanks|thank you|i'll (?:try|check|queue|give|look)|will do|great|perfect|love it)\b/iu;
+const ACCEPT = /^(?:好|好的|谢谢|太好了|感谢|不错|行)|我(?:这周|今晚|明天|马上|回头)?就?(?:去|会)?试试|去买|收藏了|\b(?:sounds (?:good|great|perfect)|thanks|thank you|i'll (?:try|check|queue|give|look)|will do|great|perfect|love it)\b/iu;
 
 function hasSuggestion(text: string, lang: Lang, requested: boolean): boolean {
   if (requested && SOFT_MARKER.test(text)) return true;

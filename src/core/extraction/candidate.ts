@@ -50,7 +50,7 @@ function cleanRelations(relations: RelationRef[]): RelationRef[] {
 /** Keywords of the text plus entity names and short relation targets, which segmentation may split ("后端工程师"). */
 function keywordsOf(text: string, lang: Lang, segmenter: Segmenter, entities: EntityRef[], relations: RelationRef[]): string[] {
   const short = (t: string): boolean => (lang === 'zh' && /\p{Script=Han}/u.test(t) ? t.length <= 6 && !t.includes('我') : t.split(/\s+/u).length <= 3);
-  const targets = relations.flatMap((r) => r.target.split(/\s*(?:[,，、+()（）]|\band\b|和)\s*/u)).filter((t) => t && short(t));
+  const targets = relations.flatMap((r) => r.target.split(/[,，、+()（）和]|\band\b/u).map((t) => t.trim())).filter((t) => t && short(t));
   const extra = [...entities.filter((e) => e.kind !== 'date').map((e) => e.name), ...targets]
     .filter((t) => t.length <= 24)
     .map((t) => t.toLowerCase());
@@ -60,7 +60,7 @@ function keywordsOf(text: string, lang: Lang, segmenter: Segmenter, entities: En
 function targetHasContent(target: string, lang: Lang): boolean {
   // Names count even when they collide with stopwords ("Go").
   if (latinTokens(target).some((t) => TECH_KINDS.has(t.toLowerCase()) || /^[A-Z]/u.test(t))) return true;
-  if (lang === 'zh' && /\p{Script=Han}/u.test(target)) return !/^(?:这|那|它|他|她|你)(?:个|些|样|里)?$/u.test(target.trim());
+  if (lang === 'zh' && /\p{Script=Han}/u.test(target)) return !/^[这那它他她你][个些样里]?$/u.test(target.trim());
   return target
     .toLowerCase()
     .split(/[^\p{L}\p{N}'-]+/u)

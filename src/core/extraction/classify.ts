@@ -16,7 +16,7 @@ import { ZH_INTENT_RULES } from './zh-rules-intent';
  * A clause about someone else says nothing about the user. Instructions and forget requests
  * are checked before this, because they address the assistant ("你以后…").
  */
-const ZH_OTHER_SUBJECT = /^(?:你|您|他|她|它|他们|她们|它们|别人|大家|有人|谁|这|那)/u;
+const ZH_OTHER_SUBJECT = /^(?:[你您他她它谁这那]|他们|她们|它们|别人|大家|有人)/u;
 const EN_OTHER_SUBJECT = /^(?:you|he|she|they|it|it's|there|that|that's|this is|what|who|how|why|where|when(?!(?:ever)?\s+(?:i|we)\b)|which)\b/iu;
 
 /**

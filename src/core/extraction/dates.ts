@@ -61,9 +61,9 @@ function wallClockReference(at: Date, zone: string): Date {
 /** Week- and month-level words chrono leaves alone, as a day offset or month shift. */
 function coarseShift(text: string, lang: Lang): { days?: number; months?: number } | undefined {
   if (lang === 'zh') {
-    if (/下下(?:个)?(?:周|星期)/u.test(text)) return { days: 14 };
-    if (/下(?:个)?(?:周|星期|礼拜)/u.test(text)) return { days: 7 };
-    if (/上(?:个)?(?:周|星期|礼拜)/u.test(text)) return { days: -7 };
+    if (/下下个?(?:周|星期)/u.test(text)) return { days: 14 };
+    if (/下个?(?:周|星期|礼拜)/u.test(text)) return { days: 7 };
+    if (/上个?(?:周|星期|礼拜)/u.test(text)) return { days: -7 };
     if (/下个?月/u.test(text)) return { months: 1 };
     if (/上个?月/u.test(text)) return { months: -1 };
     if (/这|本|周末|这几天|这两天/u.test(text)) return { days: 0 };
@@ -86,7 +86,7 @@ export function resolveEventDay(text: string, lang: Lang, saidAt: Date, zone: st
   if (!marker) return undefined;
   const tz = validZone(saidAt, zone);
   const parser = lang === 'zh' ? chrono.zh : chrono.en;
-  const past = lang === 'zh' ? /了|过|昨|前天|上/u.test(text) : /\b(?:went|was|were|had|did|made|tried|\w+ed)\b|\blast\b|\bago\b/iu.test(text);
+  const past = lang === 'zh' ? /[了过昨上]|前天/u.test(text) : /\b(?:went|was|were|had|did|made|tried|\w+ed)\b|\blast\b|\bago\b/iu.test(text);
   const parsed = parser.parse(marker[0], wallClockReference(saidAt, tz), { forwardDate: !past })[0];
   if (parsed) {
     const { start } = parsed;

@@ -14,7 +14,7 @@ import { isJob } from './en-rules-intent';
 const obj = (m: RegExpExecArray, name = 'obj'): string => cleanObject(group(m, name), 'en');
 const fact = (id: string, init: Omit<MatchInit, 'type'>) => makeMatch(id, { type: 'fact', ...init });
 const shortLived = (clause: string): boolean => EN_SHORT_LIVED.test(clause);
-const hasTech = (s: string): boolean => latinTokens(s).some((t) => TECH_KINDS.has(t.toLowerCase())) || /[a-z]+-[a-z]+/u.test(s) || /\b[A-Z][\w.+#]*\b/u.test(s);
+const hasTech = (s: string): boolean => latinTokens(s).some((t) => TECH_KINDS.has(t.toLowerCase())) || /[a-z]-[a-z]/u.test(s) || /\b[A-Z][\w.+#]*\b/u.test(s);
 
 const DEADLINE = /\b(?:by|before|within|until|this year|next year|end of|in \d+ (?:days|weeks|months|years)|someday|one day|eventually)\b/iu;
 const REQUEST_OBJECT = /^(?:know|ask|see|check|understand|say|tell|thank|learn more about|talk|chat|try|make sure|be clear|clarify|confirm|hear)\b/iu;
@@ -123,7 +123,7 @@ export const EN_FACT_RULES: readonly Rule[] = [
     const who = group(m).toLowerCase();
     const match = makeMatch('en.family.member', { type, confidence: 0.85, relation: 'has_family', target: who });
     // "My daughter is allergic to eggs": the allergy is the relative's.
-    const allergy = /\ballergic to\s+(.+)$/iu.exec(clause);
+    const allergy = /\ballergic to\s+(\S.*)$/iu.exec(clause);
     if (allergy) match.relations.push({ source: who, relation: 'allergic_to', target: cleanObject(allergy[1] ?? '', 'en') });
     return match;
   }),

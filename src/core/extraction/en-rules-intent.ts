@@ -71,7 +71,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     makeMatch('en.update.switch', { type: 'fact', intent: 'update', confidence: 0.85, relation: 'uses', target: obj(m), subject: subjectWords(group(m, 'from'), 'en') }),
   ),
   rule('en.update.usedto', en(`${SELF}used to\\s+(?<from>.+?),?\\s+but\\s+(?:now\\s+)?(?:i|we)(?:'m| am)?\\s+(?<obj>.+)`), (m) => {
-    const place = /^(?:live|am living|'m living)\s+in\s+(.+)$/iu.exec(group(m));
+    const place = /^(?:live|am living|'m living)\s+in\s+(\S.*)$/iu.exec(group(m));
     return makeMatch('en.update.usedto', {
       type: 'fact',
       intent: 'update',
@@ -82,7 +82,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     });
   }),
   rule('en.update.move', en(`^${PRE}(?:i|we)(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+|actually\\s+)?(?:moved|relocated|moved back)\\s+(?:to|into|back to)\\s+(?<obj>.+)`), (m) =>
-    makeMatch('en.update.move', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'lives_in', target: obj(m).replace(/\s+(?:last|this|a)\s+\w+(?:\s+ago)?$/iu, ''), subject: 'live' }),
+    makeMatch('en.update.move', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'lives_in', target: obj(m).replace(/(?<!\s)\s+(?:last|this|a)\s+\w+(?:\s+ago)?$/iu, ''), subject: 'live' }),
   ),
   rule('en.update.jobchange', en(`${SELF}(?:'ve |have )?(?:changed|switched|changed|started|got|quit|left)\\s+(?:a\\s+new\\s+|my\\s+)?(?:jobs?|careers?|roles?|positions?|companies)`), () =>
     makeMatch('en.update.jobchange', { type: 'fact', intent: 'update', confidence: 0.9, subject: 'job' }),

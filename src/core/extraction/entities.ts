@@ -24,13 +24,13 @@ import type { Lang } from './text';
 
 const PROJECT_PART = /^(?:svc|service|api|app|sync|web|server|client|bot|cli|sdk|lib|core|gateway|worker|ui|db|etl|pipeline|platform|engine|admin|portal|backend|frontend|job|proxy|store|hub|ops)$/u;
 const PROJECT_CONTEXT = /项目|服务|仓库|系统|模块|在做|负责|维护|project|repo|service|codebase|working on|maintain/iu;
-const EN_TITLE = /(?:[A-Z][\p{L}'’.-]*(?:'s)?)(?:\s+(?:of|the|and|de)?\s*[A-Z][\p{L}'’.-]*)+/gu;
+const EN_TITLE = /(?<![\p{L}'’.-])[A-Z][\p{L}'’.-]*(?:\s+(?:(?:of|the|and|de)\s*)?[A-Z][\p{L}'’.-]*)+/gu;
 const EN_STREET = /\s(?:Street|St|Road|Rd|Avenue|Ave|Boulevard|Square|Park|Lane)$/u;
-const ZH_METHOD = /(?:[\d-]{3,}|[\p{Script=Han}]{2,4})(?:呼吸法|疗法|训练法|记忆法|学习法|工作法)|[\p{Script=Han}]{2}冥想/gu;
+const ZH_METHOD = /(?:(?<![\d-])[\d-]{3,}|\p{Script=Han}{2,4})(?:呼吸法|疗法|训练法|记忆法|学习法|工作法)|\p{Script=Han}{2}冥想/gu;
 const NOT_A_PLACE = new Set(['东西', '地方', '这边', '那边']);
-const EN_PLACE_AFTER = /\b(?:in|to|at|from|near|visited|visit|moved to|live in|based in)\s+((?:[A-Z][\p{L}-]+)(?:\s+[A-Z][\p{L}-]+){0,2})/gu;
+const EN_PLACE_AFTER = /\b(?:in|to|at|from|near|visited|visit|moved to|live in|based in)\s+([A-Z][\p{L}-]+(?:\s+[A-Z][\p{L}-]+){0,2})/gu;
 const NAMED = /\b(?:called|named)\s+([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*){0,2})/gu;
-const ZH_NAMED = /(?:叫|名字是|名叫)[“"「]?([\p{Script=Han}A-Za-z0-9]{1,6}?)(?=[”"」，,。！!？?\s]|$)/gu;
+const ZH_NAMED = /(?:叫|名字是|名叫)[“"「]?([\p{Script=Han}A-Za-z0-9]{1,6})(?=[”"」，,。！!？?\s]|$)/gu;
 const GO_AS_NAME = /\b(?:in|use|using|with|write|writing|and|\+|\/)\s+Go\b|\bGo\s+(?:and|\+|\/|service|code|backend)/u;
 const CALENDAR_WORD = /^(?:Yesterday|Today|Tomorrow|Tonight|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|January|February|March|April|May|June|July|August|September|October|November|December)$/u;
 const SENTENCE_START_WORDS = /^(?:I|I'm|I've|I'd|I'll|My|We|Our|The|A|An|This|That|It|It's|For|And|But|So|Try|Please|Made|Grilled|Update|From|Any|What|How)$/u;

@@ -17,7 +17,7 @@ export const EN_HABIT =
  * ("我都用…", "写接口我都是…"), not as "even"/"all of us" ("我都不知道", "我们都是程序员").
  */
 export const ZH_HABIT =
-  /一般|通常|平时|平常|习惯|总是|向来|一向|一贯|默认|雷打不动|基本上?都|每次都|每回都|每天|每周|每晚|每个?周末|每个?早上|每个?晚上|(?:我|我们)[^，,。！!？?]{0,6}?都(?:是|用|在|会|靠|开|选|去|喝|吃|写|做|坐|骑|拿|听|看|习惯|喜欢|爱)/u;
+  /一般|通常|平时|平常|习惯|总是|向来|一向|一贯|默认|雷打不动|基本上?都|每次都|每回都|每天|每周|每晚|每个?周末|每个?早上|每个?晚上|(?:我|我们)[^，,。！!？?]{0,6}?都(?:[是用在会靠开选去喝吃写做坐骑拿听看爱]|习惯|喜欢)/u;
 
 /** True when the statement describes what the speaker habitually does. */
 export function isHabitual(text: string, lang: Lang): boolean {

@@ -8,13 +8,13 @@ import { EN_STOPWORDS, ZH_STOPWORDS } from './lexicon';
 import type { Lang } from './text';
 
 /** POS tags that never carry content: pronouns, particles, prepositions, conjunctions, adverbs, numerals… */
-const FUNCTION_TAGS = /^(?:r|u\w*|p|c|d|x|y|q|f|e|o|zg|w|m|t|df|ul|uj)$/u;
-const LATIN_TOKEN = /[A-Za-z][A-Za-z0-9]*(?:[.\-_+#/][A-Za-z0-9]+)*\+*#?|\d+[A-Za-z]+\w*|\d+(?:-\d+){1,4}/gu;
+const FUNCTION_TAGS = /^(?:[rpcdxyqfeowmt]|u\w*|zg|df|ul|uj)$/u;
+const LATIN_TOKEN = /[A-Za-z][A-Za-z0-9]*(?:[.\-_+#/][A-Za-z0-9]+)*\+*#?|(?<!\d)\d+[A-Za-z]\w*|(?<!\d)\d+(?:-\d+){1,4}/gu;
 const COUNT_WORD = /^[\d一二三四五六七八九十两几百千万半每]+[个只条位次天年月号点秒分块岁本部件遍回]?$/u;
 
 /** Latin tokens of a text, as written ("payment-svc", "Next.js", "C++", "P99", "4-7-8"). */
 export function latinTokens(text: string): string[] {
-  return [...text.matchAll(LATIN_TOKEN)].map((m) => m[0].replace(/[./-]+$/u, ''));
+  return [...text.matchAll(LATIN_TOKEN)].map((m) => m[0].replace(/(?<![./-])[./-]+$/u, ''));
 }
 
 function zhKeywords(text: string, segmenter: Segmenter): string[] {
@@ -45,7 +45,7 @@ function enKeywords(text: string): string[] {
   return text
     .toLowerCase()
     .split(/[^\p{L}\p{N}'+#.-]+/u)
-    .map((w) => w.replace(/^['.-]+|['.-]+$/gu, '').replace(/'s$/u, ''))
+    .map((w) => w.replace(/^['.-]+|(?<!['.-])['.-]+$/gu, '').replace(/'s$/u, ''))
     .filter((w) => w.length > 1 && !EN_STOPWORDS.has(w) && !/^\d+$/u.test(w) && /\p{L}|\d-\d/u.test(w));
 }
 

@@ -48,7 +48,7 @@ export const EN_PETS = new Set('dog dogs puppy cat cats kitten hamster rabbit bu
 
 /** Health conditions, named or by suffix (…病/症/炎). */
 export const ZH_CONDITIONS =
-  /高血压|低血压|高血脂|高血糖|糖尿病|哮喘|胃病|胃炎|心脏病|痛风|贫血|抑郁症|焦虑症|失眠|偏头痛|乳糖不耐受?|鼻炎|湿疹|甲亢|甲减|过敏性鼻炎|脂肪肝|颈椎病|腰椎间盘突出|近视|色盲|癫痫|(?:(?![我你他她有的了得是患])\p{Script=Han}){1,3}(?:病|症|炎)/u;
+  /高血压|低血压|高血脂|高血糖|糖尿病|哮喘|胃病|胃炎|心脏病|痛风|贫血|抑郁症|焦虑症|失眠|偏头痛|乳糖不耐受?|鼻炎|湿疹|甲亢|甲减|过敏性鼻炎|脂肪肝|颈椎病|腰椎间盘突出|近视|色盲|癫痫|(?:(?![我你他她有的了得是患])\p{Script=Han}){1,3}[病症炎]/u;
 /** Health conditions, named or by suffix (…itis). */
 export const EN_CONDITIONS =
   /\b(?:type [12] diabetes|diabetes|asthma|hypertension|high blood pressure|high cholesterol|celiac(?: disease)?|ibs|crohn's|migraines?|adhd|anxiety|depression|arthritis|gout|eczema|lactose intolerance|insomnia|epilepsy|anemia|gerd|acid reflux|sleep apnea|[a-z]+itis)\b/iu;
@@ -59,14 +59,14 @@ export const ZH_CITIES = new Set(
 );
 
 /** Chinese place-like suffixes for words jieba does not tag as places (植物园, 海洋馆). */
-export const ZH_PLACE_SUFFIX = /(?:省|市|区|县|镇|村|园|馆|公园|山|湖|寺|街|路|广场|机场|车站|医院|学校|大学|商场|超市|公司|餐厅|饭店|咖啡馆)$/u;
+export const ZH_PLACE_SUFFIX = /(?:[省市区县镇村园馆山湖寺街路]|公园|广场|机场|车站|医院|学校|大学|商场|超市|公司|餐厅|饭店|咖啡馆)$/u;
 
 /** Human languages ("中文", "English"), not programming languages. */
 export const HUMAN_LANGUAGES = /中文|英文|英语|汉语|日语|日文|韩语|法语|德语|西班牙语|粤语|普通话|\b(?:English|Chinese|Mandarin|Cantonese|Spanish|French|German|Japanese|Korean|Italian|Portuguese|Russian|Arabic)\b/u;
 
 /** Chinese occupations end in these; "我是X" with such an X is a job. */
 export const ZH_JOB_SUFFIX =
-  /(?:工程师|程序员|开发|架构师|设计师|产品经理|经理|总监|主管|老师|教师|教授|医生|护士|律师|会计|学生|研究生|博士|博士生|本科生|创业者|老板|司机|厨师|作家|记者|警察|工人|职员|专员|顾问|分析师|运营|销售|主播|博主|自由职业者|全职妈妈|全职爸爸|科学家|研究员|实习生|员|师|家)$/u;
+  /(?:工程师|程序员|开发|架构师|设计师|产品经理|经理|总监|主管|老师|教师|教授|医生|护士|律师|会计|学生|研究生|博士|博士生|本科生|创业者|老板|司机|厨师|作家|记者|警察|工人|职员|专员|顾问|分析师|运营|销售|主播|博主|自由职业者|全职妈妈|全职爸爸|科学家|研究员|实习生|[员师家])$/u;
 
 /** Occupations; "I'm a X" with such an X is a job. */
 export const EN_JOBS = new Set(

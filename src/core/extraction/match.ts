@@ -2,6 +2,7 @@
  * What a clause rule reports, and the helpers rules share: object clean-up, subject words of an
  * update, hedges, task scope and base importance per type.
  */
+import { stripTrailing } from '../text/strip';
 import type { Segmenter } from '../text/segmenter';
 import type { MemoryCandidate, MemoryType, RelationRef } from '../types';
 import { EN_STOPWORDS, ZH_STOPWORDS } from './lexicon';
@@ -74,24 +75,25 @@ export function makeMatch(rule: string, init: MatchInit): ClauseMatch {
   };
 }
 
-const ZH_TRAILING = /(?:了|啊|呀|呢|吧|哦|嘛|啦|的|而已|一下|这件事|这事|的事|的事情|的信息|信息|的资料|资料|的数据|数据|相关的?(?:内容|信息)?|那些|这些|这条|那条|这一条|这句话?|那句话?|哪)+$/u;
-const ZH_LEADING = /^(?:我的|我们的|我|的|一个|一只|一条|一名|一位|个|这个|那个|一些|点|些)+/u;
+/** One trailing particle or filler word; {@link stripTrailing} takes off a run of them. */
+const ZH_TRAILING = /(?:[了啊呀呢吧哦嘛啦的哪]|而已|一下|这件事|这事|的事|的事情|的信息|信息|的资料|资料|的数据|数据|相关的?(?:内容|信息)?|那些|这些|这条|那条|这一条|这句话?|那句话?)$/u;
+const ZH_LEADING = /^(?:我的|我们的|[我的个点些]|一个|一只|一条|一名|一位|这个|那个|一些)+/u;
 const EN_TRAILING =
-  /(?:\s+(?:anymore|any more|again|now|too|as well|either|though|lol|please|information|info|data|details|stuff|thing|things|at all|every day|at work|these days|right now|for now|in general|yesterday|today|last (?:week|month|year|quarter|night)|this (?:week|month|year|quarter)|\d+ \w+ ago))+$/iu;
+  /(?<!\s)\s+(?:anymore|any more|again|now|too|as well|either|though|lol|please|information|info|data|details|stuff|thing|things|at all|every day|at work|these days|right now|for now|in general|yesterday|today|last (?:week|month|year|quarter|night)|this (?:week|month|year|quarter)|\d+ \w+ ago)$/iu;
 const EN_LEADING = /^(?:(?:the|a|an|my|our|your|some|any|that|this|about)\s+)+/iu;
 
 /** Trims particles, articles and filler around a rule's object ("我的高血压信息吧" → "高血压"). */
 export function cleanObject(raw: string, lang: Lang): string {
-  let s = raw.trim().replace(/^["“「'‘]+|[，,。.!！?？;；:：~～"“”'‘’」]+$/gu, '').trim();
+  let s = raw.trim().replace(/^["“「'‘]+|(?<![，,。.!！?？;；:：~～"“”'‘’」])[，,。.!！?？;；:：~～"“”'‘’」]+$/gu, '').trim();
   if (lang === 'zh') {
-    for (let i = 0; i < 3; i += 1) s = s.replace(ZH_TRAILING, '').replace(ZH_LEADING, '').trim();
+    for (let i = 0; i < 3; i += 1) s = stripTrailing(s, ZH_TRAILING, 8).replace(ZH_LEADING, '').trim();
   } else {
-    for (let i = 0; i < 3; i += 1) s = s.replace(EN_TRAILING, '').replace(EN_LEADING, '').trim();
+    for (let i = 0; i < 3; i += 1) s = stripTrailing(s, EN_TRAILING, 64).replace(EN_LEADING, '').trim();
   }
   return s;
 }
 
-const ZH_GENERIC_VERBS = /^(?:吃|喝|用|是|在|做|会|可以|能|去|有|玩|看|听|写|搞|碰)+/u;
+const ZH_GENERIC_VERBS = /^(?:[吃喝用是在做会能去有玩看听写搞碰]|可以)+/u;
 
 /**
  * The content words of a changed predicate: "可以吃花生" → "花生", "stopped being vegetarian" →

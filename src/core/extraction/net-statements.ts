@@ -41,14 +41,14 @@ const MAX_STATEMENT = 200;
 const EN_QUESTION =
   /^(?:(?:what|how|why|which|where|when|who|whom|whose)\s+(?:is|are|was|were|am|do|does|did|can|could|should|would|will|shall|may|might|has|have|about|if|much|many|long|often|far|old|big|kind|sort|type|else)\b|(?:what's|how's|where's|who's|why's|when's|how come)\b|(?:is|are|am|was|were|do|does|did|can|could|should|would|will|shall|may|might|have|has|isn't|aren't|don't|doesn't|didn't|won't|can't|shouldn't)\s+(?:i|you|we|it|there|they|he|she|this|that|these|those|my|your|our|the|a|an|any|anyone|anybody|someone|somebody)\b)/iu;
 const ZH_QUESTION =
-  /^(?:请问|怎么|怎样|如何|为什么|为啥|什么|哪|谁|是否|有没有|能不能|可不可以|要不要|会不会|是不是|该不该)|(?:吗|么|呢|没有)$|(\p{Script=Han})不\1$|(?:哪个|哪种|哪家|哪儿|哪里|多少|多久|几[点个天次]|怎么样|如何)(?:好|更好|比较好)?$/u;
+  /^(?:请问|怎么|怎样|如何|为什么|为啥|什么|哪|谁|是否|有没有|能不能|可不可以|要不要|会不会|是不是|该不该)|(?:[吗么呢]|没有)$|(\p{Script=Han})不\1$|(?:哪个|哪种|哪家|哪儿|哪里|多少|多久|几[点个天次]|怎么样|如何)(?:好|更好|比较好)?$/u;
 
 /** Requests about material at hand: an imperative with "this/these…", "帮我把这段…". */
 const EN_REQUEST_VERB =
   /^(?:please\s+|pls\s+|kindly\s+|(?:can|could|would|will) you\s+(?:please\s+)?|let's\s+|let us\s+|just\s+)?(?:write|make|do|use|translate|draft|give|send|show|fix|rewrite|summari[sz]e|convert|create|build|add|change|turn|put|format|check|review|explain|generate|list|find|help|try|go with|run|skip|reply|answer|ignore|drop|remove|redo)\b/iu;
 const EN_DEIXIS = /\b(?:this|these|that|those|today's|tonight's|the next|the following|below|above)\b/iu;
 const ZH_REQUEST = /^(?:请|麻烦)?你?(?:帮我|给我|替我|帮忙|把|将)/u;
-const ZH_DEIXIS = /这(?:个|段|份|篇|张|些|次|回|版|条|句|里)|那(?:个|段|份|篇|张|些)|下面|上面|以下/u;
+const ZH_DEIXIS = /这[个段份篇张些次回版条句里]|那[个段份篇张些]|下面|上面|以下/u;
 
 /** Dismissals and acknowledgements ("never mind…", "算了…") close a topic, they state nothing. */
 const DISMISSAL = /^(?:never ?mind|nvm|forget it|no worries|whatever|ok(?:ay)? then|all good|算了|没事了?|不用了|无所谓|随便)(?![a-z])/iu;
@@ -56,7 +56,7 @@ const DISMISSAL = /^(?:never ?mind|nvm|forget it|no worries|whatever|ok(?:ay)? t
 /** True when the sentence (or clause) asks something rather than states it. */
 export function isQuestionLike(text: string, lang: Lang): boolean {
   const body = stripFiller(text, lang).text.trim();
-  return /[?？]\s*$/u.test(body) || EN_QUESTION.test(body) || (lang === 'zh' && ZH_QUESTION.test(body.replace(/[。！!~～]+$/u, '')));
+  return /[?？]\s*$/u.test(body) || EN_QUESTION.test(body) || (lang === 'zh' && ZH_QUESTION.test(body.replace(/(?<![。！!~～])[。！!~～]+$/u, '')));
 }
 
 /** True when the sentence asks for something about the task at hand, not about the user. */

@@ -29,7 +29,7 @@ export interface OfflineExtractorOptions {
 
 /** Small talk that never holds a memory, matched on the whole message. */
 const CHITCHAT =
-  /^(?:hi|hey|hello|yo|thanks|thank you|thx|ty|lol|lmao|haha+|ok|okay|ok cool|cool|nice|great|awesome|good|sure|yes|yeah|yep|no|nope|bye|good night|good morning|gm|gn|你好|您好|嗨|哈喽|谢谢|谢了|多谢|哈哈+|呵呵|好的|好|嗯+|哦+|行|可以|晚安|早安|早|再见|拜拜|ok的|收到|明白|了解)[\s!！.。~～?？]*$/iu;
+  /^(?:hi|hey|hello|yo|thanks|thank you|thx|ty|lol|lmao|haha+|ok|okay|ok cool|cool|nice|great|awesome|good|sure|yes|yeah|yep|no|nope|bye|good night|good morning|gm|gn|你好|您好|嗨|哈喽|谢谢|谢了|多谢|哈{2,}|呵呵|好的|[好行]|嗯+|哦+|可以|晚安|早安|早|再见|拜拜|ok的|收到|明白|了解)[\s!！.。~～?？]*$/iu;
 
 /**
  * Statements about oneself come early and short; the tail of a very long message (a pasted

@@ -92,14 +92,14 @@ export function support(text: string, sources: readonly string[], segmenter: Seg
 const EN_DIRECTIVE =
   /^(?:(?:and|also|so|ok(?:ay)?|oh|btw|by the way|one more thing|one last thing)[,\s]+)*(?:please|pls|kindly|always|never|don't|do not|stop|avoid|only|make sure|remember to|be|keep|use|answer|reply|respond|write|talk|speak|call me|address me|refer to me|give|show|include|skip|no more|start)\b|\b(?:i (?:want|need|would like|'d like|prefer|expect) you to|you (?:should|must|need to|have to|always|never)|from now on|going forward|in (?:the )?future|next time|every time|each time|whenever you|(?:can|could|would|will) you (?:please )?(?:always|never|stop|start|remember to))\b/iu;
 const ZH_DIRECTIVE =
-  /^(?:(?:对了|另外|还有|顺便说一下|顺便|嗯|哦|好|那)[，,\s]*)*(?:请|麻烦|以后|今后|往后|从现在(?:开始|起)|从今(?:以后|往后|天起)|每次|总是|一律|永远|务必|记得|记住|不要|别|不许|禁止|少|多|用|叫我|称呼我|回答|回复)|你(?:要|得|应该|必须|以后|今后|每次|一律|务必|记得|不要|别)|我(?:希望|想让|要|需要)你|以后|今后|从现在(?:开始|起)/u;
+  /^(?:(?:对了|另外|还有|顺便说一下|顺便|[嗯哦好那])[，,\s]*)*(?:[请别少多用]|麻烦|以后|今后|往后|从现在(?:开始|起)|从今(?:以后|往后|天起)|每次|总是|一律|永远|务必|记得|记住|不要|不许|禁止|叫我|称呼我|回答|回复)|你(?:[要得别]|应该|必须|以后|今后|每次|一律|务必|记得|不要)|我(?:希望|想让|要|需要)你|以后|今后|从现在(?:开始|起)/u;
 
 export function isDirective(sentence: string): boolean {
   return EN_DIRECTIVE.test(sentence) || ZH_DIRECTIVE.test(sentence);
 }
 
 /** "Yes" to the assistant's question: the question's content becomes the user's statement. */
-const AFFIRMATION = /^(?:yes|yeah|yep|yup|correct|right|exactly|that's right|that is right|indeed|absolutely|对|是的|是啊|对的|对啊|没错|嗯|确实|是)(?![a-z])/iu;
+const AFFIRMATION = /^(?:yes|yeah|yep|yup|correct|right|exactly|that's right|that is right|indeed|absolutely|[对嗯]|是的|是啊|对的|对啊|没错|确实|是)(?![a-z])/iu;
 
 interface MessageView {
   message: ConversationMessage;

@@ -23,7 +23,7 @@
 /** Reporting verbs (someone else's words follow). "I said:" / "我说：" is the user speaking and is not listed. */
 const REPORT_EN =
   /\b(?:said|says|wrote|writes|told (?:me|us|him|her|them)|tells (?:me|us)|asked|asks|replied|replies|answered|texted|messaged|emailed|posted|tweeted|commented|forwarded|forwarding|fwd|fw|pasted|pasting|copied|quoted?|quoting|reads|goes like|put it)\b|\b(?:got|received|sent me|came)\b.*\bfrom\b|\bfrom\s+(?:my|his|her|their|our|the|a|an)\s+[\w' -]{1,30}$/iu;
-const REPORT_ZH = /(?<!我(?:想|要|再|就|只|先|又|也)?)(?:说|讲)(?:道|过|的是)?$|写道|写着|写的是|表示|回复说|回复道|问道|转发|转述|引用|原话|原文|粘贴|复制|抄送|来信|收到|发来|发给我|转来|寄来/u;
+const REPORT_ZH = /(?<!我[想要再就只先又也]?)(?:说|讲)(?:道|过|的是)?$|写道|写着|写的是|表示|回复说|回复道|问道|转发|转述|引用|原话|原文|粘贴|复制|抄送|来信|收到|发来|发给我|转来|寄来/u;
 /** Documents and messages that are pasted rather than spoken. */
 const DOC_NOUN_EN =
   '(?:e-?mails?|mails?|messages?|msgs?|letters?|memos?|documents?|docs?|articles?|posts?|comments?|reviews?|logs?|transcripts?|threads?|chats?|notices?|announcements?|sms|dms?|tweets?|prompts?|excerpts?|snippets?|paragraphs?|passages?|notifications?)';
@@ -44,13 +44,17 @@ const TASK_ZH = /翻译|校对|润色|改写|帮我(?:总结|概括|润色|改�
 /** Words that point at material below ("here's", "以下", "the following"). */
 const DEIXIS = /\b(?:here(?:'s| is| are)|below|the following|following|attached|pasted|forwarded|fwd|fw)\b|以下|如下|下面|附上|转发/iu;
 
-/** Speaker labels and chat-template markers: a transcript starts here. */
+/**
+ * Speaker labels and chat-template markers: a transcript starts here. The spaces after a sentence
+ * end are read forward, not in a `(?<=[.!?]\s*)` look-behind that rescanned the run at every
+ * position (quadratic on a long run of spaces, issue #20); a line break is the `^` case.
+ */
 const SPEAKER_LABEL =
-  /(?:^|(?<=[.!?。！？]\s*))[ \t]*(?:#+\s*)?(?:\*\*)?(?:system|assistant|user|human|ai|bot|developer|admin|administrator|系统|系统提示|助手|用户|人类|管理员|机器人|客服)(?:\*\*)?\s*[:：]/imu;
+  /(?:^|(?<=[.!?。！？]))[ \t\u3000\u00a0]*(?:#+\s*)?(?:\*\*)?(?:system|assistant|user|human|ai|bot|developer|admin|administrator|系统|系统提示|助手|用户|人类|管理员|机器人|客服)(?:\*\*)?\s*[:：]/imu;
 const TEMPLATE_MARKER = /<\|?\s*(?:im_start|im_end|system|assistant|user|endoftext)\s*\|?>|\[\/?(?:inst|system|sys)\]|<<\/?sys>>|<\/?(?:system|assistant|user|instructions?)>/iu;
 /** The sender line of a forwarded mail, or its banner. */
 const MAIL_HEADER = /^[ \t]*(?:from|sender|发件人)\s*[:：]/imu;
-const FORWARD_BANNER = /^[ \t]*[-=_*]{2,}.*(?:forwarded|original message|转发|原始邮件).*$/imu;
+const FORWARD_BANNER = /^[ \t]*[-=_*]{2}.*(?:forwarded|original message|转发|原始邮件).*$/imu;
 
 const FENCE = /(?:```|~~~)[\s\S]*?(?:```|~~~|$)/gu;
 const MAIL_QUOTE_LINE = /^[ \t]*[>＞].*$/gmu;
@@ -99,7 +103,7 @@ function materialStart(text: string): number {
 function isReportedQuote(text: string, openAt: number, body: string): boolean {
   const before = text.slice(Math.max(0, openAt - 40), openAt);
   const sentence = before.split(/[.!?。！？\n]/u).pop() ?? '';
-  if (REPORT_EN.test(sentence) || /说|讲|写道|写着|表示|问|回复|告诉/u.test(sentence)) return true;
+  if (REPORT_EN.test(sentence) || /[说讲问]|写道|写着|表示|回复|告诉/u.test(sentence)) return true;
   if (INNER_SENTENCE_END.test(body.trim()) || /[.!?。！？]$/u.test(body.trim())) return true;
   const words = body.split(/\s+/u).filter((w) => /\p{L}/u.test(w)).length;
   const han = body.match(/\p{Script=Han}/gu)?.length ?? 0;

@@ -17,6 +17,7 @@
  * that stopped ("疼", "crash"); empty when the clause names nothing ("修好了", "it works now"):
  * then the user means their most recent open problem.
  */
+import { stripTrailing } from '../text/strip';
 import type { Segmenter } from '../text/segmenter';
 import type { MemoryCandidate } from '../types';
 import { isAboutSomeoneElse } from './subjects';
@@ -32,10 +33,10 @@ export interface Resolution {
 
 // ─── Chinese ────────────────────────────────────────────────────────────────────────────────────
 
-const ZH_QUESTION = /[?？]|(?:吗|么|嘛|没有?|呢|不)[。！!～~]*$|怎么|如何|为什么|为啥|能不能|可不可以|是不是|有没有/u;
+const ZH_QUESTION = /[?？]|(?:[吗么嘛呢不]|没有?)[。！!～~]*$|怎么|如何|为什么|为啥|能不能|可不可以|是不是|有没有/u;
 /** Completion predicates ("修好了", "解决了", "恢复正常"). */
 const ZH_DONE =
-  /(?:修好|弄好|搞好|处理好|整好|调好|治好|(?:修|解决|搞|处理|治|弄|干)掉|(?:跑|调|打|走|连)通|修复|解决|搞定|痊愈|康复|恢复正常|恢复|消失|不见|没事|没问题|好利索|正常)(?:了|啦)?/u;
+  /(?:修好|弄好|搞好|处理好|整好|调好|治好|(?:[修搞治弄干]|解决|处理)掉|[跑调打走连]通|修复|解决|搞定|痊愈|康复|恢复正常|恢复|消失|不见|没事|没问题|好利索|正常)(?:了|啦)?/u;
 /** "X好了" counts only when X names something (a bare "好了" is "OK, enough"). */
 const ZH_HEALED = /(?:已经|早就|终于|总算|都|全)?好(?:了|啦)/u;
 /**
@@ -51,16 +52,16 @@ const ZH_NOT_SINCE = /(?:没再|没有再|再也没有?|再没)(?<x>[^，。,.!�
 // "现在可以吃花生了" is a change of a fact (an update rule's), not a function coming back.
 const ZH_BACK = /(?:又|重新)(?:能|可以)(?<x>[^，。,.!！]{0,6}?)(?:了|啦)|(?:能|可以)(?:正常)?(?:用|使用|运行|工作|上网|打开)(?:了|啦)/u;
 /** "(问题/疼痛)没了": only when what is gone is a problem word. */
-const ZH_GONE = /(?<x>问题|毛病|症状|疼痛|疼|痛|痒|报错|错误|故障|bug|异常)(?:已经|都|全)?(?:没了|没有了)/iu;
+const ZH_GONE = /(?<x>问题|毛病|症状|疼痛|[疼痛痒]|报错|错误|故障|bug|异常)(?:已经|都|全)?(?:没了|没有了)/iu;
 /** A negation right before a completion: "还没修好", "没解决", "并未恢复". */
-const ZH_NEGATED = /(?:没|沒|未|不|别)(?:有)?(?:能)?$/u;
+const ZH_NEGATED = /[没沒未不别]有?能?$/u;
 /** A fix only waited for, hoped for or supposed: "等修好了再说", "希望能好". */
 const ZH_PENDING = /^(?:等|等到|如果|要是|假如|希望|但愿|盼着|只要)|再说$|的话/u;
 /** Words that refer back without naming anything. */
-const ZH_VAGUE = /^(?:那个|这个|那件事|这件事|那事|这事|它|问题|毛病|情况|一切|都|全部|现在|已经|终于|总算|我的?|的|之前|上次|那|这|了|也|就|都|还|又|报错的?)+$/u;
+const ZH_VAGUE = /^(?:那个|这个|那件事|这件事|那事|这事|[它都的那这了也就还又]|问题|毛病|情况|一切|全部|现在|已经|终于|总算|我的?|之前|上次|报错的?)+$/u;
 
 function zhSubject(before: string, segmenter: Segmenter): string {
-  const pre = before.replace(/(?:已经|早就|终于|总算|现在|目前|都|全|也|就|又|基本|完全|彻底)+$/u, '').replace(/的?(?:问题|毛病|情况|事情?)$/u, '').trim();
+  const pre = stripTrailing(before, /(?:已经|早就|终于|总算|现在|目前|[都全也就又]|基本|完全|彻底)$/u, 2).replace(/的?(?:问题|毛病|情况|事情?)$/u, '').trim();
   if (pre.length === 0 || ZH_VAGUE.test(pre)) return '';
   // A one-character thing ("车", "牙") is below the keyword extractor's length: keep it as said.
   return subjectWords(pre, 'zh', segmenter) || pre.replace(/^(?:我们的?|我的?)/u, '');
@@ -98,8 +99,8 @@ const EN_QUESTION = /\?\s*$|^(?:is|are|was|were|did|does|do|can|could|has|have|h
 /** Symptom-like verbs and nouns: their stopping is a recovery ("no longer crashes", "the noise stopped"). */
 const EN_SYMPTOM =
   'hurt|hurts|hurting|ache|aches|aching|crash|crashes|crashing|freeze|freezes|freezing|lag|lags|lagging|jam|jams|jamming|leak|leaks|leaking|itch|itches|itching|flicker|flickers|flickering|overheat|overheats|overheating|disconnect|disconnects|disconnecting|drop|drops|dropping|fail|fails|failing|bother|bothers|bothering|wake|wakes|waking|bark|barks|barking|beep|beeps|beeping|stutter|stutters|stuttering|hang|hangs|hanging|time out|times out|timing out|throw|throws|throwing|error|errors|erroring|cough|coughing|bleed|bleeds|bleeding|swell|swelling|buzz|buzzing|rattle|rattling|squeak|squeaking|snore|snoring|noise|noises|pain|jams|rash|headache|headaches|migraine|migraines|timeouts|crashes|errors|get|have|suffer from';
-const EN_NO_LONGER = new RegExp(`\\b(?:no longer|doesn't|don't|does not|do not|isn't|aren't|won't|never)\\s+(?:\\w+\\s+)?(?<x>(?:${EN_SYMPTOM})\\b[^.,;!]*?)\\s*(?:anymore|any more|any longer|$)`, 'iu');
-const EN_NO_ISSUES = /\bno\s+(?:more\s+)?(?:issues|problems|trouble|errors|crashes|complaints)\s+(?:with\s+(?<x>.+?)\s+)?(?:since|after|anymore|any more)\b/iu;
+const EN_NO_LONGER = new RegExp(`\\b(?:no longer|doesn't|don't|does not|do not|isn't|aren't|won't|never)\\s+(?:\\w+\\s+)?(?<x>(?:${EN_SYMPTOM})\\b[^.,;!]*?)(?<!\\s)\\s*(?:anymore|any more|any longer|$)`, 'iu');
+const EN_NO_ISSUES = /\bno\s+(?:more\s+)?(?:issues|problems|trouble|errors|crashes|complaints)\s+(?:with\s+(?<x>\S+(?:\s+\S+)*?)\s+)?(?:since|after|anymore|any more)\b/iu;
 const EN_NO_MORE = /\bno more\s+(?<x>[\w-]+(?:\s+(?!since\b|after\b|now\b|today\b|lately\b)[\w-]+)?)/iu;
 const EN_NOT_SINCE = /\b(?:haven't|have not|hasn't|has not|didn't|did not)\s+(?:had|seen|gotten|got)\s+(?:a |an |any |the )?(?<x>[\w-]+(?:\s+[\w-]+)?)\s+since\b/iu;
 /** "is fixed / was sorted out / is gone / has healed / is back to normal". */
@@ -122,7 +123,7 @@ const EN_STOPPED_FUNCTION = /^\s*(?:working|charging|draining|responding|loading
 const EN_VAGUE = new Set('i i\'m we it it\'s that this my our the a an all everything problem issue thing stuff now finally and so well ok okay yeah good'.split(' '));
 
 function enSubject(before: string): string {
-  const words = before.toLowerCase().replace(/[’]/gu, "'").split(/[^\p{L}\p{N}'-]+/u).filter((w) => w && !EN_VAGUE.has(w));
+  const words = before.toLowerCase().replace(/’/gu, "'").split(/[^\p{L}\p{N}'-]+/u).filter((w) => w && !EN_VAGUE.has(w));
   return words.length === 0 ? '' : subjectWords(words.join(' '), 'en');
 }
 
@@ -162,7 +163,7 @@ function detectEn(clause: string): Resolution | null {
 
 /** The resolution a clause states, or null. `clause` is one clause of a user message, fillers stripped. */
 export function detectResolution(clause: string, lang: Lang, segmenter: Segmenter): Resolution | null {
-  const text = clause.trim().replace(/[。．.!！~～]+$/u, '');
+  const text = clause.trim().replace(/(?<![。．.!！~～])[。．.!！~～]+$/u, '');
   if (!text) return null;
   if (!/^(?:它|it\b)/iu.test(text) && isAboutSomeoneElse(text, lang)) return null;
   if (/(?:sister|brother|mom|mother|dad|father|friend|coworker|colleague|wife|husband|son|daughter|neighbou?r|roommate|boss|partner)'s\b/iu.test(text)) return null;

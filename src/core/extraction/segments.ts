@@ -24,12 +24,12 @@ export interface Segment {
 }
 
 const CONSEQUENCE = /^(?:so|and so|therefore|which means|hence|所以|因此|因而|这样的话|那么)(?![a-z])/iu;
-const ANAPHORA = /^(?:it|it's|that|that's|this|these|those|which|they)\b|^(?:这(?!周|次|个月|个周末|个需求|个任务)|那|它|他|她)/iu;
+const ANAPHORA = /^(?:it|it's|that|that's|this|these|those|which|they)\b|^(?:这(?!周|次|个月|个周末|个需求|个任务)|[那它他她])/iu;
 const EXPLICIT_STANDING = /^(?:请|麻烦)?你?(?:以后|今后|往后|从现在(?:开始|起)|从今(?:以后|往后|天起))|^(?:please\s+)?(?:from now on|going forward|in (?:the )?future)/iu;
 /** Events named by a verb in Chinese ("明天面试") still say something concrete. */
 const EVENT_NOUN = /面试|考试|出差|体检|手术|开会|会议|婚礼|答辩|航班|约会|聚餐|生日|演出|比赛|复查|看病|加班|旅行|旅游|搬家|入职|离职|毕业|发布|上线|汇报/u;
 /** "Can you remember that…?" is a statement wrapped in a question. */
-const REMEMBER_REQUEST = /^(?:(?:can|could|would|will) you (?:please )?(?:remember|note|keep in mind)|please remember)\b|^(?:你)?(?:能|可以)?(?:帮我)?记(?:住|一下)/iu;
+const REMEMBER_REQUEST = /^(?:(?:can|could|would|will) you (?:please )?(?:remember|note|keep in mind)|please remember)\b|^你?(?:能|可以)?(?:帮我)?记(?:住|一下)/iu;
 const NOW = /^(?:现在|如今|目前|now\b|these days\b|currently\b|nowadays\b)/iu;
 const MAX_CLAUSE = 300;
 const MAX_LEAD_IN = 40;
@@ -37,11 +37,11 @@ const MERGE_SAME_TYPE = new Set(['instruction', 'pain_point', 'goal', 'event', '
 
 /** Chinese content needs a noun-like word; a clause of verbs only ("我这周就去买来看看") is too vague. */
 export function hasContent(text: string, lang: Lang, segmenter: Segmenter): boolean {
-  if (latinTokens(text).length > 0 || /《|“|「/u.test(text)) return true;
+  if (latinTokens(text).length > 0 || /[《“「]/u.test(text)) return true;
   if (lang === 'en') return /[a-z]{3,}/iu.test(text);
   if (EVENT_NOUN.test(text)) return true;
   return segmenter.tag(text).some(
-    (w) => (/^(?:n|vn|eng|j|nz|ns|nt|nr)/u.test(w.tag) || (w.tag === 'x' && /^\p{Script=Han}{2,}$/u.test(w.word))) && !/^(?:我|你|东西|事|时候)$/u.test(w.word),
+    (w) => (/^(?:n|vn|eng|j|nz|ns|nt|nr)/u.test(w.tag) || (w.tag === 'x' && /^\p{Script=Han}{2,}$/u.test(w.word))) && !/^(?:[我你事]|东西|时候)$/u.test(w.word),
   );
 }
 

@@ -31,7 +31,7 @@ const CURLY_APOSTROPHE = /(?<=\p{L})[\u2018\u2019](?=\p{L})/gu;
  */
 export function prepareText(text: string): string {
   return text
-    .replace(/[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/gu, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
+    .replace(/[\uff10-\uff19\uff21-\uff3a]/giu, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
     .replace(/\u3000/gu, ' ')
     .replace(CURLY_APOSTROPHE, "'");
 }
@@ -84,7 +84,7 @@ export function splitSentences(content: string): Sentence[] {
  */
 export function splitClauses(sentence: string, offset: number): Span[] {
   const cuts: number[] = [0];
-  const re = /[，,、:：]\s*|\s+(?=(?:and|but|so)\s+(?:I|I'm|I've|we|we're|my|our)\b)/gu;
+  const re = /[，,、:：]\s*|(?<!\s)\s+(?=(?:and|but|so)\s+(?:I|I'm|I've|we|we're|my|our)\b)/gu;
   for (const m of sentence.matchAll(re)) {
     // Keep list commas inside numbers ("1,000") and the "、" of enumerations in one clause.
     if (m[0].startsWith('、')) continue;
@@ -106,9 +106,9 @@ export function splitClauses(sentence: string, offset: number): Span[] {
 }
 
 const ZH_FILLER =
-  /^(?:顺便说一下|顺便说下|顺便提一下|顺便一提|顺便|对了|另外|好消息是?|坏消息是?|告诉你(?:个事|一件事)?|跟你说(?:一下)?|跟你讲|说一下|说实话|老实说|说真的|其实吧|再说一次|再说一遍|重申一下|补充一下|更新一下|话说|请记住|帮我记住|你记住|记住|记一下|帮我记一下|你记一下|记得|嗯嗯|好吧|哈哈+|呃|嗯|哦|噢|诶|哎|唉)(?:[，,：:！!～~\s]+|(?=我)|$)|^(?:好的|好|行|嗯|啊)(?:[，,！!～~\s]+|(?=我)|$)/u;
+  /^(?:顺便说一下|顺便说下|顺便提一下|顺便一提|顺便|对了|另外|好消息是?|坏消息是?|告诉你(?:个事|一件事)?|跟你说(?:一下)?|跟你讲|说一下|说实话|老实说|说真的|其实吧|再说一次|再说一遍|重申一下|补充一下|更新一下|话说|请记住|帮我记住|你记住|记住|记一下|帮我记一下|你记一下|记得|嗯嗯|好吧|哈{2,}|[呃嗯哦噢诶哎唉])(?:[，,：:！!～~\s]+|(?=我)|$)|^(?:好的|[好行嗯啊])(?:[，,！!～~\s]+|(?=我)|$)/u;
 const EN_FILLER =
-  /^(?:and|but|so|lol|haha+|hmm+|um+|uh+|by the way|btw|fyi|oh|ok|okay|well|also|anyway|honestly|update|quick update|just so you know|just fyi|for the record|(?:(?:can|could|would|will) you (?:please )?)?(?:remember|note|keep in mind)(?: that)?|(?:please )?note(?: that)?|keep in mind(?: that)?|for context|good news|bad news|hey|hi|hello|once again|again|to repeat|as i said|like i said|ps|so yeah|yeah|yes|sure|alright)(?:[,:!\s-]+|$)/iu;
+  /^(?:and|but|so|lol|haha+|hm{2,}|um+|uh+|by the way|btw|fyi|oh|ok|okay|well|also|anyway|honestly|update|quick update|just so you know|just fyi|for the record|(?:(?:can|could|would|will) you (?:please )?)?(?:remember|note|keep in mind)(?: that)?|(?:please )?note(?: that)?|keep in mind(?: that)?|for context|good news|bad news|hey|hi|hello|once again|again|to repeat|as i said|like i said|ps|so yeah|yeah|yes|sure|alright)(?:[,:!\s-]+|$)/iu;
 
 /** Strips leading discourse fillers ("顺便说一下", "By the way,", "Update:"); returns how much was cut. */
 export function stripFiller(text: string, lang: Lang): { text: string; cut: number } {
@@ -123,7 +123,7 @@ export function stripFiller(text: string, lang: Lang): { text: string; cut: numb
 
 /** Trailing punctuation and spaces removed; used for candidate texts. */
 export function trimPunct(text: string): string {
-  return text.replace(/^[\s，,。.;；:：!！?？、~～]+|[\s，,。.;；:：!！?？、~～]+$/gu, '');
+  return text.replace(/^[\s，,。.;；:：!！?？、~～]+|(?<![\s，,。.;；:：!！?？、~～])[\s，,。.;；:：!！?？、~～]+$/gu, '');
 }
 
 const LEADING_SELF =

@@ -20,9 +20,9 @@ const shortLived = (clause: string): boolean => ZH_SHORT_LIVED.test(clause);
 const PAIN_SYMPTOM =
   '(?:超时|崩溃|卡住?|卡顿|很慢|变慢|报错|出错|失败|挂掉?|宕机|掉线|闪退|OOM|内存泄漏|延迟|堵车?|失眠|睡不着|加班|疼|痛|漏水?|丢失?|断线?|死机|重启|焦虑|抽风|出问题|出bug|不稳定)';
 const EVENT_VERB =
-  /去|来|回|到|参加|开会|出差|面试|考试|答辩|见|约|预约|看了|吃了|做了|买了|拍了|带|加班|搬|飞|坐|出发|旅行|旅游|体检|手术|住院|上课|交|提交|发布|上线|演讲|聚餐|过生日|结婚|请假|值班|打球|跑|爬|逛|玩了|看病|复查|航班|会议|婚礼|生日|聚会|演出|比赛|截止|汇报|述职|毕业|入职|报到|开学|放假|度假|拜访|签约|约会|游|爬山|露营|上班|值班/u;
+  /[去来回到见约带搬飞坐交跑爬逛游]|参加|开会|出差|面试|考试|答辩|预约|看了|吃了|做了|买了|拍了|加班|出发|旅行|旅游|体检|手术|住院|上课|提交|发布|上线|演讲|聚餐|过生日|结婚|请假|值班|打球|玩了|看病|复查|航班|会议|婚礼|生日|聚会|演出|比赛|截止|汇报|述职|毕业|入职|报到|开学|放假|度假|拜访|签约|约会|爬山|露营|上班|值班/u;
 const HABIT = /一般|通常|平时|经常|常常|总是|每[周天晚次个]|习惯/u;
-const OTHER_SUBJECT = /^(?:你|他|她|它|他们|她们|别人|大家|有人|谁)/u;
+const OTHER_SUBJECT = /^(?:[你他她它谁]|他们|她们|别人|大家|有人)/u;
 
 /** Chinese statement rules, most specific first. */
 export const ZH_FACT_RULES: readonly Rule[] = [
@@ -65,7 +65,7 @@ export const ZH_FACT_RULES: readonly Rule[] = [
   rule('zh.health.allergy', zh(`${SELF_OPT}(?:一吃|吃了?|对|有)?(?<obj>[^，,]*?)(?:严重|轻微|有点|会)?过敏`), (m) => {
     const target = obj(m).replace(/^(?:对|有)/u, '');
     // "我女儿对鸡蛋过敏": the allergy is a relative's.
-    const relative = /^(?:我的?)?(?<who>[\p{Script=Han}]{1,3}?)对(?<what>.+)$/u.exec(target);
+    const relative = /^(?:我的?)?(?<who>\p{Script=Han}{1,3}?)对(?<what>.+)$/u.exec(target);
     const who = relative?.groups?.['who'] ?? '';
     if (relative && ZH_FAMILY.has(who)) {
       const match = fact('zh.health.allergy', { confidence: 0.9, importance: HEALTH_IMPORTANCE, relation: 'has_family', target: who });
@@ -99,7 +99,7 @@ export const ZH_FACT_RULES: readonly Rule[] = [
   }),
   rule('zh.job.is', zh(`${SELF}是(?:一名|一个|一位|个|名)?(?<obj>[^，,的]{1,15}?)$`), (m) => {
     const job = group(m).trim();
-    if (/^(?:说|想|觉得|不是|在|真的|有点)/u.test(job)) return null;
+    if (/^(?:[说想在]|觉得|不是|真的|有点)/u.test(job)) return null;
     return ZH_JOB_SUFFIX.test(job)
       ? fact('zh.job.is', { confidence: 0.9, relation: 'works_as', target: job })
       : fact('zh.identity', { confidence: 0.75, relation: 'is', target: job });
@@ -189,7 +189,7 @@ export const ZH_FACT_RULES: readonly Rule[] = [
   }),
   rule('zh.goal.wish', zh(`${SELF_OPT}(?:想要|想|希望|渴望|梦想)(?:能|能够|可以)?(?<obj>[^，,]+)`), (m, clause) => {
     const target = obj(m);
-    if (!target || /^(?:问|知道|了解|请教|让你|听听|看看|聊|说)/u.test(target)) return null;
+    if (!target || /^(?:[问聊说]|知道|了解|请教|让你|听听|看看)/u.test(target)) return null;
     return makeMatch('zh.goal.wish', { type: 'goal', confidence: 0.65, importance: 0.5, relation: 'wants', target, event: shortLived(clause) });
   }),
 

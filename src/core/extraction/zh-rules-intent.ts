@@ -10,7 +10,7 @@ import { PRE, SELF, SELF_OPT, STANDING, zh } from './zh-common';
 function forgetSubject(raw: string): string {
   const cleaned = cleanObject(raw, 'zh').replace(/^(?:关于|有关)/u, '');
   if (/住哪|住在哪|住址|地址|住的地方|家在哪/u.test(cleaned)) return '住';
-  return cleanObject(cleaned.replace(/(?:的)?(?:信息|资料|数据|记录|内容|事情?)$/u, ''), 'zh') || cleaned;
+  return cleanObject(cleaned.replace(/的?(?:信息|资料|数据|记录|内容|事情?)$/u, ''), 'zh') || cleaned;
 }
 
 function forget(id: string, m: RegExpExecArray) {
@@ -20,7 +20,7 @@ function forget(id: string, m: RegExpExecArray) {
 }
 
 const FORGET_VERB = '(?:忘掉|忘记|忘了吧|删掉|删除|清除|清掉|抹掉|别再?记(?:住|着)?|不要再?记(?:住|着)?|不用记(?:住|着)?|别存|不要存|别保存|不要保存)';
-const ASSISTANT_VERB = /回复|回答|答|说|讲|写|用|给我|叫我|称呼|提醒|推荐|别|不要|不用|少|多|记得|都|简洁|详细|解释|发|告诉|问我|帮我|代码|格式|语气/u;
+const ASSISTANT_VERB = /回复|回答|[答说讲写用别少多都发]|给我|叫我|称呼|提醒|推荐|不要|不用|记得|简洁|详细|解释|告诉|问我|帮我|代码|格式|语气/u;
 
 /** Chinese rules checked before any statement rule: forget, instruction, decision, update. */
 export const ZH_INTENT_RULES: readonly Rule[] = [
@@ -91,7 +91,7 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
   }),
   rule('zh.update.cured', zh('(?<obj>[^，,]+?)(?:已经|早就)?(?:好了|痊愈了?|康复了?|治好了|根治了|没事了)$'), (m, _clause, segmenter) => {
     const obj = cleanObject(group(m), 'zh');
-    return ZH_CONDITIONS.test(obj) || /过敏|病|伤|痛/u.test(obj)
+    return ZH_CONDITIONS.test(obj) || /过敏|[病伤痛]/u.test(obj)
       ? makeMatch('zh.update.cured', { type: 'fact', intent: 'update', confidence: 0.85, importance: HEALTH_IMPORTANCE, subject: subjectWords(obj, 'zh', segmenter) })
       : null;
   }),
@@ -112,7 +112,7 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
   }),
   rule('zh.update.notanymore', zh(`${SELF}(?:不|没)(?<obj>[^了，,]{1,12})了$`), (m, _clause, segmenter) => {
     const subject = subjectWords(group(m), 'zh', segmenter);
-    return subject && !/^(?:知道|懂|记得|行|用|要|想|会)/u.test(group(m))
+    return subject && !/^(?:知道|[懂行用要想会]|记得)/u.test(group(m))
       ? makeMatch('zh.update.notanymore', { type: 'fact', intent: 'update', confidence: 0.85, subject })
       : null;
   }),

@@ -27,7 +27,7 @@ export interface DirectWriteRefusal {
  */
 const REPORTED_EN =
   /\baccording to\b|\b(?:web ?pages?|websites?|sites?|pages?|articles?|search results?|results?|tools?|tool (?:results?|outputs?)|outputs?|documents?|docs?|emails?)\s+(?:says?|said|states?|stated|shows?|showed|suggests?|suggested|recommends?|recommended|claims?|claimed|tells?|told|instructs?|instructed|asks?|asked|reads?|wants?)\b/iu;
-const REPORTED_ZH = /(?:根据|据|按照)(?:网页|网站|页面|搜索结果|工具|文章|文档|邮件)|(?:网页|网站|页面|搜索结果|工具|文章|文档|邮件)(?:结果|输出|返回)?(?:上|里|中)?(?:说|写着|写道|显示|表示|提到|要求|建议)/u;
+const REPORTED_ZH = /(?:根据|据|按照)(?:网页|网站|页面|搜索结果|工具|文章|文档|邮件)|(?:网页|网站|页面|搜索结果|工具|文章|文档|邮件)(?:结果|输出|返回)?[上里中]?(?:说|写着|写道|显示|表示|提到|要求|建议)/u;
 
 const squash = (text: string) => text.replace(/\s+/gu, ' ').trim();
 

@@ -116,7 +116,7 @@ export function personaTokens(header: string, lines: readonly string[]): number 
 }
 
 function stripEnd(text: string): string {
-  return text.replace(/[\s。．.!！;；,，、]+$/u, '');
+  return text.replace(/(?<![\s。．.!！;；,，、])[\s。．.!！;；,，、]+$/u, '');
 }
 
 /**

@@ -52,4 +52,4 @@ export function purgeWorkflowId(tenantId: string, userRef: string): string {
  * User keys are ids (tenant, ":", base32; in tests the path's user id), never free text: this is
  * what makes them safe to quote in a visibility query (`MemoryUserId = '<key>'`).
  */
-export const USER_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
+export const USER_KEY_PATTERN = /^[A-Z0-9][\w.:@-]{0,199}$/i;

@@ -37,7 +37,7 @@ export interface DigestSections {
   suggestions: string[];
 }
 
-const QUESTION = /[?？]\s*$|[吗呢吧么]\s*[?？。]?\s*$|^(?:怎么|如何|为什么|为啥|能不能|可不可以|是否|有没有|哪|什么|谁|多少|几)|怎么办|怎么样|是什么|^(?:how|what|why|when|where|which|who|can|could|should|would|is|are|do|does|did)\b/iu;
+const QUESTION = /[?？]\s*$|[吗呢吧么]\s*(?:[?？。]\s*)?$|^(?:怎么|如何|为什么|为啥|能不能|可不可以|是否|有没有|[哪谁几]|什么|多少)|怎么办|怎么样|是什么|^(?:how|what|why|when|where|which|who|can|could|should|would|is|are|do|does|did)\b/iu;
 const UNSURE = /不确定|不知道|不清楚|我查一下|稍后(?:回复|告诉)|没有(?:足够|相关)信息|无法回答|i'?m not sure|i don'?t know|not certain|let me check|i can'?t (?:say|tell)|no information/iu;
 const TOPIC_STOPWORDS = new Set(
   '我 你 他 她 它 我们 你们 的 了 是 在 和 就 都 也 还 要 不要 要不要 需要 会 能 吗 呢 吧 啊 哦 嗯 这 那 有 没 不 很 太 一下 一个 什么 怎么 今天 明天 昨天 觉得 可以 知道 好的 谢谢 哈哈 帮 给 把 被 让 跟 对 说 想 去 来 做 看 用 i you he she it we they me my your the a an and or but to of in on at for with is are was were be been do does did have has had not no yes so that this what how why when where can could should would will just really very about from as by ok okay thanks thank please'.split(' '),

@@ -48,7 +48,7 @@ export const GOAL_DEADLINE_DAYS = 7;
 export const REMINDER_LOOKAHEAD_MINUTES = 120;
 
 const YEAR_END = /年底|年末|年内|今年(?:之?内|底)|(?:by |before )?(?:the )?end of (?:the |this )?year|by year[- ]end/iu;
-const MONTH_END = /月底|月末|本月(?:之?内)|这个月(?:之?内|底)|(?:by |before )?(?:the )?end of (?:the |this )?month/iu;
+const MONTH_END = /月底|月末|本月之?内|这个月(?:之?内|底)|(?:by |before )?(?:the )?end of (?:the |this )?month/iu;
 
 /**
  * The deadline a goal names, read forward from when it was stated: "年底前…" → 31 Dec,

@@ -22,9 +22,9 @@ export function languageOf(text: string): 'zh' | 'en' {
 export function quoteSubject(text: string, max = 36): string {
   let s = text
     .trim()
-    .replace(/^(?:最(?:近|让我)?(?:困扰|烦|头疼)(?:我)?的(?:是|事(?:情)?是)|我的目标是|我(?:想|要|希望|打算|计划)(?:在)?)\s*/u, '')
+    .replace(/^(?:最(?:近|让我)?(?:困扰|烦|头疼)我?的(?:是|事情?是)|我的目标是|我(?:想|要|希望|打算|计划)在?)\s*/u, '')
     .replace(/^(?:my goal is (?:to )?|i (?:want|plan|hope|need) to |i'?m (?:annoyed|frustrated|bothered) (?:that|by) )/iu, '')
-    .replace(/[。.!！?？,，;；~\s]+$/u, '');
+    .replace(/(?<![。.!！?？,，;；~\s])[。.!！?？,，;；~\s]+$/u, '');
   const chars = [...s];
   if (chars.length > max) s = `${chars.slice(0, max - 1).join('')}…`;
   return s;

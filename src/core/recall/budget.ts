@@ -54,7 +54,7 @@ function pieceTokens(piece: string): number {
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   // Same flags js-tiktoken uses for its pre-tokeniser.
-  pretokenizer ??= new RegExp(cl100kBase.pat_str, 'ug');
+  pretokenizer ??= new RegExp(cl100kBase.pat_str, 'gu');
   let total = 0;
   for (const match of text.matchAll(pretokenizer)) total += pieceTokens(match[0]);
   return total;

@@ -51,7 +51,7 @@ const ZH_GENERIC = [
 ];
 
 /** jieba tags of words that never name a thing: pronouns, adverbs, conjunctions, particles, time, numbers … */
-const ZH_FUNCTION_TAGS = /^(?:r|rr|rz|d|c|p|u|ul|uj|uz|ug|uv|ud|y|e|o|f|t|tg|m|mq|q|x|zg)$/u;
+const ZH_FUNCTION_TAGS = /^(?:[rc-fpuyotmqx]|rr|rz|ul|uj|uz|ug|uv|ud|tg|mq|zg)$/u;
 
 /** English function words (a superset of the index stopwords: negations and auxiliaries too). */
 const EN_FUNCTION = new Set(
@@ -114,7 +114,7 @@ function chineseWords(query: string, segmenter: Segmenter): { content: string[];
 }
 
 function englishWords(query: string): string[] {
-  return (query.toLowerCase().replace(/[’‘]/gu, "'").match(/[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu) ?? []);
+  return (query.toLowerCase().replace(/[’‘]/gu, "'").match(/[\p{L}\p{N}]+(?:'\p{L}+)?/gu) ?? []);
 }
 
 /** Reads whether `query` is a vague refer-back (see the module comment). */

@@ -35,7 +35,7 @@ const MEDIA_WORDS =
 const RULES: readonly [RegExp, string][] = [
   // Data URIs and long base64 runs (inline images, files).
   // Continuation lines must be long so that ordinary words on the next line are not eaten.
-  [/data:[\w.+/-]+(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=]*(?:\n[A-Za-z0-9+/=]{40,})*/giu, ' '],
+  [/data:[\w.+/-]+(?:;[\w=.-]+)*;base64,[A-Z0-9+/=]*(?:\n[A-Z0-9+/=]{40,})*/giu, ' '],
   [/[A-Za-z0-9+/]{100,}={0,2}/gu, ' '],
   // Media placeholders: [image], [图片], [image: foo.png], [media attached: …].
   [new RegExp(`\\[(?:${MEDIA_WORDS})(?:\\s*[:：#][^\\]\\n]*)?\\]`, 'giu'), ' '],
@@ -56,7 +56,30 @@ const RULES: readonly [RegExp, string][] = [
 
 /** Sender tags at the start of a line: "[user]:", "User:", "[张三]:", "Assistant：". */
 const LINE_SENDER =
-  /^[ \t]*(?:\[[^\]\n]{1,40}\]|(?:user|assistant|human|system|me|sender|from|用户|助手))[ \t]*[:：][ \t]*/gimu;
+  /^[ \t]*(?:\[[^\]\n]{1,40}\]|user|assistant|human|system|me|sender|from|用户|助手)[ \t]*[:：][ \t]*/gimu;
+
+/**
+ * Replaces each ``` fenced block for which `drop(language, body)` holds with a space. A scan with
+ * indexOf, not /```(\w*)[^\n`]*\n?([\s\S]*?)```/g: that pattern retried its lazy body from every
+ * unclosed fence and every word character of the info string (quadratic, issue #20).
+ */
+function replaceFences(text: string, drop: (language: string, body: string) => boolean): string {
+  let out = '';
+  let from = 0;
+  for (let open = text.indexOf('```'); open >= 0; open = text.indexOf('```', from)) {
+    // The info string holds no backtick, so the first ``` after the opening one closes the block.
+    const close = text.indexOf('```', open + 3);
+    if (close < 0) break;
+    const info = text.slice(open + 3, close);
+    const lineEnd = info.indexOf('\n');
+    const header = lineEnd < 0 ? info : info.slice(0, lineEnd);
+    const language = /^\w*/u.exec(header)?.[0] ?? '';
+    const body = lineEnd < 0 ? '' : info.slice(lineEnd + 1);
+    out += text.slice(from, open) + (drop(language, body) ? ' ' : text.slice(open, close + 3));
+    from = close + 3;
+  }
+  return out + text.slice(from);
+}
 
 function removeInjectedBlocks(text: string): string {
   let out = text;
@@ -68,10 +91,9 @@ function removeInjectedBlocks(text: string): string {
   }
   // Fenced metadata: ```metadata …``` always; ```json …``` only when it looks like gateway
   // metadata, so a user pasting JSON they want help with keeps it.
-  out = out.replace(/```(\w*)[^\n`]*\n?([\s\S]*?)```/gu, (block, lang: string, body: string) => {
+  out = replaceFences(out, (lang, body) => {
     const language = lang.toLowerCase();
-    if (language === 'metadata' || (language === 'json' && METADATA_KEYS.test(body))) return ' ';
-    return block;
+    return language === 'metadata' || (language === 'json' && METADATA_KEYS.test(body));
   });
   // Gateway preambles that introduce such blocks, e.g. "Conversation info (untrusted metadata):".
   out = out.replace(/^[^\n]{0,60}\((?:untrusted )?metadata\)[:：]?[ \t]*$/gimu, ' ');

@@ -40,7 +40,7 @@ const WESTERN_RUN =
 const CONNECTOR = /[-_.']/u;
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 /** "3.14", "1.000.000", "2026-01-01": the parts of a number are noise, only the whole is kept. */
-const NUMERIC_COMPOUND = /^[0-9]+(?:[.,][0-9]+)+$/u;
+const NUMERIC_COMPOUND = /^\d+(?:[.,]\d+)+$/u;
 
 /** Normalisation shared by documents and queries: NFKC folds full-width forms ("Ｈｅｌｌｏ", "１２３"). */
 function normalise(text: string): string {
@@ -59,7 +59,7 @@ function westernTokens(run: string, out: string[]): void {
   // Identifier: keep it whole (exact match on "payment-svc") and its parts (match on "payment").
   if (keep(run)) out.push(run);
   // "don't" / "user's": the apostrophe form is one word, its fragments are noise.
-  if (/^[^-_.]*'[^-_.]*$/u.test(run)) return;
+  if (/^[^'\-._]*'[^\-._]*$/u.test(run)) return;
   for (const part of run.split(/[-_.']+/u)) {
     if (part.length > 0 && keep(part)) out.push(part);
   }

@@ -259,7 +259,7 @@ const RULES: readonly Rule[] = [
   // N天前 / 两周前 / 3个月前 / 十天后: days → that day; weeks → the ISO week containing the day
   // 7N days away (so 两周前 ≈ 上上周); months → the calendar month N months away.
   {
-    pattern: new RegExp(`(${NUM})\\s*(?:个)?\\s*(天|日|周|星期|礼拜|月)\\s*(?:以|之)?(前|后)`, 'gu'),
+    pattern: new RegExp(`(?<![\\d零〇一二两三四五六七八九十百])(${NUM})(?:\\s*个)?\\s*(天|日|周|星期|礼拜|月)\\s*[以之]?(前|后)`, 'gu'),
     resolve: (m, today) => {
       const n = parseChineseNumber(m[1] ?? '');
       if (n === undefined) return undefined;
@@ -297,7 +297,7 @@ const RULES: readonly Rule[] = [
   },
   // 上周末 / 这周末 / 周末: a bare 周末 is the most recent weekend that has started.
   {
-    pattern: /(?:(上上|上|这|本|下)(?:个)?)?周末/gu,
+    pattern: /(?:(上上|[上这本下])个?)?周末/gu,
     resolve: (m, today, text) => {
       if (m[1] !== undefined) return weekendSpan(today, ZH_WEEK_OFFSET[m[1]] ?? 0);
       if (text[m.index - 1] === '每') return undefined; // 每周末: a habit
@@ -306,7 +306,7 @@ const RULES: readonly Rule[] = [
   },
   // 最近一周 / 过去7天 / 近三个月: a rolling window ending today.
   {
-    pattern: new RegExp(`(?:最近|过去|近)(?:的)?\\s*(${NUM})\\s*(?:个)?\\s*(天|日|周|星期|礼拜|月)`, 'gu'),
+    pattern: new RegExp(`(?:最近|过去|近)的?\\s*(${NUM})(?:\\s*个)?\\s*(天|日|周|星期|礼拜|月)`, 'gu'),
     resolve: (m, today) => {
       const n = parseChineseNumber(m[1] ?? '');
       if (n === undefined || n < 1) return undefined;
@@ -316,7 +316,7 @@ const RULES: readonly Rule[] = [
   },
   // 上个月 / 这个月 / 本月 / 上上个月 / 下个月.
   {
-    pattern: /(上上|上|这|本|下下|下)(?:一)?(?:个)?月(?![饼亮光球\d零〇一二两三四五六七八九十])/gu,
+    pattern: /(上上|[上这本]|下下|下)一?个?月(?![饼亮光球\d零〇一二两三四五六七八九十])/gu,
     resolve: (m, today) => monthSpan(today.plus({ months: ZH_WEEK_OFFSET[m[1] ?? ''] ?? 0 })),
   },
   // 上个月3号 / 这个月15日 (chrono.zh has no month-relative day).
@@ -429,7 +429,7 @@ const RULES: readonly Rule[] = [
   },
   // Fuzzy English days (chrono would pin "a few days ago" to exactly 3 days).
   {
-    pattern: /\b(?:(?:a\s+)?few|several|(?:a\s+)?couple\s+(?:of\s+)?)\s*days\s+ago\b|\bthe\s+other\s+day\b/giu,
+    pattern: /\b(?:(?:(?:a\s+)?few|several)\s*|(?:a\s+)?couple(?:\s+of)?\s+)days\s+ago\b|\bthe\s+other\s+day\b/giu,
     resolve: (_m, today) => ({ start: today.minus({ days: 7 }), end: today, granularity: 'range' }),
   },
   // Parts of today chrono leaves without a day ("this morning").

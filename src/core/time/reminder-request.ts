@@ -215,7 +215,9 @@ const RULES: readonly Rule[] = [
   // 半小时后 / 一个半小时后 / 2个小时后 / 过10分钟 / 3天后 / 两周后 / 一个月后.
   {
     pattern: new RegExp(
-      `(?:(过)\\s*)?(?:(${NUM})\\s*(?:个)?\\s*(半)?|(半))\\s*(?:个)?\\s*(分钟|小时|钟头|天|日|周|星期|礼拜|月)\\s*(?:以|之)?(后)?`,
+      // Each optional part takes its own leading spaces, so a run of spaces has one reading:
+      // four bare \\s* around optional groups backtracked in n⁴ (issue #20).
+      `(?:(过)\\s*)?(?:(?<![\\d零〇一二两三四五六七八九十百])(${NUM})(?:\\s*个)?(?:\\s*(半))?|(半))(?:\\s*个)?\\s*(分钟|小时|钟头|天|日|周|星期|礼拜|月)(?:\\s*[以之]?(后))?`,
       'gu',
     ),
     make: (m) => {
@@ -434,7 +436,7 @@ function scanTokens(sentence: string, said: DateTime): Token[] {
 const TRIGGER = /提醒(?:一下|下)?我|叫醒我|叫我|喊我|通知我|\bremind\s+me\b|\bwake\s+me(?:\s+up)?\b/giu;
 const NEGATED = [
   // Only the trigger verbs: "提醒我明天不要叫外卖" is a request whose task is negative.
-  /(?:不要|别|不用|不必|无需|甭|勿|不需要|没必要|不再|不想|不许|不准)\s*(?:你|再|去)*\s*(?:提醒|叫醒?我|喊我|通知)/u,
+  /(?:不要|[别甭勿]|不用|不必|无需|不需要|没必要|不再|不想|不许|不准)\s*(?:[你再去]+\s*)?(?:提醒|叫醒?我|喊我|通知)/u,
   /提醒过|提醒了(?!解)|提醒我(?:过|了(?!解)|的(?!时候))|(?:已经|刚才|之前|上次)提醒/u,
   /\b(?:don'?t|do\s+not|never|no\s+need\s+to|stop|quit|no\s+longer|not)\s+(?:to\s+)?(?:remind|wake)/iu,
   // "remind me what/who/of…" asks the assistant to recall something now, not to schedule.
@@ -442,7 +444,7 @@ const NEGATED = [
 ];
 /** Politeness and request words that may precede the trigger ("请明天提醒我", "can you remind me"). */
 const FILLER =
-  /请|麻烦|帮忙|帮我|帮|您|你|能不能|能否|可不可以|可以|在|于|记得|记着|别忘了|别忘记|不要忘了|不要忘记|到时候|到时|一定|务必|要|再|就|还|也|好的|好|嗯|那就|那|我想让|我想|想|让|希望|需要|我|嘿|喂|小助手|助手|的时候|\b(?:please|pls|plz|can|could|would|will|you|u|hey|hi|hello|jarvis|ok|okay|and|also|just|then|so|oh|yes|yeah|sure|kindly|i|i'd|want|need|like|to|go\s+ahead\s+and)\b/giu;
+  /请|麻烦|帮忙|帮我|[帮您你在于要再就还也]|能不能|能否|可不可以|可以|记得|记着|别忘了|别忘记|不要忘了|不要忘记|到时候|到时|一定|务必|好的|[好嗯]|那就|[那想让]|我想让|我想|希望|需要|[我嘿喂]|小助手|助手|的时候|\b(?:please|pls|plz|can|could|would|will|you|u|hey|hi|hello|jarvis|ok|okay|and|also|just|then|so|oh|yes|yeah|sure|kindly|i|i'd|want|need|like|to|go\s+ahead\s+and)\b/giu;
 const PUNCT_OR_SPACE = /[\s\p{P}\p{S}]/gu;
 
 function isOnlyFiller(text: string): boolean {
@@ -473,7 +475,7 @@ function cleanTask(raw: string): string {
     .replace(/\s+/gu, ' ')
     .trim();
   // Blanked time words leave spaces inside Chinese text ("去 开会").
-  s = s.replace(/(?<=[\p{Script=Han}]) (?=[\p{Script=Han}])/gu, '');
+  s = s.replace(/(?<=\p{Script=Han}) (?=\p{Script=Han})/gu, '');
   let previous: string;
   do {
     previous = s;
@@ -482,9 +484,9 @@ function cleanTask(raw: string): string {
       // Only filler: "去机场"/"把衣服收了"/"下楼" keep their verbs.
       .replace(/^(?:一下|记得)(?=\p{Script=Han})/u, '')
       .replace(/^(?:to|that|about|of)\s+/iu, '')
-      .replace(/[\s,，。.!！~～、]+$/u, '')
-      .replace(/(?:哦|啊|呀|吧|哈|啦|喔|噢|哟)$/u, '')
-      .replace(/\s+(?:by|on|at|in|for|from|around|about|before)$/iu, '')
+      .replace(/(?<![\s,，。.!！~～、])[\s,，。.!！~～、]+$/u, '')
+      .replace(/[哦啊呀吧哈啦喔噢哟]$/u, '')
+      .replace(/(?<!\s)\s+(?:by|on|at|in|for|from|around|about|before)$/iu, '')
       .trim();
   } while (s !== previous);
   return s;
