@@ -79,7 +79,7 @@ export default tseslint.config(
           paths: [...NODE_BUILTINS, 'pg', 'chromadb', 'langchain', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'].map((name) => ({ name, message: 'Workflow code is deterministic: do I/O in activities.' })),
           patterns: [
             { group: ['@langchain/*', 'node:*'], message: 'Workflow code is deterministic: do I/O in activities.' },
-            { group: ['**/adapters/**', '**/services/**', '**/stack/**', '**/api/**'], message: 'Workflows import only pure modules (src/core) and @temporalio/workflow.' },
+            { group: ['**/adapters/**', '**/src/memory/**', '**/src/conversation/**', '**/src/recall/**', '**/src/proactive/**', '**/src/persona/**', '**/src/lifecycle/**', '**/src/privacy/**', '**/src/account/**', '**/src/shared/**', '**/stack/**', '**/api/**'], message: 'Workflows import only pure modules (src/core) and @temporalio/workflow.' },
           ],
         },
       ],
@@ -102,7 +102,7 @@ export default tseslint.config(
             { group: NATIVE_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]), message: 'src/core is pure: native modules live in src/adapters behind a port.' },
             { group: ['pg', 'chromadb', '@temporalio/*', '@langchain/*', 'fastify', '@fastify/*'], message: 'src/core is pure: clients of real systems live in src/adapters.' },
             {
-              group: ['**/adapters/**', '**/services/**', '**/api/**', '**/stack/**', '**/security/**', '**/cli/**', '**/runtime', '**/workflows/**', '**/activities/**'],
+              group: ['**/adapters/**', '../../**', '../memory/**', '../conversation/**', '../account/**', '../shared/**', '**/api/**', '**/stack/**', '**/security/**', '**/cli/**', '**/runtime', '**/workflows/**', '**/activities/**'],
               message: 'src/core depends on nothing outside src/core.',
             },
           ],

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RulePool } from '../src/adapters/extraction/rule-pool';
 import type { MessagePlan, MessageTask, RuleWork } from '../src/adapters/extraction/rule-work';
-import { claimStaleConversations, extractRunPage } from '../src/services/extraction-runs';
+import { claimStaleConversations, extractRunPage } from '../src/conversation/extraction-runs';
 import { createTestContext, type TestContext } from './support/harness';
 
 // Issue #20 on the real stack: a hostile message from one user (expensive for the patterns of the
