@@ -79,7 +79,9 @@ export default tseslint.config(
           paths: [...NODE_BUILTINS, 'pg', 'chromadb', 'langchain', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'].map((name) => ({ name, message: 'Workflow code is deterministic: do I/O in activities.' })),
           patterns: [
             { group: ['@langchain/*', 'node:*'], message: 'Workflow code is deterministic: do I/O in activities.' },
-            { group: ['**/adapters/**', '**/src/memory/**', '**/src/conversation/**', '**/src/recall/**', '**/src/proactive/**', '**/src/persona/**', '**/src/lifecycle/**', '**/src/privacy/**', '**/src/account/**', '**/src/shared/**', '**/stack/**', '**/api/**'], message: 'Workflows import only pure modules (src/core) and @temporalio/workflow.' },
+            { group: ['**/adapters/**', '**/stack/**', '**/api/**'], message: 'Workflows import only pure modules (src/core) and @temporalio/workflow.' },
+            // Use cases live in src/<capability>/; of those folders a workflow may import only the contract.
+            { group: ['**/src/*/**', '!**/src/core/**', '!**/src/*/contract', '!**/src/client/**'], message: 'Workflows import only pure modules (src/core), their capability\'s contract (src/<capability>/contract.ts) and @temporalio/workflow.' },
           ],
         },
       ],

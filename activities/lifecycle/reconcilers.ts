@@ -7,7 +7,7 @@ import { indexExchanges, type ExchangeIndexDeps, type ExchangeIndexResult } from
 
 export type { ExchangeIndexResult } from '../../src/conversation/exchange-index';
 import { reconcileReminders, type ReminderReconcileResult } from '../../src/proactive/reminder-reconciler';
-import { extractMemoriesWorkflow, extractWorkflowId } from '../../workflows';
+import { ConversationWorkflows, extractWorkflowId, type ExtractMemoriesWorkflow } from '../../src/conversation/contract';
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 import { asActivity } from '../shared/as-activity';
 
@@ -41,7 +41,7 @@ export function createReconcilerActivities(deps: Pick<ServiceDeps, 'extractionRu
         for (const { userId, conversationId } of stale) {
           const conversationRef = opts.subjects.ref(userId, 'conversation', conversationId);
           try {
-            await opts.client.workflow.start(extractMemoriesWorkflow, {
+            await opts.client.workflow.start<ExtractMemoriesWorkflow>(ConversationWorkflows.extractMemories, {
               taskQueue: opts.taskQueue,
               workflowId: extractWorkflowId(userId, conversationRef),
               workflowIdConflictPolicy: 'USE_EXISTING',

@@ -3,7 +3,7 @@ import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import type { ServiceDeps } from '../shared/deps';
 import { withTemporalDeadline } from '../shared/workflow-wait';
-import { conversationEndedSignal, conversationWorkflowId, extractMemoriesWorkflow, extractWorkflowId } from '../../workflows';
+import { ConversationWorkflows, conversationEndedSignal, conversationWorkflowId, extractWorkflowId, type ExtractMemoriesWorkflow } from './contract';
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 
 export interface ConversationEndDeps extends Pick<ServiceDeps, 'extractionRuns'> {
@@ -14,7 +14,7 @@ export interface ConversationEndDeps extends Pick<ServiceDeps, 'extractionRuns'>
 }
 
 export type ConversationEndResult =
-  | { pending: false; workflowId: string; handle: WorkflowHandle<typeof extractMemoriesWorkflow> & { firstExecutionRunId: string } }
+  | { pending: false; workflowId: string; handle: WorkflowHandle<ExtractMemoriesWorkflow> & { firstExecutionRunId: string } }
   /**
    * Temporal did not answer within TEMPORAL_CALL_TIMEOUT_MS: the end request is recorded on the
    * conversation, and the extraction reconciler starts the extraction on its first tick after
@@ -39,7 +39,7 @@ export async function endConversation(deps: ConversationEndDeps, input: { userKe
         // No open idle timer (already fired or never armed) is fine: the extraction below is what counts.
         if (!(err instanceof WorkflowNotFoundError)) throw err;
       }
-      return deps.temporal.workflow.start(extractMemoriesWorkflow, {
+      return deps.temporal.workflow.start<ExtractMemoriesWorkflow>(ConversationWorkflows.extractMemories, {
         taskQueue: deps.taskQueue,
         workflowId,
         workflowIdConflictPolicy: 'USE_EXISTING',

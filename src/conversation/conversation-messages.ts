@@ -4,7 +4,7 @@ import type { IncomingMessage, StoredMessage } from '../core/ports';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { withTemporalDeadline } from '../shared/workflow-wait';
-import { conversationWorkflow, conversationWorkflowId, messagesAddedSignal } from '../../workflows';
+import { ConversationWorkflows, conversationWorkflowId, messagesAddedSignal, type ConversationWorkflow, type MessagesAddedInput } from './contract';
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ServiceDeps } from '../shared/deps';
 import { ensureUser } from '../account/settings';
@@ -108,7 +108,7 @@ export async function appendConversationMessages(
   let pending = false;
   try {
     await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () =>
-      deps.temporal.workflow.signalWithStart(conversationWorkflow, {
+      deps.temporal.workflow.signalWithStart<ConversationWorkflow, [MessagesAddedInput]>(ConversationWorkflows.conversation, {
         taskQueue: deps.taskQueue,
         workflowId,
         args: [{ userId: userKey, conversationId, conversationRef, idleSeconds: deps.idleSeconds }],

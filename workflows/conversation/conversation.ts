@@ -1,7 +1,6 @@
 import {
   condition,
   continueAsNew,
-  defineSignal,
   executeChild,
   patched,
   setHandler,
@@ -12,23 +11,18 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { extractMemoriesWorkflow } from './extract-memories';
 import { ConversationIdKey, userSearchAttributes } from '../shared/search-attributes';
-import type { ConversationInput, ConversationOutcome, ExtractionResult, ExtractMemoriesInput, MessagesAddedInput } from '../shared/types';
+import {
+  conversationEndedSignal,
+  conversationWorkflowId,
+  extractWorkflowId,
+  messagesAddedSignal,
+  type ConversationInput,
+  type ConversationOutcome,
+  type ExtractionResult,
+  type ExtractMemoriesInput,
+} from '../../src/conversation/contract';
 
-export const messagesAddedSignal = defineSignal<[MessagesAddedInput]>('messagesAddedSignal');
-export const conversationEndedSignal = defineSignal<[]>('conversationEndedSignal');
-
-/**
- * `conversationRef` is a keyed reference to the client's conversation id (which may carry personal
- * words); the user key is already a pseudonym. No part contains ":", so no two (tenant, user,
- * conversation) triples share an id.
- */
-export function extractWorkflowId(userKey: string, conversationRef: string): string {
-  return `extract:${userKey}:${conversationRef}`;
-}
-
-export function conversationWorkflowId(userKey: string, conversationRef: string): string {
-  return `conversation:${userKey}:${conversationRef}`;
-}
+export { conversationEndedSignal, conversationWorkflowId, extractWorkflowId, messagesAddedSignal };
 
 /** Runs from before follow-up runs gave up when an extraction was running; their histories replay unchanged. */
 export const FOLLOW_UP_PATCH = 'conversation-follow-up';

@@ -1,4 +1,3 @@
-import type { AppliedDecision } from '../../src/core/dto';
 import type { MemoryType, MemoryVia } from '../../src/core/types';
 
 export interface StoreMemoryInput {
@@ -18,40 +17,5 @@ export interface StoreMemoryInput {
   via?: Exclude<MemoryVia, 'extraction'>;
 }
 
-export interface ConversationInput {
-  userId: string;
-  conversationId: string;
-  /** Keyed reference to the conversation id, used in workflow ids and search attributes. */
-  conversationRef?: string;
-  idleSeconds: number;
-}
-
-export interface MessagesAddedInput {
-  count: number;
-}
-
-export interface ExtractMemoriesInput {
-  userId: string;
-  conversationId: string;
-}
-
-export interface ExtractionResult {
-  userId: string;
-  conversationId: string;
-  messagesProcessed: number;
-  decisions: AppliedDecision[];
-  counts: Record<AppliedDecision['action'], number>;
-  /** The conversation's extraction watermark after the run (runs with watermarks only). */
-  watermark?: number;
-  /** Passes over the conversation: more than one when messages arrived while the run went on. */
-  passes?: number;
-}
-
-export interface ConversationOutcome {
-  /** `already-extracting`: only runs from before follow-up runs (they dropped what came after). */
-  outcome: 'ended-by-call' | 'idle-extracted' | 'already-extracting';
-  /** The last extraction this workflow ran. */
-  extraction?: ExtractionResult;
-  /** Extractions this workflow ran: more than one when messages arrived while one was running. */
-  extractions?: number;
-}
+// The conversation capability's inputs and results live in its contract; named here too for the other workflows.
+export type { ConversationInput, ConversationOutcome, ExtractionResult, ExtractMemoriesInput, MessagesAddedInput } from '../../src/conversation/contract';
