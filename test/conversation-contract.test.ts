@@ -33,6 +33,6 @@ describe('the conversation capability contract', () => {
       const wf = specifiers(join(dir, file)).filter((s) => s.includes('workflows') && !s.endsWith('workflows/shared/search-attributes'));
       expect(wf, file).toEqual([]);
     }
-    expect(specifiers('src/conversation/contract.ts').filter((s) => s.startsWith('.'))).toEqual(['../core/dto']);
+    expect(specifiers('src/conversation/contract.ts').filter((s) => s.startsWith('.'))).toEqual(['../client/temporal-contract', '../core/dto']);
   });
 });

@@ -4,10 +4,12 @@
  * of the workflow code itself, so services and activities never import `workflows/` (which would
  * close an import circle through the activity factory that the workflows type-import).
  *
- * The names are the exported function names in the bundle (`workflows/index.ts`); a unit test
- * holds them equal, and the recorded histories hold them unchanged.
+ * The names come from the public Temporal contract (`src/client/temporal-contract.ts`), the one
+ * list of them; they are the exported function names in the bundle (`workflows/index.ts`), which a
+ * unit test holds equal, and the recorded histories hold them unchanged.
  */
 import { defineSignal } from '@temporalio/workflow';
+import { SignalName, WorkflowType } from '../client/temporal-contract';
 import type { AppliedDecision } from '../core/dto';
 
 export interface ConversationInput {
@@ -50,16 +52,16 @@ export interface ConversationOutcome {
 
 /** Workflow type names, as the worker registers them. */
 export const ConversationWorkflows = {
-  conversation: 'conversationWorkflow',
-  extractMemories: 'extractMemoriesWorkflow',
+  conversation: WorkflowType.conversation,
+  extractMemories: WorkflowType.extractMemories,
 } as const;
 
 /** The workflows' signatures, for typed starts by name (`client.workflow.start<ExtractMemoriesWorkflow>(name, …)`). */
 export type ConversationWorkflow = (input: ConversationInput) => Promise<ConversationOutcome>;
 export type ExtractMemoriesWorkflow = (input: ExtractMemoriesInput) => Promise<ExtractionResult>;
 
-export const messagesAddedSignal = defineSignal<[MessagesAddedInput]>('messagesAddedSignal');
-export const conversationEndedSignal = defineSignal<[]>('conversationEndedSignal');
+export const messagesAddedSignal = defineSignal<[MessagesAddedInput]>(SignalName.messagesAdded);
+export const conversationEndedSignal = defineSignal<[]>(SignalName.conversationEnded);
 
 /**
  * `conversationRef` is a keyed reference to the client's conversation id (which may carry personal

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { LifecycleTransition } from '../core/lifecycle/sweep';
 import type { MemoryTransaction, UnitOfWork } from '../core/ports';
-import { memoriesChangedSignal, personaWorkflowId, RebuildPersona } from '../../workflows/persona/persona';
+import { memoriesChangedSignal, PersonaWorkflows, personaWorkflowId, type RebuildPersonaWorkflow } from './contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 
 /** Audit actions that change what a profile may say: a memory made, replaced, retired, brought back or erased. */
@@ -82,7 +82,7 @@ export function personaRebuildSignaller(temporal: Client, opts: { taskQueue: str
       queued.delete(userKey);
       running++;
       void temporal.workflow
-        .signalWithStart(RebuildPersona, {
+        .signalWithStart<RebuildPersonaWorkflow, []>(PersonaWorkflows.rebuild, {
           taskQueue: opts.taskQueue,
           workflowId: personaWorkflowId(userKey),
           args: [{ userKey, debounceSeconds: opts.debounceSeconds }],

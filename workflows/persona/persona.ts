@@ -1,5 +1,6 @@
-import { continueAsNew, defineSignal, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { createPersonaActivities } from '../../activities/persona/persona';
+import { memoriesChangedSignal, personaWorkflowId, type RebuildPersonaInput } from '../../src/persona/contract';
 
 type Activities = ReturnType<typeof createPersonaActivities>;
 // The model step heartbeats; a template-only rebuild is two queries and one write.
@@ -9,23 +10,13 @@ const { rebuildPersona } = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
 });
 
-/** The user's memories changed (sent after the transaction that changed them committed). */
-export const memoriesChangedSignal = defineSignal('memoriesChanged');
-
-export interface RebuildPersonaInput {
-  userKey: string;
-  /** How long to wait after a change for the burst it belongs to to end. */
-  debounceSeconds: number;
-}
+export { memoriesChangedSignal, personaWorkflowId };
+export type { RebuildPersonaInput };
 
 export interface RebuildPersonaResult {
   rebuilds: number;
   signals: number;
   last?: Awaited<ReturnType<Activities['rebuildPersona']>>;
-}
-
-export function personaWorkflowId(userKey: string): string {
-  return `persona:${userKey}`;
 }
 
 /** Rebuilds in one run before continuing as new (a user whose memories never stop changing). */
