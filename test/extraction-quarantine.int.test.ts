@@ -70,7 +70,8 @@ async function quarantineRows(user: string, conversation: string) {
 
 async function healthz() {
   const t0 = performance.now();
-  const res = await fetch(`${ctx.baseUrl}/healthz`, { signal: AbortSignal.timeout(30_000) });
+  // The quarantine count is operator detail since /healthz went status-only for the public.
+  const res = await fetch(`${ctx.baseUrl}/healthz`, { headers: { authorization: `Bearer ${ctx.runtime.config.codec.authToken}` }, signal: AbortSignal.timeout(30_000) });
   return { ms: performance.now() - t0, body: (await res.json()) as { checks: Record<string, { quarantined?: number }> } };
 }
 
