@@ -109,11 +109,15 @@ export interface Runtime {
 
 let sdkLoggerInstalled = false;
 
-/** The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts). */
-function installSdkLogger(logger: Logger): void {
+/**
+ * The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts); its own
+ * worker and client metrics go to a Prometheus port when TEMPORAL_METRICS_ADDRESS is set. The
+ * runtime is installed once, before any connection or worker exists — later installs would throw.
+ */
+function installSdkRuntime(logger: Logger, metricsAddress: string | undefined): void {
   if (sdkLoggerInstalled) return;
   sdkLoggerInstalled = true;
-  TemporalRuntime.install({ logger: temporalLogger(logger) });
+  TemporalRuntime.install({ logger: temporalLogger(logger), ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}) });
 }
 
 function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddings {
@@ -173,7 +177,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
  */
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-  installSdkLogger(logger);
+  installSdkRuntime(logger, config.observability.temporalMetricsAddress);
   if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
