@@ -68,6 +68,7 @@ import { SubjectKeys } from './security/subject';
 import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
+import { installTracing } from './observability/tracing';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -108,6 +109,14 @@ export interface Runtime {
 }
 
 let sdkLoggerInstalled = false;
+let tracingInstalled = false;
+
+/** One tracer provider per process, however many runtimes it builds (tests build several). */
+function installTracingOnce(endpoint: string | undefined): void {
+  if (tracingInstalled) return;
+  tracingInstalled = true;
+  installTracing({ endpoint });
+}
 
 /**
  * The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts); its own
@@ -178,6 +187,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   installSdkRuntime(logger, config.observability.temporalMetricsAddress);
+  if (config.observability.traces === 'otlp') installTracingOnce(config.observability.otlpEndpoint);
   if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });

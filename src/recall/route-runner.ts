@@ -6,6 +6,7 @@
 import type { ErrorCode } from '../core/errors';
 import { errorCodeOf, withDeadline } from './deadline';
 import { metrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 
 /** One route to run: its name and the search. */
 export interface RouteTask<R extends string, T> {
@@ -52,7 +53,8 @@ export function startRoute<R extends string, T>(task: RouteTask<R, T>, deadline:
   const t0 = Date.now();
   let running: Promise<T>;
   try {
-    running = task.run();
+    // One span per route, under the request's span when tracing is on (src/observability/tracing.ts).
+    running = inSpan(`recall.route ${task.route}`, { 'recall.route': task.route }, () => task.run());
   } catch (err) {
     running = Promise.reject(err);
   }
