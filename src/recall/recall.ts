@@ -1,4 +1,5 @@
 import type { ErrorCode as Code } from '../core/errors';
+import { metrics } from '../observability/metrics';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
@@ -521,6 +522,7 @@ export function buildRecallResult(input: {
  * for a dependency failure: the failed routes are named in `error` and the others still contribute.
  */
 export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
+  const startedAt = Date.now();
   const req = recallRequest(deps, userId, message, options);
   const failures: RouteFailure[] = [];
   const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route), req.deadline));
@@ -583,7 +585,7 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
     report.push(...personaRead.report);
     failures.push(...personaRead.failures);
   }
-  return buildRecallResult({
+  const result = buildRecallResult({
     persona: personaRead?.persona,
     personaShare: deps.config.recall.personaShare,
     ranked: joint.ranked,
@@ -600,4 +602,6 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
     rewrittenQueries: rewritten?.queries,
     ranges,
   });
+  metrics.recall(Date.now() - startedAt, result.tokens);
+  return result;
 }
