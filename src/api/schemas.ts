@@ -121,7 +121,8 @@ export const boundedJsonObject = (name: string) =>
 
 export const createMemoryBody = z.object({
   text: textSchema(4000),
-  type: z.enum(MEMORY_TYPES),
+  /** Absent: the extractor infers type, scope, importance and keywords from the text, as for a message of the user. */
+  type: z.enum(MEMORY_TYPES).optional(),
   scope: z.enum(['global', 'task']).optional(),
   confidence: z.number().min(0).max(1).optional(),
   importance: z.number().min(0).max(1).optional(),
