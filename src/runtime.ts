@@ -44,6 +44,7 @@ import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
 import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
 import { PostgresSettingsRepository } from './adapters/postgres/settings-repository';
 import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
+import { PostgresGraphRecall } from './adapters/postgres/graph-recall-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { PostgresUserRepository } from './adapters/postgres/user-repository';
 import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
@@ -137,7 +138,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints, rules: Ru
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'graphRecall';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -158,6 +159,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
+    graphRecall: new PostgresGraphRecall(pool),
     vectorOutbox: new PostgresVectorOutbox(pool),
     unitOfWork: new PostgresUnitOfWork(pool),
     purgeAudit: new PostgresPurgeAuditLog(pool),
