@@ -33,7 +33,7 @@ import { PostgresExchangeIndexWatermarks } from './adapters/postgres/exchange-in
 import { ChromaExchangeIndex } from './adapters/chroma/chroma-exchange-index';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
-import { migrate } from './adapters/postgres/migrate';
+import { assertSchemaCurrent, migrate } from './adapters/postgres/migrate';
 import { PostgresNotificationRepository } from './adapters/postgres/notification-repository';
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
 import { PostgresOutboxRetryRepository } from './adapters/postgres/outbox-retry-repository';
@@ -174,7 +174,9 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   installSdkLogger(logger);
-  if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
+  // Production migrates as its own step (`npm run migrate`, MIGRATE_ON_START): then only check.
+  if (opts.migrate ?? config.migrateOnStart) await migrate(endpoints.databaseUrl);
+  else await assertSchemaCurrent(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
@@ -182,6 +184,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const embeddings = createEmbeddings(config, endpoints);
   const secrets = new ServiceSecrets(config.secretKey);
   const subjects = new SubjectKeys(secrets);
+  // Data fix-ups with the service's keys and Chroma: idempotent, so they stay at every start.
   if (opts.migrate !== false) {
     await rekeyLegacyUsers(pool, (tenantId, userId) => subjects.userKey({ tenantId, userId }));
     await finishVectorMoves(pool, async (move) => {
