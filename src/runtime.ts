@@ -68,6 +68,7 @@ import { SubjectKeys } from './security/subject';
 import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
+import { loadWorkflowBundle, workflowSourcesHash } from './shared/workflow-bundle';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -239,8 +240,11 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     );
   const workers: NativeConnection[] = [];
   let bundle: Promise<WorkflowBundleOption> | undefined;
+  // The bundle of `npm run build:workflows` when it is fresh (a restart in seconds), else bundled here.
   const workflowBundle = () =>
-    (bundle ??= bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: bundlerLogger(TemporalRuntime.instance().logger) }).then(({ code }) => ({ code })));
+    (bundle ??= workflowSourcesHash(WORKFLOW_BUNDLE_OPTIONS)
+      .then(loadWorkflowBundle)
+      .then(async (prebuilt) => prebuilt ?? { code: (await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: bundlerLogger(TemporalRuntime.instance().logger) })).code }));
 
   return {
     config,
