@@ -44,6 +44,7 @@ import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
 import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
 import { PostgresSettingsRepository } from './adapters/postgres/settings-repository';
 import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
+import { PostgresGraphRecall } from './adapters/postgres/graph-recall-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { PostgresUserRepository } from './adapters/postgres/user-repository';
 import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
@@ -69,6 +70,7 @@ import { createPayloadEncryption, type PayloadEncryption } from './security/payl
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
 import { loadWorkflowBundle, workflowSourcesHash } from './shared/workflow-bundle';
+import { installTracing } from './observability/tracing';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -109,12 +111,24 @@ export interface Runtime {
 }
 
 let sdkLoggerInstalled = false;
+let tracingInstalled = false;
 
-/** The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts). */
-function installSdkLogger(logger: Logger): void {
+/** One tracer provider per process, however many runtimes it builds (tests build several). */
+function installTracingOnce(endpoint: string | undefined): void {
+  if (tracingInstalled) return;
+  tracingInstalled = true;
+  installTracing({ endpoint });
+}
+
+/**
+ * The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts); its own
+ * worker and client metrics go to a Prometheus port when TEMPORAL_METRICS_ADDRESS is set. The
+ * runtime is installed once, before any connection or worker exists — later installs would throw.
+ */
+function installSdkRuntime(logger: Logger, metricsAddress: string | undefined): void {
   if (sdkLoggerInstalled) return;
   sdkLoggerInstalled = true;
-  TemporalRuntime.install({ logger: temporalLogger(logger) });
+  TemporalRuntime.install({ logger: temporalLogger(logger), ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}) });
 }
 
 function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddings {
@@ -138,7 +152,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints, rules: Ru
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'graphRecall';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -159,6 +173,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
+    graphRecall: new PostgresGraphRecall(pool),
     vectorOutbox: new PostgresVectorOutbox(pool),
     unitOfWork: new PostgresUnitOfWork(pool),
     purgeAudit: new PostgresPurgeAuditLog(pool),
@@ -174,7 +189,8 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
  */
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-  installSdkLogger(logger);
+  installSdkRuntime(logger, config.observability.temporalMetricsAddress);
+  if (config.observability.traces === 'otlp') installTracingOnce(config.observability.otlpEndpoint);
   // Production migrates as its own step (`npm run migrate`, MIGRATE_ON_START): then only check.
   if (opts.migrate ?? config.migrateOnStart) await migrate(endpoints.databaseUrl);
   else await assertSchemaCurrent(endpoints.databaseUrl);

@@ -137,7 +137,7 @@ export const recallBody = z.object({
   recentMessages: z.array(z.string().max(8000)).max(20).optional(),
   now: isoDate.optional(),
   timeZone: ianaZone.optional(),
-  routes: z.array(z.enum(['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges'])).optional(),
+  routes: z.array(z.enum(['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges', 'graph'])).optional(),
   /** LLM query rewrite for this message (true/false); absent: the server's RECALL_QUERY_REWRITE policy. */
   rewrite: z.boolean().optional(),
 });

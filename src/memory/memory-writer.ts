@@ -1,4 +1,5 @@
 import { decide, DEFAULT_DECIDE_OPTIONS, type Decision, type Neighbour } from '../core/decisions/decide';
+import { metrics } from '../observability/metrics';
 import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT, type LlmProposal } from '../core/decisions/llm-resolution';
 import type { AppliedDecision } from '../core/dto';
 import { normalizeFact } from '../core/extraction/offline-extractor';
@@ -413,6 +414,7 @@ export async function applyCandidate(deps: WriterDeps, input: CandidateInput): P
     },
   });
 
+  if (!applied.replayed) metrics.decision(applied.action);
   // A resolution's memory carries the problem's words too, so its vector is not the statement's.
   // A replayed decision syncs too: the attempt that applied it may have died before its vectors
   // were written (only entries still in the outbox are sent, so this costs nothing otherwise).

@@ -1,4 +1,5 @@
 import type { ErrorCode as Code } from '../core/errors';
+import { metrics } from '../observability/metrics';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
@@ -38,6 +39,7 @@ import {
   type RecalledExchange,
 } from './episodic-recall';
 import { personaForRecall, startPersona, type RecalledPersona } from './persona-recall';
+import { graphRouteIds } from './graph-route';
 import { foldRouteFailures, settleRoutes, startRoute, type RouteFailure, type RouteTask, type StartedRoute } from './route-runner';
 
 export const RecallRoute = {
@@ -50,9 +52,11 @@ export const RecallRoute = {
   time: 'time',
   /** Past exchanges (raw user + assistant lines), searched on every recall, competing with memories for the budget. */
   exchanges: 'exchanges',
+  /** Memories reached through the entity graph from the entities the query names (seed 003). */
+  graph: 'graph',
 } as const;
 export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
-export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges'];
+export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges', 'graph'];
 /** The episodic routes (dates and past exchanges); without them recall reads memories only, unchanged. */
 export const EPISODIC_ROUTES: readonly RecallRoute[] = ['time', 'exchanges'];
 
@@ -121,7 +125,8 @@ const HYDRATE_GRACE_MS = 1000;
 export type RecallDeps = Pick<
   ServiceDeps,
   'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'messageSearch' | 'episodes' | 'settings' | 'personas' | 'episodeVectors' | 'exchangeVectors'
->;
+> &
+  Partial<Pick<ServiceDeps, 'graphRecall'>>;
 
 /** One recall request, read once: every stage works from it. */
 interface RecallRequest {
@@ -193,6 +198,7 @@ function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRout
         return deps.memories.byTypes({ userId, types: types ?? planRoutes(req.query).types, k: TYPE_K, now }).then((ms) => ms.map((m) => m.id));
       case 'time':
       case 'exchanges':
+      case 'graph':
         throw new Error(`${route} is not a memory route`);
     }
   };
@@ -516,6 +522,7 @@ export function buildRecallResult(input: {
  * for a dependency failure: the failed routes are named in `error` and the others still contribute.
  */
 export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
+  const startedAt = Date.now();
   const req = recallRequest(deps, userId, message, options);
   const failures: RouteFailure[] = [];
   const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route), req.deadline));
@@ -527,6 +534,10 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const episodic = await planEpisodicRoutes(deps, req, failures);
   const ranges = episodic?.ranges ?? [];
   if (ranges.length > 0) running.push(startRoute({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) }, req.deadline));
+  const graph = deps.graphRecall;
+  if (graph && req.enabled.has('graph') && req.query.length > 0) {
+    running.push(startRoute({ route: 'graph', run: () => graphRouteIds(graph, { userId, query: req.query, now: req.now, k: CANDIDATES_PER_ROUTE }) }, req.deadline));
+  }
   const queryTokens = req.enabled.has('exchanges') ? tokenizeForIndex(req.query) : [];
   // Every query searches past exchanges alongside the memory routes (through the exchanges
   // retriever), sharing the request's query embedding; an exchange close enough by vector counts
@@ -574,7 +585,7 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
     report.push(...personaRead.report);
     failures.push(...personaRead.failures);
   }
-  return buildRecallResult({
+  const result = buildRecallResult({
     persona: personaRead?.persona,
     personaShare: deps.config.recall.personaShare,
     ranked: joint.ranked,
@@ -591,4 +602,6 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
     rewrittenQueries: rewritten?.queries,
     ranges,
   });
+  metrics.recall(Date.now() - startedAt, result.tokens);
+  return result;
 }
