@@ -56,3 +56,20 @@ export function splitLongSentence(sentence: string, max = MAX_SENTENCE_CHARS): s
   if (rest.length > 0) pieces.push(rest);
   return pieces;
 }
+
+/**
+ * `text` with every whitespace run cut to its first character, and the way back to offsets in
+ * `text`. For the date parser (chrono), whose patterns put `\s*` next to `\s*` and backtrack in
+ * about n³ on a digit then a long run of spaces; we cannot rewrite them, we can shorten the runs.
+ */
+export function squeezeSpaces(text: string): { text: string; original: (index: number) => number } {
+  const kept: number[] = [];
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] ?? '';
+    if (/\s/u.test(c) && i > 0 && /\s/u.test(text[i - 1] ?? '')) continue;
+    kept.push(i);
+    out += c;
+  }
+  return { text: out, original: (index) => (index < kept.length ? (kept[index] ?? text.length) : text.length) };
+}

@@ -16,7 +16,7 @@
  *   they stay exact across DST; recurrences are expanded by {@link nextOccurrence}.
  */
 import * as chrono from 'chrono-node';
-import { MAX_SENTENCE_CHARS } from '../text/bounds';
+import { MAX_SENTENCE_CHARS, squeezeSpaces } from '../text/bounds';
 import { DateTime } from 'luxon';
 import {
   EN_NUMBER_SOURCE,
@@ -412,19 +412,6 @@ function resolveOverlaps(tokens: Token[]): Token[] {
   const kept: Token[] = [];
   for (const t of ordered) if (kept.every((k) => t.stop <= k.index || t.index >= k.stop)) kept.push(t);
   return kept.sort((a, b) => a.index - b.index);
-}
-
-/** `text` with every whitespace run cut to its first character, and the way back to offsets in `text`. */
-export function squeezeSpaces(text: string): { text: string; original: (index: number) => number } {
-  const kept: number[] = [];
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] ?? '';
-    if (/\s/u.test(c) && i > 0 && /\s/u.test(text[i - 1] ?? '')) continue;
-    kept.push(i);
-    out += c;
-  }
-  return { text: out, original: (index) => (index < kept.length ? (kept[index] ?? text.length) : text.length) };
 }
 
 function scanTokens(sentence: string, said: DateTime): Token[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitSentences } from '../../../src/core/extraction/text';
-import { boundMessage, cutAt, MAX_MESSAGE_CHARS, MAX_SENTENCE_CHARS, splitLongSentence } from '../../../src/core/text/bounds';
-import { parseReminderRequest, squeezeSpaces } from '../../../src/core/time/reminder-request';
+import { boundMessage, cutAt, MAX_MESSAGE_CHARS, MAX_SENTENCE_CHARS, splitLongSentence, squeezeSpaces } from '../../../src/core/text/bounds';
+import { parseReminderRequest } from '../../../src/core/time/reminder-request';
 
 describe('text bounds', () => {
   it('leaves a normal sentence whole', () => {
@@ -53,5 +53,18 @@ describe('reminder requests on long whitespace runs (issue #20)', () => {
     const request = parseReminderRequest('提醒我6月2日    下午3点   交房租', { saidAt: said, timeZone: 'Asia/Shanghai' });
     expect(request?.text).toBe('交房租');
     expect(request?.dueAt.toISOString()).toBe('2026-06-02T07:00:00.000Z');
+  });
+});
+
+describe('query dates on long whitespace runs (issue #20)', () => {
+  it('read a date across a run of spaces, with its text, and a digit then thousands of spaces quickly', async () => {
+    const { parseQueryDates } = await import('../../../src/core/time/query-dates');
+    const now = new Date('2026-03-10T08:00:00Z');
+    const found = parseQueryDates('what did we say on March    3rd', { now, timeZone: 'UTC' });
+    expect(found.map((d) => d.text)).toEqual(['March    3rd']);
+    parseQueryDates('昨天', { now, timeZone: 'UTC' });
+    const started = performance.now();
+    parseQueryDates(`3${' '.repeat(4000)}x`, { now, timeZone: 'UTC' });
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
