@@ -79,7 +79,9 @@ export default tseslint.config(
           paths: [...NODE_BUILTINS, 'pg', 'chromadb', 'langchain', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'].map((name) => ({ name, message: 'Workflow code is deterministic: do I/O in activities.' })),
           patterns: [
             { group: ['@langchain/*', 'node:*'], message: 'Workflow code is deterministic: do I/O in activities.' },
-            { group: ['**/adapters/**', '**/services/**', '**/stack/**', '**/api/**'], message: 'Workflows import only pure modules (src/core) and @temporalio/workflow.' },
+            { group: ['**/adapters/**', '**/stack/**', '**/api/**'], message: 'Workflows import only pure modules (src/core) and @temporalio/workflow.' },
+            // Use cases live in src/<capability>/; of those folders a workflow may import only the contract.
+            { group: ['**/src/*/**', '!**/src/core/**', '!**/src/*/contract', '!**/src/client/**'], message: 'Workflows import only pure modules (src/core), their capability\'s contract (src/<capability>/contract.ts) and @temporalio/workflow.' },
           ],
         },
       ],
@@ -102,7 +104,7 @@ export default tseslint.config(
             { group: NATIVE_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]), message: 'src/core is pure: native modules live in src/adapters behind a port.' },
             { group: ['pg', 'chromadb', '@temporalio/*', '@langchain/*', 'fastify', '@fastify/*'], message: 'src/core is pure: clients of real systems live in src/adapters.' },
             {
-              group: ['**/adapters/**', '**/services/**', '**/api/**', '**/stack/**', '**/security/**', '**/cli/**', '**/runtime', '**/workflows/**', '**/activities/**'],
+              group: ['**/adapters/**', '../../**', '../memory/**', '../conversation/**', '../account/**', '../shared/**', '**/api/**', '**/stack/**', '**/security/**', '**/cli/**', '**/runtime', '**/workflows/**', '**/activities/**'],
               message: 'src/core depends on nothing outside src/core.',
             },
           ],

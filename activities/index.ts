@@ -1,27 +1,27 @@
 import { Context } from '@temporalio/activity';
 import { candidateFromDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
-import type { ServiceDeps } from '../src/services/deps';
+import type { ServiceDeps } from '../src/shared/deps';
 import type { ExtractionReport } from '../src/core/ports';
-import { extractCandidates } from '../src/services/extraction';
-import { markConversationExtracted } from '../src/services/extraction-runs';
-import { applyCandidate, applyStoreRequest } from '../src/services/memory-writer';
-import { applyRecallReinforcement } from '../src/services/reinforcement';
-import { syncVectors } from '../src/services/vector-sync';
-import type { StoreMemoryInput } from '../workflows/types';
-import { createEpisodeActivities } from './episodes';
-import { createExtractionRunActivities } from './extraction-runs';
-import { withTypedFailures } from './failures';
-import { createLifecycleActivities } from './lifecycle';
-import { createProactiveActivities } from './proactive';
-import { reminderRequestsOf, type ReminderRequestDTO } from '../src/services/reminder-requests';
+import { extractCandidates } from '../src/conversation/extraction';
+import { markConversationExtracted } from '../src/conversation/extraction-runs';
+import { applyCandidate, applyStoreRequest } from '../src/memory/memory-writer';
+import { applyRecallReinforcement } from '../src/memory/reinforcement';
+import { syncVectors } from '../src/memory/vector-sync';
+import type { StoreMemoryInput } from '../workflows/shared/types';
+import { createEpisodeActivities } from './conversation/episodes';
+import { createExtractionRunActivities } from './conversation/extraction-runs';
+import { withTypedFailures } from './shared/failures';
+import { createLifecycleActivities } from './lifecycle/lifecycle';
+import { createProactiveActivities } from './proactive/proactive';
+import { reminderRequestsOf, type ReminderRequestDTO } from '../src/proactive/reminder-requests';
 
 function auditOf(conversationId?: string) {
   const info = Context.current().info;
   return { workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId, conversationId, actor: `workflow:${info.workflowType}` };
 }
 
-export { candidateKey } from '../src/services/extraction';
+export { candidateKey } from '../src/conversation/extraction';
 
 /**
  * Activity implementations, built from injected dependencies so tests can pass real or fake ones.

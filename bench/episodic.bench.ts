@@ -1,8 +1,8 @@
 import { PostgresConversationRepository, type IncomingMessage } from '../src/adapters/postgres/conversation-repository';
 import { inTransaction } from '../src/adapters/postgres/pool';
 import type { Runtime } from '../src/runtime';
-import { syncEpisodeVectors, writeEpisodes } from '../src/services/episodes';
-import { EPISODIC_ROUTES, recall, type RecallRoute } from '../src/services/recall';
+import { syncEpisodeVectors, writeEpisodes } from '../src/conversation/episodes';
+import { EPISODIC_ROUTES, recall, type RecallRoute } from '../src/recall/recall';
 import { fmt, startBenchStack, stats, timed, type Stats } from './support';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser, syntheticText } from './synthetic';
 

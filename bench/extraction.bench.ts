@@ -3,7 +3,7 @@ import { candidateKey } from '../activities';
 import { PostgresConversationRepository } from '../src/adapters/postgres/conversation-repository';
 import { inTransaction } from '../src/adapters/postgres/pool';
 import { serveInProcess } from '../src/cli/in-process';
-import { applyCandidate } from '../src/services/memory-writer';
+import { applyCandidate } from '../src/memory/memory-writer';
 import { fmt, startBenchStack, stats, timed } from './support';
 
 const CONVERSATION: [role: 'user' | 'assistant', text: string][] = [

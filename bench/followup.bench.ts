@@ -7,7 +7,7 @@ import { OpenAICompatibleEmbeddings } from '../src/adapters/embeddings/openai-co
 import { jiebaSegmenter } from '../src/adapters/text/jieba';
 import { loadConfig } from '../src/config';
 import { detectFollowUp, FOLLOW_UP_NET_THRESHOLDS, followUpByMeaning, netMayJudge, type FollowUpNetThresholds, type FollowUpPrototypeIndex } from '../src/core/recall/follow-up';
-import { followUpPrototypes } from '../src/services/follow-up-net';
+import { followUpPrototypes } from '../src/recall/follow-up-net';
 import { findExecutable } from '../src/stack/binaries';
 import { startLocalEmbedder } from '../src/stack/local-embedder';
 import { freePort } from '../src/stack/managed-process';

@@ -1,5 +1,5 @@
-import { recall } from '../src/services/recall';
-import { rebuildPersona } from '../src/services/persona';
+import { recall } from '../src/recall/recall';
+import { rebuildPersona } from '../src/persona/persona';
 import { fmt, startBenchStack, stats, timed } from './support';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser } from './synthetic';
 

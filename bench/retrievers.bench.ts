@@ -13,7 +13,7 @@ import { MemoryAnnRetriever } from '../src/adapters/retrievers/ann-retriever';
 import { MemoryBm25Retriever } from '../src/adapters/retrievers/bm25-retriever';
 import { memoryIds } from '../src/adapters/retrievers/memory-route';
 import { QueryEmbeddings } from '../src/adapters/retrievers/query-embeddings';
-import { recall } from '../src/services/recall';
+import { recall } from '../src/recall/recall';
 import { fuseRankings } from '../src/core/recall/rrf';
 import { sanitizeQuery } from '../src/core/recall/sanitize-query';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';

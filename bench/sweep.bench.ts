@@ -1,10 +1,10 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createLifecycleActivities } from '../activities/lifecycle';
+import { createLifecycleActivities } from '../activities/lifecycle/lifecycle';
 import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
 import type { LifecycleStepResult } from '../src/core/lifecycle/sweep';
 import { importanceFor } from '../src/core/lifecycle/memory-importance';
-import { memorySweepWorkflow } from '../workflows/memory-sweep';
+import { memorySweepWorkflow } from '../workflows/lifecycle/memory-sweep';
 import { fmt, startBenchStack, stats, timed } from './support';
 
 /**

@@ -6,12 +6,12 @@ import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
-import { createPrivacyActivities } from '../activities/privacy';
-import { createReconcilerActivities } from '../activities/reconcilers';
-import { createCallerExtractionActivities } from '../activities/callers';
-import { createDecisionActivities } from '../activities/decisions';
-import { createRecallActivities } from '../activities/recall';
-import { createPersonaActivities } from '../activities/persona';
+import { createPrivacyActivities } from '../activities/privacy/privacy';
+import { createReconcilerActivities } from '../activities/lifecycle/reconcilers';
+import { createCallerExtractionActivities } from '../activities/conversation/callers';
+import { createDecisionActivities } from '../activities/memory/decisions';
+import { createRecallActivities } from '../activities/recall/recall';
+import { createPersonaActivities } from '../activities/persona/persona';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
@@ -48,26 +48,26 @@ import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { PostgresUserRepository } from './adapters/postgres/user-repository';
 import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
-import { observeMemoryChanges, personaRebuildSignaller } from './services/persona-signal';
+import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona-signal';
 import { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
 import type { Extractor } from './core/ports';
-import type { ServiceDeps } from './services/deps';
+import type { ServiceDeps } from './shared/deps';
 import { createChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
-import { signalRecalled } from './services/reinforcement-signal';
-import { ensureLifecycleSchedules } from './services/lifecycle-schedules';
-import { ensureReliabilitySchedules } from './services/reliability-schedules';
+import { signalRecalled } from './memory/reinforcement-signal';
+import { ensureLifecycleSchedules } from './lifecycle/lifecycle-schedules';
+import { ensureReliabilitySchedules } from './lifecycle/reliability-schedules';
 import type { StackEndpoints } from './stack';
 import { finishVectorMoves, rekeyLegacyUsers } from './adapters/postgres/tenant-rekey';
 import { ServiceSecrets } from './security/secrets';
 import { SubjectKeys } from './security/subject';
 import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
-import { followUpNetEnabled, followUpPrototypes } from './services/follow-up-net';
+import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -78,8 +78,8 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
  */
 export const WORKFLOW_BUNDLE_OPTIONS = {
   workflowsPath: WORKFLOWS_PATH,
-  payloadConverterPath: fileURLToPath(new URL('../workflows/payload-converter.ts', import.meta.url)),
-  workflowInterceptorModules: [fileURLToPath(new URL('../workflows/subject-interceptors.ts', import.meta.url))],
+  payloadConverterPath: fileURLToPath(new URL('../workflows/shared/payload-converter.ts', import.meta.url)),
+  workflowInterceptorModules: [fileURLToPath(new URL('../workflows/shared/subject-interceptors.ts', import.meta.url))],
 };
 
 export interface Runtime {

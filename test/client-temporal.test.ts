@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as workflows from '../workflows';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/shared/search-attributes';
 import { purgeWorkflowId } from '../src/core/privacy/purge';
 import { QueryName, SearchAttribute, SignalName, UpdateName, WorkflowType, parseWorkflowId, personaWorkflowId, reinforcementWorkflowId, reminderWorkflowId, tenantWorkflowsQuery, userWorkflowsQuery } from '../src/client/temporal-contract';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/shared/search-attributes';
 
 // No Docker engine runs here, so docker-compose.yml is kept honest by checking it against the code.
 const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {

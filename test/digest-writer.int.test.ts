@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDigestTemplate, type DigestSections } from '../src/core/proactive/digest-content';
-import { writeDigest } from '../src/services/digest-writer';
+import { writeDigest } from '../src/proactive/digest-writer';
 
 // The digest's LLM path against a local OpenAI-compatible endpoint (no model ships offline):
 // a model that answers writes the digest; one that fails leaves the template, with the reason.

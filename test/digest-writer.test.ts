@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderDigestTemplate, type DigestSections } from '../src/core/proactive/digest-content';
-import { addedLinks, DIGEST_SYSTEM_PROMPT, writeDigest } from '../src/services/digest-writer';
+import { addedLinks, DIGEST_SYSTEM_PROMPT, writeDigest } from '../src/proactive/digest-writer';
 import { ScriptedChatModel } from './support/scripted-model';
 
 // The digest writer's prompt rails with a scripted model (no model runs offline): the day's

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChromaExchangeIndex } from '../src/adapters/chroma/chroma-exchange-index';
 import { chromaClient } from '../src/adapters/chroma/user-collections';
 import { MemoryClient } from '../src/client/index';
-import { exchangeVectorId, indexExchanges } from '../src/services/exchange-index';
+import { exchangeVectorId, indexExchanges } from '../src/conversation/exchange-index';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 
 // Dense search over every exchange on the real stack: the indexer (the Schedule's workflow) embeds

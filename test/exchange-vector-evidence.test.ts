@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExchangeVectorIndex, MessageSearch } from '../src/core/ports';
 import type { MessageHit, ShownLine } from '../src/core/recall/exchanges';
-import { searchExchanges, type ExchangeSearchDeps } from '../src/services/exchange-search';
+import { searchExchanges, type ExchangeSearchDeps } from '../src/recall/exchange-search';
 
 // The exchange search's `minVectorSimilarity` option with fake stores (the real stack is in
 // test/recall-paraphrase.int.test.ts): in `weak` mode a vector hit at or above the floor is

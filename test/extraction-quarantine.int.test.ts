@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RulePool } from '../src/adapters/extraction/rule-pool';
 import type { MessagePlan, MessageTask, RuleWork } from '../src/adapters/extraction/rule-work';
-import { claimStaleConversations, extractRunPage } from '../src/services/extraction-runs';
+import { claimStaleConversations, extractRunPage } from '../src/conversation/extraction-runs';
 import { createTestContext, type TestContext } from './support/harness';
 
 // Issue #20 on the real stack: a hostile message from one user (expensive for the patterns of the
@@ -70,7 +70,8 @@ async function quarantineRows(user: string, conversation: string) {
 
 async function healthz() {
   const t0 = performance.now();
-  const res = await fetch(`${ctx.baseUrl}/healthz`, { signal: AbortSignal.timeout(30_000) });
+  // The quarantine count is operator detail since /healthz went status-only for the public.
+  const res = await fetch(`${ctx.baseUrl}/healthz`, { headers: { authorization: `Bearer ${ctx.runtime.config.codec.authToken}` }, signal: AbortSignal.timeout(30_000) });
   return { ms: performance.now() - t0, body: (await res.json()) as { checks: Record<string, { quarantined?: number }> } };
 }
 

@@ -4,16 +4,16 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../activities';
-import { NON_RETRYABLE_CODES, toActivityFailure, withTypedFailures } from '../activities/failures';
-import { createCallerExtractionActivities, type CallerDeps } from '../activities/callers';
-import { createDecisionActivities } from '../activities/decisions';
-import { createPrivacyActivities, type PurgeTemporal } from '../activities/privacy';
-import { createRecallActivities } from '../activities/recall';
+import { NON_RETRYABLE_CODES, toActivityFailure, withTypedFailures } from '../activities/shared/failures';
+import { createCallerExtractionActivities, type CallerDeps } from '../activities/conversation/callers';
+import { createDecisionActivities } from '../activities/memory/decisions';
+import { createPrivacyActivities, type PurgeTemporal } from '../activities/privacy/privacy';
+import { createRecallActivities } from '../activities/recall/recall';
 import { installErrorHandling } from '../src/api/errors';
 import { causeChain, serviceErrorOfWorkflowFailure, workflowCallError } from '../src/api/workflow-failures';
 import { loadConfig } from '../src/config';
 import { ErrorCode, httpStatusFor, MemoryServiceError } from '../src/core/errors';
-import type { ServiceDeps } from '../src/services/deps';
+import type { ServiceDeps } from '../src/shared/deps';
 
 const env = () => new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf-1', runId: 'run-1' } });
 

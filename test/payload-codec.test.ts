@@ -5,9 +5,9 @@ import { loadConfig, parseKeyMaterial } from '../src/config';
 import { ENCRYPTED_ENCODING, EncryptionCodec, KEY_ID_METADATA_KEY } from '../src/security/payload-codec';
 import { DataKeyDestroyedError, MasterKeyring, masterKeyId, PayloadDecryptionError } from '../src/security/payload-keys';
 import { ambientSubject, withSubject } from '../src/security/payload-subject';
-import { payloadConverter } from '../workflows/payload-converter';
-import { encodeSubject, SUBJECT_METADATA_KEY, subjectFromSearchAttributes } from '../workflows/payload-subject';
-import { MemoryUserIdKey } from '../workflows/search-attributes';
+import { payloadConverter } from '../workflows/shared/payload-converter';
+import { encodeSubject, SUBJECT_METADATA_KEY, subjectFromSearchAttributes } from '../workflows/shared/payload-subject';
+import { MemoryUserIdKey } from '../workflows/shared/search-attributes';
 
 /** In-memory stand-in for PayloadKeyStore (the PostgreSQL store is covered by payload-encryption.int.test.ts). */
 class MemoryKeys {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSONA_HEADERS } from '../src/core/persona/profile';
 import { countTokens } from '../src/core/recall/budget';
-import { memoriesChangedSignal, personaWorkflowId, RebuildPersona } from '../workflows/persona';
-import { userSearchAttributes } from '../workflows/search-attributes';
-import { MemoryUserIdKey } from '../workflows/search-attributes';
+import { memoriesChangedSignal, personaWorkflowId, RebuildPersona } from '../workflows/persona/persona';
+import { userSearchAttributes } from '../workflows/shared/search-attributes';
+import { MemoryUserIdKey } from '../workflows/shared/search-attributes';
 import { createTestContext, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 
@@ -108,7 +108,7 @@ describe('persona (L3) on the real stack', () => {
     const first = await poll(() => personas().get({ userId: key }), (p) => p !== undefined, 30_000);
     expect(first?.language).toBe('en');
     expect(first?.text).toBe('- About: I work as a nurse in Toronto');
-    const { rebuildPersona } = await import('../src/services/persona');
+    const { rebuildPersona } = await import('../src/persona/persona');
     const deps = { ...ctx.runtime.deps, personas: personas() };
     expect(await rebuildPersona(deps, { userId: key })).toMatchObject({ action: 'unchanged' });
     expect((await personas().get({ userId: key }))?.builtAt).toEqual(first?.builtAt);

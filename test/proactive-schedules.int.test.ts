@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestScheduleId, nudgeScheduleId } from '../src/services/proactive-schedules';
+import { digestScheduleId, nudgeScheduleId } from '../src/proactive/proactive-schedules';
 import { createTestContext, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 

@@ -47,7 +47,7 @@ describe('recall with a dependency down', () => {
 
     await chroma.process.stop();
 
-    const { recall } = await import('../src/services/recall');
+    const { recall } = await import('../src/recall/recall');
     const result = await recall(runtime.deps, user, '花生过敏');
     expect(result.error?.code).toBe('vectorStoreUnavailable');
     expect(result.error?.routes).toContain('ann');

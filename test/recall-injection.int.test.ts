@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EXCHANGES_HEADER, MEMORIES_HEADER } from '../src/core/recall/format';
-import { recall } from '../src/services/recall';
+import { recall } from '../src/recall/recall';
 import { useTestContext } from './support/harness';
 
 // Correctness, not latency, is tested here: a shared 2-core machine can make one e5 call slow.

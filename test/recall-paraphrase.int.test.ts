@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryClient } from '../src/client/index';
-import { indexExchanges } from '../src/services/exchange-index';
+import { indexExchanges } from '../src/conversation/exchange-index';
 import { createTestContext, TEST_KEY, type TestContext, useTestContext } from './support/harness';
 
 // Recall on the real stack (PostgreSQL, Chroma, e5): a past exchange that answers a question asked

@@ -2,7 +2,7 @@ import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmQueryRewriter } from '../src/adapters/llm/query-rewriter';
 import type { QueryRewriter } from '../src/core/ports';
-import { recall } from '../src/services/recall';
+import { recall } from '../src/recall/recall';
 import { createTestContext, type TestContext } from './support/harness';
 import { seedMemories } from './support/seed';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../src/core/recall/budget';
-import { recall } from '../src/services/recall';
+import { recall } from '../src/recall/recall';
 import { createTestContext, type TestContext } from './support/harness';
 import { seedMemories } from './support/seed';
 import { mulberry32 } from './support/prng';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryCandidate } from '../src/core/types';
-import { keyCandidates, statementKey } from '../src/services/extraction-runs';
+import { keyCandidates, statementKey } from '../src/conversation/extraction-runs';
 import type { OutboxRetryRepository } from '../src/core/ports';
-import { backoffMs, drainOutbox, type DueOutboxEntry, type RetryPolicy } from '../src/services/outbox-drain';
+import { backoffMs, drainOutbox, type DueOutboxEntry, type RetryPolicy } from '../src/memory/outbox-drain';
 import { candidate } from './support/candidate';
 
 // Pure parts of issue #14's reliability work: decision keys that do not depend on generated text,

@@ -8,8 +8,8 @@ import { ChromaVectorIndex } from '../src/adapters/chroma/chroma-vector-index';
 import { chromaClient, nearestOwned } from '../src/adapters/chroma/user-collections';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { MemoryClient } from '../src/client/index';
-import { recall } from '../src/services/recall';
-import { exchangeSearchForRecall, planEpisodic } from '../src/services/episodic-recall';
+import { recall } from '../src/recall/recall';
+import { exchangeSearchForRecall, planEpisodic } from '../src/recall/episodic-recall';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { seedMemories } from './support/seed';
 

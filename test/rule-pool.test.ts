@@ -4,8 +4,8 @@ import { RulePool } from '../src/adapters/extraction/rule-pool';
 import { inlineRuleWork, RuleWorkError, scanPage } from '../src/adapters/extraction/rule-work';
 import { loadConfig } from '../src/config';
 import type { ConversationMessage } from '../src/core/types';
-import { storeMessages } from '../src/services/conversation-messages';
-import { conversationReminderRequests } from '../src/services/reminder-requests';
+import { storeMessages } from '../src/conversation/conversation-messages';
+import { conversationReminderRequests } from '../src/proactive/reminder-requests';
 import { InMemoryConversationSide } from './support/conversation-fakes';
 
 // Issue #20: the rule work of extraction on worker threads with a hard time limit per message.

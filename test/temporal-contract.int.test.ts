@@ -6,8 +6,8 @@ import { EXTRACT_MEMORIES_INTERNAL_WORKFLOW, MEMORY_CONTRACT_VERSION, reminderWo
 import { answerReminder, extractTurn } from '../examples/chat-workflow/client';
 import { createChatWorker } from '../examples/chat-workflow/worker';
 import { chatTurnWorkflow } from '../examples/chat-workflow/workflows';
-import { userSearchAttributes } from '../workflows/search-attributes';
-import type { MemoryDecisionResult } from '../workflows/decisions';
+import { userSearchAttributes } from '../workflows/shared/search-attributes';
+import type { MemoryDecisionResult } from '../workflows/memory/decisions';
 import { createTestContext, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 

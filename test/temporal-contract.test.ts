@@ -5,12 +5,12 @@ import { defaultPayloadConverter, METADATA_ENCODING_KEY, type Payload } from '@t
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import * as contract from '../src/client/temporal-contract';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/shared/search-attributes';
 import { PURGE_WORKFLOW_TYPE } from '../src/core/privacy/purge';
 import { ENCRYPTED_ENCODING, EncryptionCodec } from '../src/security/payload-codec';
 import { crossesToCaller } from '../src/security/payload-subject';
 import { dismissSignal, ExtractMemories, extractMemoriesWorkflow, MemoryDecision, PurgeUser, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery, storeMemoryWorkflow } from '../workflows';
-import { CALLER_ACTIVITY_TYPES, CALLER_METADATA_KEY, CALLER_WORKFLOW_TYPES, encodeSubject, SUBJECT_METADATA_KEY } from '../workflows/payload-subject';
+import { CALLER_ACTIVITY_TYPES, CALLER_METADATA_KEY, CALLER_WORKFLOW_TYPES, encodeSubject, SUBJECT_METADATA_KEY } from '../workflows/shared/payload-subject';
 
 const ROOT = join(import.meta.dirname, '..');
 

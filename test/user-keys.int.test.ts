@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryClient, memoryMcpEndpoint, memoryProxyOptions } from '../src/client/index';
-import { MAX_KEYS_PER_USER } from '../src/services/user-keys';
+import { MAX_KEYS_PER_USER } from '../src/account/user-keys';
 import { FakeOpenAI } from './support/fake-openai';
 import { createTestContext, OTHER_TENANT_KEY, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';

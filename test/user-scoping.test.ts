@@ -18,7 +18,7 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('user scoping', () => {
-  const files = [...filesUnder('src/adapters'), ...filesUnder('src/services'), ...filesUnder('src/api'), ...filesUnder('activities')];
+  const files = [...filesUnder('src/adapters'), ...filesUnder('src/memory'), ...filesUnder('src/conversation'), ...filesUnder('src/recall'), ...filesUnder('src/proactive'), ...filesUnder('src/persona'), ...filesUnder('src/lifecycle'), ...filesUnder('src/privacy'), ...filesUnder('src/account'), ...filesUnder('src/shared'), ...filesUnder('src/api'), ...filesUnder('activities')];
 
   it('finds SQL to check', () => {
     expect(files.flatMap((f) => sqlStatements(readFileSync(f, 'utf8'))).length).toBeGreaterThan(20);

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { digestWorkflow } from '../workflows/digest';
-import { extractionReconcilerWorkflow, vectorOutboxWorkflow } from '../workflows/reconcilers';
-import { memorySweepWorkflow } from '../workflows/memory-sweep';
-import { nudgeWorkflow } from '../workflows/nudge';
-import { weeklyReinforcementWorkflow } from '../workflows/weekly-reinforcement';
+import { digestWorkflow } from '../workflows/proactive/digest';
+import { extractionReconcilerWorkflow, vectorOutboxWorkflow } from '../workflows/lifecycle/reconcilers';
+import { memorySweepWorkflow } from '../workflows/lifecycle/memory-sweep';
+import { nudgeWorkflow } from '../workflows/proactive/nudge';
+import { weeklyReinforcementWorkflow } from '../workflows/memory/weekly-reinforcement';
 import { createTestContext, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 

@@ -1,13 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ensureUser, userExists } from '../services/settings';
+import { ensureUser, userExists } from '../account/settings';
 import type { ApiDeps } from './deps';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { SubjectKeys } from '../security/subject';
 import { authenticatePageSession, type PageSessionDeps } from './page-session';
 import { userIdSchema } from './schemas';
 import { looksLikeUserApiKey, USER_API_KEY_PREFIX } from '../security/user-api-key-token';
-import { authenticateUserKey, type UserKeyCredential } from '../services/user-keys';
+import { authenticateUserKey, type UserKeyCredential } from '../account/user-keys';
 
 declare module 'fastify' {
   interface FastifyRequest {

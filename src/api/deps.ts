@@ -3,7 +3,7 @@ import type { AppConfig } from '../config';
 import type { ServiceSecrets } from '../security/secrets';
 import type { SubjectKeys } from '../security/subject';
 import type { PayloadCodec } from '@temporalio/common';
-import type { ServiceDeps } from '../services/deps';
+import type { ServiceDeps } from '../shared/deps';
 
 export interface ApiDeps extends Omit<ServiceDeps, 'extractor' | 'config'> {
   /** The services' settings, and the API's own: the page's sign-in, rate limits, the message batch body limit. */

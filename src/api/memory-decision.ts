@@ -3,8 +3,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { TimeoutFailure } from '@temporalio/common';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { MemoryDecision } from '../../workflows';
-import type { MemoryDecisionAction, MemoryDecisionOutcome } from '../../workflows/decisions';
-import { userSearchAttributes } from '../../workflows/search-attributes';
+import type { MemoryDecisionAction, MemoryDecisionOutcome } from '../../workflows/memory/decisions';
+import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ApiDeps } from './deps';
 import { workflowCallError } from './workflow-failures';
 
@@ -26,7 +26,7 @@ export function memoryDecisionWorkflowId(action: MemoryDecisionAction, userKey: 
 }
 
 /**
- * Runs one API decision about a memory as a MemoryDecision workflow (workflows/decisions.ts) and
+ * Runs one API decision about a memory as a MemoryDecision workflow (workflows/memory/decisions.ts) and
  * returns its outcome; a refusal comes back as the MemoryServiceError the service would have
  * thrown (same status, code, message and details as before the workflow existed).
  */

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isSignedOut, purgedSince } from '../services/page-tokens';
+import { isSignedOut, purgedSince } from '../account/page-tokens';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ApiDeps } from './deps';
 

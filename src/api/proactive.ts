@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { syncProactiveSchedules } from '../services/proactive-schedules';
-import { listenForProactiveEvents, NotificationHub } from '../services/notifications';
+import { syncProactiveSchedules } from '../proactive/proactive-schedules';
+import { listenForProactiveEvents, NotificationHub } from '../proactive/notifications';
 import type { ApiDeps } from './deps';
 import { eventRoutes } from './routes/events';
 import { pageRoutes } from './routes/page';

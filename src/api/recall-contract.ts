@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { zoneFromIsoOffset } from '../core/time/zone-hint';
 import { MEMORY_VIAS } from '../core/types';
-import type { RecallOptions, RecallResult } from '../services/recall';
+import type { RecallOptions, RecallResult } from '../recall/recall';
 import type { recallBody } from './schemas';
 
 /**

@@ -3,11 +3,11 @@ import type { ApiDeps } from '../api/deps';
 import { reminderToView } from '../api/proactive-views';
 import { memoryToView } from '../api/views';
 import type { ConversationSearchResponse, MemoryView, ReminderView } from '../client/index';
-import { forgetMemory } from '../services/memory-lifecycle';
-import { storeMemory } from '../services/memory-store';
-import { recall } from '../services/recall';
-import { listReminders, snoozeReminder } from '../services/reminders';
-import { searchConversations } from '../services/conversation-search-use-case';
+import { forgetMemory } from '../memory/memory-lifecycle';
+import { storeMemory } from '../memory/memory-store';
+import { recall } from '../recall/recall';
+import { listReminders, snoozeReminder } from '../proactive/reminders';
+import { searchConversations } from '../recall/conversation-search-use-case';
 import { MEMORY_SEARCH_ROUTES, type MemoryToolBackend } from './backend';
 
 /**

@@ -1,14 +1,14 @@
 import { Readable, Transform } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { userTimeZone } from '../services/settings';
+import { userTimeZone } from '../account/settings';
 import { userKeyOf } from '../api/auth';
 import type { ApiDeps } from '../api/deps';
 import { conversationIdSchema } from '../api/schemas';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { MEMORY_USER_HEADER } from '../mcp/tools-names';
-import { appendConversationMessages } from '../services/conversation-messages';
-import { recall, type RecallResult } from '../services/recall';
+import { appendConversationMessages } from '../conversation/conversation-messages';
+import { recall, type RecallResult } from '../recall/recall';
 import { policyFor, policyRefusal } from './policy';
 import { completionText, injectMemory, lastUserIndex, messageText, proxyConversationId, recentTexts, recordable, StreamedAnswer, turnIds, type ChatMessage } from './chat';
 

@@ -1,7 +1,7 @@
 import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
 // Default import: @temporalio/proto is CommonJS, and Node's ESM loader sees no named exports in it.
 import proto from '@temporalio/proto';
-import { CALLER_METADATA_KEY, decodeSubject, SUBJECT_METADATA_KEY } from '../../workflows/payload-subject';
+import { CALLER_METADATA_KEY, decodeSubject, SUBJECT_METADATA_KEY } from '../../workflows/shared/payload-subject';
 import { AuthenticationFailedError, open, seal } from './aes-gcm';
 import { PayloadDecryptionError, type PayloadKeyStore } from './payload-keys';
 

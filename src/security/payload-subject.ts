@@ -3,13 +3,13 @@ import { asyncLocalStorage as activityContext, type Context } from '@temporalio/
 import type { ClientInterceptors, WorkflowClientInterceptor } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { CALLER_ACTIVITY_TYPES, SUBJECT_HEADER, subjectFromSearchAttributes } from '../../workflows/payload-subject';
+import { CALLER_ACTIVITY_TYPES, SUBJECT_HEADER, subjectFromSearchAttributes } from '../../workflows/shared/payload-subject';
 
-// Node side of "whose payload is this?" (the sandbox side is workflows/payload-subject.ts). The
+// Node side of "whose payload is this?" (the sandbox side is workflows/shared/payload-subject.ts). The
 // encryption codec calls `ambientSubject()` for payloads that arrive without a subject tag:
 //   - API / client: the `withSubject(userKey, …)` scope, or — set automatically by the client
 //     interceptors below — the MemoryUserId search attribute of the workflow or schedule started;
-//   - activities: the subject header the scheduling workflow attached (workflows/subject-interceptors.ts),
+//   - activities: the subject header the scheduling workflow attached (workflows/shared/subject-interceptors.ts),
 //     remembered per activity context; results and failures are encoded inside that context.
 // Never imported by workflow code: AsyncLocalStorage must not reach the workflow bundle.
 
@@ -33,7 +33,7 @@ export function ambientSubject(): string | undefined {
  * Whether payloads encoded here and now cross to a caller's worker and must stay in clear: the
  * result and failure of an activity of the Temporal contract (CALLER_ACTIVITY_TYPES), which a
  * caller's workflow scheduled and decodes with Temporal's default converter. In workflow code the
- * sandbox converter marks such payloads itself (workflows/payload-converter.ts).
+ * sandbox converter marks such payloads itself (workflows/shared/payload-converter.ts).
  */
 export function crossesToCaller(): boolean {
   if (scope.getStore() !== undefined) return false;

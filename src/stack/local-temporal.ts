@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../workflows/shared/search-attributes';
 import { startProcess, waitUntilReady, type ManagedProcess } from './managed-process';
 import { probes } from './readiness';
 

@@ -1,7 +1,7 @@
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../workflows/shared/search-attributes';
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 const typeMap = {

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { ErrorCode } from '../../src/core/errors';
 import type { IncomingMessage } from '../../src/core/ports';
-import { allConversationMessages, conversationExists, storeCallerMessages, storeMessages } from '../../src/services/conversation-messages';
-import { conversationReminderRequests } from '../../src/services/reminder-requests';
-import { userTimeZone } from '../../src/services/settings';
+import { allConversationMessages, conversationExists, storeCallerMessages, storeMessages } from '../../src/conversation/conversation-messages';
+import { conversationReminderRequests } from '../../src/proactive/reminder-requests';
+import { userTimeZone } from '../../src/account/settings';
 import { InMemoryConversationSide } from '../support/conversation-fakes';
 
 const user = 'tenant-a:USER';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConflictJudge } from '../../src/core/ports';
-import { applyCandidate, applyDecision, loadNeighbours, resolve, toNeighbours } from '../../src/services/memory-writer';
-import { syncVectors } from '../../src/services/vector-sync';
+import { applyCandidate, applyDecision, loadNeighbours, resolve, toNeighbours } from '../../src/memory/memory-writer';
+import { syncVectors } from '../../src/memory/vector-sync';
 import { candidate } from '../support/candidate';
 import { fakeDeps } from '../support/fakes';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryTransaction, UnitOfWork } from '../../src/core/ports';
-import { observeMemoryChanges } from '../../src/services/persona-signal';
+import { observeMemoryChanges } from '../../src/persona/persona-signal';
 
 /** A unit of work whose transaction records what its repositories were asked. */
 function fakeUnitOfWork(): UnitOfWork {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LlmPersonaCondenser } from '../../src/adapters/llm/persona-condenser';
 import type { PersonaStore, StoredPersona } from '../../src/core/persona/ports';
 import type { Memory } from '../../src/core/types';
-import { rebuildPersona, type PersonaDeps } from '../../src/services/persona';
+import { rebuildPersona, type PersonaDeps } from '../../src/persona/persona';
 import { ScriptedChatModel } from '../support/scripted-model';
 
 const NOW = new Date('2026-09-01T00:00:00Z');

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { ErrorCode } from '../../src/core/errors';
 import { dismiss, fire, initialState } from '../../src/core/proactive/reminder-state';
-import { fireReminder, recordReminder, saveReminderState } from '../../src/services/reminder-rows';
-import { createReminder, getReminder, listReminders, resolveDue } from '../../src/services/reminders';
+import { fireReminder, recordReminder, saveReminderState } from '../../src/proactive/reminder-rows';
+import { createReminder, getReminder, listReminders, resolveDue } from '../../src/proactive/reminders';
 import { InMemoryConversationSide } from '../support/conversation-fakes';
 
 const user = 'tenant-a:USER';

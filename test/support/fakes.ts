@@ -25,7 +25,7 @@ import type {
 } from '../../src/core/ports';
 import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { EntityRef, Memory, MemoryScope, MemoryStatus, MemoryType, RelationRef } from '../../src/core/types';
-import type { ServiceDeps } from '../../src/services/deps';
+import type { ServiceDeps } from '../../src/shared/deps';
 import { loadConfig } from '../../src/config';
 
 interface Row extends Memory {

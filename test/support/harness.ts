@@ -6,7 +6,7 @@ import { ensureDatabase } from '../../src/stack/local-postgres';
 import { loadConfig, type AppConfig } from '../../src/config';
 import { createRuntime, type Runtime } from '../../src/runtime';
 import { MemoryClient } from '../../src/client/index';
-import { extractWorkflowId } from '../../workflows/conversation';
+import { extractWorkflowId } from '../../workflows/conversation/conversation';
 
 export const TEST_KEY = 'test-key-tenant-a';
 export const OTHER_TENANT_KEY = 'test-key-tenant-b';

@@ -3,8 +3,8 @@ import { uuidFromKey } from '../../src/adapters/ids';
 import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { NewMemory } from '../../src/core/ports';
 import type { MemoryStatus, MemoryType } from '../../src/core/types';
-import type { ServiceDeps } from '../../src/services/deps';
-import { syncVectors } from '../../src/services/vector-sync';
+import type { ServiceDeps } from '../../src/shared/deps';
+import { syncVectors } from '../../src/memory/vector-sync';
 
 export interface SeedMemory {
   text: string;

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../workflows/shared/search-attributes';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const POM = `${ROOT}scripts/temporal-test-server/pom.xml`;

@@ -36,7 +36,7 @@ export class OfflineExtractor implements Extractor {
     if (!pageScan && this.rules) {
       pageScan = await scanPage(this.rules, messages, timezone, this.net !== undefined);
       const failed = pageScan.failures[0];
-      // A caller without the quarantine (src/services/extraction-runs.ts) gets the failure whole.
+      // A caller without the quarantine (src/conversation/extraction-runs.ts) gets the failure whole.
       if (failed) throw new RuleWorkError(failed.reason, `message ${failed.messageId}: ${failed.detail}`);
     }
     const plan = pageCandidates(pageScan!, messages);

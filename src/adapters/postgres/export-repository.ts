@@ -218,7 +218,7 @@ export class PostgresExportRepository implements UserExportReader {
 /**
  * Export snapshots over the pool: one REPEATABLE READ READ ONLY transaction on a connection of its
  * own, so the whole document is consistent. The export service reads it to a spool as fast as
- * PostgreSQL answers and closes it before the client downloads (src/services/user-export.ts).
+ * PostgreSQL answers and closes it before the client downloads (src/privacy/user-export.ts).
  */
 export class PostgresUserExportSource implements UserExportSource {
   constructor(private readonly pool: pg.Pool) {}

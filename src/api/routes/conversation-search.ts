@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { zoneFromIsoOffset } from '../../core/time/zone-hint';
-import { searchConversations } from '../../services/conversation-search-use-case';
+import { searchConversations } from '../../recall/conversation-search-use-case';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { ianaZone, isoDate, userParams } from '../schemas';

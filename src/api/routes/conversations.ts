@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { appendConversationMessages, conversationExists } from '../../services/conversation-messages';
+import { appendConversationMessages, conversationExists } from '../../conversation/conversation-messages';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { conversationParams, isoDate, messageIdSchema, textSchema } from '../schemas';
-import { endConversation } from '../../services/conversation-end';
-import { waitForResult } from '../../services/workflow-wait';
+import { endConversation } from '../../conversation/conversation-end';
+import { waitForResult } from '../../shared/workflow-wait';
 
 const decisionView = z.object({
   action: z.string(),

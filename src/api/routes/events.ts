@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listNotifications, type LiveEvent, type NotificationHub } from '../../services/notifications';
+import { listNotifications, type LiveEvent, type NotificationHub } from '../../proactive/notifications';
 import { userKeyOf } from '../auth';
 import { ConcurrencyGate } from '../concurrency';
 import { apiKeyOf, userOf } from '../rate-limits';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { checkDependencies, type DependencyCheck } from '../../services/health';
+import { checkDependencies, type DependencyCheck } from '../../shared/health';
 import type { ApiDeps } from '../deps';
 
 const check = z.object({

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { getMemory } from '../../services/memory-queries';
+import { getMemory } from '../../memory/memory-queries';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';

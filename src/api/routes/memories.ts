@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MEMORY_VIAS } from '../../core/types';
-import { getMemory, listMemories, memoryHistory } from '../../services/memory-queries';
-import { storeMemory } from '../../services/memory-store';
+import { getMemory, listMemories, memoryHistory } from '../../memory/memory-queries';
+import { storeMemory } from '../../memory/memory-store';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { endPageSession, purgedSince, redeemSignInCode } from '../../services/page-tokens';
+import { endPageSession, purgedSince, redeemSignInCode } from '../../account/page-tokens';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { ApiDeps } from '../deps';
 import { PAGE_API_HEADERS, PAGE_SECURITY_HEADERS, PAGE_SESSION_ROUTE, pageTokens, refuseCrossSite, setSessionCookie } from '../page-session';

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { recentDigests, writeDigestNow } from '../../services/digest';
-import { listNotifications, markNotificationsRead } from '../../services/notifications';
-import { settingsOrDefaults, updateSettings } from '../../services/settings';
+import { recentDigests, writeDigestNow } from '../../proactive/digest';
+import { listNotifications, markNotificationsRead } from '../../proactive/notifications';
+import { settingsOrDefaults, updateSettings } from '../../account/settings';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { digestsQuery, digestView, listNotificationsQuery, notificationView, settingsBody, settingsView } from '../proactive-schemas';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { recall } from '../../services/recall';
+import { recall } from '../../recall/recall';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { recallOptionsOf, recallResponse } from '../recall-contract';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { cancelReminder, createReminder, dismissReminder, getReminder, listReminders, rescheduleReminder, snoozeReminder, type ReminderOutcome } from '../../services/reminders';
+import { cancelReminder, createReminder, dismissReminder, getReminder, listReminders, rescheduleReminder, snoozeReminder, type ReminderOutcome } from '../../proactive/reminders';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createReminderBody, listRemindersQuery, reminderParams, reminderView, rescheduleBody, snoozeBody } from '../proactive-schemas';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listUserKeys, MAX_KEYS_PER_USER, mintUserKey, revokeUserKey, type UserKeyView } from '../../services/user-keys';
+import { listUserKeys, MAX_KEYS_PER_USER, mintUserKey, revokeUserKey, type UserKeyView } from '../../account/user-keys';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { isoDate, textSchema, userIdSchema, userParams } from '../schemas';

@@ -6,7 +6,7 @@ import { DIRECT_WRITE_MAX_CONFIDENCE, directWriteConfidence, pendingOnWrite } fr
 import { formatContext, type FormattableMemory } from '../../../src/core/recall/format';
 import { MEMORY_TYPES, MEMORY_VIAS } from '../../../src/core/types';
 import { neutralizeStructured } from '../../../src/mcp/tools';
-import { candidateOfStoreRequest, heldBack } from '../../../src/services/memory-writer';
+import { candidateOfStoreRequest, heldBack } from '../../../src/memory/memory-writer';
 
 const screen = (text: string, type: (typeof MEMORY_TYPES)[number] = 'instruction') => screenDirectWrite({ text, type }, jiebaSegmenter);
 

@@ -1,0 +1,17 @@
+import { Context } from '@temporalio/activity';
+import { ErrorCode, MemoryServiceError } from '../../src/core/errors';
+import type { ServiceDeps } from '../../src/shared/deps';
+import { rebuildPersona, type PersonaRebuildResult } from '../../src/persona/persona';
+import { withTypedFailures } from '../shared/failures';
+
+/** The activity of RebuildPersona (workflows/persona/persona.ts). */
+export function createPersonaActivities(deps: ServiceDeps) {
+  return withTypedFailures({
+    async rebuildPersona(input: { userKey: string }): Promise<PersonaRebuildResult> {
+      const personas = deps.personas;
+      if (!personas) throw new MemoryServiceError(ErrorCode.internal, 'no persona store is configured');
+      const ctx = Context.current();
+      return rebuildPersona({ ...deps, personas }, { userId: input.userKey, heartbeat: () => ctx.heartbeat(), signal: ctx.cancellationSignal });
+    },
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * Activities of the proactive workflows (reminders, digests, nudges). Times come from the
+ * workflow (`at`), so a time-skipped test and a replay record the same instants.
+ */
+import { renderDigestTemplate, type DigestSections } from '../../src/core/proactive/digest-content';
+import type { NudgeTrigger } from '../../src/core/proactive/nudge-triggers';
+import type { NudgeMessage } from '../../src/core/proactive/nudge-wording';
+import type { ReminderState } from '../../src/core/proactive/reminder-state';
+import type { UserSettings } from '../../src/core/proactive/settings';
+import type { ServiceDeps } from '../../src/shared/deps';
+import { gatherDigest, storeDigest } from '../../src/proactive/digest';
+import { writeDigest, type WrittenDigest } from '../../src/proactive/digest-writer';
+import { deliverNudge, loadNudgeContext } from '../../src/proactive/nudges';
+import { fireReminder, recordReminder, saveReminderState } from '../../src/proactive/reminder-rows';
+import type { ReminderWorkflowInput } from '../../workflows/proactive/proactive-inputs';
+import { withTypedFailures } from '../shared/failures';
+
+export function createProactiveActivities(deps: ServiceDeps) {
+  return withTypedFailures({
+    /** The reminder's row, created or moved on to this occurrence (src/proactive/reminder-rows.ts). */
+    async recordReminder(
+      input: ReminderWorkflowInput & { at: string; version?: number },
+    ): Promise<{ created: boolean; closedBefore?: ReminderState; version: number }> {
+      return recordReminder(deps, { ...input, at: new Date(input.at) });
+    },
+
+    /** Mirrors the workflow's state; a write older than the row's version changes and announces nothing. */
+    async saveReminderState(input: { userId: string; state: ReminderState; at: string }): Promise<{ applied: boolean }> {
+      return saveReminderState(deps, { ...input, at: new Date(input.at) });
+    },
+
+    /** Records "fired" and stores + announces the notification, once per firing. */
+    async fireReminder(input: { userId: string; text: string; timeZone: string; assumedTime: boolean; state: ReminderState; at: string }): Promise<{ notificationId: string }> {
+      return fireReminder(deps, { ...input, at: new Date(input.at) });
+    },
+
+    async gatherDigest(input: { userId: string; at: string }): Promise<{ sections: DigestSections }> {
+      return { sections: await gatherDigest(deps, input.userId, new Date(input.at)) };
+    },
+
+    async writeDigest(input: { sections: DigestSections }): Promise<WrittenDigest> {
+      return writeDigest(deps.config.llm, input.sections, renderDigestTemplate(input.sections));
+    },
+
+    async storeDigest(input: { userId: string; sections: DigestSections; text: string; generatedBy: 'llm' | 'template'; notify: boolean; at: string }): Promise<{ notified: boolean; notificationId?: string }> {
+      return storeDigest(deps, { ...input, at: new Date(input.at) });
+    },
+
+    async loadNudgeContext(input: { userId: string; at: string }): Promise<{ settings: UserSettings; sentToday: number; triggers: NudgeTrigger[] }> {
+      return loadNudgeContext(deps, input.userId, new Date(input.at));
+    },
+
+    async deliverNudge(input: { userId: string; trigger: NudgeTrigger; message: NudgeMessage; at: string }): Promise<{ delivered: boolean; reason?: string; notificationId?: string }> {
+      return deliverNudge(deps, { ...input, at: new Date(input.at) });
+    },
+  });
+}

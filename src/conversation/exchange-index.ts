@@ -1,0 +1,152 @@
+import { uuidFromKey } from '../adapters/ids';
+import { indexableLines, messageKey, pairExchange, pairLines, type MessageRef, type StoredLine } from '../core/recall/exchanges';
+import type { ExchangeVectorUnit } from '../core/ports';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { ServiceDeps } from '../shared/deps';
+
+/** Messages read per conversation per batch: one embedding call of them and their pairs. */
+const BATCH_MESSAGES = 64;
+
+/** Result of one indexing pass (ids and counts only: activity results show in Temporal UI). */
+export interface ExchangeIndexResult {
+  /** Conversations found with messages past their exchange watermark. */
+  conversations: number;
+  /** Vectors written: lines and pairs (a pair re-indexed when its reply arrived counts again). */
+  exchanges: number;
+  /** Conversations left for the next pass: the budget ran out, or Chroma or the embedder failed. */
+  deferred: number;
+  failed: number;
+}
+
+export type ExchangeIndexDeps = Pick<ServiceDeps, 'embeddings' | 'exchangeIndex' | 'exchangeVectors'> & Partial<Pick<ServiceDeps, 'messageSearch'>>;
+
+/** Deterministic vector id of the pair a message anchors: a re-run overwrites, never doubles. */
+export function exchangeVectorId(userId: string, conversationId: string, anchorMessageId: string): string {
+  return uuidFromKey(`exchange:${userId}:${conversationId}:${anchorMessageId}`);
+}
+
+/** Deterministic vector id of one message's line alone. */
+export function lineVectorId(userId: string, conversationId: string, messageId: string): string {
+  return uuidFromKey(`exchange-line:${userId}:${conversationId}:${messageId}`);
+}
+
+/** The vectors of a batch of lines: one per line, and one per pair (a user line and its reply). */
+function vectorsOf(userId: string, conversationId: string, lines: readonly StoredLine[], fresh: (l: StoredLine) => boolean): { id: string; text: string; messageId: string; unit: ExchangeVectorUnit }[] {
+  return [
+    ...indexableLines(lines.filter(fresh)).map((x) => ({ id: lineVectorId(userId, conversationId, x.line.messageId), text: x.text, messageId: x.line.messageId, unit: 'line' as const })),
+    ...pairLines(lines).map((x) => ({ id: exchangeVectorId(userId, conversationId, x.anchor.messageId), text: x.text, messageId: x.anchor.messageId, unit: 'pair' as const })),
+  ];
+}
+
+/**
+ * Indexes one conversation's lines from its watermark on, batch by batch, moving the watermark
+ * only after Chroma accepted each batch. The line at the watermark is read again: a user line
+ * whose pair was indexed alone is indexed once more with the reply that arrived since (same id).
+ * Lines the user asked to forget are never embedded.
+ */
+async function indexConversation(
+  deps: Required<Pick<ExchangeIndexDeps, 'embeddings' | 'exchangeIndex' | 'exchangeVectors'>>,
+  c: { userId: string; conversationId: string; indexedSeq: number },
+  forgotten: ReadonlySet<string>,
+  until: number,
+): Promise<number> {
+  let written = 0;
+  let after = c.indexedSeq;
+  for (;;) {
+    const read = await deps.exchangeIndex.linesAfter({ userId: c.userId, conversationId: c.conversationId, afterSeq: after, limit: BATCH_MESSAGES });
+    const fresh = read.filter((l) => l.seq > after);
+    if (fresh.length === 0) return written;
+    // The line at the watermark counts again only when its pair may have been waiting for its reply.
+    const lines = read.filter((l) => (l.seq > after || (l.role === 'user' && after > 0)) && !forgotten.has(messageKey(l.conversationId, l.messageId)));
+    const vectors = vectorsOf(c.userId, c.conversationId, lines, (l) => l.seq > after);
+    if (vectors.length > 0) {
+      const embeddings = await deps.embeddings.embedDocuments(vectors.map((x) => x.text));
+      await deps.exchangeVectors.upsert({
+        userId: c.userId,
+        items: vectors.map((x, i) => ({ id: x.id, embedding: embeddings[i]!, conversationId: c.conversationId, messageId: x.messageId, unit: x.unit })),
+      });
+      written += vectors.length;
+    }
+    after = fresh[fresh.length - 1]!.seq;
+    await deps.exchangeIndex.advance({ userId: c.userId, conversationId: c.conversationId, seq: after });
+    if (fresh.length < BATCH_MESSAGES || Date.now() > until) return written;
+  }
+}
+
+/**
+ * The exchange indexer (a Schedule tick, off the hot path): embeds the lines of conversations with
+ * messages past their exchange watermark into the user's exchange collection, twice: each line on
+ * its own (a hit names the line that matched, and one evidence line is not diluted by its
+ * partner) and each pair (a user line and its reply, for what only the two together say).
+ * Conversations stored before the index existed are backfilled the same way. A failure (Chroma or
+ * the embedder down) leaves that conversation's watermark where it was: the next tick indexes it
+ * again, idempotently. Conversations are independent: one failing does not stop the rest.
+ */
+export async function indexExchanges(deps: ExchangeIndexDeps, opts: { limit: number; budgetMs: number; onProgress?: (r: ExchangeIndexResult) => void }): Promise<ExchangeIndexResult> {
+  const result: ExchangeIndexResult = { conversations: 0, exchanges: 0, deferred: 0, failed: 0 };
+  if (!deps.exchangeIndex || !deps.exchangeVectors) return result;
+  const ready = deps as Required<Pick<ExchangeIndexDeps, 'embeddings' | 'exchangeIndex' | 'exchangeVectors'>>;
+  const until = Date.now() + opts.budgetMs;
+  const owed = await ready.exchangeIndex.owed({ limit: opts.limit });
+  result.conversations = owed.length;
+  let lastError: unknown;
+  const forgottenOf = new Map<string, Promise<Set<string>>>();
+  const forgotten = (userId: string) => {
+    const search = deps.messageSearch;
+    if (!search) return Promise.resolve(new Set<string>());
+    let found = forgottenOf.get(userId);
+    if (!found) {
+      found = search.forgotten({ userId }).then((refs) => new Set(refs.map((r) => messageKey(r.conversationId, r.messageId))));
+      forgottenOf.set(userId, found);
+    }
+    return found;
+  };
+  for (const c of owed) {
+    if (Date.now() > until) {
+      result.deferred++;
+      continue;
+    }
+    try {
+      result.exchanges += await indexConversation(ready, c, await forgotten(c.userId), until);
+    } catch (err) {
+      result.failed++;
+      result.deferred++;
+      lastError = err;
+    }
+    opts.onProgress?.(result);
+  }
+  // Nothing indexed and everything failed: report it, so the outage shows in Temporal UI.
+  if (owed.length > 0 && result.failed === owed.length) {
+    throw lastError instanceof MemoryServiceError ? lastError : new MemoryServiceError(ErrorCode.vectorStoreUnavailable, 'exchange vectors not written', {}, { cause: lastError });
+  }
+  return result;
+}
+
+/**
+ * Removes the vectors holding a message the user asked to forget (the request itself and the
+ * sources of what it expired): its own line's, and its pair's. Search already hides such lines when
+ * it hydrates; this takes their text's embedding out of Chroma too, and the indexer never embeds
+ * them again. Idempotent: removing an absent id is a no-op.
+ */
+export async function forgetExchangeVectors(deps: Pick<ServiceDeps, 'messageSearch' | 'exchangeVectors'>, userId: string, forgotten: readonly MessageRef[], now: Date): Promise<number> {
+  if (!deps.exchangeVectors || forgotten.length === 0) return 0;
+  const around = await deps.messageSearch.withNeighbours({ userId, refs: forgotten, staleSources: false, now });
+  const pairs = around.map((n) => pairExchange(n.anchor, n.previous, n.next)).map((x) => exchangeVectorId(userId, x.conversationId, x.messageIds[0]!));
+  const lines = forgotten.map((m) => lineVectorId(userId, m.conversationId, m.messageId));
+  const ids = [...new Set([...lines, ...pairs])];
+  await deps.exchangeVectors.remove({ userId, ids });
+  return ids.length;
+}
+
+/**
+ * Removes the vectors of erased messages (a hard erase deleted their rows): each one's line vector
+ * and the pair vector it anchored. A pair it was the reply of is anchored on a line that stays;
+ * the erasure resets those conversations' watermarks, so the indexer rewrites such pairs from the
+ * lines that remain. Idempotent.
+ */
+export async function eraseExchangeVectors(deps: Pick<ServiceDeps, 'exchangeVectors'>, userId: string, erased: readonly MessageRef[]): Promise<number> {
+  if (!deps.exchangeVectors || erased.length === 0) return 0;
+  const ids = [...new Set(erased.flatMap((m) => [lineVectorId(userId, m.conversationId, m.messageId), exchangeVectorId(userId, m.conversationId, m.messageId)]))];
+  await deps.exchangeVectors.remove({ userId, ids });
+  return ids.length;
+}

@@ -1,0 +1,61 @@
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { EraseCounts } from '../core/ports';
+import type { ServiceDeps } from '../shared/deps';
+import { writeEpisodes } from '../conversation/episodes';
+import { eraseExchangeVectors } from '../conversation/exchange-index';
+
+export interface EraseResult {
+  id: string;
+  erased: true;
+  removed: EraseCounts;
+  /** False when Chroma could not delete the vector now: the outbox keeps the delete for the daily sweep. */
+  vectorRemoved: boolean;
+  /** Conversations whose episodes were rebuilt without the erased messages; false if that failed (see `episodesRebuilt`). */
+  conversations: string[];
+  episodesRebuilt: boolean;
+}
+
+/**
+ * Erases one memory for good (DELETE …/memories/{id}?hard=true), unlike forgetting (status
+ * expired, history kept). PostgreSQL first, in one transaction under the user's write lock (see
+ * MemoryErasure.eraseMemory for what goes); then the vector; then the episodes of the conversations
+ * that lost messages are rebuilt from what is left, which re-summarises or removes them and
+ * their vectors. Unknown id → not_found (an erased memory is unknown afterwards).
+ */
+export async function eraseMemory(
+  deps: Pick<ServiceDeps, 'unitOfWork' | 'pool' | 'conversations' | 'settings' | 'vectors' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'embeddings'>,
+  input: { userKey: string; id: string; now: Date; actor: string },
+): Promise<EraseResult> {
+  const erased = await deps.unitOfWork.forUser({
+    userId: input.userKey,
+    work: (tx) => tx.erasure.eraseMemory({ userKey: input.userKey, id: input.id, at: input.now, actor: input.actor }),
+  });
+  if (!erased) throw new MemoryServiceError(ErrorCode.notFound, 'memory not found', { id: input.id });
+
+  let vectorRemoved = true;
+  try {
+    await deps.vectors.remove({ userId: input.userKey, ids: [input.id] });
+    await deps.unitOfWork.run({ work: (tx) => tx.erasure.vectorErased({ userKey: input.userKey, id: input.id }) });
+  } catch {
+    // The outbox row stays: the daily sweep's vector phase deletes it when Chroma is back.
+    vectorRemoved = false;
+  }
+
+  try {
+    await eraseExchangeVectors(deps, input.userKey, erased.messages);
+  } catch {
+    // Search hydrates from PostgreSQL, where the lines are gone; the next re-index of the
+    // conversation (its watermark was reset) rewrites the pairs, and a purge drops the rest.
+  }
+
+  let episodesRebuilt = true;
+  for (const conversationId of erased.conversations) {
+    try {
+      await writeEpisodes(deps, { userId: input.userKey, conversationId });
+    } catch {
+      // The messages are gone already; the next extraction of this conversation rebuilds them too.
+      episodesRebuilt = false;
+    }
+  }
+  return { id: input.id, erased: true, removed: erased.counts, vectorRemoved, conversations: erased.conversations, episodesRebuilt };
+}

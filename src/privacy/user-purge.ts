@@ -1,0 +1,163 @@
+/**
+ * Purge of one user (right to erasure, DELETE /v1/users/{userId}): the steps the PurgeUser
+ * workflow runs as activities. Each step is idempotent — it deletes what is still there and
+ * counts it — so a retried or repeated step is harmless, and purging a user who never existed
+ * succeeds with zero counts.
+ */
+import { ScheduleNotFoundError, type Client } from '@temporalio/client';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { USER_KEY_PATTERN, type PurgeCounts } from '../core/privacy/purge';
+import type { ServiceSecrets } from '../security/secrets';
+import type { ServiceDeps } from '../shared/deps';
+import { digestScheduleId, nudgeScheduleId } from '../proactive/proactive-schedules';
+
+export type PurgeDeps = Pick<ServiceDeps, 'pool' | 'vectors' | 'episodeVectors' | 'exchangeVectors' | 'userKeyDestroyer'>;
+
+/** Starts the audit row of a purge run (idempotent: a retried activity finds it). */
+export function beginPurgeAudit(deps: Pick<ServiceDeps, 'purgeAudit'>, input: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void> {
+  return deps.purgeAudit.begin(input);
+}
+
+/** Completes the audit row of a purge run with its counts (numbers only). */
+export function completePurgeAudit(deps: Pick<ServiceDeps, 'purgeAudit'>, input: { runId: string; completedAt: Date; counts: PurgeCounts }): Promise<void> {
+  return deps.purgeAudit.complete(input);
+}
+
+/** Rows per delete statement (one transaction each) in the first pass. */
+export const PURGE_BATCH = 5000;
+
+/** Refuses a key that could break out of a quoted visibility query; such a key is no user key. */
+export function assertUserKey(userKey: string): void {
+  if (!USER_KEY_PATTERN.test(userKey)) throw new MemoryServiceError(ErrorCode.validationFailed, 'not a user key', { field: 'userKey' });
+}
+
+/**
+ * The audit's reference to a user: a MAC of the user key under its own HKDF purpose. Only the
+ * service (holding SECRET_KEY) can compute it, so the audit table names nobody to a reader of the
+ * database, yet "was this user purged?" can be answered by recomputing it.
+ */
+export function purgeUserRef(secrets: ServiceSecrets, userKey: string): string {
+  return secrets.mac('purge-audit', userKey).toString('hex').slice(0, 32);
+}
+
+/**
+ * Deletes the user's rows from every table that holds any (UserRowPurge). First pass (`final:
+ * false`): pages of {@link PURGE_BATCH} rows, one short transaction each (a big user does not hold
+ * locks for minutes). Final pass: everything left in one transaction under the user's advisory
+ * lock — the lock the write path takes — so no extraction decision is half-way through while the
+ * last rows go.
+ */
+export async function purgeUserRows(
+  deps: Pick<ServiceDeps, 'unitOfWork'>,
+  userKey: string,
+  opts: { final: boolean; batch?: number; onProgress?: (counts: Record<string, number>) => void },
+): Promise<Record<string, number>> {
+  assertUserKey(userKey);
+  const counts: Record<string, number> = {};
+  const count = (step: { table: string; deleted: number }) => (counts[step.table] = (counts[step.table] ?? 0) + step.deleted);
+  if (opts.final) {
+    await deps.unitOfWork.forUser({
+      userId: userKey,
+      work: async (tx) => {
+        let step = await tx.purge.deleteNextRows({ userKey, limit: null });
+        while (step) {
+          count(step);
+          step = step.next === null ? undefined : await tx.purge.deleteNextRows({ userKey, from: step.next, limit: null });
+        }
+      },
+    });
+    opts.onProgress?.(counts);
+    return counts;
+  }
+  const limit = opts.batch ?? PURGE_BATCH;
+  let from: string | undefined;
+  for (;;) {
+    const step = await deps.unitOfWork.forUser({ userId: userKey, work: (tx) => tx.purge.deleteNextRows({ userKey, from, limit }) });
+    if (!step) break;
+    count(step);
+    opts.onProgress?.(counts);
+    if (step.next === null) break;
+    from = step.next;
+  }
+  return counts;
+}
+
+/** Drops the user's Chroma collections, one per kind of vector. Returns 1 per collection that existed. */
+export async function dropUserVectors(deps: Pick<ServiceDeps, 'vectors' | 'episodeVectors' | 'exchangeVectors'>, userKey: string): Promise<Record<string, number>> {
+  assertUserKey(userKey);
+  const stores = [
+    { kind: 'memories', store: deps.vectors },
+    ...(deps.episodeVectors ? [{ kind: 'episodes', store: deps.episodeVectors }] : []),
+    ...(deps.exchangeVectors ? [{ kind: 'exchanges', store: deps.exchangeVectors }] : []),
+  ];
+  const dropped: Record<string, number> = {};
+  for (const { kind, store } of stores) dropped[kind] = (await store.dropUser(userKey)) ? 1 : 0;
+  return dropped;
+}
+
+/** The visibility query that finds every workflow and schedule of a user. */
+export function userVisibilityQuery(userKey: string): string {
+  assertUserKey(userKey);
+  return `MemoryUserId = '${userKey}'`;
+}
+
+/**
+ * Deletes the user's Temporal Schedules: the known per-user ones (daily digest, nudges) and any
+ * other schedule carrying the user's MemoryUserId. Returns how many were deleted.
+ */
+export async function deleteUserSchedules(temporal: Client, userKey: string): Promise<number> {
+  const ids = new Set([digestScheduleId(userKey), nudgeScheduleId(userKey)]);
+  for await (const s of temporal.schedule.list({ query: userVisibilityQuery(userKey) })) ids.add(s.scheduleId);
+  let deleted = 0;
+  for (const id of ids) {
+    try {
+      await temporal.schedule.getHandle(id).delete();
+      deleted++;
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+    }
+  }
+  return deleted;
+}
+
+const GRPC_NOT_FOUND = 5;
+const isGrpcNotFound = (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: number }).code === GRPC_NOT_FOUND;
+
+/**
+ * Deletes every workflow execution of the user (history and visibility) through
+ * WorkflowService.DeleteWorkflowExecution, found by `MemoryUserId = '<userKey>'`; a running one is
+ * terminated by the server first, in that order (terminating it ourselves and deleting right after
+ * races the server's close and can leave a visibility record behind). `skipWorkflowId` (the purge
+ * itself) is left alone. Visibility is eventually consistent: an execution started a moment ago
+ * may not be listed yet, which is why the purge runs this twice.
+ */
+export async function deleteUserWorkflows(
+  temporal: Client,
+  opts: { namespace: string; userKey: string; skipWorkflowId?: string; onProgress?: (done: { terminated: number; deleted: number }) => void },
+): Promise<{ terminated: number; deleted: number }> {
+  const done = { terminated: 0, deleted: 0 };
+  for await (const execution of temporal.workflow.list({ query: userVisibilityQuery(opts.userKey) })) {
+    if (execution.workflowId === opts.skipWorkflowId) continue;
+    try {
+      await temporal.workflowService.deleteWorkflowExecution({
+        namespace: opts.namespace,
+        workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
+      });
+      done.deleted++;
+      if (execution.status.name === 'RUNNING') done.terminated++;
+    } catch (err) {
+      // Deleted since it was listed (visibility lags behind): nothing left to do.
+      if (!isGrpcNotFound(err)) throw err;
+    }
+    opts.onProgress?.(done);
+  }
+  return done;
+}
+
+/** Calls the payload codec's key destroyer when one is configured; false without one. */
+export async function destroyUserDataKey(deps: Pick<ServiceDeps, 'userKeyDestroyer'>, userKey: string): Promise<boolean> {
+  assertUserKey(userKey);
+  if (!deps.userKeyDestroyer) return false;
+  await deps.userKeyDestroyer.destroyUserKey(userKey);
+  return true;
+}

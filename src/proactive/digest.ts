@@ -1,0 +1,113 @@
+/**
+ * The daily digest: gathers the user's day from PostgreSQL, lets the pure core compute the
+ * sections, and stores the result (pushing it as a notification unless the user opted out).
+ */
+import { jiebaSegmenter } from '../adapters/text/jieba';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { buildSuggestions, dominantLanguage, findOpenQuestions, summarizeConversations, type DigestSections } from '../core/proactive/digest-content';
+import { digestDay } from '../core/proactive/digest-schedule';
+import type { Client } from '@temporalio/client';
+import type { DigestRecord } from '../core/ports';
+import { digestWorkflow } from '../../workflows';
+import { userSearchAttributes } from '../../workflows/shared/search-attributes';
+import { workflowCallError } from '../shared/workflow-failures';
+import type { ServiceDeps } from '../shared/deps';
+import { storeAndAnnounce } from './notifications';
+import { settingsOrDefaults, userSettings } from '../account/settings';
+
+/** The sections of the digest for the local day containing `at`. */
+export async function gatherDigest(deps: Pick<ServiceDeps, 'settings' | 'conversations' | 'proactiveMemories' | 'reminders' | 'config'>, userId: string, at: Date): Promise<DigestSections> {
+  const settings = await userSettings(deps, userId);
+  const tz = settings.timezone;
+  const day = digestDay(at, tz);
+  const [messages, important, goalsAndPains, tomorrow] = await Promise.all([
+    deps.conversations.messagesBetween({ userId, from: day.start, to: day.end }),
+    deps.proactiveMemories.importantTouched({ userId, from: day.start, to: day.end }),
+    deps.proactiveMemories.goalsAndPainPoints({ userId, limit: 20 }),
+    deps.reminders.dueBetween({ userId, from: day.end, to: new Date(day.end.getTime() + 86_400_000) }),
+  ]);
+  const lang = dominantLanguage(messages, important);
+  const openQuestions = findOpenQuestions(messages);
+  return {
+    date: day.date,
+    timeZone: tz,
+    lang,
+    conversations: summarizeConversations(messages, jiebaSegmenter),
+    importantMemories: important,
+    openQuestions,
+    suggestions: buildSuggestions({
+      lang,
+      openQuestions: openQuestions.length,
+      painPoints: goalsAndPains.filter((m) => m.type === 'pain_point'),
+      goals: goalsAndPains.filter((m) => m.type === 'goal'),
+      tomorrow: tomorrow.map((r) => ({ id: r.id, text: r.text, dueAt: r.snoozedUntil ?? r.dueAt })),
+      timeZone: tz,
+    }),
+  };
+}
+
+/** Stores the digest (replacing an earlier one of the same day) and pushes it unless opted out. */
+export async function storeDigest(
+  deps: Pick<ServiceDeps, 'digests' | 'settings' | 'unitOfWork' | 'config'>,
+  input: { userId: string; sections: DigestSections; text: string; generatedBy: 'llm' | 'template'; notify: boolean; at: Date },
+): Promise<{ notified: boolean; notificationId?: string }> {
+  await deps.digests.upsert({
+    digest: { userId: input.userId, date: input.sections.date, timeZone: input.sections.timeZone, text: input.text, sections: input.sections, generatedBy: input.generatedBy },
+    at: input.at,
+  });
+  if (!input.notify) return { notified: false };
+  const settings = await userSettings(deps, input.userId);
+  if (!settings.proactive.enabled) return { notified: false };
+  const zh = input.sections.lang === 'zh';
+  const { notification } = await storeAndAnnounce(
+    deps,
+    {
+      userId: input.userId,
+      kind: 'digest',
+      title: zh ? `今日摘要 · ${input.sections.date}` : `Daily digest · ${input.sections.date}`,
+      body: input.text,
+      data: { date: input.sections.date },
+      idempotencyKey: `digest:${input.userId}:${input.sections.date}`,
+    },
+    input.at,
+  );
+  return { notified: true, notificationId: notification.id };
+}
+
+/** Digests of the last `days` local days in the user's zone, newest first. */
+export async function recentDigests(deps: Pick<ServiceDeps, 'settings' | 'digests' | 'config'>, input: { userId: string; days: number; now: Date }): Promise<DigestRecord[]> {
+  const settings = await settingsOrDefaults(deps, input.userId);
+  const today = digestDay(input.now, settings.timezone).date;
+  return deps.digests.recent({ userId: input.userId, today, days: input.days });
+}
+
+/** Writes today's digest now through a DigestWorkflow (not pushed as a notification) and returns it. */
+export async function writeDigestNow(
+  deps: Pick<ServiceDeps, 'settings' | 'digests' | 'config'> & { temporal: Client; taskQueue: string },
+  input: { userId: string; now: Date },
+): Promise<DigestRecord> {
+  const { userId } = input;
+  const settings = await userSettings(deps, userId);
+  const today = digestDay(input.now, settings.timezone).date;
+  const workflowId = `digest:${userId}:now:${today}:${input.now.getTime()}`;
+  let written: { date: string };
+  try {
+    written = await deps.temporal.workflow.execute(digestWorkflow, {
+      taskQueue: deps.taskQueue,
+      workflowId,
+      args: [{ userId, notify: false }],
+      // Two requests in the same millisecond share the id: the second joins the first's run.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: userSearchAttributes(userId),
+      staticSummary: `Digest for ${userId} on request`,
+    });
+  } catch (err) {
+    throw workflowCallError(err, { workflowId, failed: 'writing the digest failed' });
+  }
+  // The day the workflow wrote, not the one computed above: a time-zone change that lands while
+  // the workflow runs moves "today" (it read the settings after this did).
+  const [digest] = await deps.digests.recent({ userId, today: written.date, days: 1 });
+  // Written, then removed before the read-back by a purge of the user that raced this request.
+  if (!digest) throw new MemoryServiceError(ErrorCode.conflict, "the digest was deleted by another request (the user's data was purged) while it was written", { workflowId });
+  return digest;
+}

@@ -1,0 +1,319 @@
+import type { Episode } from '../core/episodes/ports';
+import type { ExchangeVectorUnit } from '../core/ports';
+import {
+  episodeBoosts,
+  fitLines,
+  messageKey,
+  type MessageHit,
+  type MessageRef,
+  pairExchange,
+  rankExchanges,
+  type ExchangeCandidate,
+  type RankedExchange,
+} from '../core/recall/exchanges';
+import { fuseRankings, type RouteRanking } from '../core/recall/rrf';
+import type { DateRange } from '../core/time/query-dates';
+import { withDeadline } from './deadline';
+import type { ServiceDeps } from '../shared/deps';
+import { runRoutes, type RouteFailure, type RouteReport } from './route-runner';
+
+/** Routes of the exchange search, as reported per request. */
+export const ExchangeRoute = {
+  /** BM25 over all of the user's raw messages. */
+  messages: 'exchange_bm25',
+  /** Exchanges (a user line and its reply) by vector similarity to the query. */
+  ann: 'exchange_ann',
+  /** Single lines by vector similarity to the query (the line that matched, undiluted by its partner). */
+  lineAnn: 'exchange_line_ann',
+  /** Messages said inside the query's date ranges (matching ones first). */
+  time: 'exchange_time',
+  /** Episodes by BM25 over their summaries and by date overlap: boosts exchanges found inside them. */
+  episodes: 'episode_bm25',
+  /** Episodes by vector similarity of their summaries: boosts exchanges found inside them. */
+  episodeAnn: 'episode_ann',
+} as const;
+export type ExchangeRoute = (typeof ExchangeRoute)[keyof typeof ExchangeRoute];
+
+/**
+ * Why the search runs, which decides what may be shown:
+ * - `past`: the user asks about the shared past (or names a date), or searches conversations:
+ *   only what they asked to forget is hidden — history is history, and it is shown with its date;
+ * - `weak`: recall found no good memory and falls back to raw exchanges: the sources of
+ *   superseded or expired memories are hidden too (stale), and an exchange must share enough
+ *   words with the query to count as evidence.
+ */
+export type ExchangeSearchMode = 'past' | 'weak';
+
+export interface ExchangeSearchInput {
+  /** Index tokens of the query (tokenizeForIndex). */
+  tokens: string[];
+  ranges: readonly DateRange[];
+  limit: number;
+  mode: ExchangeSearchMode;
+  now: Date;
+  /** Epoch ms after which a route counts as failed (dependencyTimeout). */
+  deadline: number;
+  /** The query embedding, shared with the memory ANN route; omitted: no exchange or episode ANN route. */
+  embedding?: () => Promise<number[]>;
+  /**
+   * `weak` mode only: also search exchanges by vector, and let one whose cosine similarity to the
+   * query is at least this count as evidence without sharing the query's words (a paraphrase).
+   * Unset: `weak` runs no vector route.
+   */
+  minVectorSimilarity?: number;
+  /**
+   * A budget counted in lines instead of `limit` exchanges: lines are also searched by their own
+   * vectors, and an exchange shows only the lines some route found (its partner when that was
+   * found too), until this many lines are shown.
+   */
+  maxLines?: number;
+}
+
+export interface ExchangeSearchResult {
+  exchanges: RankedExchange[];
+  routes: RouteReport<ExchangeRoute>[];
+  failures: RouteFailure[];
+}
+
+const MESSAGE_CANDIDATES = 30;
+/** Fewest messages paired with their neighbours per search (see shortlist). */
+const SHORTLIST_MIN = 12;
+/**
+ * Messages paired per exchange asked for. Three cut exchanges whose evidence sat a little lower
+ * in both routes before the exchange-level fusion could see it (LoCoMo dev split: 0.607 → 0.613
+ * alone, and the small k below needs the wider net).
+ */
+const SHORTLIST_PER_RESULT = 6;
+/**
+ * RRF constant of this search. The usual 60 lets an exchange two routes ranked middling beat one
+ * a route ranked first; here the first ranks of BM25 over messages and of exchange vectors are
+ * the answers, so they must count (LoCoMo dev split: 0.613 → 0.647 with the shortlist above).
+ */
+export const EXCHANGE_RRF_K = 5;
+/** Messages of the named days: a day is usually a few dozen; the words route covers busier ones. */
+const TIME_CANDIDATES = 40;
+/** Exchanges by their pair vector: as many as BM25 gives messages. */
+const ANN_CANDIDATES = 30;
+/**
+ * Lines by their own vector: a line is half a pair, so twice as many reach as far back (LoCoMo
+ * dev split, 10 lines: 30 → 0.640, 60 → 0.660 and 0.667 in two runs).
+ */
+const LINE_ANN_CANDIDATES = 60;
+const EPISODE_CANDIDATES = 8;
+/** Exchanges one episode route may boost: those of its sessions the answering routes ranked best. */
+const EPISODE_BOOSTS = 5;
+
+/**
+ * A route's result: message refs best first, with the query terms each matched (when known). An
+ * episode route answers nothing itself: it names the messages of the sessions it matched.
+ */
+interface RouteOutput {
+  refs: MessageRef[];
+  matched?: MessageHit[];
+  sessions?: Set<string>;
+  /** What the route report counts (episodes for an episode route). */
+  hits?: number;
+  /** The refs name pairs by their first line: a hit does not say which of the two lines matched. */
+  pairs?: boolean;
+  /** Every ref is evidence on its own (vector hits above `minVectorSimilarity`), words or not. */
+  evidence?: boolean;
+}
+
+function sessionsOf(episodes: readonly Episode[]): RouteOutput {
+  const sessions = new Set(episodes.flatMap((e) => e.messageIds.map((m) => messageKey(e.conversationId, m))));
+  return { refs: [], sessions, hits: episodes.length };
+}
+
+/** What the search reads: the message and episode stores, and the vector indexes when configured. */
+export type ExchangeSearchDeps = Pick<ServiceDeps, 'messageSearch' | 'episodes'> & Partial<Pick<ServiceDeps, 'episodeVectors' | 'exchangeVectors'>>;
+
+function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {
+  const { tokens, ranges } = input;
+  const tasks: { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] = [];
+  if (tokens.length > 0) {
+    tasks.push({
+      route: ExchangeRoute.messages,
+      run: async () => {
+        const hits = await deps.messageSearch.bm25({ userId, tokens, k: MESSAGE_CANDIDATES });
+        return { refs: hits, matched: hits };
+      },
+    });
+  }
+  if (ranges.length > 0) {
+    tasks.push({
+      route: ExchangeRoute.time,
+      run: async () => {
+        // Inside the range, what matches the words comes first; then the rest of the day in order.
+        const said = await deps.messageSearch.saidIn({ userId, tokens, ranges, k: TIME_CANDIDATES });
+        return { refs: said, matched: said };
+      },
+    });
+  }
+  // A weak-hit fallback needs words shared with the query, which only the message index can show.
+  if (input.mode === 'past' && (tokens.length > 0 || ranges.length > 0)) {
+    tasks.push({
+      route: ExchangeRoute.episodes,
+      run: async () => {
+        const { byWords, byDate } = await deps.episodes.search({ userId, tokens, ranges, k: EPISODE_CANDIDATES });
+        const byId = new Map([...byWords, ...byDate].map((e) => [e.id, e]));
+        const fused = fuseRankings([
+          { route: 'words', ids: byWords.map((e) => e.id) },
+          { route: 'date', ids: byDate.map((e) => e.id) },
+        ]);
+        return sessionsOf(fused.flatMap((f) => (byId.has(f.id) ? [byId.get(f.id)!] : [])));
+      },
+    });
+  }
+  // A weak-hit fallback keeps only lines that share words with the query, so neither vector route
+  // could contribute to it (two Chroma queries thrown away on the recall hot path), unless the
+  // caller sets a similarity floor that makes close exchange vectors evidence themselves.
+  const byVector = input.mode === 'past';
+  const floor = input.mode === 'weak' ? input.minVectorSimilarity : undefined;
+  const exchangeIndex = deps.exchangeVectors;
+  if ((byVector || floor !== undefined) && exchangeIndex && input.embedding) {
+    const embed = input.embedding;
+    // Line vectors pay off where lines are counted: with a line budget (LoCoMo dev, 10 lines:
+    // 0.640 without them, 0.667 with them; five whole exchanges: 0.640 without, 0.620 with). So
+    // recall, which injects whole exchanges, keeps to one Chroma query on its hot path, and the
+    // similarity floor of its weak fallback stays on the pair vectors it was set on.
+    const units: [ExchangeRoute, ExchangeVectorUnit, number][] = [[ExchangeRoute.ann, 'pair', ANN_CANDIDATES]];
+    if (byVector && input.maxLines !== undefined) units.push([ExchangeRoute.lineAnn, 'line', LINE_ANN_CANDIDATES]);
+    for (const [route, unit, k] of units) {
+      tasks.push({
+        route,
+        run: async () => {
+          const hits = (await exchangeIndex.query({ userId, embedding: await embed(), k, unit })).filter((h) => floor === undefined || h.similarity >= floor);
+          return {
+            refs: hits.map((h) => ({ conversationId: h.conversationId, messageId: h.messageId })),
+            ...(unit === 'pair' ? { pairs: true } : {}),
+            ...(floor !== undefined ? { evidence: true } : {}),
+          };
+        },
+      });
+    }
+  }
+  const index = deps.episodeVectors;
+  if (byVector && index && input.embedding) {
+    const embed = input.embedding;
+    tasks.push({
+      route: ExchangeRoute.episodeAnn,
+      run: async () => {
+        const hits = await index.query({ userId, embedding: await embed(), k: EPISODE_CANDIDATES });
+        const episodes = new Map((await deps.episodes.get({ userId, ids: hits.map((h) => h.id) })).map((e) => [e.id, e]));
+        return sessionsOf(hits.flatMap((h) => (episodes.has(h.id) ? [episodes.get(h.id)!] : [])));
+      },
+    });
+  }
+  return tasks;
+}
+
+/**
+ * The messages worth pairing: the best by message-level RRF over the routes, plus the first of
+ * the time route (the named days come first later, so they must not be cut here). Pairing and the
+ * hidden checks cost one query per candidate set, so a handful of times the requested number
+ * is cheap, and a shorter list cuts answers before the exchange-level fusion sees them.
+ */
+function shortlist(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[], limit: number): MessageRef[] {
+  const n = Math.max(SHORTLIST_MIN, limit * SHORTLIST_PER_RESULT);
+  const byKey = new Map<string, MessageRef>();
+  for (const { out } of outputs) for (const r of out.refs) byKey.set(messageKey(r.conversationId, r.messageId), r);
+  const fused = fuseRankings(outputs.map(({ route, out }) => ({ route, ids: out.refs.map((r) => messageKey(r.conversationId, r.messageId)) })), EXCHANGE_RRF_K);
+  const keys = new Set(fused.slice(0, n).map((f) => f.id));
+  const timed = outputs.find((o) => o.route === ExchangeRoute.time)?.out.refs ?? [];
+  for (const r of timed.slice(0, n)) keys.add(messageKey(r.conversationId, r.messageId));
+  return [...keys].map((k) => byKey.get(k)!);
+}
+
+/**
+ * Lines an answering route found. Episode routes name sessions, not lines, and a pair vector does
+ * not say which of its two lines matched: neither marks a line as found (counting a pair hit for
+ * both of its lines kept partners that matched nothing: LoCoMo dev 0.667 → 0.640).
+ */
+function foundLines(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[]): Set<string> {
+  return new Set(outputs.flatMap(({ out }) => (out.pairs ? [] : out.refs.map((r) => messageKey(r.conversationId, r.messageId)))));
+}
+
+/** Fewest distinct query terms a fallback exchange must contain to count as evidence. */
+export function minMatchedTerms(distinctQueryTerms: number): number {
+  return distinctQueryTerms <= 2 ? distinctQueryTerms : Math.max(2, Math.ceil(distinctQueryTerms / 2));
+}
+
+/**
+ * Finds the past exchanges (a user line with the assistant's reply) that answer a query: BM25
+ * over raw messages ∥ exchanges by their pair vector ∥ lines by their own vector ∥ messages said
+ * on the dates the query names — the answering routes — fused with RRF; episodes found by
+ * keywords, date and vector then boost the exchanges those routes found inside their sessions
+ * (see episodeBoosts). Found messages are paired with their neighbours, cleared of what must stay
+ * hidden, and ordered with the named dates first; with `maxLines`, each exchange then keeps only
+ * the lines a route found (fitLines). Route failures are reported, never thrown: the other
+ * routes still answer.
+ */
+export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
+  const settled = await runRoutes(plan(deps, userId, input), { deadline: input.deadline, hits: (out) => out.hits ?? out.refs.length });
+  const { report: routes, failures } = settled;
+  const outputs: { route: ExchangeRoute; out: RouteOutput }[] = settled.results.map(({ route, value }) => ({ route, out: value }));
+
+  const minTerms = input.mode === 'weak' ? minMatchedTerms(new Set(input.tokens).size) : 0;
+  if (minTerms > 0) {
+    // Evidence must come from a line itself; without any such line there is nothing to pair.
+    // Sessions are no evidence either: a weak fallback is never boosted by its episode.
+    for (const o of outputs) if (!o.out.evidence) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
+  }
+  // A line budget asks for as many lines as `limit` exchanges of two would show.
+  const perExchange = input.maxLines !== undefined ? Math.ceil(input.maxLines / 2) : input.limit;
+  const refs = shortlist(outputs, perExchange);
+  if (refs.length === 0) return { exchanges: [], routes, failures };
+
+  try {
+    const neighbourhoods = await withDeadline(
+      deps.messageSearch.withNeighbours({ userId, refs, staleSources: input.mode === 'weak', now: input.now }),
+      input.deadline + 500,
+    );
+    const exchanges = new Map<string, ExchangeCandidate>();
+    const exchangeOf = new Map<string, string>();
+    const hidden = new Set<string>();
+    for (const n of neighbourhoods) {
+      const x = pairExchange(n.anchor, n.previous, n.next);
+      exchanges.set(x.key, x);
+      exchangeOf.set(messageKey(n.anchor.conversationId, n.anchor.messageId), x.key);
+      for (const l of [n.anchor, n.previous, n.next]) if (l?.hidden) hidden.add(messageKey(l.conversationId, l.messageId));
+    }
+
+    const matchedTerms = new Map<string, Set<string>>();
+    for (const { out } of outputs) {
+      for (const hit of out.matched ?? []) {
+        const key = exchangeOf.get(messageKey(hit.conversationId, hit.messageId));
+        if (!key) continue;
+        const set = matchedTerms.get(key) ?? new Set<string>();
+        for (const term of hit.matched) set.add(term);
+        matchedTerms.set(key, set);
+      }
+    }
+    // Exchanges a route vouches for (close enough by vector) pass the words check.
+    const vouched = new Set(outputs.flatMap(({ out }) => (out.evidence ? out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []) : [])));
+    const answering: RouteRanking[] = outputs
+      .filter(({ out }) => !out.sessions)
+      .map(({ route, out }) => ({ route, ids: out.refs.flatMap((r) => exchangeOf.get(messageKey(r.conversationId, r.messageId)) ?? []) }));
+    const boosts = episodeBoosts({
+      answering,
+      episodes: outputs.flatMap(({ route, out }) => (out.sessions ? [{ route, messageKeys: out.sessions }] : [])),
+      exchanges,
+      perRoute: EPISODE_BOOSTS,
+      rrfK: EXCHANGE_RRF_K,
+    });
+    const ranked = rankExchanges({
+      rankings: [...answering, ...boosts],
+      exchanges,
+      ranges: input.ranges,
+      hidden,
+      ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...[...matchedTerms].map(([k, v]) => [k, v.size] as const), ...[...vouched].map((k) => [k, minTerms] as const)]) } : {}),
+      limit: input.maxLines ?? input.limit,
+      rrfK: EXCHANGE_RRF_K,
+    });
+    if (input.maxLines === undefined) return { exchanges: ranked, routes, failures };
+    return { exchanges: fitLines(ranked, foundLines(outputs), input.maxLines), routes, failures };
+  } catch (err) {
+    failures.push({ route: 'exchange_hydrate', err });
+    return { exchanges: [], routes, failures };
+  }
+}
