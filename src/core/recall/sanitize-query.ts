@@ -43,7 +43,7 @@ const RULES: readonly [RegExp, string][] = [
   [new RegExp(`【(?:${MEDIA_WORDS})(?:\\s*[:：#][^【】\\n]*)?】`, 'giu'), ' '],
   [/\[media attached[^[\]\n]*\]/giu, ' '],
   // Attachment-like tags: <attachment …/>, <image src=…>, <media:image>, and their closers.
-  [/<\/?(?:attachment|image|img|media|file|audio|video)(?::[^<>\s]*)?\b[^<>]*>/giu, ' '],
+  [/<\/?(?:attachment|image|img|media|file|audio|video)(?=[\s:/>])[^<>]*>/giu, ' '],
   // Chat mentions: <@123>, <@!123>, <@&123>, <#123>.
   [/<[@#][!&]?\d+>/gu, ' '],
   // Bracketed timestamps: [2026-01-01 10:00], [Mon 2026-01-01 10:00:00 GMT+8], [10:32].
@@ -57,7 +57,7 @@ const RULES: readonly [RegExp, string][] = [
 
 /** Sender tags at the start of a line: "[user]:", "User:", "[张三]:", "Assistant：". */
 const LINE_SENDER =
-  /^[ \t]*(?:\[[^\]\n]{1,40}\]|user|assistant|human|system|me|sender|from|用户|助手)[ \t]*[:：][ \t]*/gimu;
+  /^[ \t]*(?:\[[^\]\n\r]{1,40}\]|user|assistant|human|system|me|sender|from|用户|助手)[ \t]*[:：][ \t]*/gimu;
 
 /**
  * Replaces each ``` fenced block for which `drop(language, body)` holds with a space. A scan with
@@ -116,7 +116,7 @@ function removeInjectedBlocks(text: string): string {
     return language === 'metadata' || (language === 'json' && METADATA_KEYS.test(body));
   });
   // Gateway preambles that introduce such blocks, e.g. "Conversation info (untrusted metadata):".
-  out = out.replace(/^[^\n]{0,60}\((?:untrusted )?metadata\)[:：]?[ \t]*$/gimu, ' ');
+  out = out.replace(/^[^\n\r]{0,60}\((?:untrusted )?metadata\)[:：]?[ \t]*$/gimu, ' ');
   return out;
 }
 

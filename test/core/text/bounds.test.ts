@@ -68,3 +68,14 @@ describe('query dates on long whitespace runs (issue #20)', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 });
+
+describe('goal deadlines on long whitespace runs (issue #20)', () => {
+  it('a digit then thousands of spaces answers quickly (chrono took 12 minutes on 8000 chars), dates still read', async () => {
+    const { goalDeadline } = await import('../../../src/core/proactive/nudge-triggers');
+    const said = new Date('2026-03-10T08:00:00Z');
+    expect(goalDeadline('by   December 15 finish the thesis', said, 'UTC')?.toISOString()).toBe('2026-12-15T23:59:59.999Z');
+    const started = performance.now();
+    goalDeadline(`提醒我3${' '.repeat(3000)}x`, said, 'Asia/Shanghai');
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
