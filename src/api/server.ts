@@ -15,6 +15,7 @@ import { codecRoutes } from './routes/codec';
 import { conversationSearchRoutes } from './routes/conversation-search';
 import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
+import { metricsRoutes } from './routes/metrics';
 import { memoryRoutes } from './routes/memories';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { privacyRoutes } from './routes/privacy';
@@ -80,11 +81,13 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   });
   installErrorHandling(app);
   // Before auth's preHandler and the routes: per-route body limits, and budgets spent before any query.
-  const limits = await installRateLimits(app, deps.config);
+  // The counters in PostgreSQL, so every API process spends one budget.
+  const limits = await installRateLimits(app, deps.config, { db: deps.pool });
   installAuth(app, deps, { beforeNewUser: limits.admitNewUser });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps));
+  await app.register(metricsRoutes(deps));
   await app.register(userRoutes);
   await app.register(userKeyRoutes(deps));
   await app.register(memoryRoutes(deps));

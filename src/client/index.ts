@@ -319,7 +319,7 @@ export class MemoryClient {
     return this.request('GET', '/healthz');
   }
 
-  createMemory(userId: string, input: { text: string; type: MemoryType; scope?: 'global' | 'task'; confidence?: number; importance?: number; keywords?: string[]; metadata?: Record<string, unknown>; expiresAt?: string; at?: string; requestId?: string; via?: 'api' | 'mcp' }): Promise<{ memory: MemoryView; decision: { action: string; reason: string }; workflowId: string }> {
+  createMemory(userId: string, input: { text: string; type?: MemoryType; scope?: 'global' | 'task'; confidence?: number; importance?: number; keywords?: string[]; metadata?: Record<string, unknown>; expiresAt?: string; at?: string; requestId?: string; via?: 'api' | 'mcp' }): Promise<{ memory: MemoryView; decision: { action: string; reason: string }; workflowId: string }> {
     return this.request('POST', `${this.user(userId)}/memories`, input);
   }
 

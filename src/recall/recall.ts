@@ -1,9 +1,11 @@
 import type { ErrorCode as Code } from '../core/errors';
+import { metrics } from '../observability/metrics';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
 import { COMPACT_BELOW_TOKENS, formatContext } from '../core/recall/format';
 import { latestOpenPainPoint } from '../core/recall/follow-up';
+import { isFillerExchange, withoutFiller } from '../core/recall/filler';
 import { vectorEvidenceFloor } from '../core/recall/exchange-evidence';
 import { onMemoryRrfScale, rankForInjection, type JointExchange } from '../core/recall/inject';
 import { planRoutes } from '../core/recall/query-intent';
@@ -521,6 +523,7 @@ export function buildRecallResult(input: {
  * for a dependency failure: the failed routes are named in `error` and the others still contribute.
  */
 export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
+  const startedAt = Date.now();
   const req = recallRequest(deps, userId, message, options);
   const failures: RouteFailure[] = [];
   const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route), req.deadline));
@@ -577,13 +580,14 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const budget = options.tokenBudget ?? deps.config.recall.tokenBudget;
   // Under a tight budget the compact memory line beats the long exchange it came from, whatever the question.
   const preferExchanges = (episodic?.asksWhatWasSaid ?? false) && budget >= COMPACT_BELOW_TOKENS;
-  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), preferExchanges, now: req.now });
+  // Small talk never enters the context, whatever the query (core/recall/filler.ts).
+  const joint = jointInjection({ ranked: withoutFiller(topRanked, (r) => r.memory.text), exchanges: found.filter((x) => !isFillerExchange(x)), ...(followed ? { followUp: followed } : {}), preferExchanges, now: req.now });
   const personaRead = persona ? await persona : undefined;
   if (personaRead) {
     report.push(...personaRead.report);
     failures.push(...personaRead.failures);
   }
-  return buildRecallResult({
+  const result = buildRecallResult({
     persona: personaRead?.persona,
     personaShare: deps.config.recall.personaShare,
     ranked: joint.ranked,
@@ -600,4 +604,6 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
     rewrittenQueries: rewritten?.queries,
     ranges,
   });
+  metrics.recall(Date.now() - startedAt, result.tokens);
+  return result;
 }
