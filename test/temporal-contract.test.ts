@@ -83,7 +83,7 @@ describe('payloads that cross to a caller stay in clear', () => {
 describe('docs/integrate-temporal.md', () => {
   it('quotes the example verbatim: every snippet is in the file it names', () => {
     const doc = readFileSync(join(ROOT, 'docs/integrate-temporal.md'), 'utf8');
-    const snippets = [...doc.matchAll(/<!-- snippet: (\S+) -->\n```ts\n([\s\S]*?)\n```/g)];
+    const snippets = [...doc.matchAll(/<!-- snippet: (\S+) -->\n```(?:ts|python)\n([\s\S]*?)\n```/g)];
     expect(snippets.length).toBeGreaterThanOrEqual(6);
     for (const [, file, code] of snippets) expect(readFileSync(join(ROOT, file!), 'utf8'), `snippet from ${file}`).toContain(code);
   });
