@@ -8,5 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
+# The workflow bundle, built once here: a worker (re)start loads it instead of bundling (docs/operations.md).
+RUN npm run build:workflows
 ENV NODE_ENV=production HOST=0.0.0.0
 CMD ["node", "--import", "tsx", "src/cli/api.ts"]

@@ -33,7 +33,7 @@ import { PostgresExchangeIndexWatermarks } from './adapters/postgres/exchange-in
 import { ChromaExchangeIndex } from './adapters/chroma/chroma-exchange-index';
 import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
 import { ExtractionNet } from './core/extraction/net';
-import { migrate } from './adapters/postgres/migrate';
+import { assertSchemaCurrent, migrate } from './adapters/postgres/migrate';
 import { PostgresNotificationRepository } from './adapters/postgres/notification-repository';
 import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
 import { PostgresOutboxRetryRepository } from './adapters/postgres/outbox-retry-repository';
@@ -69,6 +69,7 @@ import { SubjectKeys } from './security/subject';
 import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
+import { loadWorkflowBundle, workflowSourcesHash } from './shared/workflow-bundle';
 import { installTracing } from './observability/tracing';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -190,7 +191,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   installSdkRuntime(logger, config.observability.temporalMetricsAddress);
   if (config.observability.traces === 'otlp') installTracingOnce(config.observability.otlpEndpoint);
-  if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
+  // Production migrates as its own step (`npm run migrate`, MIGRATE_ON_START): then only check.
+  if (opts.migrate ?? config.migrateOnStart) await migrate(endpoints.databaseUrl);
+  else await assertSchemaCurrent(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
@@ -198,6 +201,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const embeddings = createEmbeddings(config, endpoints);
   const secrets = new ServiceSecrets(config.secretKey);
   const subjects = new SubjectKeys(secrets);
+  // Data fix-ups with the service's keys and Chroma: idempotent, so they stay at every start.
   if (opts.migrate !== false) {
     await rekeyLegacyUsers(pool, (tenantId, userId) => subjects.userKey({ tenantId, userId }));
     await finishVectorMoves(pool, async (move) => {
@@ -252,8 +256,11 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     );
   const workers: NativeConnection[] = [];
   let bundle: Promise<WorkflowBundleOption> | undefined;
+  // The bundle of `npm run build:workflows` when it is fresh (a restart in seconds), else bundled here.
   const workflowBundle = () =>
-    (bundle ??= bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: bundlerLogger(TemporalRuntime.instance().logger) }).then(({ code }) => ({ code })));
+    (bundle ??= workflowSourcesHash(WORKFLOW_BUNDLE_OPTIONS)
+      .then(loadWorkflowBundle)
+      .then(async (prebuilt) => prebuilt ?? { code: (await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: bundlerLogger(TemporalRuntime.instance().logger) })).code }));
 
   return {
     config,

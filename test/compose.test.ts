@@ -13,7 +13,10 @@ const documented = new Set([...envExample.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map
 
 describe('docker-compose.yml', () => {
   it('runs the whole production-like stack', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'chroma', 'embedder', 'postgresql', 'temporal', 'temporal-ui', 'worker']);
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'chroma', 'embedder', 'migrate', 'postgresql', 'temporal', 'temporal-ui', 'worker']);
+    // Migrations run once, before worker and API (which no longer migrate in production).
+    expect(compose.services.api!.depends_on).toMatchObject({ migrate: { condition: 'service_completed_successfully' } });
+    expect(compose.services.worker!.depends_on).toMatchObject({ migrate: { condition: 'service_completed_successfully' } });
     expect(compose.services.temporal!.environment!.DB).toBe('postgres12');
     expect(compose.services.api!.ports).toContain('8080:8080');
   });

@@ -8,6 +8,7 @@ import { shouldRewrite } from '../core/recall/query-rewrite';
 import { mcpBudgets } from '../mcp/budgets';
 import { policyFor, proxyCostUnits } from '../proxy/policy';
 import { requestUserId } from './auth';
+import { PostgresRateLimitStore } from './postgres-rate-limit-store';
 
 /**
  * Rate limits and request body sizes, so one client (or one user) cannot exhaust the model, the
@@ -27,8 +28,9 @@ import { requestUserId } from './auth';
  * and `newUsers`, per tenant: first contact with a user id creates a user row (and, with their
  * first message, two Temporal Schedules), so a tenant cannot mint ids without bound.
  *
- * The counters are @fastify/rate-limit's in-memory store: per API process. Several processes
- * behind a load balancer each allow the full budget (docs/security.md says how to share them).
+ * The counters live in PostgreSQL when the API is given its pool (src/api/postgres-rate-limit-store.ts),
+ * so every API process behind a load balancer spends the same budget; without one (unit tests)
+ * they are @fastify/rate-limit's in-memory store, per process.
  */
 
 export type Budget = RateLimitBudget;
@@ -183,7 +185,11 @@ declare module 'fastify' {
  * preHandler that spends the request's budgets. Call before the routes are registered and
  * before auth's preHandler, so a refused request costs no database query.
  */
-export async function installRateLimits(app: FastifyInstance, config: Pick<AppConfig, 'rateLimits' | 'recall' | 'maxMessagesBodyBytes'>): Promise<RateLimits> {
+export async function installRateLimits(
+  app: FastifyInstance,
+  config: Pick<AppConfig, 'rateLimits' | 'recall' | 'maxMessagesBodyBytes'>,
+  shared?: { db: ConstructorParameters<typeof PostgresRateLimitStore>[0] },
+): Promise<RateLimits> {
   const { windowSeconds, perUser, perKey, newUsersPerTenant } = config.rateLimits;
   const table = routeLimits(config);
 
@@ -195,18 +201,25 @@ export async function installRateLimits(app: FastifyInstance, config: Pick<AppCo
     }
   });
 
-  await app.register(rateLimit, { global: false });
-  const limiter = (max: number, keyGenerator: (r: FastifyRequest) => string): Limiter | undefined => {
+  if (shared) {
+    const store = new PostgresRateLimitStore(shared.db, (err) => app.log.warn({ err }, 'sweep of expired rate-limit windows failed'));
+    // The plugin constructs the store itself; this class hands it the one already made.
+    await app.register(rateLimit, { global: false, store: class { constructor() { return store; } } as never });
+  } else {
+    await app.register(rateLimit, { global: false });
+  }
+  const limiter = (name: string, max: number, keyGenerator: (r: FastifyRequest) => string): Limiter | undefined => {
     if (max <= 0) return undefined;
     // `cache` sizes the limiter's own in-memory store (read by the store, not in the typings).
-    const options: CreateRateLimitOptions & { cache: number } = { max, timeWindow: windowSeconds * 1000, keyGenerator, cache: LIMITER_KEYS };
+    // The budget's name leads the key: the shared store keeps every limiter in one table.
+    const options: CreateRateLimitOptions & { cache: number } = { max, timeWindow: windowSeconds * 1000, keyGenerator: (r) => `${name}|${keyGenerator(r)}`, cache: LIMITER_KEYS };
     return app.createRateLimit(options);
   };
   const limiters: Record<Budget, Record<Scope, Limiter | undefined>> = {
-    recall: { user: limiter(perUser.recall, (r) => userOf(r)!), key: limiter(perKey.recall, apiKeyOf) },
-    writes: { user: limiter(perUser.writes, (r) => userOf(r)!), key: limiter(perKey.writes, apiKeyOf) },
-    llm: { user: limiter(perUser.llm, (r) => userOf(r)!), key: limiter(perKey.llm, apiKeyOf) },
-    exports: { user: limiter(perUser.exports, (r) => userOf(r)!), key: limiter(perKey.exports, apiKeyOf) },
+    recall: { user: limiter('recall', perUser.recall, (r) => userOf(r)!), key: limiter('recall', perKey.recall, apiKeyOf) },
+    writes: { user: limiter('writes', perUser.writes, (r) => userOf(r)!), key: limiter('writes', perKey.writes, apiKeyOf) },
+    llm: { user: limiter('llm', perUser.llm, (r) => userOf(r)!), key: limiter('llm', perKey.llm, apiKeyOf) },
+    exports: { user: limiter('exports', perUser.exports, (r) => userOf(r)!), key: limiter('exports', perKey.exports, apiKeyOf) },
   };
   const limits: Record<Scope, Record<Budget, number>> = { user: perUser, key: perKey };
 
@@ -224,7 +237,7 @@ export async function installRateLimits(app: FastifyInstance, config: Pick<AppCo
     }
   });
 
-  const newUsers = limiter(newUsersPerTenant, (r) => limitKey.tenant(r.tenantId ?? ''));
+  const newUsers = limiter('newUsers', newUsersPerTenant, (r) => limitKey.tenant(r.tenantId ?? ''));
   // Admissions of the current window, so repeated and concurrent first requests count once.
   const admitted = new Map<string, { until: number; admission: Promise<void> }>();
   const rateLimits: RateLimits = {

@@ -1,3 +1,4 @@
+import { SchemaBehindError } from '../adapters/postgres/migrate';
 import { ConfigError } from '../config';
 import { StackStartError } from '../stack/readiness';
 
@@ -6,7 +7,7 @@ import { StackStartError } from '../stack/readiness';
  * port in use, a bad variable) gets one line naming it; anything else is a bug and keeps its stack.
  */
 export function exitWith(entry: string, err: unknown): never {
-  if (err instanceof StackStartError || err instanceof ConfigError) console.error(`[${entry}] cannot start: ${err.message}`);
+  if (err instanceof StackStartError || err instanceof ConfigError || err instanceof SchemaBehindError) console.error(`[${entry}] cannot start: ${err.message}`);
   else console.error(err);
   process.exit(1);
 }

@@ -242,6 +242,10 @@ export const envSchema = z.object({
   PROXY_TENANT_POLICIES: optionalString,
   PROXY_TOKENS_PER_UNIT: positiveInt.default(4096),
   PROXY_UPSTREAM_TIMEOUT_MS: positiveInt.max(600_000).default(120_000),
+  // Process start (docs/operations.md): whether API and worker apply pending migrations themselves.
+  // auto: yes in development and tests, no in production (run `npm run migrate` as its own step;
+  // a process then refuses to start on a schema behind its code).
+  MIGRATE_ON_START: z.enum(['auto', 'true', 'false']).default('auto'),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -355,6 +359,8 @@ export interface AppConfig {
   exports: { concurrencyPerTenant: number; snapshotsAtOnce: number; statementTimeoutMs: number; snapshotTimeoutMs: number };
   /** Live event streams (SSE) open at once, per (tenant, user) and per API key. */
   eventStreams: { perUser: number; perKey: number };
+  /** Whether API and worker apply pending migrations at start (else they refuse a schema behind them). */
+  migrateOnStart: boolean;
   /** Metrics and traces: the Temporal SDK's Prometheus address (undefined: off); traces exported over OTLP to `otlpEndpoint` when `traces` is 'otlp'. */
   observability: { temporalMetricsAddress?: string; traces: 'off' | 'otlp'; otlpEndpoint?: string };
 }
@@ -618,6 +624,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     proxy: proxyConfig(e),
     exports: { concurrencyPerTenant: e.EXPORT_CONCURRENCY_PER_TENANT, snapshotsAtOnce: e.EXPORT_SNAPSHOTS_AT_ONCE, statementTimeoutMs: e.EXPORT_STATEMENT_TIMEOUT_MS, snapshotTimeoutMs: e.EXPORT_SNAPSHOT_TIMEOUT_MS },
     eventStreams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perKey: e.SSE_MAX_STREAMS_PER_KEY },
+    migrateOnStart: e.MIGRATE_ON_START === 'auto' ? e.NODE_ENV !== 'production' : e.MIGRATE_ON_START === 'true',
     observability: { temporalMetricsAddress: e.TEMPORAL_METRICS_ADDRESS, traces: e.OTEL_TRACES, otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT },
   };
 }

@@ -5,6 +5,7 @@ import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
 import { COMPACT_BELOW_TOKENS, formatContext } from '../core/recall/format';
 import { latestOpenPainPoint } from '../core/recall/follow-up';
+import { isFillerExchange, withoutFiller } from '../core/recall/filler';
 import { vectorEvidenceFloor } from '../core/recall/exchange-evidence';
 import { onMemoryRrfScale, rankForInjection, type JointExchange } from '../core/recall/inject';
 import { planRoutes } from '../core/recall/query-intent';
@@ -579,7 +580,8 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const budget = options.tokenBudget ?? deps.config.recall.tokenBudget;
   // Under a tight budget the compact memory line beats the long exchange it came from, whatever the question.
   const preferExchanges = (episodic?.asksWhatWasSaid ?? false) && budget >= COMPACT_BELOW_TOKENS;
-  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), preferExchanges, now: req.now });
+  // Small talk never enters the context, whatever the query (core/recall/filler.ts).
+  const joint = jointInjection({ ranked: withoutFiller(topRanked, (r) => r.memory.text), exchanges: found.filter((x) => !isFillerExchange(x)), ...(followed ? { followUp: followed } : {}), preferExchanges, now: req.now });
   const personaRead = persona ? await persona : undefined;
   if (personaRead) {
     report.push(...personaRead.report);

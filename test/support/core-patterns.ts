@@ -46,17 +46,19 @@ export function literalPatterns(file: string): FoundPattern[] {
 }
 
 /**
- * Runs `load` with the RegExp constructor wrapped and returns every pattern constructed from a
- * frame inside src/core (libraries such as chrono build their own and are not ours to rewrite).
+ * Runs `load` with the RegExp constructor wrapped and returns every pattern constructed by code
+ * of src/core (libraries such as chrono build their own and are not ours to rewrite).
  */
 export async function capturePatterns(load: () => Promise<void>): Promise<FoundPattern[]> {
   const original = globalThis.RegExp;
   const found: FoundPattern[] = [];
   const record = (args: unknown[]): void => {
     const [pattern, flags] = args;
+    // The constructing frame is the first one outside this file: a library (chrono builds its
+    // parsers lazily, called from src/core) constructs its own, which are not ours to rewrite.
     const stack = new Error().stack ?? '';
-    const frame = stack.split('\n').find((l) => l.includes('/src/core/'));
-    if (!frame) return;
+    const frame = stack.split('\n').slice(1).find((l) => !l.includes('core-patterns.ts'));
+    if (!frame?.includes('/src/core/')) return;
     const file = /\/(src\/core\/[^:)]+)/u.exec(frame)?.[1] ?? 'src/core';
     const re = pattern instanceof original ? pattern : undefined;
     found.push({ source: re ? re.source : String(pattern), flags: typeof flags === 'string' ? flags : (re?.flags ?? ''), where: `${file} (runtime)` });

@@ -8,10 +8,9 @@ import type { ConversationMessage, EntityRef, MemoryCandidate, RelationRef } fro
 import { extractEntities } from './entities';
 import { extractKeywords } from './keywords';
 import { detectLang, type Lang, prepareText, splitSentences, trimPunct } from './text';
+import { boundMessage } from '../text/bounds';
 
 const MAX_TEXT = 220;
-/** Only the start of a long answer is read; a recommendation leads, and it bounds the cost. */
-const MAX_MESSAGE = 4000;
 
 const ACK =
   /^(?:好的|好嘞|[好嗯行]|明白了?|了解了?|收到|记住了|知道了|没问题|可以的|当然|ok(?:ay)?|got it|noted|sure|will do|done|understood|of course|absolutely|great|thanks|thank you|no problem|alright|perfect|yes)(?:[，,。.!！\s]+|$)/iu;
@@ -97,7 +96,7 @@ export function extractAssistantContribution(
   next: ConversationMessage | undefined,
   segmenter: Segmenter,
 ): MemoryCandidate | null {
-  const content = prepareText(message.content.slice(0, MAX_MESSAGE)).trim();
+  const content = prepareText(boundMessage(message.content)).trim();
   const lang = detectLang(content);
   const acked = ACK.test(content);
   const requested = request !== undefined && ASKED_FOR.test(request.content.trim());

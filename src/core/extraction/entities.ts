@@ -69,8 +69,8 @@ function addTech(text: string, lang: Lang, bag: EntityBag): void {
 }
 
 function addQuoted(text: string, bag: EntityBag): void {
-  for (const m of text.matchAll(/《([^》]{1,40})》/gu)) bag.add(m[1] ?? '', 'title');
-  for (const m of text.matchAll(/[“「"]([^”」"]{1,40})[”」"]/gu)) bag.add(m[1] ?? '', 'name');
+  for (const m of text.matchAll(/《([^《》]{1,40})》/gu)) bag.add(m[1] ?? '', 'title');
+  for (const m of text.matchAll(/[“「"]([^“「"”」]{1,40})[”」"]/gu)) bag.add(m[1] ?? '', 'name');
 }
 
 function zhEntities(text: string, segmenter: Segmenter, bag: EntityBag): void {

@@ -15,6 +15,7 @@ import { type NetStatement, selectNetStatements } from './net-statements';
 import { oneVagueResolution } from './resolution';
 import { segmentMessage } from './segments';
 import { detectLang, normalizeFact, prepareText } from './text';
+import { boundMessage } from '../text/bounds';
 
 /** Canonical form used to detect "the same normalised fact" (lowercase, no punctuation, no leading 我/I'm/My, half-width). */
 export { normalizeFact } from './text';
@@ -31,14 +32,9 @@ export interface OfflineExtractorOptions {
 const CHITCHAT =
   /^(?:hi|hey|hello|yo|thanks|thank you|thx|ty|lol|lmao|haha+|ok|okay|ok cool|cool|nice|great|awesome|good|sure|yes|yeah|yep|no|nope|bye|good night|good morning|gm|gn|你好|您好|嗨|哈喽|谢谢|谢了|多谢|哈{2,}|呵呵|好的|[好行]|嗯+|哦+|可以|晚安|早安|早|再见|拜拜|ok的|收到|明白|了解)[\s!！.。~～?？]*$/iu;
 
-/**
- * Statements about oneself come early and short; the tail of a very long message (a pasted
- * document or log) is not read, which also bounds the cost of the rules.
- */
-const MAX_MESSAGE = 4000;
 
 function extractFromUser(message: ConversationMessage, zone: string, segmenter: Segmenter, withStatements: boolean): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
-  const content = prepareText(message.content.slice(0, MAX_MESSAGE)).trim();
+  const content = prepareText(boundMessage(message.content)).trim();
   if (!content || CHITCHAT.test(content)) return { candidates: [], statements: [] };
   const lang = detectLang(content);
   const candidates: MemoryCandidate[] = [];

@@ -58,7 +58,12 @@ const FORWARD_BANNER = /^[ \t]*[-=_*]{2}.*(?:forwarded|original message|转发|�
 
 const FENCE = /(?:```|~~~)[\s\S]*?(?:```|~~~|$)/gu;
 const MAIL_QUOTE_LINE = /^[ \t]*[>＞].*$/gmu;
-const QUOTE_SPANS = [/"([^"\n]{1,4000})"/gu, /“([^”]{1,4000})”/gu, /「([^」]{1,4000})」/gu, /『([^』]{1,4000})』/gu, /«([^»]{1,4000})»/gu];
+/**
+ * A span holds no opener of its own kind: an attempt at an unclosed opener stops at the next one
+ * instead of reading 4000 characters from every opener (quadratic on "“““…", issue #20), and
+ * nested same-kind quotes were never paired by these spans anyway.
+ */
+const QUOTE_SPANS = [/"([^"\n]{1,4000})"/gu, /“([^“”]{1,4000})”/gu, /「([^「」]{1,4000})」/gu, /『([^『』]{1,4000})』/gu, /«([^«»]{1,4000})»/gu];
 /** A sentence boundary inside a quote: terminal punctuation then more words, not after "Mr"/"Dr"… */
 const INNER_SENTENCE_END = /(?<!\b(?:mr|mrs|ms|dr|st|vs|jr|sr|no))[.!?。！？；;]\s*\S/iu;
 const LEAD_IN_MAX = 100;

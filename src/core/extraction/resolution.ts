@@ -58,7 +58,7 @@ const ZH_NEGATED = /[没沒未不别]有?能?$/u;
 /** A fix only waited for, hoped for or supposed: "等修好了再说", "希望能好". */
 const ZH_PENDING = /^(?:等|等到|如果|要是|假如|希望|但愿|盼着|只要)|再说$|的话/u;
 /** Words that refer back without naming anything. */
-const ZH_VAGUE = /^(?:那个|这个|那件事|这件事|那事|这事|[它都的那这了也就还又]|问题|毛病|情况|一切|全部|现在|已经|终于|总算|我的?|之前|上次|报错的?)+$/u;
+const ZH_VAGUE = /^(?:那个|这个|那件事|这件事|那事|这事|[它都的那这了也就还又]|问题|毛病|情况|一切|全部|现在|已经|终于|总算|我|之前|上次|报错)+$/u;
 
 function zhSubject(before: string, segmenter: Segmenter): string {
   const pre = stripTrailing(before, /(?:已经|早就|终于|总算|现在|目前|[都全也就又]|基本|完全|彻底)$/u, 2).replace(/的?(?:问题|毛病|情况|事情?)$/u, '').trim();
@@ -107,7 +107,7 @@ const EN_NOT_SINCE = /\b(?:haven't|have not|hasn't|has not|didn't|did not)\s+(?:
 const EN_DONE =
   /\b(?:is|are|was|were|'s|'re|got|get|been|has|have|has been|have been)\s+(?:all\s+|finally\s+|now\s+|completely\s+|totally\s+|fully\s+|been\s+)?(?<p>fixed|resolved|solved|sorted(?:\s+out)?|gone|healed|cured|cleared\s+up|over|back\s+to\s+normal|(?:fine|ok|okay|better|normal|good|stable|quiet|smooth|clear)\s+(?:now|again|since))\b/iu;
 /** "went away / cleared up / disappeared / subsided / stopped" after a subject. */
-const EN_WENT = /\b(?<p>went\s+away|cleared\s+up|disappeared|subsided|calmed\s+down|eased\s+off|eased\s+up|let\s+up|died\s+down|settled\s+down|stopped)\b(?<rest>.*)$/iu;
+const EN_WENT = /\b(?<p>went\s+away|cleared\s+up|disappeared|subsided|calmed\s+down|eased\s+off|eased\s+up|let\s+up|died\s+down|settled\s+down|stopped)\b(?<rest>.*)/iu;
 /** A function back: "works again", "is working fine now", "connects again", "passes now". */
 const EN_BACK =
   /\b(?:works|working|worked|runs|running|loads|loading|connects|connecting|starts|charges|charging|prints|printing|boots|syncs|syncing|passes|passing|sleeps|sleeping|compiles|responds|opens|drains)\b(?:\s+(?:fine|normally|properly|perfectly|well|through\s+the\s+night|again))*\s+(?:again|now|fine|normally|properly|perfectly)\b/iu;
@@ -116,7 +116,7 @@ const EN_FINALLY = /\bfinally\s+(?:works|runs|loads|connects|starts|boots|compil
 /** A fix only waited for, hoped for or supposed: "once it's fixed", "I wish it were fixed". */
 const EN_PENDING = /\b(?:once|if|until|unless|wish|hope|hopefully|will|'ll|going to|gonna|plan to|want|would|should)\b/iu;
 /** "I fixed it", "we solved the leak", "I got it working", "problem solved". */
-const EN_SELF_FIXED = /\b(?:i|we)\s+(?:finally\s+|managed\s+to\s+|just\s+)?(?:fixed|solved|resolved|sorted(?:\s+out)?|repaired)\b(?<x>.*)$|\bgot\s+(?:it|that|this|the\s+\w+|my\s+\w+)\s+(?:working|fixed|sorted)\b|\bproblem\s+solved\b|\bissue\s+resolved\b|\ball\s+(?:sorted|fixed)\b/iu;
+const EN_SELF_FIXED = /\b(?:i|we)\s+(?:finally\s+|managed\s+to\s+|just\s+)?(?:fixed|solved|resolved|sorted(?:\s+out)?|repaired)\b(?<x>.*)|\bgot\s+(?:it|that|this|the\s+\w+|my\s+\w+)\s+(?:working|fixed|sorted)\b|\bproblem\s+solved\b|\bissue\s+resolved\b|\ball\s+(?:sorted|fixed)\b/iu;
 const EN_NEGATED = /\b(?:not|never|nothing|no one|nobody|hardly)\b|n't\b/iu;
 /** Breakage that "stopped" also words: "stopped working", "stopped charging". */
 const EN_STOPPED_FUNCTION = /^\s*(?:working|charging|draining|responding|loading|printing|syncing|connecting|running|cooling|heating|turning\s+on)\b/iu;

@@ -3,6 +3,8 @@
  * clause splitting with offsets, discourse fillers, and the canonical form used for dedup.
  */
 
+import { splitLongSentence } from '../text/bounds';
+
 /** Language the rules are chosen by; mixed Chinese/English text counts as Chinese. */
 export type Lang = 'zh' | 'en';
 
@@ -48,14 +50,20 @@ export function splitSentences(content: string): Sentence[] {
   const sentences: Sentence[] = [];
   let start = 0;
   const push = (end: number, terminator: string): void => {
-    const raw = content.slice(start, end);
-    const lead = raw.length - raw.trimStart().length;
-    const text = raw.trim();
-    if (text) {
-      const s = start + lead;
-      const question = /[?？]/u.test(terminator) || /吗[~～]*$/u.test(text);
-      sentences.push({ start: s, end: s + text.length, text, question, clauses: splitClauses(text, s) });
-    }
+    // A run-on "sentence" (no terminator for pages) is read in pieces of a bounded length, so
+    // the per-sentence rules never see more than MAX_SENTENCE_CHARS at once.
+    let at = start;
+    const pieces = splitLongSentence(content.slice(start, end));
+    pieces.forEach((raw, k) => {
+      const lead = raw.length - raw.trimStart().length;
+      const text = raw.trim();
+      if (text) {
+        const s = at + lead;
+        const question = (k === pieces.length - 1 && /[?？]/u.test(terminator)) || /吗[~～]*$/u.test(text);
+        sentences.push({ start: s, end: s + text.length, text, question, clauses: splitClauses(text, s) });
+      }
+      at += raw.length;
+    });
   };
   for (let i = 0; i < content.length; i += 1) {
     const c = content[i] ?? '';

@@ -39,7 +39,7 @@ export const ZH_FACT_RULES: readonly Rule[] = [
   rule('zh.goal.deadline', zh(`${SELF_OPT}(?:想|要|希望|打算|计划|准备|争取|决心|立志|力争|必须|得)(?:在)?(?<obj>[^，,]*?(?:前|之前|以前|以内|为止|年底|年内|今年|明年|月内|周内|天内)[^，,]*)`), (m) =>
     makeMatch('zh.goal.deadline', { type: 'goal', confidence: 0.85, relation: 'goal', target: obj(m) }),
   ),
-  rule('zh.pain.causes', zh('(?<obj>.+?)(?:让我|令我|搞得我|弄得我|害我)(?:很|特别|非常|超|有点|真的)?(?:头疼|困扰|崩溃|抓狂|烦|焦虑|难受|痛苦|头大|郁闷|失眠)'), (m) =>
+  rule('zh.pain.causes', zh('(?<![^\\n\\r\\u2028\\u2029])(?<obj>.+?)(?:让我|令我|搞得我|弄得我|害我)(?:很|特别|非常|超|有点|真的)?(?:头疼|困扰|崩溃|抓狂|烦|焦虑|难受|痛苦|头大|郁闷|失眠)'), (m) =>
     makeMatch('zh.pain.causes', { type: 'pain_point', confidence: 0.85, relation: 'struggles_with', target: obj(m) }),
   ),
   rule('zh.pain.recurring', zh(`(?:一直|老是|总是|经常|动不动就?|每次都?|每天.{0,12}?都|天天|频繁|时不时|又)(?:会|要|在|得|是)?.{0,12}?${PAIN_SYMPTOM}`), (_m, clause) =>
@@ -155,7 +155,7 @@ export const ZH_FACT_RULES: readonly Rule[] = [
   ),
 
   // Likes and dislikes.
-  rule('zh.pref.favourite', zh('(?:我|我的)?最(?:喜欢|爱)的(?<what>[^，,]+?)(?:是|就是)(?<obj>[^，,]+)'), (m) =>
+  rule('zh.pref.favourite', zh('(?:我|我的)?最(?:喜欢|爱)的(?<what>[^，,最]+?)(?:是|就是)(?<obj>[^，,]+)'), (m) =>
     makeMatch('zh.pref.favourite', { type: 'preference', confidence: 0.9, relation: 'likes', target: obj(m) }),
   ),
   rule('zh.pref.hobby', zh(`${SELF_OPT}(?:的)?(?:爱好|兴趣|兴趣爱好)(?:是|就是)(?<obj>[^，,]+)`), (m) =>

@@ -30,7 +30,7 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
   ),
   rule('zh.forget.dontwant', zh(`^${PRE}我?不(?:想|希望|要)(?:让)?你(?:再)?(?:记|记住|存|保存|留着)(?<obj>.+)$`), (m) => forget('zh.forget.dontwant', m)),
 
-  rule('zh.instr.standing', zh(`^(?:请|麻烦)?你?${STANDING}[，,\\s]*(?:请|麻烦)?你?(?<obj>.+)$`), (m) =>
+  rule('zh.instr.standing', zh(`^(?:请|麻烦)?你?${STANDING}[，,\\s]*(?:请|麻烦)?你?(?<obj>[^，,\\s].*)$`), (m) =>
     ASSISTANT_VERB.test(group(m)) ? makeMatch('zh.instr.standing', { type: 'instruction', confidence: 0.9, standing: true }) : null,
   ),
   rule(
@@ -83,13 +83,13 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
       ? makeMatch('zh.update.nowjob', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'works_as', target: job, subject: '工作' })
       : null;
   }),
-  rule('zh.update.switch', zh('(?:从(?<from>.+?))?(?:换成|改成|改为|换到|迁移到|切到|切换到|改用)了?(?<obj>.+)'), (m, clause, segmenter) => {
+  rule('zh.update.switch', zh('(?:从(?<from>[^从\\n\\r\\u2028\\u2029]+?))?(?:换成|改成|改为|换到|迁移到|切到|切换到|改用)了?(?<obj>.+)'), (m, clause, segmenter) => {
     if (isTaskScoped(clause)) return null;
     const to = cleanObject(group(m), 'zh');
     const from = cleanObject(group(m, 'from'), 'zh');
     return makeMatch('zh.update.switch', { type: 'fact', intent: 'update', confidence: 0.85, relation: 'uses', target: to, subject: subjectWords(from || to, 'zh', segmenter) });
   }),
-  rule('zh.update.cured', zh('(?<obj>[^，,]+?)(?:已经|早就)?(?:好了|痊愈了?|康复了?|治好了|根治了|没事了)$'), (m, _clause, segmenter) => {
+  rule('zh.update.cured', zh('(?<![^，,])(?<obj>[^，,]+?)(?:已经|早就)?(?:好了|痊愈了?|康复了?|治好了|根治了|没事了)$'), (m, _clause, segmenter) => {
     const obj = cleanObject(group(m), 'zh');
     return ZH_CONDITIONS.test(obj) || /过敏|[病伤痛]/u.test(obj)
       ? makeMatch('zh.update.cured', { type: 'fact', intent: 'update', confidence: 0.85, importance: HEALTH_IMPORTANCE, subject: subjectWords(obj, 'zh', segmenter) })

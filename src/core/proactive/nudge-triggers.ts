@@ -4,6 +4,7 @@
  */
 import * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
+import { cutAt, MAX_SENTENCE_CHARS, squeezeSpaces } from '../text/bounds';
 import { floatingReference, inZone, normaliseWidth } from '../time/query-dates';
 
 export type NudgeTriggerKind = 'pain_point_recurring' | 'goal_deadline' | 'reminder_upcoming';
@@ -61,7 +62,10 @@ export function goalDeadline(text: string, statedAt: Date, timeZone: string): Da
   if (YEAR_END.test(t)) return stated.endOf('year').toJSDate();
   if (MONTH_END.test(t)) return stated.endOf('month').toJSDate();
   const ref = floatingReference(stated);
-  const results = [...chrono.zh.parse(t, ref, { forwardDate: true }), ...chrono.en.parse(t, ref, { forwardDate: true })];
+  // chrono's zh patterns backtrack on a digit then a whitespace run (12 minutes on 8000 chars,
+  // issue #20) and on long numeral runs: it reads the goal with runs squeezed, at most a sentence.
+  const read = cutAt(squeezeSpaces(t).text, MAX_SENTENCE_CHARS);
+  const results = [...chrono.zh.parse(read, ref, { forwardDate: true }), ...chrono.en.parse(read, ref, { forwardDate: true })];
   const first = results[0];
   if (!first) return undefined;
   const c = first.start;

@@ -37,12 +37,13 @@ const RULES: readonly [RegExp, string][] = [
   // Continuation lines must be long so that ordinary words on the next line are not eaten.
   [/data:[\w.+/-]+(?:;[\w=.-]+)*;base64,[A-Z0-9+/=]*(?:\n[A-Z0-9+/=]{40,})*/giu, ' '],
   [/[A-Za-z0-9+/]{100,}={0,2}/gu, ' '],
-  // Media placeholders: [image], [图片], [image: foo.png], [media attached: …].
-  [new RegExp(`\\[(?:${MEDIA_WORDS})(?:\\s*[:：#][^\\]\\n]*)?\\]`, 'giu'), ' '],
-  [new RegExp(`【(?:${MEDIA_WORDS})(?:\\s*[:：#][^】\\n]*)?】`, 'giu'), ' '],
-  [/\[media attached[^\]\n]*\]/giu, ' '],
+  // Media placeholders: [image], [图片], [image: foo.png], [media attached: …]. A body holds no
+  // opener, so an unclosed one is not re-read from every later opener (quadratic, issue #20).
+  [new RegExp(`\\[(?:${MEDIA_WORDS})(?:\\s*[:：#][^[\\]\\n]*)?\\]`, 'giu'), ' '],
+  [new RegExp(`【(?:${MEDIA_WORDS})(?:\\s*[:：#][^【】\\n]*)?】`, 'giu'), ' '],
+  [/\[media attached[^[\]\n]*\]/giu, ' '],
   // Attachment-like tags: <attachment …/>, <image src=…>, <media:image>, and their closers.
-  [/<\/?(?:attachment|image|img|media|file|audio|video)(?::[^>\s]*)?\b[^>]*>/giu, ' '],
+  [/<\/?(?:attachment|image|img|media|file|audio|video)(?=[\s:/>])[^<>]*>/giu, ' '],
   // Chat mentions: <@123>, <@!123>, <@&123>, <#123>.
   [/<[@#][!&]?\d+>/gu, ' '],
   // Bracketed timestamps: [2026-01-01 10:00], [Mon 2026-01-01 10:00:00 GMT+8], [10:32].
@@ -56,7 +57,7 @@ const RULES: readonly [RegExp, string][] = [
 
 /** Sender tags at the start of a line: "[user]:", "User:", "[张三]:", "Assistant：". */
 const LINE_SENDER =
-  /^[ \t]*(?:\[[^\]\n]{1,40}\]|user|assistant|human|system|me|sender|from|用户|助手)[ \t]*[:：][ \t]*/gimu;
+  /^[ \t]*(?:\[[^\]\n\r]{1,40}\]|user|assistant|human|system|me|sender|from|用户|助手)[ \t]*[:：][ \t]*/gimu;
 
 /**
  * Replaces each ``` fenced block for which `drop(language, body)` holds with a space. A scan with
@@ -81,13 +82,32 @@ function replaceFences(text: string, drop: (language: string, body: string) => b
   return out + text.slice(from);
 }
 
+/**
+ * Cuts each `<tag …>…</tag>` block, and an unclosed one up to the end, with one left-to-right
+ * scan per tag. Not /<tag(?:\s[^>]*)?>[\s\S]*?<\/tag\s*>/g plus /<tag…>[\s\S]*$/: both retried
+ * their body from every opening tag to the end of the text, quadratic on many unclosed openers
+ * (issue #20). Attributes hold no `<`, so an attempt at one opener stops at the next.
+ */
+function cutBlocks(text: string, tag: string): string {
+  const opener = new RegExp(`<${tag}(?:\\s[^<>]*)?>`, 'giu');
+  const closer = new RegExp(`</${tag}\\s*>`, 'giu');
+  let out = '';
+  let from = 0;
+  for (let open = opener.exec(text); open; open = opener.exec(text)) {
+    closer.lastIndex = opener.lastIndex;
+    const close = closer.exec(text);
+    out += `${text.slice(from, open.index)} `;
+    if (!close) return out;
+    from = closer.lastIndex;
+    opener.lastIndex = from;
+  }
+  return out + text.slice(from);
+}
+
 function removeInjectedBlocks(text: string): string {
   let out = text;
   for (const tag of INJECTED_BLOCK_TAGS) {
-    const closed = new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*?</${tag}\\s*>`, 'giu');
-    const unclosed = new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*$`, 'iu');
-    const stray = new RegExp(`</${tag}\\s*>`, 'giu');
-    out = out.replace(closed, ' ').replace(unclosed, ' ').replace(stray, ' ');
+    out = cutBlocks(out, tag).replace(new RegExp(`</${tag}\\s*>`, 'giu'), ' ');
   }
   // Fenced metadata: ```metadata …``` always; ```json …``` only when it looks like gateway
   // metadata, so a user pasting JSON they want help with keeps it.
@@ -96,7 +116,7 @@ function removeInjectedBlocks(text: string): string {
     return language === 'metadata' || (language === 'json' && METADATA_KEYS.test(body));
   });
   // Gateway preambles that introduce such blocks, e.g. "Conversation info (untrusted metadata):".
-  out = out.replace(/^[^\n]{0,60}\((?:untrusted )?metadata\)[:：]?[ \t]*$/gimu, ' ');
+  out = out.replace(/^[^\n\r]{0,60}\((?:untrusted )?metadata\)[:：]?[ \t]*$/gimu, ' ');
   return out;
 }
 

@@ -19,6 +19,7 @@
  *   down" as Saturday), or a bare slash fraction ("3/4 of the team", "24/7") are dropped.
  */
 import * as chrono from 'chrono-node';
+import { cutAt, MAX_SENTENCE_CHARS, squeezeSpaces } from '../text/bounds';
 import { DateTime } from 'luxon';
 
 /** A local-time interval named by a query: [start, end). */
@@ -506,11 +507,15 @@ function chronoSpan(result: chrono.ParsedResult, text: string, today: DateTime):
 
 function chronoCandidates(text: string, today: DateTime, now: DateTime): Candidate[] {
   const reference = floatingReference(now);
-  const results = [...chrono.zh.casual.parse(text, reference), ...chrono.en.casual.parse(text, reference)];
+  // chrono reads the query with whitespace runs squeezed and at most a sentence of it: its zh
+  // patterns backtrack on long whitespace and numeral runs (5 s on 8000 "一"), ours read it all.
+  const squeezed = squeezeSpaces(cutAt(text, MAX_SENTENCE_CHARS));
+  const results = [...chrono.zh.casual.parse(squeezed.text, reference), ...chrono.en.casual.parse(squeezed.text, reference)];
   const out: Candidate[] = [];
   for (const result of results) {
-    const span = chronoSpan(result, text, today);
-    if (span) out.push({ ...span, index: result.index, stop: result.index + result.text.length, source: 1 });
+    const span = chronoSpan(result, squeezed.text, today);
+    const stop = squeezed.original(result.index + result.text.length - 1) + 1;
+    if (span) out.push({ ...span, index: squeezed.original(result.index), stop, source: 1 });
   }
   return out;
 }

@@ -16,6 +16,7 @@
  *   they stay exact across DST; recurrences are expanded by {@link nextOccurrence}.
  */
 import * as chrono from 'chrono-node';
+import { MAX_SENTENCE_CHARS, squeezeSpaces } from '../text/bounds';
 import { DateTime } from 'luxon';
 import {
   EN_NUMBER_SOURCE,
@@ -417,15 +418,17 @@ function scanTokens(sentence: string, said: DateTime): Token[] {
   const ruled = resolveOverlaps(ruleTokens(sentence));
   const rest = blankSpans(sentence, ruled);
   const reference = floatingReference(said);
+  // chrono's zh date patterns put `\s*` and `[\s|,|，]*` side by side and backtracked in about
+  // n³ on a digit then a run of spaces (12 s on 1000 spaces, issue #20). They are not ours to
+  // rewrite, so chrono reads the sentence with each whitespace run squeezed to one space, and
+  // its offsets are mapped back.
+  const squeezed = squeezeSpaces(rest);
   const fromChrono: Token[] = [];
-  for (const result of chrono.en.casual.parse(rest, reference)) {
-    const token = chronoToken(result, 'en');
-    if (token) fromChrono.push(token);
-  }
-  for (const result of chrono.zh.casual.parse(rest, reference)) {
-    const token = chronoToken(result, 'zh');
-    if (token) fromChrono.push(token);
-  }
+  const add = (token: Token | undefined): void => {
+    if (token) fromChrono.push({ ...token, index: squeezed.original(token.index), stop: squeezed.original(token.stop - 1) + 1 });
+  };
+  for (const result of chrono.en.casual.parse(squeezed.text, reference)) add(chronoToken(result, 'en'));
+  for (const result of chrono.zh.casual.parse(squeezed.text, reference)) add(chronoToken(result, 'zh'));
   return [...ruled, ...resolveOverlaps(fromChrono)].sort((a, b) => a.index - b.index);
 }
 
@@ -646,7 +649,10 @@ export function parseReminderRequest(
   TRIGGER.lastIndex = 0;
   const trigger = TRIGGER.exec(text);
   if (!trigger) return undefined;
-  const [sentenceStart, sentenceEnd] = sentenceBounds(text, trigger.index);
+  const [wholeStart, wholeEnd] = sentenceBounds(text, trigger.index);
+  // A run-on "sentence" is read only around its trigger: a request is said in one breath.
+  const sentenceStart = Math.max(wholeStart, trigger.index - MAX_SENTENCE_CHARS);
+  const sentenceEnd = Math.min(wholeEnd, trigger.index + MAX_SENTENCE_CHARS);
   const sentence = text.slice(sentenceStart, sentenceEnd);
   if (NEGATED.some((re) => re.test(sentence))) return undefined;
   const triggerStart = trigger.index - sentenceStart;

@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The workflow bundle built ahead of time (`npm run build:workflows`, the Dockerfile runs it), so a
+ * worker restart loads it instead of bundling for 20–45 s. It is used only while fresh: the hash of
+ * the sources it was built from must match the sources the worker runs, or the worker would replay
+ * histories with other code than its activities'.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BUNDLE_DIR = join(ROOT, '.build');
+const CODE_FILE = 'workflows.js';
+const MANIFEST_FILE = 'workflows.json';
+
+/**
+ * Everything the bundle can include. Wider than what the workflows import (any source change makes
+ * it stale), since a stale bundle that looks fresh would be the worse mistake; the lockfile stands
+ * for the SDK's own version.
+ */
+const SOURCE_DIRS = ['workflows', 'activities', 'src'];
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile() && /\.[cm]?[jt]s$/.test(e.name)).map((e) => join(e.parentPath, e.name));
+}
+
+/** The hash of the workflow sources, the lockfile and the bundling options. */
+export async function workflowSourcesHash(options: object, root = ROOT): Promise<string> {
+  const files = (await Promise.all(SOURCE_DIRS.map((d) => sourceFiles(join(root, d))))).flat();
+  files.push(join(root, 'package-lock.json'));
+  const hash = createHash('sha256').update(JSON.stringify(options, (_k, v: unknown) => (typeof v === 'string' ? relative(root, v) : v)));
+  for (const file of files.map((f) => relative(root, f)).sort()) {
+    hash.update(`\0${file}\0`).update(await readFile(join(root, file)));
+  }
+  return hash.digest('hex');
+}
+
+/** Writes the bundle and its manifest (hash of the sources it was built from); the code first, so a crash leaves no manifest naming missing code. */
+export async function writeWorkflowBundle(code: string, hash: string, dir = BUNDLE_DIR): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, `${CODE_FILE}.tmp`), code);
+  await rename(join(dir, `${CODE_FILE}.tmp`), join(dir, CODE_FILE));
+  await writeFile(join(dir, MANIFEST_FILE), JSON.stringify({ hash, builtAt: new Date().toISOString() }));
+}
+
+/** The prebuilt bundle when present and built from these sources; undefined (bundle now) otherwise. */
+export async function loadWorkflowBundle(hash: string, dir = BUNDLE_DIR): Promise<{ code: string } | undefined> {
+  try {
+    const manifest = JSON.parse(await readFile(join(dir, MANIFEST_FILE), 'utf8')) as { hash?: unknown };
+    if (manifest.hash !== hash) return undefined;
+    return { code: await readFile(join(dir, CODE_FILE), 'utf8') };
+  } catch {
+    // No bundle built (development): the worker bundles itself.
+    return undefined;
+  }
+}
