@@ -6,7 +6,8 @@ import { startLocalChroma } from './local-chroma';
 import { startLocalEmbedder } from './local-embedder';
 import { startLocalPostgres } from './local-postgres';
 import { startLocalTemporal } from './local-temporal';
-import { freePort, stopAll, type ManagedProcess } from './managed-process';
+import { recoverLeftovers } from './leftovers';
+import { freePort, stopAll, useOwnProcessGroups, type ManagedProcess } from './managed-process';
 import { ensureNamespace } from './temporal-namespace';
 import { expectPortFree, expectReady, probes, StackStartError } from './readiness';
 
@@ -95,6 +96,18 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
 
   try {
     await checkConfigured(config, opts.readyTimeoutMs ?? CONFIGURED_READY_MS);
+    useOwnProcessGroups(!opts.ephemeral);
+    // A killed earlier run may still hold our ports and data directories (a postmaster, a backend
+    // still running its query, Temporal, Chroma): stop those — only ours — before the port checks.
+    if (!opts.ephemeral)
+      await recoverLeftovers(
+        {
+          postgres: config.postgres.url ? undefined : join(dataDir, 'postgres'),
+          temporal: config.temporal.address ? undefined : join(dataDir, 'temporal'),
+          chroma: config.chroma.url ? undefined : join(dataDir, 'chroma'),
+        },
+        log,
+      );
     const tasks: Promise<void>[] = [];
     let temporalAddress = config.temporal.address;
     let temporalUiUrl: string | undefined;

@@ -16,6 +16,16 @@ export interface ManagedProcess {
 
 const running = new Set<ManagedProcess>();
 let exitHooksInstalled = false;
+let ownGroups = false;
+
+/**
+ * `npm run dev` starts its servers in process groups of their own: the terminal's Ctrl-C goes to
+ * the whole foreground group, and the servers must be stopped by dev's handler, after the API —
+ * not by the terminal before it. Tests' ephemeral stacks stay in the parent's group.
+ */
+export function useOwnProcessGroups(on: boolean): void {
+  ownGroups = on;
+}
 
 function installExitHooks(): void {
   if (exitHooksInstalled) return;
@@ -39,7 +49,7 @@ export function startProcess(
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
   const { stopSignal = 'SIGTERM', ...spawnOptions } = options;
-  const child = spawn(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { detached: ownGroups, ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -39,7 +39,17 @@ export async function ensureNamespace(
     });
   }
 
-  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  // A namespace registered a moment ago is NOT_FOUND until the server's namespace cache refreshes.
+  let existing;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      existing = await connection.operatorService.listSearchAttributes({ namespace });
+      break;
+    } catch (err) {
+      if (!isNotFound(err) || attempt >= 60) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
   const missing = Object.entries(SEARCH_ATTRIBUTES).filter(([name]) => !(name in existing.customAttributes));
   if (missing.length > 0) {
     await connection.operatorService.addSearchAttributes({
