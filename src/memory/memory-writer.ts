@@ -10,17 +10,13 @@ import type { MemoryEvent, MemoryReader, MemorySearch, MemoryTransaction, NewMem
 import { tokenizeForIndex } from '../adapters/text/jieba';
 import { directWriteConfidence, pendingOnWrite } from '../core/memory/via';
 import type { Memory, MemoryCandidate, MemoryVia } from '../core/types';
-import type { StoreMemoryInput } from '../../workflows/shared/types';
+import type { StoreMemoryInput } from './contract';
 import type { ServiceDeps } from '../shared/deps';
 import { restoreInTransaction } from './memory-lifecycle';
 import { syncVectors } from './vector-sync';
+import type { AuditContext } from './audit-context';
 
-export interface AuditContext {
-  workflowId?: string;
-  runId?: string;
-  conversationId?: string;
-  actor: string;
-}
+export type { AuditContext };
 
 /** What the write path needs: the memory ports, the vector index and embedder, the optional LLM judge. */
 export type WriterDeps = Pick<ServiceDeps, 'memories' | 'memoryEvents' | 'unitOfWork' | 'vectors' | 'vectorOutbox' | 'embedder' | 'conflictJudge' | 'config'>;
