@@ -6,6 +6,7 @@ import type { ExtractionReport } from '../src/core/ports';
 import { extractCandidates } from '../src/conversation/extraction';
 import { markConversationExtracted } from '../src/conversation/extraction-runs';
 import { applyCandidate, applyStoreRequest } from '../src/memory/memory-writer';
+import { inferStoreRequest } from '../src/memory/memory-inference';
 import { applyRecallReinforcement } from '../src/memory/reinforcement';
 import { syncVectors } from '../src/memory/vector-sync';
 import type { StoreMemoryInput } from '../src/memory/contract';
@@ -36,7 +37,7 @@ export function createActivities(deps: ServiceDeps) {
     ...withTypedFailures(createExtractionRunActivities(deps)),
     ...withTypedFailures({
       async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
-        return applyStoreRequest(deps, { store: input, audit: { ...auditOf(), actor: input.via ?? 'api' } });
+        return applyStoreRequest(deps, { store: await inferStoreRequest(deps, input), audit: { ...auditOf(), actor: input.via ?? 'api' } });
       },
 
       async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {

@@ -44,6 +44,7 @@ import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
 import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
 import { PostgresSettingsRepository } from './adapters/postgres/settings-repository';
 import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
+import { PostgresGraphRecall } from './adapters/postgres/graph-recall-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { PostgresUserRepository } from './adapters/postgres/user-repository';
 import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
@@ -68,6 +69,7 @@ import { SubjectKeys } from './security/subject';
 import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
+import { installTracing } from './observability/tracing';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -108,12 +110,24 @@ export interface Runtime {
 }
 
 let sdkLoggerInstalled = false;
+let tracingInstalled = false;
 
-/** The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts). */
-function installSdkLogger(logger: Logger): void {
+/** One tracer provider per process, however many runtimes it builds (tests build several). */
+function installTracingOnce(endpoint: string | undefined): void {
+  if (tracingInstalled) return;
+  tracingInstalled = true;
+  installTracing({ endpoint });
+}
+
+/**
+ * The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts); its own
+ * worker and client metrics go to a Prometheus port when TEMPORAL_METRICS_ADDRESS is set. The
+ * runtime is installed once, before any connection or worker exists — later installs would throw.
+ */
+function installSdkRuntime(logger: Logger, metricsAddress: string | undefined): void {
   if (sdkLoggerInstalled) return;
   sdkLoggerInstalled = true;
-  TemporalRuntime.install({ logger: temporalLogger(logger) });
+  TemporalRuntime.install({ logger: temporalLogger(logger), ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}) });
 }
 
 function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddings {
@@ -137,7 +151,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints, rules: Ru
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'graphRecall';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -158,6 +172,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
+    graphRecall: new PostgresGraphRecall(pool),
     vectorOutbox: new PostgresVectorOutbox(pool),
     unitOfWork: new PostgresUnitOfWork(pool),
     purgeAudit: new PostgresPurgeAuditLog(pool),
@@ -173,7 +188,8 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
  */
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-  installSdkLogger(logger);
+  installSdkRuntime(logger, config.observability.temporalMetricsAddress);
+  if (config.observability.traces === 'otlp') installTracingOnce(config.observability.otlpEndpoint);
   if (opts.migrate !== false) await migrate(endpoints.databaseUrl);
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });

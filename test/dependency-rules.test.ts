@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,7 +6,7 @@ import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-
 import { afterAll, describe, expect, it } from 'vitest';
 
 const require = createRequire(import.meta.url);
-const config = require('../.dependency-cruiser.cjs') as { forbidden: IForbiddenRuleType[]; knownViolations: Record<string, [string, string][]> };
+const config = require('../.dependency-cruiser.cjs') as { forbidden: IForbiddenRuleType[]; knownViolations: Record<string, [string, string][]>; domainOf: Record<string, string> };
 
 async function violations(baseDir: string, roots: string[]): Promise<string[]> {
   const { output } = await cruise(roots, {
@@ -78,6 +78,11 @@ describe('the dependency rules (.dependency-cruiser.cjs)', () => {
       ].sort(),
     );
   }, 120_000);
+
+  it('cover every folder of src/core: the kernel (text, time), or the domain of a capability (a new folder cannot slip past the domain rule)', () => {
+    const folders = readdirSync('src/core', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect(folders.filter((f) => !['text', 'time'].includes(f) && !(f in config.domainOf))).toEqual([]);
+  });
 
   it('list only exceptions that still exist: the repository breaks no rule, and every known violation is a real edge', async () => {
     const edges = new Set<string>();

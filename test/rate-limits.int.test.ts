@@ -176,12 +176,18 @@ describe('ids', () => {
     expect(await usersOf('tenant-e')).toBe(usersBefore);
   });
 
-  it('refuses message ids and request ids outside the same set with 400, writing nothing', async () => {
+  // Message ids are the chat platform's: any printable id up to 256 characters.
+  const badMessageIds = { newline: 'a\nb', nul: 'a\u0000b', del: 'a\u007fb', zeroWidth: 'a\u200bb', lineSeparator: 'a\u2028b', loneSurrogate: 'a\ud800', padded: ' m1', empty: '', tooLong: 'a'.repeat(257) };
+
+  it('refuses unprintable or overlong message ids and request ids outside the id set with 400, writing nothing', async () => {
     const user = `${ctx.prefix}-ids`;
-    for (const [what, bad] of Object.entries(badInBody)) {
+    for (const [what, bad] of Object.entries(badMessageIds)) {
       const message = await call(KEY.e, 'POST', `/v1/users/${user}/conversations/c1/messages`, { messages: [{ id: 'fine', role: 'user', content: 'hi' }, { id: bad, role: 'user', content: 'hi' }] });
       expect(message.status, `message id ${what}`).toBe(400);
+      expect(message.body.error.code).toBe('validation_failed');
       expect(message.body.error.details[0].path).toMatch(/messages\/1\/id/);
+    }
+    for (const [what, bad] of Object.entries(badInBody)) {
       const memory = await call(KEY.e, 'POST', `/v1/users/${user}/memories`, { text: 'I like tea', type: 'preference', requestId: bad });
       expect(memory.status, `memory requestId ${what}`).toBe(400);
       const reminder = await call(KEY.e, 'POST', `/v1/users/${user}/reminders`, { text: 'tea', dueAt: '2030-01-01T09:00:00Z', requestId: bad });

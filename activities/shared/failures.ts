@@ -20,6 +20,8 @@ export const NON_RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ErrorCode.conflict,
   ErrorCode.invalidState,
   ErrorCode.payloadTooLarge,
+  // A refused write (memory_add with text alone, screened after the type is inferred) stays refused.
+  ErrorCode.provenanceRefused,
 ]);
 
 /** How long the failing dependency asked us to wait, when it said (`retryAfterMs` / `retryAfterSeconds`). */

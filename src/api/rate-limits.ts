@@ -1,3 +1,4 @@
+import { metrics } from '../observability/metrics';
 import { createHash } from 'node:crypto';
 import rateLimit, { type CreateRateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -146,6 +147,7 @@ const SCOPE_WORDS: Record<Scope | 'tenant', string> = { user: 'for this user', k
 
 function rateLimited(budget: Budget | 'newUsers', scope: Scope | 'tenant', limit: number, windowSeconds: number, ttlMs: number): MemoryServiceError {
   const retryAfterSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  metrics.rateLimited(budget, scope);
   return new MemoryServiceError(
     ErrorCode.rateLimited,
     `too many ${BUDGET_WORDS[budget]} requests ${SCOPE_WORDS[scope]}: at most ${limit} per ${windowSeconds} s; retry in ${retryAfterSeconds} s`,

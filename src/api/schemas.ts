@@ -2,9 +2,10 @@ import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ALL_ROUTES } from '../core/recall/routes';
 import { MEMORY_STATUSES, MEMORY_TYPES, MEMORY_VIAS, MemoryVia } from '../core/types';
+import { MAX_MESSAGE_ID_LENGTH, messageIdProblem } from '../core/conversation/message-ids';
 
 /**
- * Every id a client chooses (user, conversation, message, request) is 1–128 ASCII letters,
+ * Every id a client chooses (user, conversation, request) is 1–128 ASCII letters,
  * digits and `. _ @ -`, starting with a letter or digit: nothing that could end or split a path
  * segment, a log line, a Temporal workflow id (`conversation:<user>:<conversation>` stays
  * unambiguous without ':') or a Chroma collection name, and no look-alike Unicode.
@@ -19,7 +20,19 @@ export const safeIdSchema = (name: string) =>
     .regex(SAFE_ID, `${name} may contain ASCII letters, digits and . _ @ - only, and must start with a letter or digit`);
 export const userIdSchema = safeIdSchema('userId');
 export const conversationIdSchema = safeIdSchema('conversationId');
-export const messageIdSchema = safeIdSchema('message id');
+/**
+ * Message ids are the chat platform's (Matrix `$abc:server.org`, `conv:42:msg:7`): any printable
+ * id up to a bound, stored and returned as given; keys built from them encode them
+ * (src/core/conversation/message-ids.ts).
+ */
+export const messageIdSchema = z
+  .string()
+  .min(1, 'message id must not be empty')
+  .max(MAX_MESSAGE_ID_LENGTH, `message id must be at most ${MAX_MESSAGE_ID_LENGTH} characters`)
+  .superRefine((id, ctx) => {
+    const problem = messageIdProblem(id);
+    if (problem) ctx.addIssue({ code: 'custom', message: `message id ${problem}` });
+  });
 export const requestIdSchema = safeIdSchema('requestId');
 
 /** Rejects text a person cannot have typed: NUL and other C0 controls (tabs and newlines are fine). */
@@ -109,7 +122,8 @@ export const boundedJsonObject = (name: string) =>
 
 export const createMemoryBody = z.object({
   text: textSchema(4000),
-  type: z.enum(MEMORY_TYPES),
+  /** Absent: the extractor infers type, scope, importance and keywords from the text, as for a message of the user. */
+  type: z.enum(MEMORY_TYPES).optional(),
   scope: z.enum(['global', 'task']).optional(),
   confidence: z.number().min(0).max(1).optional(),
   importance: z.number().min(0).max(1).optional(),

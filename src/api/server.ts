@@ -15,6 +15,7 @@ import { codecRoutes } from './routes/codec';
 import { conversationSearchRoutes } from './routes/conversation-search';
 import { conversationRoutes } from './routes/conversations';
 import { healthRoutes } from './routes/health';
+import { metricsRoutes } from './routes/metrics';
 import { memoryRoutes } from './routes/memories';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { privacyRoutes } from './routes/privacy';
@@ -85,6 +86,7 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps));
+  await app.register(metricsRoutes(deps));
   await app.register(userRoutes);
   await app.register(userKeyRoutes(deps));
   await app.register(memoryRoutes(deps));

@@ -40,16 +40,28 @@ jarvis-memory is up
   Memory page: curl -s -X POST -H 'Authorization: Bearer ${config.tenants[0]!.key}' ${base}/v1/users/alice/page-token
                and open ${base} followed by the "url" it returns (a one-time sign-in link)
 `);
+  // The API first (no new requests, the notifications listener ends while PostgreSQL is still
+  // there), then the worker, then the stores; a second Ctrl-C while stopping is not a second stop.
+  let stopping = false;
+  const step = async (what: string, fn: () => Promise<unknown> | unknown) => {
+    try {
+      await fn();
+    } catch (err) {
+      console.error(`[dev] stopping ${what}: ${(err as Error).message ?? String(err)}`);
+    }
+  };
   const shutdown = async () => {
-    worker.shutdown();
-    await running.catch(() => {});
-    await api.close();
-    await runtime.close();
-    await stack.stop();
+    if (stopping) return;
+    stopping = true;
+    await step('the API', () => api.close());
+    await step('the worker', () => worker.shutdown());
+    await step('the worker', () => running);
+    await step('the runtime', () => runtime.close());
+    await step('the stack', () => stack.stop());
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
   await running;
 }
 

@@ -46,8 +46,8 @@ export interface RecallRequest {
   recentMessages?: string[];
   now?: string;
   timeZone?: string;
-  /** Restrict the routes; 'time' and 'exchanges' are the episodic ones. */
-  routes?: ('ann' | 'bm25' | 'recent' | 'important' | 'type' | 'time' | 'exchanges')[];
+  /** Restrict the routes; 'time' and 'exchanges' are the episodic ones; 'graph' walks the entity graph. */
+  routes?: ('ann' | 'bm25' | 'recent' | 'important' | 'type' | 'time' | 'exchanges' | 'graph')[];
   /** Ask the server's LLM to rewrite this message into extra queries (pronouns resolved from `recentMessages`); absent: the server's policy. */
   rewrite?: boolean;
 }
@@ -319,7 +319,7 @@ export class MemoryClient {
     return this.request('GET', '/healthz');
   }
 
-  createMemory(userId: string, input: { text: string; type: MemoryType; scope?: 'global' | 'task'; confidence?: number; importance?: number; keywords?: string[]; metadata?: Record<string, unknown>; expiresAt?: string; at?: string; requestId?: string; via?: 'api' | 'mcp' }): Promise<{ memory: MemoryView; decision: { action: string; reason: string }; workflowId: string }> {
+  createMemory(userId: string, input: { text: string; type?: MemoryType; scope?: 'global' | 'task'; confidence?: number; importance?: number; keywords?: string[]; metadata?: Record<string, unknown>; expiresAt?: string; at?: string; requestId?: string; via?: 'api' | 'mcp' }): Promise<{ memory: MemoryView; decision: { action: string; reason: string }; workflowId: string }> {
     return this.request('POST', `${this.user(userId)}/memories`, input);
   }
 

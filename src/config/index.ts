@@ -230,6 +230,11 @@ export const envSchema = z.object({
   RATE_LIMIT_EXPORT_UNITS_PER_KEY: budget.default(4000),
   SSE_MAX_STREAMS_PER_USER: positiveInt.max(1000).default(4),
   SSE_MAX_STREAMS_PER_KEY: positiveInt.max(100_000).default(1000),
+  // Observability (docs/operations.md#metrics-and-traces): /metrics is on behind the operator token;
+  // the Temporal SDK's own worker metrics get a port of their own, traces go out over OTLP — both off unless set.
+  TEMPORAL_METRICS_ADDRESS: z.preprocess(blankToUndefined, z.string().trim().regex(/^[\w.-]+:\d{1,5}$/, 'expected host:port').optional()),
+  OTEL_TRACES: z.enum(['off', 'otlp']).default('off'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   PROXY_ALLOWED_MODELS: optionalString,
   PROXY_MAX_N: positiveInt.max(128).default(1),
   PROXY_MAX_TOKENS: positiveInt.max(1_000_000).default(4096),
@@ -350,6 +355,8 @@ export interface AppConfig {
   exports: { concurrencyPerTenant: number; snapshotsAtOnce: number; statementTimeoutMs: number; snapshotTimeoutMs: number };
   /** Live event streams (SSE) open at once, per (tenant, user) and per API key. */
   eventStreams: { perUser: number; perKey: number };
+  /** Metrics and traces: the Temporal SDK's Prometheus address (undefined: off); traces exported over OTLP to `otlpEndpoint` when `traces` is 'otlp'. */
+  observability: { temporalMetricsAddress?: string; traces: 'off' | 'otlp'; otlpEndpoint?: string };
 }
 
 /** What a tenant's proxied request may ask of the upstream (PROXY_* defaults, PROXY_TENANT_POLICIES per tenant). */
@@ -611,6 +618,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     proxy: proxyConfig(e),
     exports: { concurrencyPerTenant: e.EXPORT_CONCURRENCY_PER_TENANT, snapshotsAtOnce: e.EXPORT_SNAPSHOTS_AT_ONCE, statementTimeoutMs: e.EXPORT_STATEMENT_TIMEOUT_MS, snapshotTimeoutMs: e.EXPORT_SNAPSHOT_TIMEOUT_MS },
     eventStreams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perKey: e.SSE_MAX_STREAMS_PER_KEY },
+    observability: { temporalMetricsAddress: e.TEMPORAL_METRICS_ADDRESS, traces: e.OTEL_TRACES, otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT },
   };
 }
 

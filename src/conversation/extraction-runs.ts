@@ -5,6 +5,7 @@
  * never pays for the same page twice while the first attempt is alive, and a re-run over the same
  * messages decides the same candidates under the same keys.
  */
+import { metrics } from '../observability/metrics';
 import { candidateToDTO, type CandidateDTO } from '../core/dto';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { normalizeFact } from '../core/extraction/offline-extractor';
@@ -242,6 +243,7 @@ async function extractOnce(
 export async function finishRunPass(deps: Pick<ServiceDeps, 'extractionRuns'>, input: { userId: string; conversationId: string; coveredSeq: number }): Promise<{ watermark: number; more: boolean }> {
   await deps.extractionRuns.advance({ userId: input.userId, conversationId: input.conversationId, seq: input.coveredSeq, ended: true });
   const mark = await deps.extractionRuns.mark(input);
+  metrics.extractionRun('completed');
   return { watermark: mark?.extractedSeq ?? input.coveredSeq, more: mark ? mark.lastSeq > mark.extractedSeq : false };
 }
 
@@ -254,6 +256,7 @@ export async function markConversationExtracted(deps: Pick<ServiceDeps, 'extract
   await deps.conversations.markEnded(input);
   const mark = await deps.extractionRuns.mark(input);
   if (mark) await deps.extractionRuns.advance({ ...input, seq: mark.lastSeq });
+  metrics.extractionRun('completed');
 }
 
 /**

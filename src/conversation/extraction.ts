@@ -10,10 +10,14 @@ import type { ExtractionReport, StoredMessage } from '../core/ports';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';
 import { userTimeZone } from '../account/settings';
+import { encodeKeyPart } from '../core/conversation/message-ids';
 
-/** Idempotency key of a candidate: the same messages saying the same thing give the same key. */
+/**
+ * Idempotency key of a candidate: the same messages saying the same thing give the same key.
+ * Message ids are encoded, so ids holding `,` or `:` cannot make two candidates share a key.
+ */
 export function candidateKey(userId: string, conversationId: string, c: MemoryCandidate): string {
-  return `extract:${userId}:${conversationId}:${c.messageIds.join(',')}:${shortHash(`${c.type}|${c.intent}|${normalizeFact(c.text)}`)}`;
+  return `extract:${userId}:${conversationId}:${c.messageIds.map(encodeKeyPart).join(',')}:${shortHash(`${c.type}|${c.intent}|${normalizeFact(c.text)}`)}`;
 }
 
 export interface ExtractedPage {

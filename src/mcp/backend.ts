@@ -19,7 +19,7 @@ export interface FoundMemory {
 export interface MemoryToolBackend {
   searchMemories(input: { query: string; topK?: number; types?: MemoryType[] }): Promise<{ memories: FoundMemory[]; error?: { code: string; message: string } }>;
   searchConversations(input: { query: string; topK?: number; timeZone?: string }): Promise<ConversationSearchResponse>;
-  addMemory(input: { text: string; type: MemoryType; importance?: number; requestId?: string }): Promise<{ memory: MemoryView; decision: { action: string; reason: string } }>;
+  addMemory(input: { text: string; type?: MemoryType; importance?: number; requestId?: string }): Promise<{ memory: MemoryView; decision: { action: string; reason: string } }>;
   forgetMemory(id: string): Promise<{ memory: MemoryView; changed: boolean }>;
   listReminders(input: { status?: ReminderStatus; limit?: number }): Promise<ReminderView[]>;
   snoozeReminder(id: string, seconds: number): Promise<ReminderActionAccepted>;

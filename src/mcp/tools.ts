@@ -142,7 +142,10 @@ export function registerMemoryTools(server: McpServer, backend: MemoryToolBacken
         'An instruction you store is pending: it is not one of the user\'s standing instructions until the user confirms it on their memory page.',
       inputSchema: {
         text: textSchema(4000).describe('The memory, as a full sentence about the user ("User is allergic to peanuts")'),
-        type: z.enum(MEMORY_TYPES).describe('fact | preference | goal | pain_point | event | instruction | decision | assistant_contribution'),
+        type: z
+          .enum(MEMORY_TYPES)
+          .optional()
+          .describe('Optional — leave it out and the extractor infers it from the text. fact | preference | goal | pain_point | event | instruction | decision | assistant_contribution'),
         importance: z.number().min(0).max(1).optional().describe('0–1; high for health, safety and standing instructions'),
         requestId: requestIdSchema.optional().describe('Makes a retried call idempotent'),
       },

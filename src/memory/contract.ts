@@ -17,7 +17,8 @@ export interface StoreMemoryInput {
   userId: string;
   requestId: string;
   text: string;
-  type: MemoryType;
+  /** Absent: the extractor infers type, scope, importance and keywords from the text (src/memory/memory-inference.ts). */
+  type?: MemoryType;
   scope?: 'global' | 'task';
   confidence?: number;
   importance?: number;

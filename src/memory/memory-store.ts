@@ -40,7 +40,8 @@ export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { a
 export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: StoreMemoryRequest, via: NonNullable<StoreMemoryInput['via']> = 'api'): Promise<StoreMemoryResult> {
   // Extraction's provenance screen, before anything is durable: what it would refuse in the user's
   // message, a direct write refuses, whole, with the screen's reason (nothing half-written).
-  const refusal = screenDirectWrite({ text: body.text, type: body.type, scope: body.scope }, jiebaSegmenter);
+  // Without a type, screened as the plain fact it is until the worker's extractor infers more (and screens again).
+  const refusal = screenDirectWrite({ text: body.text, type: body.type ?? 'fact', scope: body.scope }, jiebaSegmenter);
   if (refusal) throw new MemoryServiceError(ErrorCode.provenanceRefused, `refused by the provenance screen extraction applies: ${refusal.reason}`, { reason: refusal.reason, via });
   const requestId = body.requestId ?? randomUUID();
   const workflowId = `store:${userKey}:${deps.subjects.ref(userKey, 'request', requestId)}`;
@@ -53,7 +54,7 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
         workflowIdConflictPolicy: 'USE_EXISTING',
         args: [{ userId: userKey, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString(), via }],
         typedSearchAttributes: userSearchAttributes(userKey),
-        staticSummary: `Store a ${body.type} memory for ${userKey}`,
+        staticSummary: `Store a ${body.type ?? 'untyped'} memory for ${userKey}`,
       }),
     );
     const waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);

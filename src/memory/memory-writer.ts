@@ -1,4 +1,5 @@
 import { decide, DEFAULT_DECIDE_OPTIONS, type Decision, type Neighbour } from '../core/decisions/decide';
+import { metrics } from '../observability/metrics';
 import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT, type LlmProposal } from '../core/decisions/llm-resolution';
 import type { AppliedDecision } from '../core/dto';
 import { normalizeFact } from '../core/extraction/offline-extractor';
@@ -10,7 +11,7 @@ import type { MemoryEvent, MemoryReader, MemorySearch, MemoryTransaction, NewMem
 import { tokenizeForIndex } from '../adapters/text/jieba';
 import { directWriteConfidence, pendingOnWrite } from '../core/memory/via';
 import type { Memory, MemoryCandidate, MemoryVia } from '../core/types';
-import type { StoreMemoryInput } from './contract';
+import type { TypedStoreMemoryInput } from './memory-inference';
 import type { ServiceDeps } from '../shared/deps';
 import { restoreInTransaction } from './memory-lifecycle';
 import { syncVectors } from './vector-sync';
@@ -349,7 +350,7 @@ export function replayOf(previous: StoredMemoryEvent, candidate: MemoryCandidate
  * (the screen in storeMemory held it to the user's kind of words), but what a writer claims rather
  * than what the user said, so never with full confidence.
  */
-export function candidateOfStoreRequest(input: StoreMemoryInput): MemoryCandidate {
+export function candidateOfStoreRequest(input: TypedStoreMemoryInput): MemoryCandidate {
   return {
     text: input.text,
     type: input.type,
@@ -369,7 +370,7 @@ export function candidateOfStoreRequest(input: StoreMemoryInput): MemoryCandidat
 }
 
 /** A memory written through the API (the StoreMemory workflow): decided like an extracted one, keyed by the request id. */
-export function applyStoreRequest(deps: WriterDeps, input: { store: StoreMemoryInput; audit: AuditContext }): Promise<AppliedDecision> {
+export function applyStoreRequest(deps: WriterDeps, input: { store: TypedStoreMemoryInput; audit: AuditContext }): Promise<AppliedDecision> {
   const { store, audit } = input;
   return applyCandidate(deps, { userId: store.userId, candidate: candidateOfStoreRequest(store), key: `api:${store.requestId}`, audit, via: store.via ?? 'api', metadata: store.metadata });
 }
@@ -409,6 +410,7 @@ export async function applyCandidate(deps: WriterDeps, input: CandidateInput): P
     },
   });
 
+  if (!applied.replayed) metrics.decision(applied.action);
   // A resolution's memory carries the problem's words too, so its vector is not the statement's.
   // A replayed decision syncs too: the attempt that applied it may have died before its vectors
   // were written (only entries still in the outbox are sent, so this costs nothing otherwise).

@@ -1,9 +1,11 @@
 import type { ErrorCode as Code } from '../core/errors';
+import { metrics } from '../observability/metrics';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
 import type { RankedExchange } from '../core/recall/exchanges';
 import { COMPACT_BELOW_TOKENS, formatContext } from '../core/recall/format';
 import { latestOpenPainPoint } from '../core/recall/follow-up';
+import { isFillerExchange, withoutFiller } from '../core/recall/filler';
 import { vectorEvidenceFloor } from '../core/recall/exchange-evidence';
 import { onMemoryRrfScale, rankForInjection, type JointExchange } from '../core/recall/inject';
 import { planRoutes } from '../core/recall/query-intent';
@@ -38,6 +40,7 @@ import {
   type RecalledExchange,
 } from './episodic-recall';
 import { personaForRecall, startPersona, type RecalledPersona } from './persona-recall';
+import { graphRouteIds } from './graph-route';
 import { foldRouteFailures, settleRoutes, startRoute, type RouteFailure, type RouteTask, type StartedRoute } from './route-runner';
 import { ALL_ROUTES, RecallRoute } from '../core/recall/routes';
 
@@ -110,7 +113,8 @@ const HYDRATE_GRACE_MS = 1000;
 export type RecallDeps = Pick<
   ServiceDeps,
   'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'messageSearch' | 'episodes' | 'settings' | 'personas' | 'episodeVectors' | 'exchangeVectors'
->;
+> &
+  Partial<Pick<ServiceDeps, 'graphRecall'>>;
 
 /** One recall request, read once: every stage works from it. */
 interface RecallRequest {
@@ -182,6 +186,7 @@ function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRout
         return deps.memories.byTypes({ userId, types: types ?? planRoutes(req.query).types, k: TYPE_K, now }).then((ms) => ms.map((m) => m.id));
       case 'time':
       case 'exchanges':
+      case 'graph':
         throw new Error(`${route} is not a memory route`);
     }
   };
@@ -505,6 +510,7 @@ export function buildRecallResult(input: {
  * for a dependency failure: the failed routes are named in `error` and the others still contribute.
  */
 export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
+  const startedAt = Date.now();
   const req = recallRequest(deps, userId, message, options);
   const failures: RouteFailure[] = [];
   const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route), req.deadline));
@@ -516,6 +522,10 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const episodic = await planEpisodicRoutes(deps, req, failures);
   const ranges = episodic?.ranges ?? [];
   if (ranges.length > 0) running.push(startRoute({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) }, req.deadline));
+  const graph = deps.graphRecall;
+  if (graph && req.enabled.has('graph') && req.query.length > 0) {
+    running.push(startRoute({ route: 'graph', run: () => graphRouteIds(graph, { userId, query: req.query, now: req.now, k: CANDIDATES_PER_ROUTE }) }, req.deadline));
+  }
   const queryTokens = req.enabled.has('exchanges') ? tokenizeForIndex(req.query) : [];
   // Every query searches past exchanges alongside the memory routes (through the exchanges
   // retriever), sharing the request's query embedding; an exchange close enough by vector counts
@@ -557,13 +567,14 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const budget = options.tokenBudget ?? deps.config.recall.tokenBudget;
   // Under a tight budget the compact memory line beats the long exchange it came from, whatever the question.
   const preferExchanges = (episodic?.asksWhatWasSaid ?? false) && budget >= COMPACT_BELOW_TOKENS;
-  const joint = jointInjection({ ranked: topRanked, exchanges: found, ...(followed ? { followUp: followed } : {}), preferExchanges, now: req.now });
+  // Small talk never enters the context, whatever the query (core/recall/filler.ts).
+  const joint = jointInjection({ ranked: withoutFiller(topRanked, (r) => r.memory.text), exchanges: found.filter((x) => !isFillerExchange(x)), ...(followed ? { followUp: followed } : {}), preferExchanges, now: req.now });
   const personaRead = persona ? await persona : undefined;
   if (personaRead) {
     report.push(...personaRead.report);
     failures.push(...personaRead.failures);
   }
-  return buildRecallResult({
+  const result = buildRecallResult({
     persona: personaRead?.persona,
     personaShare: deps.config.recall.personaShare,
     ranked: joint.ranked,
@@ -580,4 +591,6 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
     rewrittenQueries: rewritten?.queries,
     ranges,
   });
+  metrics.recall(Date.now() - startedAt, result.tokens);
+  return result;
 }

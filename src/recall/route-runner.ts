@@ -5,6 +5,8 @@
  */
 import type { ErrorCode } from '../core/errors';
 import { errorCodeOf, withDeadline } from './deadline';
+import { metrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 
 /** One route to run: its name and the search. */
 export interface RouteTask<R extends string, T> {
@@ -51,11 +53,21 @@ export function startRoute<R extends string, T>(task: RouteTask<R, T>, deadline:
   const t0 = Date.now();
   let running: Promise<T>;
   try {
-    running = task.run();
+    // One span per route, under the request's span when tracing is on (src/observability/tracing.ts).
+    running = inSpan(`recall.route ${task.route}`, { 'recall.route': task.route }, () => task.run());
   } catch (err) {
     running = Promise.reject(err);
   }
-  const outcome = withDeadline(running, deadline).then((value) => ({ value, ms: Date.now() - t0 }));
+  const outcome = withDeadline(running, deadline).then(
+    (value) => {
+      metrics.recallRoute(task.route, Date.now() - t0, true);
+      return { value, ms: Date.now() - t0 };
+    },
+    (err: unknown) => {
+      metrics.recallRoute(task.route, Date.now() - t0, false);
+      throw err;
+    },
+  );
   // Observed at once: a route failing while the caller awaits something else must not count as an
   // unhandled rejection; settleRoutes still sees the failure.
   outcome.catch(() => {});

@@ -3,6 +3,7 @@ import type { PostgresMessageQuarantine } from '../adapters/postgres/message-qua
 import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
+import type { GraphRecallSource } from '../core/recall/graph';
 import type {
   ConflictJudge,
   EpisodeStore,
@@ -93,6 +94,8 @@ export interface ServiceDeps {
   queryRewriter?: QueryRewriter;
   /** The LLM conflict resolver (present when an LLM is configured and CONFLICT_RESOLVER is not "rules"). */
   conflictJudge?: ConflictJudge;
+  /** Seed 003's entity graph as recall walks it; without it recall has no graph route. */
+  graphRecall?: GraphRecallSource;
   /** The users' personas (`user_profiles`); without it recall injects none. */
   personas?: PersonaStore;
   /** Present when an LLM is configured and PERSONA_BUILDER=auto: condenses the template persona. */

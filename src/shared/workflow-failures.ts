@@ -6,6 +6,7 @@
  * 404 and not 500. Every service and route that waits on a workflow, and the API's error handler for the
  * ones that do not catch, go through {@link workflowCallError}.
  */
+import { metrics } from '../observability/metrics';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
@@ -40,6 +41,12 @@ function contextOf(failure: ApplicationFailure): Record<string, unknown> {
  * (a bug) is `internal` with `message`.
  */
 export function serviceErrorOfWorkflowFailure(err: WorkflowFailedError, message: string, context: Record<string, unknown> = {}): MemoryServiceError {
+  const failure = classifyWorkflowFailure(err, message, context);
+  metrics.workflowFailure(failure.code);
+  return failure;
+}
+
+function classifyWorkflowFailure(err: WorkflowFailedError, message: string, context: Record<string, unknown>): MemoryServiceError {
   const chain = causeChain(err);
   const typed = chain.find((e): e is ApplicationFailure => e instanceof ApplicationFailure && isErrorCode(e.type));
   if (typed) return new MemoryServiceError(typed.type as ErrorCode, typed.message, { ...contextOf(typed), ...context }, { cause: err });

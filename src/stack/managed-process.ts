@@ -9,6 +9,8 @@ export interface ManagedProcess {
   name: string;
   child: ChildProcess;
   logFile: string;
+  /** The signal that asks it to stop: SIGTERM, or the server's own fast-shutdown signal. */
+  stopSignal: NodeJS.Signals;
   stop(): Promise<void>;
 }
 
@@ -20,7 +22,7 @@ function installExitHooks(): void {
   exitHooksInstalled = true;
   // A crashed or interrupted parent must not leave servers behind holding ports and data dirs.
   process.once('exit', () => {
-    for (const p of running) p.child.kill('SIGTERM');
+    for (const p of running) p.child.kill(p.stopSignal);
   });
   // Signals are the entry points' business (graceful shutdown); `exit` still covers every path.
 }
@@ -31,12 +33,13 @@ export function startProcess(
   command: string,
   args: string[],
   logFile: string,
-  options: SpawnOptions = {},
+  options: SpawnOptions & { stopSignal?: NodeJS.Signals } = {},
 ): ManagedProcess {
   installExitHooks();
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { stopSignal = 'SIGTERM', ...spawnOptions } = options;
+  const child = spawn(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -44,10 +47,11 @@ export function startProcess(
     name,
     child,
     logFile,
+    stopSignal,
     async stop() {
       running.delete(managed);
       if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
+      child.kill(stopSignal);
       const stopped = await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]);
       if (!stopped) {
         child.kill('SIGKILL');

@@ -1,3 +1,4 @@
+import { metrics } from '../../observability/metrics';
 import type { Where } from 'chromadb';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit, VectorIndex, VectorItem } from '../../core/ports';
@@ -89,7 +90,7 @@ export class ChromaVectorIndex implements VectorIndex {
 
   private async guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      return await metrics.timed('chroma', `memory.${operation}`, fn);
     } catch (err) {
       if (err instanceof MemoryServiceError) throw err;
       throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${operation} failed`, { operation }, { cause: err });

@@ -1,3 +1,4 @@
+import { metrics } from '../../observability/metrics';
 import { createHash } from 'node:crypto';
 import { ChromaClient, ChromaNotFoundError, type Collection, type Metadata, type Where } from 'chromadb';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
@@ -232,7 +233,7 @@ export async function upsertOwned(users: UserCollections, userId: string, record
 /** Runs a Chroma call of one index `kind`, turning its failure into the retryable vectorStoreUnavailable. */
 export async function chromaCall<T>(kind: string, operation: string, fn: () => Promise<T>): Promise<T> {
   try {
-    return await fn();
+    return await metrics.timed('chroma', `${kind}.${operation}`, fn);
   } catch (err) {
     throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${kind} ${operation} failed`, { operation }, { cause: err });
   }

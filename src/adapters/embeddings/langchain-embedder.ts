@@ -1,3 +1,4 @@
+import { metrics } from '../../observability/metrics';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import type { Embedder } from '../../core/ports';
 
@@ -6,10 +7,10 @@ export class LangChainEmbedder implements Embedder {
   constructor(private readonly embeddings: Pick<EmbeddingsInterface, 'embedQuery' | 'embedDocuments'>) {}
 
   embedQuery({ text }: { text: string }): Promise<number[]> {
-    return this.embeddings.embedQuery(text);
+    return metrics.timed('embedder', 'query', () => this.embeddings.embedQuery(text));
   }
 
   embedDocuments({ texts }: { texts: string[] }): Promise<number[][]> {
-    return this.embeddings.embedDocuments(texts);
+    return metrics.timed('embedder', 'documents', () => this.embeddings.embedDocuments(texts));
   }
 }

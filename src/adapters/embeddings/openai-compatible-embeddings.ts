@@ -1,3 +1,4 @@
+import { metrics } from '../../observability/metrics';
 import { Embeddings, type EmbeddingsParams } from '@langchain/core/embeddings';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
@@ -23,6 +24,7 @@ export class OpenAICompatibleEmbeddings extends Embeddings {
 
   override async embedQuery(text: string): Promise<number[]> {
     const cached = this.queryCache.get(text);
+    metrics.embedderCache(cached !== undefined);
     if (cached) return cached;
     const [vector] = await this.request([text], 'query');
     const limit = this.opts.queryCacheSize ?? 2000;

@@ -93,10 +93,10 @@ export class PostgresEpisodeStore implements EpisodeStore {
     const terms = [...termFrequencies(tokens).keys()];
     if (terms.length === 0 && ranges.length === 0) return { byWords: [], byDate: [] };
     const { rows } = await this.pool.query<EpisodeRow & { words_score: number | null; date_rank: string | null }>(
-      `WITH ${bm25Ctes({ postings: 'episode_terms', stats: 'episode_index_stats' })},
+      `WITH ${bm25Ctes({ postings: 'episode_terms', stats: 'episode_index_stats', df: 'episode_term_df' })},
             by_words AS (
               SELECT t.episode_id AS id, sum(${bm25TermSql('e.doc_length')})::float8 AS score
-                FROM episode_terms t JOIN df USING (term)
+                FROM postings t JOIN df USING (term)
                 JOIN episodes e ON e.id = t.episode_id AND e.user_id = $1
                 CROSS JOIN stats
                WHERE t.user_id = $1

@@ -139,9 +139,9 @@ export class PostgresMemoryRepository implements MemoryRepository {
     const tf = termFrequencies(tokens);
     if (tf.size === 0) return [];
     const { rows } = await this.db.query<{ id: string; score: number }>(
-      `WITH ${bm25Ctes({ postings: 'memory_terms', stats: 'user_index_stats' })}
+      `WITH ${bm25Ctes({ postings: 'memory_terms', stats: 'user_index_stats', df: 'memory_term_df' })}
        SELECT t.memory_id AS id, sum(${bm25TermSql('m.doc_length')})::float8 AS score
-         FROM memory_terms t
+         FROM postings t
          JOIN df USING (term)
          JOIN memories m ON m.id = t.memory_id AND m.user_id = $1 AND m.status = 'active'
          CROSS JOIN stats

@@ -20,7 +20,7 @@ function toLine(r: LineRow): StoredLine {
 }
 
 /** Per-user collection statistics and document frequencies of the query terms ($1 user, $2 terms). */
-const BM25_CTES = bm25Ctes({ postings: 'message_terms', stats: 'message_index_stats' });
+const BM25_CTES = bm25Ctes({ postings: 'message_terms', stats: 'message_index_stats', df: 'message_term_df' });
 /** One term's Okapi BM25 contribution, the same definition as every other index. */
 const BM25_TERM = bm25TermSql('m.doc_length');
 /**
@@ -43,14 +43,14 @@ const rangeArrays = (ranges: readonly { start: Date; end: Date }[]): [Date[], Da
 export class PostgresMessageSearch implements MessageSearch {
   constructor(private readonly db: Queryable) {}
 
-  /** BM25 over the user's messages, best first. Document frequencies come from the postings per query. */
+  /** BM25 over the user's messages, best first. Document frequencies come from message_term_df. */
   async bm25({ userId, tokens, k }: { userId: string; tokens: string[]; k: number }): Promise<MessageHit[]> {
     const terms = [...termFrequencies(tokens).keys()];
     if (terms.length === 0) return [];
     const { rows } = await this.db.query<{ conversation_id: string; message_id: string; score: number; matched: string[] }>(
       `WITH ${BM25_CTES}
        SELECT t.conversation_id, t.message_id, sum(${BM25_TERM})::float8 AS score, array_agg(t.term) AS matched
-         FROM message_terms t
+         FROM postings t
          JOIN df USING (term)
          JOIN messages m ON m.user_id = $1 AND m.conversation_id = t.conversation_id AND m.message_id = t.message_id
          CROSS JOIN stats
@@ -81,7 +81,7 @@ export class PostgresMessageSearch implements MessageSearch {
             scored AS (
               SELECT m.conversation_id, m.message_id, sum(${BM25_TERM})::float8 AS score, array_agg(t.term) AS matched
                 FROM inside m
-                JOIN message_terms t ON t.user_id = $1 AND t.conversation_id = m.conversation_id AND t.message_id = m.message_id
+                JOIN postings t ON t.conversation_id = m.conversation_id AND t.message_id = m.message_id
                 JOIN df ON df.term = t.term
                 CROSS JOIN stats
                GROUP BY m.conversation_id, m.message_id)

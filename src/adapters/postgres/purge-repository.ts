@@ -39,6 +39,10 @@ export const PURGE_TABLES: readonly { table: string; rows: string }[] = [
   { table: 'user_index_stats', rows: 'SELECT ctid FROM user_index_stats WHERE user_id = $1' },
   { table: 'message_index_stats', rows: 'SELECT ctid FROM message_index_stats WHERE user_id = $1' },
   { table: 'episode_index_stats', rows: 'SELECT ctid FROM episode_index_stats WHERE user_id = $1' },
+  // Emptied by the postings' delete triggers already; listed so nothing of the user can remain.
+  { table: 'memory_term_df', rows: 'SELECT ctid FROM memory_term_df WHERE user_id = $1' },
+  { table: 'message_term_df', rows: 'SELECT ctid FROM message_term_df WHERE user_id = $1' },
+  { table: 'episode_term_df', rows: 'SELECT ctid FROM episode_term_df WHERE user_id = $1' },
   // Purge revokes the user's API keys with the rest of their rows.
   { table: 'user_api_keys', rows: 'SELECT ctid FROM user_api_keys WHERE user_id = $1' },
   { table: 'legacy_user_moves', rows: 'SELECT ctid FROM legacy_user_moves WHERE user_id = $1' },

@@ -22,7 +22,7 @@ const healthView = z.object({ status: z.enum(['ok', 'degraded']), checks: z.reco
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
 /** Whether the request carries the operator token (CODEC_AUTH_TOKEN), compared in constant time. */
-function isOperator(header: string | undefined, token: string | undefined): boolean {
+export function isOperator(header: string | undefined, token: string | undefined): boolean {
   if (!token || !header) return false;
   const m = /^Bearer +(\S+)$/i.exec(header);
   return m !== null && timingSafeEqual(digest(m[1]!), digest(token));

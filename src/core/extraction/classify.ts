@@ -8,6 +8,8 @@ import { asHabit } from './habits';
 import { makeMatch, type ClauseMatch } from './match';
 import { detectResolution } from './resolution';
 import { runRules } from './rule-kit';
+import { isAboutSomeoneElse } from './subjects';
+import { isFailureReport, isRequestToAssistant, isSmallTalk } from './utterance-shape';
 import type { Lang } from './text';
 import { ZH_FACT_RULES } from './zh-rules-facts';
 import { ZH_INTENT_RULES } from './zh-rules-intent';
@@ -40,8 +42,17 @@ function resolutionOf(text: string, lang: Lang, segmenter: Segmenter): ClauseMat
  * "I use / do X" comes back as a standing preference (see ./habits.ts).
  */
 export function classifyClause(clause: string, lang: Lang, segmenter: Segmenter): ClauseMatch | null {
-  const verdict = classifyByRules(clause, lang, segmenter);
-  return verdict ? asHabit(verdict, clause, lang) : null;
+  // Small talk is never knowledge about the user, whatever a rule would read into it (#23).
+  if (isSmallTalk(clause, lang)) return null;
+  const ruled = classifyByRules(clause, lang, segmenter);
+  const verdict = ruled ? asHabit(ruled, clause, lang) : null;
+  // A request to the assistant ("明天提醒我…", "remind me…") is not a problem of the user's.
+  if (verdict?.type === 'pain_point' && isRequestToAssistant(clause, lang)) return null;
+  // A plain report that something fails is a pain point even without a problem word; a habit
+  // marker in it ("总是连到一半就掉了") does not make it a taste.
+  if ((!verdict || (verdict.type === 'preference' && verdict.intent === 'assert')) && isFailureReport(clause, lang) && !isAboutSomeoneElse(clause, lang))
+    return makeMatch('shape.failure', { type: 'pain_point', confidence: 0.8 });
+  return verdict;
 }
 
 function classifyByRules(clause: string, lang: Lang, segmenter: Segmenter): ClauseMatch | null {

@@ -8,6 +8,8 @@
  * - a hedge ("maybe", "可能"): the rules' ceiling would keep it below the ingestion bar anyway;
  * - a dismissal ("never mind…", "算了…");
  * - a request about the task at hand ("for this script", "这次", "帮我把这段…");
+ * - small talk (greetings, thanks, "lol nothing, just asking") and errands for the assistant
+ *   ("remind me…", "帮我订…"), see ./utterance-shape.ts;
  * - material the user pasted or quoted (not in their own words), and fragments too short or too
  *   long to be a statement.
  */
@@ -18,6 +20,7 @@ import { isHedged, isTaskScoped } from './match';
 import { ownWords } from './quoted';
 import { hasContent } from './segments';
 import { isAboutSomeoneElse } from './subjects';
+import { isRequestToAssistant, isSmallTalk } from './utterance-shape';
 import { type Lang, type Span, splitSentences, stripFiller, trimPunct } from './text';
 
 export { isAboutSomeoneElse } from './subjects';
@@ -94,6 +97,8 @@ export function selectNetStatements(message: ConversationMessage, content: strin
     if (!text || text.length > MAX_STATEMENT || !longEnough(text, lang)) continue;
     if (!own.includes(text)) continue;
     if (DISMISSAL.test(text) || isQuestionLike(text, lang) || isAboutSomeoneElse(text, lang) || isHedged(text) || isOneOffRequest(text, lang)) continue;
+    // Small talk and errands for the assistant say nothing durable about the user (#23).
+    if (isSmallTalk(text, lang) || isRequestToAssistant(text, lang)) continue;
     if (!hasContent(text, lang, segmenter)) continue;
     const at = start + raw.indexOf(text);
     out.push({ message, content, lang, start: at, end: at + text.length, text, shortLived: (lang === 'zh' ? ZH_SHORT_LIVED : EN_SHORT_LIVED).test(text) });

@@ -23,6 +23,7 @@ import { BASE_IMPORTANCE, HEALTH_IMPORTANCE, makeMatch } from './match';
 import { isDurableClass, NET_CLASS_TYPE, type NetClass, type Prototype, PROTOTYPES } from './prototypes';
 import type { NetStatement } from './net-statements';
 import { isDirective } from './provenance';
+import { isFailureReport } from './utterance-shape';
 
 /** Turns texts into embedding vectors (any length; normalised or not). The port the net needs. */
 export interface StatementEncoder {
@@ -157,7 +158,9 @@ export function netCandidate(statement: NetStatement, verdict: NetVerdict, zone:
   // allergies are common" is general knowledge). Chinese drops it ("海鲜一口都不能碰").
   if (statement.lang === 'en' && ABOUT_THE_USER.has(type) && !EN_FIRST_PERSON.test(statement.text)) return null;
   if (type === 'instruction' && !isDirective(statement.text)) type = 'preference';
-  const importance = verdict.cls === 'fact.health' ? HEALTH_IMPORTANCE : BASE_IMPORTANCE[type];
+  // e5 puts "the VPN drops every afternoon" near facts and tastes; a plain failure report is a problem.
+  if ((type === 'fact' || type === 'preference') && isFailureReport(statement.text, statement.lang)) type = 'pain_point';
+  const importance = verdict.cls === 'fact.health' && type === 'fact' ? HEALTH_IMPORTANCE : BASE_IMPORTANCE[type];
   const match = makeMatch(`net.${verdict.cls}`, { type, confidence: verdict.confidence, importance, event: false, standing: type === 'instruction' });
   const seg = { start: statement.start, end: statement.end, match, relations: [], event: statement.shortLived };
   return buildCandidate(seg, { message: statement.message, content: statement.content, lang: statement.lang, zone, segmenter });

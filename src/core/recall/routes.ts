@@ -12,6 +12,8 @@ export const RecallRoute = {
   time: 'time',
   /** Past exchanges (raw user + assistant lines), searched on every recall, competing with memories for the budget. */
   exchanges: 'exchanges',
+  /** Memories reached through the entity graph from the entities the query names (seed 003). */
+  graph: 'graph',
 } as const;
 export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
 /** Every route, derived from {@link RecallRoute} (the one list of them: schemas, MCP and tests take it from here). */

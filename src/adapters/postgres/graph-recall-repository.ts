@@ -1,0 +1,79 @@
+import type { GraphHit, GraphRecallSource } from '../../core/recall/graph';
+import type { Queryable } from './pool';
+
+/**
+ * An entity mentioned by more active memories than this is a hub ("coffee" for a barista): walking
+ * through it would reach most of the user's memories, so a walk stops there instead of passing on.
+ */
+const HUB_MEMORIES = 40;
+
+/** The graph read by recall: seed 003's entities, relations and memory links, walked in PostgreSQL. */
+export class PostgresGraphRecall implements GraphRecallSource {
+  constructor(private readonly db: Queryable) {}
+
+  async entityNames({ userId, limit }: { userId: string; limit: number }): Promise<{ id: string; name: string }[]> {
+    const { rows } = await this.db.query<{ id: string; name: string }>(
+      `SELECT e.id, e.name
+         FROM entities e
+        WHERE e.user_id = $1
+        ORDER BY EXISTS (
+                   SELECT 1 FROM memory_entities me JOIN memories m ON m.id = me.memory_id
+                    WHERE me.entity_id = e.id AND m.user_id = $1 AND m.status = 'active') DESC,
+                 e.name
+        LIMIT $2`,
+      [userId, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * One recursive CTE: from the seed entities, each step goes to the entities related to the
+   * current one (either direction) or named by the same active memory; hubs end a path. The
+   * memories naming any reached entity are returned with the fewest steps from each seed group,
+   * at most `k` per group (a group with many memories does not crowd out another).
+   */
+  async walk({ userId, seeds, hops, k, now }: { userId: string; seeds: Map<string, string[]>; hops: number; k: number; now: Date }): Promise<GraphHit[]> {
+    const groups = [...seeds.entries()].flatMap(([seed, ids]) => ids.map((id) => ({ seed, id })));
+    if (groups.length === 0) return [];
+    const { rows } = await this.db.query<{ memory_id: string; seed: string; hop: number }>(
+      `WITH RECURSIVE live AS (
+          SELECT me.memory_id, me.entity_id
+            FROM memory_entities me JOIN memories m ON m.id = me.memory_id
+           WHERE m.user_id = $1 AND m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > $5)
+        ),
+        hubs AS (
+          SELECT entity_id FROM live GROUP BY entity_id HAVING count(*) > ${HUB_MEMORIES}
+        ),
+        walk(entity_id, seed, hop) AS (
+          SELECT e.id, s.seed, 0
+            FROM unnest($2::uuid[], $3::text[]) AS s(id, seed) JOIN entities e ON e.id = s.id AND e.user_id = $1
+          UNION
+          SELECT nxt.entity_id, w.seed, w.hop + 1
+            FROM walk w
+            CROSS JOIN LATERAL (
+              SELECT r.target_id AS entity_id FROM relations r WHERE r.user_id = $1 AND r.source_id = w.entity_id
+              UNION
+              SELECT r.source_id FROM relations r WHERE r.user_id = $1 AND r.target_id = w.entity_id
+              UNION
+              SELECT l2.entity_id FROM live l1 JOIN live l2 ON l2.memory_id = l1.memory_id WHERE l1.entity_id = w.entity_id
+            ) nxt
+            JOIN entities e ON e.id = nxt.entity_id AND e.user_id = $1
+           WHERE w.hop < $4 AND e.name <> 'user' AND w.entity_id NOT IN (SELECT entity_id FROM hubs)
+        ),
+        reached AS (
+          SELECT entity_id, seed, min(hop) AS hop FROM walk GROUP BY entity_id, seed
+        ),
+        per_seed AS (
+          SELECT l.memory_id, r.seed, min(r.hop)::int AS hop, count(*) AS paths
+            FROM reached r JOIN live l ON l.entity_id = r.entity_id
+           GROUP BY l.memory_id, r.seed
+        ),
+        ranked AS (
+          SELECT memory_id, seed, hop, row_number() OVER (PARTITION BY seed ORDER BY hop, paths DESC, memory_id) AS rank FROM per_seed
+        )
+        SELECT memory_id, seed, hop FROM ranked WHERE rank <= $6 ORDER BY seed, rank`,
+      [userId, groups.map((g) => g.id), groups.map((g) => g.seed), hops, now, k],
+    );
+    return rows.map((r) => ({ memoryId: r.memory_id, seed: r.seed, hop: r.hop }));
+  }
+}

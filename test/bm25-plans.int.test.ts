@@ -1,0 +1,183 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresConversationRepository } from '../src/adapters/postgres/conversation-repository';
+import { PostgresEpisodeStore } from '../src/adapters/postgres/episode-repository';
+import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
+import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-repository';
+import { inUserTransaction } from '../src/adapters/postgres/pool';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
+import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
+import { createTestContext, type TestContext } from './support/harness';
+import { mulberry32 } from './support/prng';
+
+/**
+ * BM25 plans must not depend on fresh table statistics (issue #22). Users analysed once, then a
+ * user whose postings all arrived after that ANALYZE (autovacuum off, so nothing analyses them
+ * behind the test's back): the planner estimates that user at about one posting. Whatever it
+ * estimates, a search must read each query term's postings about once — the old query let the
+ * planner pick a nested loop that re-read the user's postings once per posting.
+ * The measure is EXPLAIN ANALYZE's tuples read from the postings table, not time.
+ */
+
+let ctx: TestContext;
+let pool: pg.Pool;
+
+const VOCABULARY = Array.from({ length: 24 }, (_, i) => `word${String.fromCharCode(97 + i)}`);
+const AT = new Date('2026-03-01T09:00:00Z');
+const QUERY = 'worda wordb wordc wordd';
+
+function text(rand: () => number): string {
+  // Skewed draws: the first words are in most documents, as common words are in real chat.
+  return Array.from({ length: 8 }, () => VOCABULARY[Math.floor(rand() ** 2 * VOCABULARY.length)]!).join(' ');
+}
+
+async function newUser(name: string): Promise<string> {
+  const userKey = ctx.userKey(name);
+  await pool.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', $2) ON CONFLICT DO NOTHING`, [userKey, name]);
+  return userKey;
+}
+
+function memories(userId: string, seed: number, count: number): BulkMemory[] {
+  const rand = mulberry32(seed);
+  return Array.from({ length: count }, (_, i) => ({
+    id: `00000000-0000-4000-${String(seed).padStart(4, '0')}-${String(i).padStart(12, '0')}`,
+    userId, text: text(rand), type: 'fact', status: 'active', importance: 0.5, importanceLevel: 'medium', lastAccessedAt: AT, expiresAt: null,
+  }));
+}
+
+async function appendMessages(userId: string, seed: number, count: number): Promise<void> {
+  const rand = mulberry32(seed);
+  const messages = Array.from({ length: count }, (_, i) => ({ id: `m${i}`, role: 'user' as const, content: text(rand), at: new Date(AT.getTime() + i * 1000), truncated: false }));
+  await inUserTransaction(pool, userId, (c) => new PostgresConversationRepository(c).append({ userId, conversationId: 'c1', messages }));
+}
+
+async function writeEpisodes(userId: string, seed: number, count: number): Promise<void> {
+  const rand = mulberry32(seed);
+  const store = new PostgresEpisodeStore(pool);
+  for (let i = 0; i < count; i += 1) {
+    const summary = text(rand);
+    await inUserTransaction(pool, userId, (c) =>
+      new PostgresConversationRepository(c).append({ userId, conversationId: `c${i}`, messages: [{ id: 'm1', role: 'user', content: summary, at: AT, truncated: false }] }),
+    );
+    await store.replaceForConversation({
+      userId, conversationId: `c${i}`, timeZone: 'UTC',
+      drafts: [{ day: '2026-03-01', startedAt: AT, endedAt: AT, messageIds: ['m1'], summary, summaryMessageIds: ['m1'] }],
+    });
+  }
+}
+
+/** A pool whose queries are also kept, to EXPLAIN exactly what a repository sent. */
+function capturing(): { db: pg.Pool; last: () => { sql: string; params: unknown[] } } {
+  let last: { sql: string; params: unknown[] } | undefined;
+  const db = new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query') {
+        return (sql: string, params: unknown[]) => {
+          last = { sql, params };
+          return target.query(sql, params);
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { db, last: () => last! };
+}
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Tuples the plan read from `table`, over all loops. */
+function tuplesRead(node: PlanNode, table: string): number {
+  const own = node['Relation Name'] === table
+    ? (node['Actual Rows']! + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * node['Actual Loops']!
+    : 0;
+  return own + (node.Plans ?? []).reduce((s, p) => s + tuplesRead(p, table), 0);
+}
+
+async function explainReads(query: { sql: string; params: unknown[] }, table: string): Promise<number> {
+  const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`, query.params);
+  return tuplesRead(rows[0]!['QUERY PLAN'][0].Plan, table);
+}
+
+async function postingsOf(table: string, userId: string): Promise<number> {
+  const terms = [...new Set(tokenizeForIndex(QUERY))];
+  const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE user_id = $1 AND term = ANY($2::text[])`, [userId, terms]);
+  return Number(rows[0]!.n);
+}
+
+let fresh: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  pool = ctx.runtime.deps.pool;
+  for (const table of ['memories', 'memory_terms', 'memory_term_df', 'messages', 'message_terms', 'message_term_df', 'episodes', 'episode_terms', 'episode_term_df']) {
+    await pool.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+  }
+  // Analysed users: the statistics the planner will have.
+  for (let u = 0; u < 5; u += 1) {
+    const userId = await newUser(`analysed-${u}`);
+    await insertBulkMemories(pool, memories(userId, 10 + u, 400));
+    await appendMessages(userId, 20 + u, 400);
+    await writeEpisodes(userId, 30 + u, 40);
+  }
+  await pool.query('ANALYZE');
+  // The user who arrived after ANALYZE, with thousands of postings.
+  fresh = await newUser('never-analysed');
+  await insertBulkMemories(pool, memories(fresh, 40, 600));
+  await appendMessages(fresh, 50, 600);
+  await writeEpisodes(fresh, 60, 150);
+}, 600_000);
+
+afterAll(async () => {
+  await ctx?.close();
+});
+
+describe('BM25 plans for a user the statistics have never seen', () => {
+  it('memories: each query term\'s postings are read about once', async () => {
+    const { db, last } = capturing();
+    const hits = await new PostgresMemoryRepository(db).bm25({ userId: fresh, tokens: tokenizeForIndex(QUERY), k: 10 });
+    expect(hits.length).toBe(10);
+    const postings = await postingsOf('memory_terms', fresh);
+    expect(postings).toBeGreaterThan(500);
+    expect(await explainReads(last(), 'memory_terms')).toBeLessThanOrEqual(postings * 2);
+  });
+
+  it('messages: each query term\'s postings are read about once', async () => {
+    const { db, last } = capturing();
+    const hits = await new PostgresMessageSearch(db).bm25({ userId: fresh, tokens: tokenizeForIndex(QUERY), k: 10 });
+    expect(hits.length).toBe(10);
+    const postings = await postingsOf('message_terms', fresh);
+    expect(postings).toBeGreaterThan(500);
+    expect(await explainReads(last(), 'message_terms')).toBeLessThanOrEqual(postings * 2);
+  });
+
+  it('episodes: each query term\'s postings are read about once', async () => {
+    const { db, last } = capturing();
+    const { byWords } = await new PostgresEpisodeStore(db).search({ userId: fresh, tokens: tokenizeForIndex(QUERY), ranges: [], k: 10 });
+    expect(byWords.length).toBe(10);
+    const postings = await postingsOf('episode_terms', fresh);
+    expect(postings).toBeGreaterThan(100);
+    expect(await explainReads(last(), 'episode_terms')).toBeLessThanOrEqual(postings * 2);
+  });
+
+  it('document frequencies in the df tables equal a count over the postings, after writes and deletes', async () => {
+    // Deletes by every path the triggers must follow: a cascade from the document, a direct delete of postings.
+    await pool.query(`DELETE FROM memories WHERE user_id = $1 AND id IN (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 50)`, [fresh]);
+    await pool.query(`DELETE FROM memory_terms WHERE user_id = $1 AND term = 'worda'`, [fresh]);
+    await pool.query(`DELETE FROM message_terms WHERE user_id = $1 AND message_id IN ('m1', 'm2', 'm3')`, [fresh]);
+    await pool.query(`DELETE FROM episodes WHERE user_id = $1 AND conversation_id IN ('c1', 'c2')`, [fresh]);
+    for (const [postings, df] of [['memory_terms', 'memory_term_df'], ['message_terms', 'message_term_df'], ['episode_terms', 'episode_term_df']] as const) {
+      const { rows } = await pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM (SELECT user_id, term, count(*)::int AS df FROM ${postings} GROUP BY 1, 2) c
+           FULL JOIN ${df} d USING (user_id, term) WHERE c.df IS DISTINCT FROM d.df`,
+      );
+      expect(Number(rows[0]!.n), `${df} vs ${postings}`).toBe(0);
+    }
+  });
+});
