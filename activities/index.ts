@@ -9,7 +9,7 @@ import { applyCandidate, applyStoreRequest } from '../src/memory/memory-writer';
 import { inferStoreRequest } from '../src/memory/memory-inference';
 import { applyRecallReinforcement } from '../src/memory/reinforcement';
 import { syncVectors } from '../src/memory/vector-sync';
-import type { StoreMemoryInput } from '../workflows/shared/types';
+import type { StoreMemoryInput } from '../src/memory/contract';
 import { createEpisodeActivities } from './conversation/episodes';
 import { createExtractionRunActivities } from './conversation/extraction-runs';
 import { withTypedFailures } from './shared/failures';

@@ -85,7 +85,7 @@ beforeAll(async () => {
       writeFileSync(join(FIXTURES, `${type}.binpb`), HistoryCodec.encode(first.history).finish());
     }
   }
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await ctx?.close();

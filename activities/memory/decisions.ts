@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../../src/shared/deps';
 import { confirmMemory } from '../../src/memory/memory-confirm';
 import { eraseMemory } from '../../src/privacy/memory-erase';
 import { forgetMemory, restoreMemory } from '../../src/memory/memory-lifecycle';
-import type { MemoryDecisionInput, MemoryDecisionOutcome } from '../../workflows/memory/decisions';
+import type { MemoryDecisionInput, MemoryDecisionOutcome } from '../../src/memory/contract';
 import { withTypedFailures } from '../shared/failures';
 
 /**

@@ -12,7 +12,7 @@ import { gatherDigest, storeDigest } from '../../src/proactive/digest';
 import { writeDigest, type WrittenDigest } from '../../src/proactive/digest-writer';
 import { deliverNudge, loadNudgeContext } from '../../src/proactive/nudges';
 import { fireReminder, recordReminder, saveReminderState } from '../../src/proactive/reminder-rows';
-import type { ReminderWorkflowInput } from '../../workflows/proactive/proactive-inputs';
+import type { ReminderWorkflowInput } from '../../src/proactive/contract';
 import { withTypedFailures } from '../shared/failures';
 
 export function createProactiveActivities(deps: ServiceDeps) {

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { TimeoutFailure } from '@temporalio/common';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { MemoryDecision } from '../../workflows';
-import type { MemoryDecisionAction, MemoryDecisionOutcome } from '../../workflows/memory/decisions';
+import { MemoryWorkflows, type MemoryDecisionAction, type MemoryDecisionOutcome, type MemoryDecisionWorkflow } from '../memory/contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ApiDeps } from './deps';
 import { workflowCallError } from './workflow-failures';
@@ -37,7 +36,7 @@ export async function runMemoryDecision(
   const workflowId = memoryDecisionWorkflowId(input.action, input.userKey, input.memoryId);
   let result;
   try {
-    result = await deps.temporal.workflow.execute(MemoryDecision, {
+    result = await deps.temporal.workflow.execute<MemoryDecisionWorkflow>(MemoryWorkflows.decision, {
       taskQueue: deps.taskQueue,
       workflowId,
       args: [{ userKey: input.userKey, memoryId: input.memoryId, action: input.action, actor: input.actor ?? 'api', requestedAt: input.now.toISOString() }],

@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { ALL_ROUTES } from '../core/recall/routes';
 import { MEMORY_STATUSES, MEMORY_TYPES, MEMORY_VIAS, MemoryVia } from '../core/types';
 import { MAX_MESSAGE_ID_LENGTH, messageIdProblem } from '../core/conversation/message-ids';
 
@@ -151,7 +152,7 @@ export const recallBody = z.object({
   recentMessages: z.array(z.string().max(8000)).max(20).optional(),
   now: isoDate.optional(),
   timeZone: ianaZone.optional(),
-  routes: z.array(z.enum(['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges', 'graph'])).optional(),
+  routes: z.array(z.enum(ALL_ROUTES)).optional(),
   /** LLM query rewrite for this message (true/false); absent: the server's RECALL_QUERY_REWRITE policy. */
   rewrite: z.boolean().optional(),
 });

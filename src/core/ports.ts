@@ -9,12 +9,9 @@ import type { PurgeCounts } from './privacy/purge';
 import type { Episode, EpisodeVectorOwed, EpisodeWrite } from './episodes/ports';
 import type { EpisodeDraft } from './episodes/summarize';
 import type { MessageHit, MessageRef, ShownLine, StoredLine } from './recall/exchanges';
+import type { VectorHit } from './vector-hit';
 
-/** A nearest neighbour from the vector index; `similarity` is cosine similarity in [-1, 1]. */
-export interface VectorHit {
-  id: string;
-  similarity: number;
-}
+export type { VectorHit };
 
 export interface VectorItem {
   id: string;

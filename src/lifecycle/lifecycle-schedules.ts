@@ -7,6 +7,7 @@ import {
   type ScheduleDescription,
   type ScheduleOptions,
 } from '@temporalio/client';
+import { WorkflowType } from '../client/temporal-contract';
 
 /**
  * The lifecycle's Temporal Schedules, created at worker start and visible in Temporal UI
@@ -26,8 +27,8 @@ export const REINFORCEMENT_AT = { hour: 4, minute: 0, dayOfWeek: 'MONDAY' as Day
  */
 const CATCHUP_WINDOW_MS = 24 * 3600 * 1000;
 
-/** Names of exported workflows, checked by the compiler without loading workflow code here. */
-type WorkflowName = keyof typeof import('../../workflows');
+/** Workflow type names from the one list of them (the public Temporal contract), not from the workflow bundle. */
+type WorkflowName = WorkflowType;
 
 interface DesiredSchedule {
   scheduleId: string;
@@ -108,8 +109,8 @@ export async function ensureSchedule(
  */
 export async function ensureLifecycleSchedules(client: Client, opts: { taskQueue: string; timezone: string }): Promise<Record<string, ScheduleOutcome>> {
   const desired: DesiredSchedule[] = [
-    { scheduleId: sweepScheduleId(opts.taskQueue), workflowType: 'memorySweepWorkflow', at: SWEEP_AT, note: 'Daily forgetting sweep: decay, archive, expire, capacity' },
-    { scheduleId: reinforcementScheduleId(opts.taskQueue), workflowType: 'weeklyReinforcementWorkflow', at: REINFORCEMENT_AT, note: 'Weekly reinforcement of high-importance memories' },
+    { scheduleId: sweepScheduleId(opts.taskQueue), workflowType: WorkflowType.memorySweep, at: SWEEP_AT, note: 'Daily forgetting sweep: decay, archive, expire, capacity' },
+    { scheduleId: reinforcementScheduleId(opts.taskQueue), workflowType: WorkflowType.weeklyReinforcement, at: REINFORCEMENT_AT, note: 'Weekly reinforcement of high-importance memories' },
   ];
   const outcomes: Record<string, ScheduleOutcome> = {};
   for (const d of desired) outcomes[d.scheduleId] = await ensureSchedule(client, optionsFor(d, opts.taskQueue, opts.timezone), scheduleMatches);

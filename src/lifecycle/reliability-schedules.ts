@@ -1,4 +1,5 @@
 import { ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
+import { WorkflowType } from '../client/temporal-contract';
 import { ensureSchedule, sameActionAndPolicies, type ScheduleOutcome } from './lifecycle-schedules';
 
 /**
@@ -11,8 +12,8 @@ export const reminderReconcilerScheduleId = (taskQueue: string): string => `reco
 export const outboxDrainScheduleId = (taskQueue: string): string => `drain:vector-outbox:${taskQueue}`;
 export const exchangeIndexScheduleId = (taskQueue: string): string => `index:exchanges:${taskQueue}`;
 
-/** Names of exported workflows, checked by the compiler without loading workflow code here. */
-type WorkflowName = keyof typeof import('../../workflows');
+/** Workflow type names from the one list of them (the public Temporal contract), not from the workflow bundle. */
+type WorkflowName = WorkflowType;
 
 interface DesiredInterval {
   scheduleId: string;
@@ -57,23 +58,23 @@ export async function ensureReliabilitySchedules(
   const desired: DesiredInterval[] = [
     {
       scheduleId: extractionReconcilerScheduleId(opts.taskQueue),
-      workflowType: 'extractionReconcilerWorkflow',
+      workflowType: WorkflowType.extractionReconciler,
       everySeconds: opts.reconcileSeconds,
       note: 'Extraction reconciler: idle conversations with messages after their watermark',
     },
     {
       scheduleId: reminderReconcilerScheduleId(opts.taskQueue),
-      workflowType: 'reminderReconcilerWorkflow',
+      workflowType: WorkflowType.reminderReconciler,
       everySeconds: opts.reminderReconcileSeconds,
       note: 'Reminder reconciler: open reminders whose workflow never started',
     },
-    { scheduleId: outboxDrainScheduleId(opts.taskQueue), workflowType: 'vectorOutboxWorkflow', everySeconds: opts.drainSeconds, note: 'Vector outbox drain: backoff and dead letters' },
+    { scheduleId: outboxDrainScheduleId(opts.taskQueue), workflowType: WorkflowType.vectorOutbox, everySeconds: opts.drainSeconds, note: 'Vector outbox drain: backoff and dead letters' },
     ...(opts.exchangeIndexSeconds === undefined
       ? []
       : [
           {
             scheduleId: exchangeIndexScheduleId(opts.taskQueue),
-            workflowType: 'exchangeIndexWorkflow' as const,
+            workflowType: WorkflowType.exchangeIndex,
             everySeconds: opts.exchangeIndexSeconds,
             note: 'Exchange indexer: new messages embedded as exchanges for dense conversation search',
           },

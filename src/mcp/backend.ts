@@ -1,3 +1,4 @@
+import { ALL_ROUTES, RecallRoute } from '../core/recall/routes';
 import type { ConversationSearchResponse, MemoryClient, MemoryType, MemoryView, ReminderActionAccepted, ReminderStatus, ReminderView } from '../client/index';
 
 /** One memory a search found. */
@@ -25,7 +26,7 @@ export interface MemoryToolBackend {
 }
 
 /** Recall's memory routes: the raw past exchanges are conversation_search's. */
-export const MEMORY_SEARCH_ROUTES = ['ann', 'bm25', 'recent', 'important', 'type', 'time'] as const;
+export const MEMORY_SEARCH_ROUTES: readonly RecallRoute[] = ALL_ROUTES.filter((r) => r !== RecallRoute.exchanges);
 
 /** The tools over the HTTP API, as the stdio server runs them: the key decides the tenant, as for any client. */
 export function httpBackend(client: MemoryClient, userId: string): MemoryToolBackend {

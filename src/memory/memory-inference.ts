@@ -12,7 +12,7 @@ import type { MemoryCandidate, MemoryType } from '../core/types';
 import { jiebaSegmenter } from '../adapters/text/jieba';
 import type { ServiceDeps } from '../shared/deps';
 import { userTimeZone } from '../account/settings';
-import type { StoreMemoryInput } from '../../workflows/shared/types';
+import type { StoreMemoryInput } from './contract';
 
 /** The id of the one message the text is read as; never stored (a direct write has no message). */
 const INFERRED_MESSAGE_ID = 'memory-add';

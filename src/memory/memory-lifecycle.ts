@@ -5,7 +5,7 @@ import type { MemoryTransaction } from '../core/ports';
 import { tokenizeForIndex } from '../adapters/text/jieba';
 import type { Memory } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';
-import type { AuditContext } from './memory-writer';
+import type { AuditContext } from './audit-context';
 import { syncVectors } from './vector-sync';
 
 type Deps = Pick<ServiceDeps, 'unitOfWork' | 'vectorOutbox' | 'vectors' | 'embedder'>;

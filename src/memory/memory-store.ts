@@ -5,11 +5,10 @@ import type { MemoryReader } from '../core/ports';
 import { screenDirectWrite } from '../core/memory/direct-write';
 import type { Memory } from '../core/types';
 import { jiebaSegmenter } from '../adapters/text/jieba';
-import type { StoreMemoryInput } from '../../workflows/shared/types';
+import { MemoryWorkflows, type StoreMemoryInput, type StoreMemoryWorkflow } from './contract';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { waitForResult, withTemporalDeadline } from '../shared/workflow-wait';
-import { storeMemoryWorkflow } from '../../workflows';
 import { workflowCallError } from '../shared/workflow-failures';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 
@@ -49,7 +48,7 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
   let decision;
   try {
     const handle = await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () =>
-      deps.temporal.workflow.start(storeMemoryWorkflow, {
+      deps.temporal.workflow.start<StoreMemoryWorkflow>(MemoryWorkflows.store, {
         taskQueue: deps.taskQueue,
         workflowId,
         workflowIdConflictPolicy: 'USE_EXISTING',

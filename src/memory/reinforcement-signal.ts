@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { memoriesRecalledSignal, recallReinforcementWorkflow, reinforcementWorkflowId } from '../../workflows';
+import { memoriesRecalledSignal, MemoryWorkflows, reinforcementWorkflowId, type MemoriesRecalledInput, type RecallReinforcementWorkflow } from './contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 
 /**
@@ -8,7 +8,7 @@ import { userSearchAttributes } from '../../workflows/shared/search-attributes';
  */
 export function signalRecalled(temporal: Client, taskQueue: string, userId: string, memoryIds: string[], at: Date, flushSeconds: number, onError: (err: unknown) => void): void {
   temporal.workflow
-    .signalWithStart(recallReinforcementWorkflow, {
+    .signalWithStart<RecallReinforcementWorkflow, [MemoriesRecalledInput]>(MemoryWorkflows.recallReinforcement, {
       taskQueue,
       workflowId: reinforcementWorkflowId(userId),
       args: [{ userId, flushSeconds }],

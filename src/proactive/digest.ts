@@ -8,7 +8,7 @@ import { buildSuggestions, dominantLanguage, findOpenQuestions, summarizeConvers
 import { digestDay } from '../core/proactive/digest-schedule';
 import type { Client } from '@temporalio/client';
 import type { DigestRecord } from '../core/ports';
-import { digestWorkflow } from '../../workflows';
+import { ProactiveWorkflows, type DigestWorkflow } from './contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 import { workflowCallError } from '../shared/workflow-failures';
 import type { ServiceDeps } from '../shared/deps';
@@ -92,7 +92,7 @@ export async function writeDigestNow(
   const workflowId = `digest:${userId}:now:${today}:${input.now.getTime()}`;
   let written: { date: string };
   try {
-    written = await deps.temporal.workflow.execute(digestWorkflow, {
+    written = await deps.temporal.workflow.execute<DigestWorkflow>(ProactiveWorkflows.digest, {
       taskQueue: deps.taskQueue,
       workflowId,
       args: [{ userId, notify: false }],

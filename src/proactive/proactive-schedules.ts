@@ -8,7 +8,7 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Schedu
 import type { Workflow } from '@temporalio/common';
 import { digestCalendarSpec } from '../core/proactive/digest-schedule';
 import type { UserSettings } from '../core/proactive/settings';
-import { digestWorkflow, nudgeWorkflow } from '../../workflows';
+import { ProactiveWorkflows } from './contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ServiceDeps } from '../shared/deps';
 import { userSettings } from '../account/settings';
@@ -68,7 +68,7 @@ export async function ensureProactiveSchedules(
     spec: { calendars: calendar.calendars, timezone: calendar.timezone },
     action: {
       type: 'startWorkflow',
-      workflowType: digestWorkflow,
+      workflowType: ProactiveWorkflows.digest,
       args: [{ userId, notify: true }],
       taskQueue,
       workflowId: `digest:${userId}`,
@@ -83,7 +83,7 @@ export async function ensureProactiveSchedules(
     spec: { intervals: [{ every: `${opts.nudgeIntervalMinutes}m` }] },
     action: {
       type: 'startWorkflow',
-      workflowType: nudgeWorkflow,
+      workflowType: ProactiveWorkflows.nudge,
       args: [{ userId }],
       taskQueue,
       workflowId: `nudge:${userId}`,

@@ -1,7 +1,7 @@
 import { uuidFromKey } from '../adapters/ids';
 import { inlineRuleWork, scanPage } from '../adapters/extraction/rule-work';
 import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
-import type { ReminderWorkflowInput } from '../../workflows/proactive/proactive-inputs';
+import type { ReminderWorkflowInput } from './contract';
 import { allConversationMessages } from '../conversation/conversation-messages';
 import type { ServiceDeps } from '../shared/deps';
 import { userTimeZone } from '../account/settings';

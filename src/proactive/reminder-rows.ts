@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { languageOf } from '../core/proactive/nudge-wording';
 import { initialState, isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import type { ReminderRecord } from '../core/ports';
-import type { ReminderWorkflowInput } from '../../workflows/proactive/proactive-inputs';
+import type { ReminderWorkflowInput } from './contract';
 import type { ServiceDeps } from '../shared/deps';
 
 /** The workflow's view of a stored reminder. */

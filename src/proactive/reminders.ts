@@ -18,8 +18,7 @@ import { uuidFromKey } from '../adapters/ids';
 import type { ReminderRecord } from '../core/ports';
 import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';
-import { dismissSignal, reminderWorkflow, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery } from '../../workflows';
-import type { ReminderWorkflowInput } from '../../workflows/proactive/proactive-inputs';
+import { dismissSignal, ProactiveWorkflows, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery, type ReminderWorkflow, type ReminderWorkflowInput } from './contract';
 import { ReminderStatusKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ServiceDeps } from '../shared/deps';
 import { userTimeZone } from '../account/settings';
@@ -130,7 +129,7 @@ export async function startReminderWorkflow(deps: Pick<ReminderDeps, 'temporal' 
     ackWindowSeconds: deps.config.proactive.reminderAckSeconds,
   };
   try {
-    await deps.temporal.workflow.start(reminderWorkflow, {
+    await deps.temporal.workflow.start<ReminderWorkflow>(ProactiveWorkflows.reminder, {
       taskQueue: deps.taskQueue,
       workflowId: reminder.workflowId,
       args: [input],

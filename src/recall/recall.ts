@@ -42,22 +42,9 @@ import {
 import { personaForRecall, startPersona, type RecalledPersona } from './persona-recall';
 import { graphRouteIds } from './graph-route';
 import { foldRouteFailures, settleRoutes, startRoute, type RouteFailure, type RouteTask, type StartedRoute } from './route-runner';
+import { ALL_ROUTES, RecallRoute } from '../core/recall/routes';
 
-export const RecallRoute = {
-  ann: 'ann',
-  bm25: 'bm25',
-  recent: 'recent',
-  important: 'important',
-  type: 'type',
-  /** Memories said on the dates the query names ("我6月2号…", "last Tuesday"), ranked first. */
-  time: 'time',
-  /** Past exchanges (raw user + assistant lines), searched on every recall, competing with memories for the budget. */
-  exchanges: 'exchanges',
-  /** Memories reached through the entity graph from the entities the query names (seed 003). */
-  graph: 'graph',
-} as const;
-export type RecallRoute = (typeof RecallRoute)[keyof typeof RecallRoute];
-export const ALL_ROUTES: RecallRoute[] = ['ann', 'bm25', 'recent', 'important', 'type', 'time', 'exchanges', 'graph'];
+export { ALL_ROUTES, RecallRoute } from '../core/recall/routes';
 /** The episodic routes (dates and past exchanges); without them recall reads memories only, unchanged. */
 export const EPISODIC_ROUTES: readonly RecallRoute[] = ['time', 'exchanges'];
 

@@ -1,37 +1,11 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { createDecisionActivities } from '../../activities/memory/decisions';
 import { MemoryDecisionsKey } from '../shared/search-attributes';
+import type { MemoryDecisionAction, MemoryDecisionInput, MemoryDecisionOutcome, MemoryDecisionResult } from '../../src/memory/contract';
 
 type Activities = ReturnType<typeof createDecisionActivities>;
 
-/** A decision the API takes about one memory on request: forget (soft delete), restore, erase (hard delete), confirm (a pending memory becomes the user's). */
-export type MemoryDecisionAction = 'forget' | 'restore' | 'erase' | 'confirm';
-
-export interface MemoryDecisionInput {
-  /** The user key (`MemoryUserId`). */
-  userKey: string;
-  memoryId: string;
-  action: MemoryDecisionAction;
-  /** Who asked: `api` for the HTTP API, `page` for the memory page (the audit event's actor). */
-  actor: string;
-  /** When it was asked (ISO): the decision's time in the audit trail. */
-  requestedAt: string;
-}
-
-export type MemoryDecisionOutcome =
-  | { action: 'forget'; memoryId: string; changed: boolean; vectorRemoved: boolean }
-  | { action: 'restore'; memoryId: string; vectorSynced: boolean }
-  | { action: 'erase'; memoryId: string; removed: Record<string, number>; vectorRemoved: boolean; conversations: string[]; episodesRebuilt: boolean }
-  | { action: 'confirm'; memoryId: string; changed: boolean };
-
-/** The workflow's result: the decision applied, or the refusal (unknown memory, wrong status) with the API's error code. */
-export interface MemoryDecisionResult {
-  action: MemoryDecisionAction;
-  memoryId: string;
-  applied: boolean;
-  outcome?: MemoryDecisionOutcome;
-  refusal?: { code: string; message: string; details?: Record<string, unknown> };
-}
+export type { MemoryDecisionAction, MemoryDecisionInput, MemoryDecisionOutcome, MemoryDecisionResult };
 
 const { applyMemoryDecision } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',

@@ -1,5 +1,6 @@
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../../activities';
+import { memoriesRecalledSignal, reinforcementWorkflowId, type MemoriesRecalledInput, type RecallReinforcementInput } from '../../src/memory/contract';
 
 type Activities = ReturnType<typeof createActivities>;
 const { applyRecallReinforcement } = proxyActivities<Activities>({
@@ -8,28 +9,10 @@ const { applyRecallReinforcement } = proxyActivities<Activities>({
   retry: { initialInterval: '1s', maximumInterval: '1m' },
 });
 
-export interface MemoriesRecalledInput {
-  memoryIds: string[];
-  /** When the recall happened (ISO). */
-  at: string;
-}
-
-export const memoriesRecalledSignal = defineSignal<[MemoriesRecalledInput]>('memoriesRecalledSignal');
-
-export interface RecallReinforcementInput {
-  userId: string;
-  /** Flush at most this often, so a chatty user costs one activity per window, not per message. */
-  flushSeconds: number;
-  /** Signals carried over from the previous run (continue-as-new). */
-  pending?: MemoriesRecalledInput[];
-  batchesApplied?: number;
-}
+export { memoriesRecalledSignal, reinforcementWorkflowId };
+export type { MemoriesRecalledInput, RecallReinforcementInput };
 
 const MAX_SIGNALS_PER_RUN = 500;
-
-export function reinforcementWorkflowId(userId: string): string {
-  return `reinforce:${userId}`;
-}
 
 /**
  * One per user, fed by the recall API: recalled memories get frequency +1 and last_recalled_at in

@@ -1,6 +1,7 @@
 import { log, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { createPrivacyActivities } from '../../activities/privacy/privacy';
-import { addPurgeCounts, emptyPurgeCounts, type PurgeCounts } from '../../src/core/privacy/purge';
+import { addPurgeCounts, emptyPurgeCounts } from '../../src/core/privacy/purge';
+import type { PurgeUserInput, PurgeUserResult } from '../../src/privacy/contract';
 
 type Activities = ReturnType<typeof createPrivacyActivities>;
 
@@ -12,23 +13,7 @@ const quick: ActivityOptions = { startToCloseTimeout: '1m', retry };
 const long: ActivityOptions = { startToCloseTimeout: '30m', heartbeatTimeout: '1m', retry };
 const acts = proxyActivities<Activities>(quick);
 
-export interface PurgeUserInput {
-  /** The user key (as stored in every table). Only activity inputs carry it; results never do. */
-  userKey: string;
-  tenantId: string;
-  /** Keyed reference of the user for the audit row (see purgeUserRef). */
-  userRef: string;
-  /** When the erasure was requested (ISO); default: the workflow's start. */
-  requestedAt?: string;
-}
-
-export interface PurgeUserResult {
-  tenantId: string;
-  userRef: string;
-  requestedAt: string;
-  completedAt: string;
-  counts: PurgeCounts;
-}
+export type { PurgeUserInput, PurgeUserResult };
 
 /**
  * PurgeUser: deletes everything stored about one user, in two passes.

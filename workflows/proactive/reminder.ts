@@ -2,9 +2,6 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   isCancellation,
   log,
   patched,
@@ -26,7 +23,7 @@ import {
   type ReminderState,
 } from '../../src/core/proactive/reminder-state';
 import { nextOccurrence } from '../../src/core/time/recurrence';
-import type { DismissInput, ReminderWorkflowInput, RescheduleInput, SnoozeInput } from './proactive-inputs';
+import { dismissSignal, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery, type ReminderWorkflowInput } from '../../src/proactive/contract';
 import { ReminderStatusKey, userSearchAttributes } from '../shared/search-attributes';
 
 type Activities = ReturnType<typeof createProactiveActivities>;
@@ -37,15 +34,7 @@ const acts = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 });
 
-export const snoozeSignal = defineSignal<[SnoozeInput]>('snoozeSignal');
-export const dismissSignal = defineSignal<[DismissInput?]>('dismissSignal');
-export const rescheduleUpdate = defineUpdate<ReminderState, [RescheduleInput]>('rescheduleUpdate');
-export const stateQuery = defineQuery<ReminderState>('stateQuery');
-
-/** Workflow id of a reminder: one workflow per reminder, readable in Temporal UI. */
-export function reminderWorkflowId(userId: string, reminderId: string): string {
-  return `reminder:${userId}:${reminderId}`;
-}
+export { dismissSignal, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery };
 
 const MAX_AHEAD_MS = 10 * 366 * 86_400_000;
 

@@ -4,7 +4,7 @@ import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { PURGE_WORKFLOW_TYPE, purgeWorkflowId } from '../../core/privacy/purge';
 import { openUserExport, spoolUserExport } from '../../privacy/user-export';
 import { assertUserKey, purgeUserRef } from '../../privacy/user-purge';
-import { PurgeUser } from '../../../workflows';
+import { PrivacyWorkflows, type PurgeUserWorkflow } from '../../privacy/contract';
 import { MemoryDecisionsKey, MemoryTenantKey } from '../../../workflows/shared/search-attributes';
 import { userKeyOf } from '../auth';
 import { ConcurrencyGate, Semaphore } from '../concurrency';
@@ -97,7 +97,7 @@ export const privacyRoutes =
         const workflowId = purgeWorkflowId(tenantId, userRef);
         let handle;
         try {
-          handle = await deps.temporal.workflow.start(PurgeUser, {
+          handle = await deps.temporal.workflow.start<PurgeUserWorkflow>(PrivacyWorkflows.purgeUser, {
             taskQueue: deps.taskQueue,
             workflowId,
             // A second request while one runs joins it; a finished purge is simply run again.

@@ -1,4 +1,4 @@
-import type { VectorHit } from '../ports';
+import type { VectorHit } from '../vector-hit';
 
 /** A stored episode (one conversation, one local day). */
 export interface Episode {

@@ -1,0 +1,260 @@
+/* global module */
+/**
+ * The boundaries of the house by capability (issue #21), checked by `npm run lint` (eslint, then
+ * dependency-cruiser over src, workflows and activities). Type-only imports count
+ * (`tsPreCompilationDeps`): a type import still ties two files together and closes a circle.
+ *
+ * Where today's code breaks a rule and the fix is a change of its own, the edge is listed below in
+ * KNOWN_VIOLATIONS — file to file, with the reason and what removes it — never left out silently.
+ * A new edge of the same kind fails lint; removing a listed edge is the work left (docs/decisions.md).
+ * test/dependency-rules.test.ts runs these rules over a fixture with deliberately wrong imports.
+ */
+
+/** Capabilities (src/<cap>/, workflows/<cap>/, activities/<cap>/), lowest first: a capability imports only those before it. */
+const CAPABILITIES = ['account', 'lifecycle', 'memory', 'persona', 'proactive', 'conversation', 'recall', 'privacy'];
+
+/** The pure domain of each capability under src/core/ (folder → capability). */
+const DOMAIN_OF = {
+  decisions: 'memory',
+  memory: 'memory',
+  lifecycle: 'lifecycle',
+  persona: 'persona',
+  proactive: 'proactive',
+  conversation: 'conversation',
+  extraction: 'conversation',
+  episodes: 'conversation',
+  recall: 'recall',
+  privacy: 'privacy',
+};
+const DOMAIN_FOLDERS = Object.keys(DOMAIN_OF);
+/** The shared kernel: src/core's top-level files and its text and time folders. */
+const KERNEL = '^src/core/(?:[^/]+\\.ts$|text/|time/)';
+/** Pure modules of the workflow bundle that starters and codecs may use (search attribute keys, the payload subject). */
+const PURE_WORKFLOW_SHARED = '^workflows/shared/(?:search-attributes|payload-subject)\\.ts$';
+
+/**
+ * Edges that break a rule today, by rule name. `from` and `to` are exact paths.
+ * Each group says why it is here and what removes it.
+ */
+const KNOWN_VIOLATIONS = {
+  // src/core/ports.ts holds the ports of ten capabilities and names their domain types; it is
+  // split into ports per capability (src/<cap>/ports.ts) after the 11:45 merge.
+  'kernel-imports-only-kernel': [
+    ['src/core/ports.ts', 'src/core/decisions/llm-resolution.ts'],
+    ['src/core/ports.ts', 'src/core/episodes/ports.ts'],
+    ['src/core/ports.ts', 'src/core/episodes/summarize.ts'],
+    ['src/core/ports.ts', 'src/core/extraction/provenance.ts'],
+    ['src/core/ports.ts', 'src/core/lifecycle/sweep.ts'],
+    ['src/core/ports.ts', 'src/core/privacy/purge.ts'],
+    ['src/core/ports.ts', 'src/core/proactive/digest-content.ts'],
+    ['src/core/ports.ts', 'src/core/proactive/reminder-state.ts'],
+    ['src/core/ports.ts', 'src/core/proactive/settings.ts'],
+    ['src/core/ports.ts', 'src/core/recall/exchanges.ts'],
+  ],
+  // Domain code shared across capabilities that belongs in the kernel (token budget, recall
+  // formatting, provenance and quoting screens, decay, the exchange line shape) or in the
+  // capability that uses it; each moves with the src/core/<cap> → src/<cap>/domain step.
+  'domain-imports-only-kernel-and-itself': [
+    ['src/core/episodes/summarize.ts', 'src/core/recall/exchanges.ts'],
+    ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
+    ['src/core/memory/direct-write.ts', 'src/core/extraction/quoted.ts'],
+    ['src/core/persona/profile.ts', 'src/core/recall/budget.ts'],
+    ['src/core/persona/profile.ts', 'src/core/recall/format.ts'],
+    ['src/core/recall/follow-up.ts', 'src/core/extraction/net.ts'],
+    ['src/core/recall/rank.ts', 'src/core/lifecycle/decay.ts'],
+    // The recall gate's filler test reuses extraction's utterance shapes (came with #23 item 4).
+    ['src/core/recall/filler.ts', 'src/core/extraction/text.ts'],
+    ['src/core/recall/filler.ts', 'src/core/extraction/utterance-shape.ts'],
+  ],
+  // Use cases that call an adapter directly: the jieba tokenizer (the Segmenter port is the fix),
+  // id helpers (adapters/ids.ts is pure and belongs in the kernel), the rule pool, the recall
+  // retrievers, two repositories and the chat model. Only src/runtime.ts should wire adapters.
+  'use-cases-never-import-adapters': [
+    ['src/conversation/episodes.ts', 'src/adapters/postgres/episode-repository.ts'],
+    ['src/conversation/episodes.ts', 'src/adapters/text/jieba.ts'],
+    ['src/conversation/exchange-index.ts', 'src/adapters/ids.ts'],
+    ['src/conversation/extraction-runs.ts', 'src/adapters/extraction/rule-work.ts'],
+    ['src/conversation/extraction-runs.ts', 'src/adapters/ids.ts'],
+    ['src/conversation/extraction.ts', 'src/adapters/ids.ts'],
+    ['src/memory/memory-lifecycle.ts', 'src/adapters/text/jieba.ts'],
+    ['src/memory/memory-neighbours.ts', 'src/adapters/text/jieba.ts'],
+    ['src/memory/memory-inference.ts', 'src/adapters/text/jieba.ts'],
+    ['src/memory/memory-store.ts', 'src/adapters/text/jieba.ts'],
+    ['src/memory/memory-writer.ts', 'src/adapters/ids.ts'],
+    ['src/memory/memory-writer.ts', 'src/adapters/text/jieba.ts'],
+    ['src/proactive/digest-writer.ts', 'src/adapters/llm/chat-model.ts'],
+    ['src/proactive/digest.ts', 'src/adapters/text/jieba.ts'],
+    ['src/proactive/notifications.ts', 'src/adapters/postgres/notification-repository.ts'],
+    ['src/proactive/reminder-requests.ts', 'src/adapters/extraction/rule-work.ts'],
+    ['src/proactive/reminder-requests.ts', 'src/adapters/ids.ts'],
+    ['src/proactive/reminders.ts', 'src/adapters/ids.ts'],
+    ['src/recall/conversation-search-use-case.ts', 'src/adapters/text/jieba.ts'],
+    ['src/recall/follow-up-net.ts', 'src/adapters/text/jieba.ts'],
+    ['src/recall/recall.ts', 'src/adapters/retrievers/ann-retriever.ts'],
+    ['src/recall/recall.ts', 'src/adapters/retrievers/bm25-retriever.ts'],
+    ['src/recall/recall.ts', 'src/adapters/retrievers/exchange-retriever.ts'],
+    ['src/recall/recall.ts', 'src/adapters/retrievers/memory-route.ts'],
+    ['src/recall/recall.ts', 'src/adapters/retrievers/query-embeddings.ts'],
+    ['src/recall/recall.ts', 'src/adapters/text/jieba.ts'],
+  ],
+  // Against the order of CAPABILITIES. User settings live in the proactive domain but are the
+  // account's; the exchange line shape is the conversation's; the lifecycle reconcilers and the
+  // erase path orchestrate other capabilities and belong above them (a move of their own).
+  'capabilities-depend-one-way': [
+    ['src/account/page-tokens.ts', 'src/privacy/user-purge.ts'],
+    ['src/account/settings.ts', 'src/core/proactive/settings.ts'],
+    ['src/conversation/exchange-index.ts', 'src/core/recall/exchanges.ts'],
+    ['src/core/episodes/summarize.ts', 'src/core/recall/exchanges.ts'],
+    ['src/lifecycle/lifecycle-sweep.ts', 'src/conversation/exchange-index.ts'],
+    ['src/lifecycle/lifecycle-sweep.ts', 'src/core/recall/exchanges.ts'],
+    ['activities/lifecycle/reconcilers.ts', 'src/conversation/contract.ts'],
+    ['activities/lifecycle/reconcilers.ts', 'src/conversation/exchange-index.ts'],
+    ['activities/lifecycle/reconcilers.ts', 'src/conversation/extraction-runs.ts'],
+    ['activities/lifecycle/reconcilers.ts', 'src/proactive/reminder-reconciler.ts'],
+    ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
+    ['src/memory/memory-neighbours.ts', 'src/core/extraction/offline-extractor.ts'],
+    ['src/memory/memory-writer.ts', 'src/core/extraction/offline-extractor.ts'],
+    ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
+    ['src/core/memory/direct-write.ts', 'src/core/extraction/quoted.ts'],
+    ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
+    ['src/core/persona/profile.ts', 'src/core/recall/budget.ts'],
+    ['src/core/persona/profile.ts', 'src/core/recall/format.ts'],
+    // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
+    ['src/proactive/reminder-requests.ts', 'src/conversation/conversation-messages.ts'],
+  ],
+  // Workflows that type the whole activity factory (activities/index.ts) instead of their
+  // capability's activities, and the extraction reconciler typing the conversation's.
+  'workflows-import-only-their-own-activity-types': [
+    ['workflows/conversation/extract-memories.ts', 'activities/index.ts'],
+    ['workflows/lifecycle/memory-sweep.ts', 'activities/index.ts'],
+    ['workflows/memory/recall-reinforcement.ts', 'activities/index.ts'],
+    ['workflows/memory/store-memory.ts', 'activities/index.ts'],
+    ['workflows/memory/weekly-reinforcement.ts', 'activities/index.ts'],
+    ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
+  ],
+};
+
+const esc = (p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A rule with its known violations carved out, edge by edge: the files with exceptions are taken
+ * out of the main rule and get a rule of their own that allows only their listed targets.
+ */
+function withKnown(rule) {
+  const known = KNOWN_VIOLATIONS[rule.name] ?? [];
+  // Only the exceptions this rule's `from` covers (a rule name may be spread over several rules).
+  const covers = (file) => rule.from.path === undefined || new RegExp(rule.from.path).test(file);
+  const sources = [...new Set(known.map(([from]) => from))].filter(covers);
+  const carve = (part, more) => ({ ...part, pathNot: [...[].concat(part.pathNot ?? []), ...more] });
+  const main = { ...rule, from: carve(rule.from, sources.map((s) => `^${esc(s)}$`)) };
+  const per = sources.map((source) => ({
+    ...rule,
+    from: { ...rule.from, path: `^${esc(source)}$`, pathNot: undefined },
+    to: carve(rule.to, known.filter(([from]) => from === source).map(([, to]) => `^${esc(to)}$`)),
+  }));
+  for (const r of per) if (r.from.pathNot === undefined) delete r.from.pathNot;
+  return [main, ...per];
+}
+
+const capabilityFiles = (caps) => `^(?:src|workflows|activities)/(?:${caps.join('|')})/`;
+const domainFiles = (caps) => `^src/core/(?:${DOMAIN_FOLDERS.filter((f) => caps.includes(DOMAIN_OF[f])).join('|')})/`;
+
+/** One rule per capability: it may not import the capabilities above it (their use cases, workflows, activities or domain). */
+const oneWay = CAPABILITIES.slice(0, -1).map((cap, i) => {
+  const above = CAPABILITIES.slice(i + 1);
+  const own = [cap];
+  const fromDomain = DOMAIN_FOLDERS.filter((f) => DOMAIN_OF[f] === cap);
+  return {
+    name: 'capabilities-depend-one-way',
+    comment: `${cap} imports only ${CAPABILITIES.slice(0, i).join(', ') || 'the kernel'} (order: ${CAPABILITIES.join(' < ')})`,
+    severity: 'error',
+    from: { path: fromDomain.length ? `(?:${capabilityFiles(own)}|^src/core/(?:${fromDomain.join('|')})/)` : capabilityFiles(own) },
+    to: { path: `(?:${capabilityFiles(above)}|${domainFiles(above)})` },
+  };
+});
+
+const rules = [
+  {
+    name: 'no-circular',
+    comment: 'No import circle, type-only imports included: each one is a file doing two jobs.',
+    severity: 'error',
+    from: {},
+    to: { circular: true },
+  },
+  {
+    name: 'kernel-imports-only-kernel',
+    comment: 'The shared kernel (src/core top level, text, time) imports nothing outside itself.',
+    severity: 'error',
+    from: { path: KERNEL },
+    to: { path: '^(?:src|workflows|activities)/', pathNot: KERNEL },
+  },
+  {
+    name: 'core-is-pure',
+    comment: 'src/core (kernel and domains) imports no code outside src/core.',
+    severity: 'error',
+    from: { path: '^src/core/' },
+    to: { path: '^(?:src|workflows|activities)/', pathNot: '^src/core/' },
+  },
+  ...DOMAIN_FOLDERS.map((folder) => ({
+    name: 'domain-imports-only-kernel-and-itself',
+    comment: `src/core/${folder} (the ${DOMAIN_OF[folder]} domain) imports only the kernel and its capability's domain`,
+    severity: 'error',
+    from: { path: `^src/core/${folder}/` },
+    to: { path: '^src/core/[^/]+/', pathNot: [KERNEL, domainFiles([DOMAIN_OF[folder]])] },
+  })),
+  {
+    name: 'use-cases-never-import-adapters',
+    comment: 'Use cases take their adapters as ports; only src/runtime.ts wires them.',
+    severity: 'error',
+    from: { path: capabilityFiles(CAPABILITIES).replace('(?:src|workflows|activities)', 'src') },
+    to: { path: '^src/(?:(?:adapters|api|mcp|proxy|cli|stack)/|runtime\\.ts$)' },
+  },
+  ...oneWay,
+  {
+    name: 'starters-import-only-contracts',
+    comment: 'What starts or signals a workflow imports its capability\'s contract.ts and starts it by name, never workflow code.',
+    severity: 'error',
+    from: { path: '^(?:src|activities)/' },
+    to: { path: '^workflows/', pathNot: PURE_WORKFLOW_SHARED },
+  },
+  {
+    name: 'workflows-import-only-domain-contracts-and-activity-types',
+    comment: 'Workflow code stays deterministic: its own tree, the pure domain, contracts, and activities as types only.',
+    severity: 'error',
+    from: { path: '^workflows/' },
+    to: {
+      path: '^(?:src|activities)/',
+      pathNot: ['^src/core/', '^src/[^/]+/contract\\.ts$', '^src/client/temporal-contract\\.ts$', '^activities/'],
+    },
+  },
+  {
+    name: 'workflows-import-activities-as-types',
+    comment: 'Activities run on the worker, never in the workflow sandbox: a workflow imports them as types only.',
+    severity: 'error',
+    from: { path: '^workflows/' },
+    to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
+  },
+  ...CAPABILITIES.map((cap) => ({
+    name: 'workflows-import-only-their-own-activity-types',
+    comment: `workflows/${cap} types its own capability's activities (activities/${cap}/), not the whole factory`,
+    severity: 'error',
+    from: { path: `^workflows/${cap}/` },
+    to: { path: '^activities/', pathNot: [`^activities/${cap}/`, '^activities/shared/'] },
+  })),
+];
+
+module.exports = {
+  forbidden: rules.flatMap(withKnown),
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(?:^|/)(?:node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};
+
+// Read by test/dependency-rules.test.ts (each listed edge must still exist, every src/core folder is
+// kernel or a listed domain); not part of the cruiser's schema.
+Object.defineProperty(module.exports, 'knownViolations', { value: KNOWN_VIOLATIONS, enumerable: false });
+Object.defineProperty(module.exports, 'domainOf', { value: DOMAIN_OF, enumerable: false });
