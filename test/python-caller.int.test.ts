@@ -49,9 +49,12 @@ describe('a Python caller over Temporal', () => {
 
     // recall ran on the memory task queue, and its context is in the prompt the handler built.
     expect(turn.recall.memories.some((m: { text: string }) => m.text.includes('花生'))).toBe(true);
-    expect(turn.recall.context.system).toContain('花生');
+    // The memory sits in the persona (system) once it is built, and in the prefix before the
+    // user's text until then: either way it is in the prompt.
+    expect(`${turn.recall.context.system}\n${turn.recall.context.userPrefix}`).toContain('花生');
     expect(JSON.stringify(turn.recall)).not.toContain('芒果');
     expect(turn.prompt[0]).toEqual({ role: 'system', content: turn.recall.context.system });
+    expect(turn.prompt[1].content).toBe(turn.recall.context.userPrefix + '我对什么过敏？我最近在准备马拉松，目标是跑进4小时。');
     expect(turn.prompt[1].content.endsWith('我对什么过敏？我最近在准备马拉松，目标是跑进4小时。')).toBe(true);
 
     // ExtractMemories stored the turn's two messages and extracted a memory from them.

@@ -202,7 +202,18 @@ export async function installRateLimits(
   });
 
   if (shared) {
-    const store = new PostgresRateLimitStore(shared.db, (err) => app.log.warn({ err }, 'sweep of expired rate-limit windows failed'));
+    let lastFallbackWarning = 0;
+    const store = new PostgresRateLimitStore(
+      shared.db,
+      (err) => app.log.warn({ err }, 'sweep of expired rate-limit windows failed'),
+      (err) => {
+        // Once a minute at most: during an outage every request would log it.
+        if (Date.now() - lastFallbackWarning < 60_000) return;
+        lastFallbackWarning = Date.now();
+        app.log.warn({ err }, 'rate-limit counters unreachable in PostgreSQL: counting per process until it is back');
+      },
+      LIMITER_KEYS,
+    );
     // The plugin constructs the store itself; this class hands it the one already made.
     await app.register(rateLimit, { global: false, store: class { constructor() { return store; } } as never });
   } else {
