@@ -5,11 +5,11 @@
  * The LangChain retriever is `@jarvis-memory/client/langchain`; the Temporal names and ids are
  * `@jarvis-memory/client/temporal`.
  */
+import type { MemoryType } from './memory-type.generated.js';
 import type { CreateReminderRequest, DigestView, NotificationView, ProactiveSettings, ReminderActionAccepted, ReminderStatus, ReminderView, UserSettingsView } from './proactive-types.js';
 
 export type * from './proactive-types.js';
-
-export type MemoryType = 'fact' | 'preference' | 'goal' | 'pain_point' | 'event' | 'instruction' | 'decision' | 'assistant_contribution';
+export type { MemoryType } from './memory-type.generated.js';
 export type MemoryStatus = 'active' | 'superseded' | 'expired' | 'archived';
 
 export interface MemoryView {
