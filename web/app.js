@@ -19,7 +19,6 @@ const I18N = {
     later: '稍后', gotIt: '知道了', close: '关闭', min10: '10 分钟', hour1: '1 小时', tomorrow: '明天',
     snoozedUntil: '已推迟到 {t}', due: '{t} 到期', repeats: '重复', freq: '次数',
     scheduled: '待提醒', snoozed: '已推迟', fired: '已提醒', dismissed: '已完成', cancelled: '已取消', failed: '操作失败：{m}',
-    fact: '事实', preference: '偏好', goal: '目标', pain_point: '痛点', event: '事件', instruction: '指令', decision: '决定', assistant_contribution: '助手建议',
     via_extraction: '来自对话', via_api: '由应用写入', via_mcp: '由助手工具写入',
     pendingNote: '待确认：这条指令不是你说的，而是{via}。确认前助手不会把它当作你的长期指令。', confirm: '确认', confirmed: '已确认',
   },
@@ -34,7 +33,6 @@ const I18N = {
     later: 'Later', gotIt: 'Got it', close: 'Close', min10: '10 min', hour1: '1 hour', tomorrow: 'Tomorrow',
     snoozedUntil: 'Snoozed until {t}', due: 'due {t}', repeats: 'repeats', freq: 'count',
     scheduled: 'scheduled', snoozed: 'snoozed', fired: 'fired', dismissed: 'done', cancelled: 'cancelled', failed: 'Failed: {m}',
-    fact: 'fact', preference: 'preference', goal: 'goal', pain_point: 'pain point', event: 'event', instruction: 'instruction', decision: 'decision', assistant_contribution: 'assistant',
     via_extraction: 'from a conversation', via_api: 'written by an app', via_mcp: 'written by an assistant tool',
     pendingNote: 'Waiting for you: you did not say this, it was {via}. Until you confirm it, the assistant does not treat it as your standing instruction.', confirm: 'Confirm', confirmed: 'Confirmed',
   },
@@ -354,6 +352,19 @@ function signedOut(reason) {
   showSignedOut(reason);
 }
 
+// The names of the memory types come from the server's one definition of the types; until they
+// arrive (or if they cannot), a memory shows its type's key.
+async function loadTypeNames() {
+  try {
+    const res = await fetch('/app/memory-types.json', { credentials: 'omit' });
+    if (!res.ok) return;
+    const { labels } = await res.json();
+    for (const lang of Object.keys(I18N)) Object.assign(I18N[lang], labels[lang]);
+  } catch (err) {
+    console.warn('memory type names unavailable', err);
+  }
+}
+
 async function start() {
   $('#signed-out').hidden = true;
   $('#app').hidden = false;
@@ -363,7 +374,7 @@ async function start() {
   // The page says so the moment the session ends, not at the next click.
   state.expiryTimer = setTimeout(() => signedOut('expired'), Math.max(0, Date.parse(state.expiresAt) - Date.now()));
   void connectEvents();
-  await Promise.all([loadDigest(), loadReminders(), loadMemories()]).catch(showError);
+  await Promise.all([loadDigest(), loadReminders(), loadTypeNames().then(loadMemories)]).catch(showError);
 }
 
 async function init() {
