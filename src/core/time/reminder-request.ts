@@ -17,7 +17,7 @@
  */
 import { MAX_SENTENCE_CHARS } from '../text/bounds';
 import { DateTime } from 'luxon';
-import { blankSpans, inZone, normaliseWidth } from './query-dates';
+import { blankSpans, inZone, normaliseWidth } from './time-words';
 import { nextOccurrence } from './recurrence';
 import { BLANK, PERIOD_DEFAULT_HOUR, RRULE_DAY, scanTokens, type DatePart, type Period, type Recurrence, type TimePart, type Token } from './reminder-tokens';
 

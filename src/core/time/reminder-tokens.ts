@@ -6,7 +6,7 @@
 import * as chrono from 'chrono-node';
 import { squeezeSpaces } from '../text/bounds';
 import type { DateTime } from 'luxon';
-import { EN_NUMBER_SOURCE, EN_WEEKDAY, ZH_NUMBER_SOURCE, ZH_WEEKDAY, ZH_WEEKDAY_CHAR_SOURCE, blankSpans, floatingReference, parseChineseNumber, parseEnglishNumber } from './query-dates';
+import { EN_NUMBER_SOURCE, EN_WEEKDAY, ZH_NUMBER_SOURCE, ZH_WEEKDAY, ZH_WEEKDAY_CHAR_SOURCE, blankSpans, floatingReference, parseChineseNumber, parseEnglishNumber } from './time-words';
 
 /** Parts of the day that may stand in for an hour ("下午提醒我", "tomorrow morning"). */
 export type Period = 'dawn' | 'morning' | 'forenoon' | 'noon' | 'afternoon' | 'dusk' | 'evening';
