@@ -58,7 +58,7 @@ describe('the one list of memory types (src/core/memory-types.ts) and of recall 
 });
 
 /** Where a memory type's key may be spelled out next to others: the definition and what is generated from it. */
-const DEFINITION_FILES = new Set(['src/core/memory-types.ts', 'src/client/memory-type.generated.ts']);
+const DEFINITION_FILES = new Set(['src/core/memory-types.ts', 'src/client/generated-memory-types.ts']);
 /**
  * A copy of the list: a per-type table (this many distinct types as object keys within a window of
  * this many lines) or a list (this many as string literals on one line). Rules and prototypes that
@@ -209,12 +209,14 @@ describe('every place that uses the memory types derives them from src/core/memo
     try {
       const res = await app.inject({ method: 'GET', url: PAGE_VOCABULARY_PATH });
       expect(res.statusCode).toBe(200);
-      const body = res.json<{ types: string[]; labels: Record<'zh' | 'en', Record<string, string>> }>();
+      const body = res.json<{ types: string[]; words: Record<'zh' | 'en', Record<string, string>> }>();
       expect(body.types).toEqual(MEMORY_TYPES);
       for (const type of MEMORY_TYPES) {
-        expect(body.labels.zh[type]).toBe(MEMORY_TYPE_DEFINITIONS[type].label.zh);
-        expect(body.labels.en[type]).toBe(MEMORY_TYPE_DEFINITIONS[type].label.en);
+        expect(body.words.zh[type]).toBe(MEMORY_TYPE_DEFINITIONS[type].label.zh);
+        expect(body.words.en[type]).toBe(MEMORY_TYPE_DEFINITIONS[type].label.en);
       }
+      // The page's own words come along: what it shows before and after sign-in.
+      expect([body.words.zh.title, body.words.en.title]).toEqual(['Jarvis 记忆', 'Jarvis Memory']);
       expect(readFileSync('web/app.js', 'utf8')).toContain(PAGE_VOCABULARY_PATH);
     } finally {
       await app.close();
