@@ -9,7 +9,7 @@ import { MEMORY_TYPES } from '../core/memory-types';
  * test/memory-type-list.test.ts does the same, so the package cannot fall behind.
  */
 
-export const CLIENT_MEMORY_TYPES_PATH = fileURLToPath(new URL('../client/memory-type.generated.ts', import.meta.url));
+export const CLIENT_MEMORY_TYPES_PATH = fileURLToPath(new URL('../client/generated-memory-types.ts', import.meta.url));
 
 export function renderClientMemoryTypes(): string {
   return [
@@ -31,10 +31,10 @@ function main(): void {
       // Missing counts as out of date.
     }
     if (current !== rendered) {
-      console.error('src/client/memory-type.generated.ts is out of date: run `npm run gen:client-types`');
+      console.error('src/client/generated-memory-types.ts is out of date: run `npm run gen:client-types`');
       process.exit(1);
     }
-    console.log('src/client/memory-type.generated.ts is up to date');
+    console.log('src/client/generated-memory-types.ts is up to date');
     return;
   }
   writeFileSync(CLIENT_MEMORY_TYPES_PATH, rendered);

@@ -5,13 +5,13 @@
  * The LangChain retriever is `@jarvis-memory/client/langchain`; the Temporal names and ids are
  * `@jarvis-memory/client/temporal`.
  */
-import type { MemoryType } from './memory-type.generated.js';
+import type { MemoryType } from './generated-memory-types.js';
 import type { CreateReminderRequest, DigestView, NotificationView, ProactiveSettings, ReminderActionAccepted, ReminderStatus, ReminderView, UserSettingsView } from './proactive-types.js';
 import type { ChatMessage, ConversationSearchRequest, ConversationSearchResponse, Decision, MemoryEventView, MemoryStatus, MemoryView, MintedUserKey, PageSignIn, PurgeResult, RecallRequest, RecallResponse, UserExportDocument, UserInfo, UserKeyView } from './views.js';
 
 export type * from './proactive-types.js';
 export type * from './views.js';
-export type { MemoryType } from './memory-type.generated.js';
+export type { MemoryType } from './generated-memory-types.js';
 
 export class MemoryApiError extends Error {
   constructor(

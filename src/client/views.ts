@@ -1,5 +1,5 @@
 /** The request and response shapes of the HTTP API, as the client sends and receives them. */
-import type { MemoryType } from './memory-type.generated.js';
+import type { MemoryType } from './generated-memory-types.js';
 
 export type MemoryStatus = 'active' | 'superseded' | 'expired' | 'archived';
 
