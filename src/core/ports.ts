@@ -1,6 +1,7 @@
 /**
- * The ports the services talk to stores and models through, split by capability under ports/;
- * this module re-exports them all so importers name one place.
+ * The ports the services talk to stores and models through, one file per capability under ports/.
+ * Importers name the capability's file; this re-export stays for branches that still import it
+ * from here while they merge.
  */
 export type * from './ports/memory';
 export type * from './ports/lifecycle';

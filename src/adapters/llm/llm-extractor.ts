@@ -5,7 +5,7 @@ import { MIN_SUPPORT, screenCandidates, support } from '../../core/extraction/pr
 import { memoryTypePromptLines } from '../../core/memory-types';
 import { dataBlock, dataBlockRule, jsonLine } from '../../core/text/prompt-data';
 import type { ConversationMessage, MemoryCandidate } from '../../core/types';
-import type { ExtractionOutput, Extractor } from '../../core/ports';
+import type { ExtractionOutput, Extractor } from '../../core/ports/conversation';
 import { contentTag } from '../ids';
 import { jiebaSegmenter } from '../text/jieba';
 import { parseExtractionReply, type LlmMemory } from './extraction-schema';
