@@ -136,7 +136,9 @@ export function keywordHits(text: string): Map<SceneId, string[]> {
     const found: string[] = [];
     for (const w of scene.zh) if (lower.includes(w)) found.push(w);
     for (const stem of scene.en) {
-      if (stem.includes(' ') ? lower.includes(stem) : words.some((w) => w.startsWith(stem) && (stem.length >= 4 || w.length <= stem.length + 2))) found.push(stem);
+      // The word as written ("allergic", not the stem), so a hint reads naturally.
+      const word = stem.includes(' ') ? (lower.includes(stem) ? stem : undefined) : words.find((w) => w.startsWith(stem) && (stem.length >= 4 || w.length <= stem.length + 2));
+      if (word !== undefined) found.push(word);
     }
     if (found.length > 0) hits.set(scene.id, found);
   }
@@ -252,15 +254,15 @@ export function groupScenes(memories: readonly SceneMemory[], opts: { language: 
 }
 
 export const SCENE_HEADERS: Record<PersonaLanguage, string> = {
-  zh: '[场景导航]（用户记忆按生活领域分组；需要某个领域的全部记忆时，用 memory_scene 工具按场景 id 查看）',
-  en: '[Life areas] (the user\'s memories by area; for all memories of one, call the memory_scene tool with its id)',
+  zh: '[场景导航]（记忆按生活领域分组；memory_scene 按 id 查看全部）',
+  en: "[Life areas] (the user's memories by area; memory_scene with an id reads one)",
 };
 
-/** One navigation line: "- health 健康（3 条）：过敏、跑步". */
-export function sceneLine(scene: SceneEntry, language: PersonaLanguage): string {
-  const hints = scene.hints.map((h) => neutralizeText(h)).filter((h) => h.length > 0);
-  if (language === 'zh') return `- ${scene.id} ${sceneLabel(scene.id, 'zh')}（${scene.memoryIds.length} 条）${hints.length > 0 ? `：${hints.join('、')}` : ''}`;
-  return `- ${scene.id} ${sceneLabel(scene.id, 'en')} (${scene.memoryIds.length})${hints.length > 0 ? `: ${hints.join(', ')}` : ''}`;
+/** One navigation line: "- health 健康(3): 过敏、跑步" (without hints: "- health 健康(3)"). */
+export function sceneLine(scene: SceneEntry, language: PersonaLanguage, withHints = true): string {
+  const hints = withHints ? scene.hints.map((h) => neutralizeText(h)).filter((h) => h.length > 0) : [];
+  const head = `- ${scene.id} ${sceneLabel(scene.id, language)}(${scene.memoryIds.length})`;
+  return hints.length === 0 ? head : `${head}: ${hints.join(language === 'zh' ? '、' : ', ')}`;
 }
 
 /** The navigation block as injected: the heading and one line per scene, or '' when empty. */
@@ -283,7 +285,14 @@ export function renderSceneBlock(block: SceneBlock): string {
   return block.lines.length === 0 ? '' : [block.header, ...block.lines].join('\n');
 }
 
-/** The block of an index, cut to `maxTokens`. */
+/**
+ * The block of an index, cut to `maxTokens`: with hint words when every scene fits so, else the
+ * one of with or without hints that keeps more scenes (a scene named beats a hint about another).
+ */
 export function sceneBlock(index: SceneIndex, maxTokens: number): SceneBlock {
-  return fitSceneBlock({ header: SCENE_HEADERS[index.language], lines: index.scenes.map((s) => sceneLine(s, index.language)) }, maxTokens);
+  const header = SCENE_HEADERS[index.language];
+  const withHints = fitSceneBlock({ header, lines: index.scenes.map((s) => sceneLine(s, index.language)) }, maxTokens);
+  if (withHints.lines.length === index.scenes.length) return withHints;
+  const bare = fitSceneBlock({ header, lines: index.scenes.map((s) => sceneLine(s, index.language, false)) }, maxTokens);
+  return bare.lines.length > withHints.lines.length ? bare : withHints;
 }
