@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Embedder } from '../core/ports';
 import type { SceneStore, StoredScenes } from '../core/persona/ports';
-import { personaLanguage } from '../core/persona/profile';
+import { personaLanguage, personaTokens } from '../core/persona/profile';
 import { groupScenes, hasScene, isSceneId, prototypeTexts, sceneBlock, sceneLabel, scenePrototypes, SCENE_IDS, type SceneId } from '../core/persona/scenes';
 import { MEMORY_TYPES, type Memory } from '../core/types';
-import { countTokens } from '../core/recall/budget';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ServiceDeps } from '../shared/deps';
 
@@ -57,7 +56,7 @@ export async function rebuildScenes(deps: SceneDeps, input: { userId: string; no
   const [prototypes, vectors] = await Promise.all([prototypesOf(deps.embedder), deps.embedder.embedDocuments({ texts: memories.map((m) => m.text) })]);
   const index = groupScenes(memories, { language: personaLanguage(memories.map((m) => m.text)), vectors: new Map(memories.map((m, i) => [m.id, vectors[i] ?? []])), prototypes });
   const block = sceneBlock(index, maxTokens);
-  const tokens = block.lines.length === 0 ? 0 : countTokens([block.header, ...block.lines].join('\n'));
+  const tokens = personaTokens(block.header, block.lines);
   const memoryVersion = createHash('sha256').update(JSON.stringify({ language: index.language, scenes: index.scenes, lines: block.lines })).digest('hex').slice(0, 32);
   const action = await deps.scenes.save({ userId, language: index.language, scenes: index.scenes, lines: block.lines, memoryVersion, tokens, builtAt: now });
   return { action, scenes: index.scenes.length, memories: memories.length, tokens };

@@ -6,9 +6,7 @@
  * scene prototypes. The rebuild (src/persona/scenes.ts) embeds; this module only compares.
  */
 import type { Memory, MemoryType } from '../types';
-import { countTokens } from '../recall/budget';
-import { neutralizeText } from '../recall/format';
-import type { PersonaLanguage } from './profile';
+import { personaTokens, type PersonaLanguage } from './profile';
 
 /** The scenes, in display order when sizes tie; `other` catches what no scene claims. */
 export const SCENE_IDS = ['work', 'health', 'family', 'hobbies', 'food', 'travel', 'learning', 'finance', 'home', 'social', 'other'] as const;
@@ -260,7 +258,8 @@ export const SCENE_HEADERS: Record<PersonaLanguage, string> = {
 
 /** One navigation line: "- health 健康(3): 过敏、跑步" (without hints: "- health 健康(3)"). */
 export function sceneLine(scene: SceneEntry, language: PersonaLanguage, withHints = true): string {
-  const hints = withHints ? scene.hints.map((h) => neutralizeText(h)).filter((h) => h.length > 0) : [];
+  // Hints are lexicon words or Latin letters of a memory (WORD): nothing in them needs neutralising.
+  const hints = withHints ? scene.hints : [];
   const head = `- ${scene.id} ${sceneLabel(scene.id, language)}(${scene.memoryIds.length})`;
   return hints.length === 0 ? head : `${head}: ${hints.join(language === 'zh' ? '、' : ', ')}`;
 }
@@ -277,7 +276,7 @@ export interface SceneBlock {
  */
 export function fitSceneBlock(block: SceneBlock, maxTokens: number): SceneBlock {
   const lines = [...block.lines];
-  while (lines.length > 0 && countTokens([block.header, ...lines].join('\n')) > maxTokens) lines.pop();
+  while (lines.length > 0 && personaTokens(block.header, lines) > maxTokens) lines.pop();
   return { header: block.header, lines };
 }
 
