@@ -70,7 +70,7 @@ import { createPayloadEncryption, type PayloadEncryption } from './security/payl
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
 import { loadWorkflowBundle, workflowSourcesHash } from './shared/workflow-bundle';
-import { installTracing } from './observability/tracing';
+import { flushTracing, installTracing } from './observability/tracing';
 import { tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -365,6 +365,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       await connection.close();
       for (const c of workers) await c.close().catch(() => {});
       if (!opts.pool) await pool.end();
+      // The workers' last workflow spans arrive through their sinks before this point.
+      await flushTracing().catch(() => undefined);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { installTracing } from '../src/observability/tracing';
 import { createTestContext, type TestContext } from './support/harness';
 
@@ -94,5 +95,18 @@ describe('one chat message, traced end to end', () => {
     expect(exported).not.toContain(USER);
     expect(exported).not.toContain(ctx.userKey(USER));
     expect(exported).not.toContain('peanuts');
+  }, 120_000);
+
+  it('replays the traced histories without nondeterminism (the workflow decides to trace from its own history)', async () => {
+    const extractId = ctx.extractWorkflowId(USER, 'c1');
+    const ids = [extractId, extractId.replace(/^extract:/u, 'conversation:')];
+    const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await ctx.runtime.temporal.workflow.getHandle(workflowId).fetchHistory() })));
+    for (const { history } of histories) {
+      expect(Object.keys(history.events?.[0]?.workflowExecutionStartedEventAttributes?.header?.fields ?? {})).toContain('_tracer-data');
+    }
+    const outcomes: { workflowId: string; error?: string }[] = [];
+    const results = Worker.runReplayHistories({ workflowBundle: { code: inject('workflowBundle') }, dataConverter: ctx.runtime.dataConverter, replayName: 'traced-replay' }, histories);
+    for await (const r of results) outcomes.push({ workflowId: r.workflowId, ...(r.error ? { error: String(r.error) } : {}) });
+    expect(outcomes).toEqual(ids.map((workflowId) => ({ workflowId })));
   }, 120_000);
 });

@@ -91,6 +91,11 @@ export function installedSpanProcessor(): SpanProcessor | undefined {
   return installed?.processor;
 }
 
+/** Sends the spans still batched (a stopping process would lose them); nothing while tracing is off. */
+export async function flushTracing(): Promise<void> {
+  await installed?.processor.forceFlush();
+}
+
 /** Runs `fn` in an active span named `name`; a throw marks the span failed and passes through. */
 export function inSpan<T>(name: string, attributes: Record<string, string>, fn: () => Promise<T>): Promise<T> {
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
