@@ -8,6 +8,7 @@ import type { ClientInterceptors } from '@temporalio/client';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryWorkflowClientInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { OpenTelemetryWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import { installedSpanProcessor, TRACING_RESOURCE } from './tracing';
 
 /** The client's interceptors, with the tracing one added after `base`'s when traces are on. */
@@ -16,10 +17,20 @@ export function tracedClientInterceptors(base: ClientInterceptors, traces: boole
   return { ...base, workflow: [...(Array.isArray(base.workflow) ? base.workflow : []), new OpenTelemetryWorkflowClientInterceptor()] };
 }
 
-/** The activity interceptors of a worker: the span of each activity, under the workflow's, when traces are on. */
+/**
+ * The activity interceptors of a worker: the span of each activity, under the workflow's, when
+ * traces are on. Only activities of traced workflows (whose headers carry the span context): those
+ * of the scheduled sweeps and reconcilers would each be a trace of one span, every few seconds.
+ */
 export function tracedActivityInterceptors(base: ActivityInterceptorsFactory[], traces: boolean): ActivityInterceptorsFactory[] {
   if (!traces) return base;
-  return [...base, (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) })];
+  return [
+    ...base,
+    (ctx) => {
+      const otel = new OpenTelemetryActivityInboundInterceptor(ctx);
+      return { inbound: { execute: (input, next) => (TRACE_HEADER in input.headers ? otel.execute(input, next) : next(input)) } };
+    },
+  ];
 }
 
 /**

@@ -3,6 +3,8 @@ import {
   OpenTelemetryInternalsInterceptor,
   OpenTelemetryOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+// The header the Temporal OpenTelemetry interceptors carry the span context in.
+import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import type {
   ActivityInput,
   ContinueAsNewInput,
@@ -23,8 +25,6 @@ import type {
 } from '@temporalio/workflow';
 import type { Payload } from '@temporalio/common';
 
-/** The header the Temporal OpenTelemetry interceptors carry the span context in. */
-export const TRACE_HEADER = '_tracer-data';
 
 /**
  * Tracing inside workflows (docs/operations.md#traces), bundled through `workflowInterceptorModules`.
