@@ -47,6 +47,7 @@ import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
 import { PostgresGraphRecall } from './adapters/postgres/graph-recall-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { PostgresUserRepository } from './adapters/postgres/user-repository';
+import { PostgresSceneStore } from './adapters/postgres/scene-repository';
 import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
 import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona-signal';
@@ -149,7 +150,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints, rules: Ru
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'graphRecall';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'scenes' | 'graphRecall';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -167,6 +168,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     userApiKeys: new PostgresUserApiKeyRepository(pool),
     exports: new PostgresUserExportSource(pool),
     personas: new PostgresPersonaStore(pool),
+    scenes: new PostgresSceneStore(pool),
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),

@@ -18,6 +18,7 @@ import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { memoryRoutes } from './routes/memories';
 import { lifecycleRoutes } from './routes/lifecycle';
+import { sceneRoutes } from './routes/scenes';
 import { privacyRoutes } from './routes/privacy';
 import { recallRoutes } from './routes/recall';
 import { userRoutes } from './routes/users';
@@ -102,6 +103,7 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
   await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
+  await app.register(sceneRoutes(deps));
   // Integration entry points (docs/integrate.md): MCP tools at /mcp…
   await app.register(mcpRoutes(deps, { afterRecall: options.afterRecall }));
   // …and the OpenAI-compatible memory proxy at /proxy/v1/chat/completions.
