@@ -7,7 +7,7 @@
  */
 import type { MemoryType } from './generated-memory-types.js';
 import type { CreateReminderRequest, DigestView, NotificationView, ProactiveSettings, ReminderActionAccepted, ReminderStatus, ReminderView, UserSettingsView } from './proactive-types.js';
-import type { ChatMessage, ConversationSearchRequest, ConversationSearchResponse, Decision, MemoryEventView, MemoryStatus, MemoryView, MintedUserKey, PageSignIn, PurgeResult, RecallRequest, RecallResponse, UserExportDocument, UserInfo, UserKeyView } from './views.js';
+import type { ChatMessage, ConversationSearchRequest, ConversationSearchResponse, Decision, MemoryEventView, MemoryStatus, MemoryView, MintedUserKey, PageSignIn, PurgeResult, RecallRequest, RecallResponse, SceneView, UserExportDocument, UserInfo, UserKeyView } from './views.js';
 
 export type * from './proactive-types.js';
 export type * from './views.js';
@@ -137,6 +137,16 @@ export class MemoryClient {
 
   history(userId: string, id: string): Promise<{ memoryId: string; events: MemoryEventView[] }> {
     return this.request('GET', `${this.user(userId)}/memories/${encodeURIComponent(id)}/history`);
+  }
+
+  /** The user's scenes (life areas) with their memory counts, largest first. */
+  listScenes(userId: string): Promise<{ scenes: SceneView[]; language?: 'zh' | 'en'; builtAt?: string }> {
+    return this.request('GET', `${this.user(userId)}/scenes`);
+  }
+
+  /** One scene's active memories, most important first; 404 `not_found` for an id that is not one of the user's scenes. */
+  sceneMemories(userId: string, sceneId: string, query: { limit?: number } = {}): Promise<{ scene: SceneView; memories: MemoryView[]; total: number }> {
+    return this.request('GET', `${this.user(userId)}/scenes/${encodeURIComponent(sceneId)}/memories${query.limit ? `?limit=${query.limit}` : ''}`);
   }
 
   /** Forgets a memory (status expired, vector removed). Repeating it returns `changed: false`. */

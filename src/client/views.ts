@@ -3,6 +3,14 @@ import type { MemoryType } from './generated-memory-types.js';
 
 export type MemoryStatus = 'active' | 'superseded' | 'expired' | 'archived';
 
+/** One scene of the navigation block (GET /v1/users/{userId}/scenes). */
+export interface SceneView {
+  id: string;
+  label: string;
+  memoryCount: number;
+  hints: string[];
+}
+
 export interface MemoryView {
   id: string;
   text: string;

@@ -51,6 +51,8 @@ export interface AppConfig {
     queryRewrite: 'off' | 'referential' | 'always';
     rewriteTimeoutMs: number;
     personaShare: number;
+    /** The part of the token budget the scene navigation block (L2) may take, after the persona's. */
+    scenesShare: number;
     personaDebounceSeconds: number;
     personaBuilder: 'llm' | 'template';
     /**
