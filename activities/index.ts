@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { candidateFromDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
 import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { ServiceDeps } from '../src/shared/deps';
-import type { ExtractionReport } from '../src/core/ports';
+import type { ExtractionReport } from '../src/core/ports/conversation';
 import { extractCandidates } from '../src/conversation/extraction';
 import { markConversationExtracted } from '../src/conversation/extraction-runs';
 import { applyCandidate, applyStoreRequest } from '../src/memory/memory-writer';

@@ -54,7 +54,7 @@ import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona
 import { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
-import type { Extractor } from './core/ports';
+import type { Extractor } from './core/ports/conversation';
 import type { ServiceDeps } from './shared/deps';
 import { createChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';

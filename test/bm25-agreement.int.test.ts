@@ -4,7 +4,7 @@ import { PostgresEpisodeStore } from '../src/adapters/postgres/episode-repositor
 import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
 import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
-import type { NewMemory } from '../src/core/ports';
+import type { NewMemory } from '../src/core/ports/memory';
 import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
 import { termFrequencies } from '../src/core/text/tokenize';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';

@@ -66,7 +66,7 @@ describe('@jarvis-memory/client, packed and installed', () => {
   it('packs the built client only: declarations and ES modules, no server code', async () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toEqual(
-      ['package.json', ...['index', 'langchain-retriever', 'proactive-types', 'temporal-contract'].flatMap((n) => [`dist/${n}.d.ts`, `dist/${n}.js`])].sort(),
+      ['package.json', ...['generated-memory-types', 'index', 'langchain-retriever', 'proactive-types', 'temporal-contract', 'views'].flatMap((n) => [`dist/${n}.d.ts`, `dist/${n}.js`])].sort(),
     );
     const installed = join(scratch, 'node_modules/@jarvis-memory/client/dist');
     for (const file of await readdir(installed)) {

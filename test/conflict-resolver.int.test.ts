@@ -1,7 +1,7 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmConflictJudge } from '../src/adapters/llm/conflict-judge';
-import type { ConflictJudge } from '../src/core/ports';
+import type { ConflictJudge } from '../src/core/ports/memory';
 import { applyCandidate } from '../src/memory/memory-writer';
 import { candidate } from './support/candidate';
 import { createTestContext, type TestContext } from './support/harness';

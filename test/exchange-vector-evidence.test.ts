@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExchangeVectorIndex, MessageSearch } from '../src/core/ports';
+import type { ExchangeVectorIndex, MessageSearch } from '../src/core/ports/recall';
 import type { MessageHit, ShownLine } from '../src/core/recall/exchanges';
 import { searchExchanges, type ExchangeSearchDeps } from '../src/recall/exchange-search';
 

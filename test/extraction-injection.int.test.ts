@@ -1,7 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmExtractor } from '../src/adapters/llm/llm-extractor';
-import type { ExtractionReport, Extractor } from '../src/core/ports';
+import type { ExtractionReport, Extractor } from '../src/core/ports/conversation';
 import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
 import { createTestContext, type TestContext } from './support/harness';
 import { ScriptedChatModel } from './support/scripted-model';

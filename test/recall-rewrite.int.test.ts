@@ -1,7 +1,7 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmQueryRewriter } from '../src/adapters/llm/query-rewriter';
-import type { QueryRewriter } from '../src/core/ports';
+import type { QueryRewriter } from '../src/core/ports/recall';
 import { recall } from '../src/recall/recall';
 import { createTestContext, type TestContext } from './support/harness';
 import { seedMemories } from './support/seed';

@@ -86,7 +86,7 @@ beforeAll(async () => {
 describe('regular expressions of src/core', () => {
   it('are collected, literals and built ones (the reminder rule tables among them), ours only', () => {
     expect(patterns.length).toBeGreaterThan(200);
-    expect(patterns.some((p) => p.where.includes('reminder-request.ts (runtime)') && p.source.includes('分钟|小时'))).toBe(true);
+    expect(patterns.some((p) => p.where.includes('reminder-tokens.ts (runtime)') && p.source.includes('分钟|小时'))).toBe(true);
     // chrono's zh parsers build `[\s|,|，]*` patterns lazily, called from src/core: not ours.
     expect(patterns.some((p) => p.source.includes('[\\s|,|，]*'))).toBe(false);
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { expect, it } from 'vitest';
 import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
-import type { Extractor } from '../src/core/ports';
+import type { Extractor } from '../src/core/ports/conversation';
 import { extractionReconcilerWorkflow, vectorOutboxWorkflow } from '../workflows';
 import { createTestContext } from './support/harness';
 import { poll } from './support/poll';

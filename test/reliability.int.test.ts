@@ -8,7 +8,7 @@ import { PostgresOutboxRetryRepository } from '../src/adapters/postgres/outbox-r
 import type { ConversationMessage } from '../src/core/types';
 import { extractRunPage } from '../src/conversation/extraction-runs';
 import { OfflineExtractor } from '../src/adapters/extraction/offline-extractor';
-import type { ExtractionOutput, Extractor } from '../src/core/ports';
+import type { ExtractionOutput, Extractor } from '../src/core/ports/conversation';
 import { drainOutbox } from '../src/memory/outbox-drain';
 import { exchangeIndexScheduleId, extractionReconcilerScheduleId, outboxDrainScheduleId } from '../src/lifecycle/reliability-schedules';
 import { vectorOutboxWorkflow } from '../workflows';

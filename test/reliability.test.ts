@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryCandidate } from '../src/core/types';
 import { keyCandidates, statementKey } from '../src/conversation/extraction-runs';
-import type { OutboxRetryRepository } from '../src/core/ports';
+import type { OutboxRetryRepository } from '../src/core/ports/memory';
 import { backoffMs, drainOutbox, type DueOutboxEntry, type RetryPolicy } from '../src/memory/outbox-drain';
 import { candidate } from './support/candidate';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresUserRepository } from '../src/adapters/postgres/user-repository';
-import type { ReminderRecord } from '../src/core/ports';
+import type { ReminderRecord } from '../src/core/ports/proactive';
 import { reconcileReminders } from '../src/proactive/reminder-reconciler';
 import { reminderReconcilerScheduleId } from '../src/lifecycle/reliability-schedules';
 import { reminderWorkflowId } from '../workflows';

@@ -7,38 +7,9 @@
 // cookie that only that user's API paths receive; this script never sees a key or the session.
 'use strict';
 
-const I18N = {
-  zh: {
-    title: 'Jarvis 记忆', offline: '未连接', online: '实时', logout: '退出', loginTitle: '打开你的记忆',
-    none: '请通过助手发给你的链接打开这个页面。', signingIn: '正在登录……',
-    expired: '登录已过期。请让助手给你一个新链接。', used: '这个链接已经用过了（每个链接只能用一次）。请让助手给你一个新链接。',
-    invalid: '这个链接无效或已过期。请让助手给你一个新链接。', signed_out: '你已退出。要再次打开，请让助手给你一个新链接。', digest: '今日摘要',
-    digestNow: '现在生成', noDigest: '今天的摘要还没生成（每天会在你设定的时间自动生成）。', reminders: '提醒', reminderText: '提醒我……',
-    add: '添加', memories: '记忆', importance: '重要性', decay: '新鲜度', history: '决策历史',
-    historyHint: '点一条记忆，看它是怎么被记住、更新或遗忘的。', noMemories: '还没有记忆。', noReminders: '没有提醒。',
-    later: '稍后', gotIt: '知道了', close: '关闭', min10: '10 分钟', hour1: '1 小时', tomorrow: '明天',
-    snoozedUntil: '已推迟到 {t}', due: '{t} 到期', repeats: '重复', freq: '次数',
-    scheduled: '待提醒', snoozed: '已推迟', fired: '已提醒', dismissed: '已完成', cancelled: '已取消', failed: '操作失败：{m}',
-    fact: '事实', preference: '偏好', goal: '目标', pain_point: '痛点', event: '事件', instruction: '指令', decision: '决定', assistant_contribution: '助手建议',
-    via_extraction: '来自对话', via_api: '由应用写入', via_mcp: '由助手工具写入',
-    pendingNote: '待确认：这条指令不是你说的，而是{via}。确认前助手不会把它当作你的长期指令。', confirm: '确认', confirmed: '已确认',
-  },
-  en: {
-    title: 'Jarvis Memory', offline: 'offline', online: 'live', logout: 'Sign out', loginTitle: 'Open your memory',
-    none: 'Open this page through the link your assistant gives you.', signingIn: 'Signing in…',
-    expired: 'Your session has expired. Ask your assistant for a new link.', used: 'This link has already been used (each link works once). Ask your assistant for a new link.',
-    invalid: 'This link is not valid or has expired. Ask your assistant for a new link.', signed_out: 'You have signed out. Ask your assistant for a new link to come back.', digest: "Today's digest",
-    digestNow: 'Write now', noDigest: "Today's digest has not been written yet (it comes daily at your digest time).", reminders: 'Reminders', reminderText: 'Remind me to…',
-    add: 'Add', memories: 'Memories', importance: 'importance', decay: 'freshness', history: 'Decision history',
-    historyHint: 'Pick a memory to see how it was learned, updated or forgotten.', noMemories: 'No memories yet.', noReminders: 'No reminders.',
-    later: 'Later', gotIt: 'Got it', close: 'Close', min10: '10 min', hour1: '1 hour', tomorrow: 'Tomorrow',
-    snoozedUntil: 'Snoozed until {t}', due: 'due {t}', repeats: 'repeats', freq: 'count',
-    scheduled: 'scheduled', snoozed: 'snoozed', fired: 'fired', dismissed: 'done', cancelled: 'cancelled', failed: 'Failed: {m}',
-    fact: 'fact', preference: 'preference', goal: 'goal', pain_point: 'pain point', event: 'event', instruction: 'instruction', decision: 'decision', assistant_contribution: 'assistant',
-    via_extraction: 'from a conversation', via_api: 'written by an app', via_mcp: 'written by an assistant tool',
-    pendingNote: 'Waiting for you: you did not say this, it was {via}. Until you confirm it, the assistant does not treat it as your standing instruction.', confirm: 'Confirm', confirmed: 'Confirmed',
-  },
-};
+// The page's words (web/words.json) and the names of the memory types (src/core/memory-types.ts),
+// both from the server (/app/words.json): the page keeps no copy of either.
+const I18N = { zh: {}, en: {} };
 
 const state = { user: '', expiresAt: '', lang: 'zh', lastSeq: '', abort: null, expiryTimer: null, toasts: new Map(), selected: '' };
 
@@ -354,6 +325,18 @@ function signedOut(reason) {
   showSignedOut(reason);
 }
 
+// Loaded before anything is shown; if they cannot be, the page shows each word's key.
+async function loadWords() {
+  try {
+    const res = await fetch('/app/words.json', { credentials: 'omit' });
+    if (!res.ok) return;
+    const { words } = await res.json();
+    for (const lang of Object.keys(I18N)) Object.assign(I18N[lang], words[lang]);
+  } catch (err) {
+    console.warn('page words unavailable', err);
+  }
+}
+
 async function start() {
   $('#signed-out').hidden = true;
   $('#app').hidden = false;
@@ -367,6 +350,7 @@ async function start() {
 }
 
 async function init() {
+  await loadWords();
   applyLanguage();
   $('#lang').addEventListener('click', () => {
     state.lang = state.lang === 'zh' ? 'en' : 'zh';

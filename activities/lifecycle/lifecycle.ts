@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { LifecycleAudit } from '../../src/core/ports';
+import type { LifecycleAudit } from '../../src/core/ports/lifecycle';
 import { addRetentionCounts, type RetentionStepResult } from '../../src/core/lifecycle/retention';
 import { addSweepCounts, appendCapped, MAX_LISTED_TRANSITIONS } from '../../src/core/lifecycle/sweep';
 import type { ServiceDeps } from '../../src/shared/deps';

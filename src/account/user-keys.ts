@@ -4,7 +4,7 @@
  * Minting, listing and revoking are the tenant's (its server's) business.
  */
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import type { UserApiKeyRecord } from '../core/ports';
+import type { UserApiKeyRecord } from '../core/ports/account';
 import { newUserApiKey, parseUserApiKey, userApiKeySecretMatches } from '../security/user-api-key-token';
 import type { ServiceDeps } from '../shared/deps';
 

@@ -1,4 +1,4 @@
-import type { DigestRecord, NotificationRecord, ReminderRecord } from '../core/ports';
+import type { DigestRecord, NotificationRecord, ReminderRecord } from '../core/ports/proactive';
 
 export function reminderToView(r: ReminderRecord) {
   return {

@@ -4,6 +4,7 @@ import { listenForProactiveEvents, NotificationHub } from '../proactive/notifica
 import type { ApiDeps } from './deps';
 import { eventRoutes } from './routes/events';
 import { pageRoutes } from './routes/page';
+import { pageVocabularyRoutes } from './routes/page-vocabulary';
 import { proactiveRoutes } from './routes/proactive';
 import { reminderRoutes } from './routes/reminders';
 
@@ -23,6 +24,7 @@ export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onU
   await app.register(proactiveRoutes(deps, { onSettingsChanged: sync }));
   await app.register(eventRoutes(deps, hub));
   await app.register(pageRoutes(deps));
+  await app.register(pageVocabularyRoutes);
 }
 
 /**

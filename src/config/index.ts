@@ -1,121 +1,24 @@
 import { z } from 'zod';
-import { MEMORY_TYPES, type MemoryType } from '../core/types';
+import type { AppConfig, ProxyConfig, ProxyPolicy } from './types';
+import { blankToUndefined, budget, ConfigError, DEV_API_KEY, DEV_CODEC_AUTH_TOKEN, DEV_PAYLOAD_MASTER_KEY, DEV_SECRET_KEY, embedderSchema, fail, isValidTimezone, llmSchema, LOG_LEVELS, MIN_PRODUCTION_KEY_BYTES, modelList, NODE_ENVS, optionalString, optionalUrl, parseKeyMaterial, port, positiveInt, retentionDays, tenantPolicySchema, tenantsSchema, ttlSchema, WILDCARD_HOSTS } from './values';
+
+export type { AppConfig, ProxyConfig, ProxyPolicy, RateLimitBudget, RateLimitConfig, ReliabilityConfig, RetentionDays } from './types';
+export { ConfigError, DEV_API_KEY, MIN_PRODUCTION_KEY_BYTES, parseKeyMaterial } from './values';
 
 /**
  * The only module that reads `process.env`. Everything is parsed once at start; a bad value fails
  * fast with the variable's name, so a misconfigured deployment never half-starts.
  */
 
-/** Accepted outside production only: `npm run dev` must work with no configuration at all. */
-export const DEV_API_KEY = 'dev-key-change-me';
-const DEV_SECRET_KEY = 'jarvis-memory development secret: never use in production';
-/** Production keys must carry at least this much entropy-bearing length. */
-export const MIN_PRODUCTION_KEY_BYTES = 32;
-
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const optionalUrl = z.preprocess(blankToUndefined, z.string().trim().url().optional());
-const optionalString = z.preprocess(blankToUndefined, z.string().trim().optional());
-const port = z.coerce.number().int().min(0).max(65535);
-const positiveInt = z.coerce.number().int().positive();
-/** A rate-limit budget: requests per window; 0 turns that budget off. */
-const budget = z.coerce.number().int().min(0);
-
-const tenantsSchema = z
-  .string()
-  .transform((raw, ctx) => {
-    // Format: "tenant:key,tenant2:key2" — one API key per entry; a tenant may have several keys.
-    const entries = raw
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const keys: { tenantId: string; key: string }[] = [];
-    for (const entry of entries) {
-      const idx = entry.indexOf(':');
-      const tenantId = entry.slice(0, idx);
-      const key = entry.slice(idx + 1);
-      if (idx <= 0 || key.length < 8 || !/^[\w.-]{1,64}$/.test(tenantId)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `expected "tenant:key" entries (key ≥ 8 characters), got "${entry.slice(0, 20)}…"`,
-        });
-        return z.NEVER;
-      }
-      keys.push({ tenantId, key });
-    }
-    if (keys.length === 0) {
-      ctx.addIssue({ code: 'custom', message: 'at least one "tenant:key" entry is required' });
-      return z.NEVER;
-    }
-    return keys;
-  });
-
-/** "type:days" pairs, comma-separated; "none" means the type never expires (MEMORY_TTL_DAYS). */
-const ttlSchema = z.string().transform((raw, ctx) => {
-  const ttl: Partial<Record<MemoryType, number | null>> = {};
-  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const [type, days] = entry.split(':').map((s) => s.trim());
-    const known = (MEMORY_TYPES as readonly string[]).includes(type ?? '');
-    const value = days === 'none' ? null : Number(days);
-    if (!known || (value !== null && !(Number.isInteger(value) && value > 0))) {
-      ctx.addIssue({ code: 'custom', message: `expected "type:days" or "type:none" with a memory type and a positive whole number of days, got "${entry.slice(0, 40)}"` });
-      return z.NEVER;
-    }
-    ttl[type as MemoryType] = value;
-  }
-  return ttl;
-});
-
-/** Retention age in days: a positive whole number, or 0 / "none" for keeping forever (null). */
-const retentionDays = (fallback: number) =>
-  z.preprocess(
-    (v) => {
-      const raw = blankToUndefined(v);
-      return typeof raw === 'string' && raw.trim().toLowerCase() === 'none' ? '0' : raw;
-    },
-    z.coerce
-      .number()
-      .int('expected a whole number of days, 0 or "none"')
-      .min(0, 'expected a whole number of days, 0 or "none"')
-      .default(fallback)
-      .transform((days) => (days === 0 ? null : days)),
-  );
-
-const llmSchema = z.discriminatedUnion('provider', [
-  z.object({ provider: z.literal('none') }),
-  z.object({
-    provider: z.literal('openai-compatible'),
-    baseUrl: z.string().url(),
-    apiKey: z.string().default('not-needed'),
-    model: z.string().min(1),
-  }),
-  z.object({
-    provider: z.literal('anthropic'),
-    apiKey: z.string().min(1),
-    model: z.string().min(1),
-  }),
-]);
-
-const embedderSchema = z.discriminatedUnion('provider', [
-  z.object({
-    provider: z.literal('openai-compatible'),
-    /** Unset: the local stack starts the bundled offline multilingual-e5-small server. */
-    baseUrl: z.string().url().optional(),
-    apiKey: z.string().default('not-needed'),
-    model: z.string().min(1),
-    dimensions: positiveInt,
-  }),
-  z.object({ provider: z.literal('hashing'), dimensions: positiveInt }),
-]);
-
 export const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  NODE_ENV: z.enum(NODE_ENVS).default('development'),
   HOST: z.string().default('127.0.0.1'),
   PORT: port.default(8080),
   DATA_DIR: z.string().default('.data'),
   STACK_DIR: z.string().default('.stack'),
   API_KEYS: tenantsSchema.prefault(`dev:${DEV_API_KEY}`),
   SECRET_KEY: optionalString,
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Unset: pretty outside production, json in production (see loadConfig). */
   LOG_FORMAT: z.preprocess(blankToUndefined, z.enum(['pretty', 'json']).optional()),
 
@@ -251,208 +154,6 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-export interface AppConfig {
-  env: Env['NODE_ENV'];
-  http: { host: string; port: number };
-  dataDir: string;
-  stackDir: string;
-  tenants: { tenantId: string; key: string }[];
-  /** Operator secret: keyed user pseudonyms and signed tokens derive from it (src/security/secrets.ts). */
-  secretKey: Buffer;
-  logLevel: Env['LOG_LEVEL'];
-  /** `pretty`: one readable line per event (pino-pretty); `json`: one JSON object per line, for log shippers. */
-  logFormat: 'pretty' | 'json';
-  temporal: {
-    address?: string;
-    namespace: string;
-    taskQueue: string;
-    retentionDays: number;
-    cliPath?: string;
-    port: number;
-    uiPort: number;
-  };
-  /** `binaries`: where a local server's binaries come from when PG_BIN_DIR is unset (src/stack/binaries.ts). */
-  postgres: { url?: string; binDir?: string; binaries: 'auto' | 'system' | 'embedded'; port: number };
-  chroma: { url?: string; port: number; collection: string };
-  embedder: z.infer<typeof embedderSchema> & { localPort: number };
-  llm: z.infer<typeof llmSchema>;
-  extraction: {
-    /** `llm` when a model is configured and CONFLICT_RESOLVER=auto; else `rules`. */
-    conflictResolver: 'llm' | 'rules';
-    idleSeconds: number;
-    dedupSimilarity: number;
-    maxMessageChars: number;
-    maxMessagesPerConversation: number;
-    /** Worker threads of the rule pool, the time limit of one message's rules, failures before quarantine. */
-    ruleThreads: number;
-    messageTimeoutMs: number;
-    quarantineAfterErrors: number;
-  };
-  /** `queryRewrite`: when recall asks the LLM for extra queries (off the default hot path). */
-  /**
-   * `personaShare`: the part of the token budget the persona (L3 profile) may take;
-   * `personaDebounceSeconds`: how long RebuildPersona waits for a burst of memory changes to end;
-   * `personaBuilder`: `llm` when a model is configured and PERSONA_BUILDER=auto, else `template`.
-   */
-  recall: {
-    timeoutMs: number;
-    tokenBudget: number;
-    queryRewrite: 'off' | 'referential' | 'always';
-    rewriteTimeoutMs: number;
-    personaShare: number;
-    /** The part of the token budget the scene navigation block (L2) may take, after the persona's. */
-    scenesShare: number;
-    personaDebounceSeconds: number;
-    personaBuilder: 'llm' | 'template';
-    /**
-     * Cosine similarity (query vs exchange, e5) from which an exchange found only by vector counts
-     * as evidence for an ordinary query, for queries mostly in CJK script and for the rest; 1 turns it off.
-     */
-    exchangeMinSimilarity: { cjk: number; other: number };
-  };
-  scheduleTimezone: string;
-  /** Reminders, daily digests and nudges: the memory speaking first. */
-  /** `schedulesOnFirstMessage`: a user's digest and nudge schedules start with their first message (else with their first reminder or settings change). */
-  proactive: {
-    digestDefaultTime: string;
-    nudgeIntervalMinutes: number;
-    reminderAckSeconds: number;
-    /** How long snooze/dismiss/cancel/reschedule wait for the reminders row to show the workflow's state before answering 202. */
-    reminderAcceptTimeoutMs: number;
-    schedulesOnFirstMessage: boolean;
-  };
-  /** Forgetting: capacity cap, lifetimes per type, and the sweep's page size. */
-  lifecycle: { maxActivePerUser: number; ttlDays: Partial<Record<MemoryType, number | null>>; sweepBatchSize: number };
-  /** The operator secret (≥ 32 bytes, UTF-8) every keyed operation derives its key from. */
-  /** The memory page's sign-in: lifetime of a page session and of the one-time code in its link. */
-  page: { sessionTtlSeconds: number; codeTtlSeconds: number };
-  /**
-   * Requests per window and budget, per (tenant, user) and per API key; new user ids per tenant.
-   * 0 turns a budget off. State is per API process (src/api/rate-limits.ts).
-   */
-  rateLimits: RateLimitConfig;
-  /** Body size of a message batch; every other route has a fixed limit sized to its schema. */
-  maxMessagesBodyBytes: number;
-  /**
-   * Temporal payload encryption (docs/security.md). `masterKey` wraps every data key; `oldMasterKeys`
-   * still unwrap keys wrapped before a rotation. `masterKeyIsDevDefault`: no PAYLOAD_MASTER_KEY was
-   * given and the fixed development key is in use. `keyCacheSeconds`: how long a process keeps an
-   * unwrapped data key, so a purge elsewhere takes effect within that time.
-   */
-  payloads: { encryption: boolean; masterKey: Buffer; oldMasterKeys: Buffer[]; masterKeyIsDevDefault: boolean; keyCacheSeconds: number };
-  /** The codec server for Temporal UI / CLI: operator token (unset: endpoints disabled) and the UI origins CORS admits. */
-  codec: { authToken?: string; corsOrigins: string[] };
-  /**
-   * Who may reach /mcp: browser origins (`scheme://host[:port]`; a request with any other Origin
-   * is refused, one without Origin passes) and Host header values (`hostname` for any port, or
-   * `hostname:port`).
-   */
-  mcp: { allowedOrigins: string[]; allowedHosts: string[] };
-  /** Age in days after which the daily sweep deletes each kind of row; null keeps it forever. */
-  retention: RetentionDays;
-  /** Reconcilers and bounded waits (docs/reliability.md). */
-  reliability: ReliabilityConfig;
-  /** The memory proxy: the upstream chat completions API (undefined: the proxy answers 503) and how long recall may take before a request goes out without memory. */
-  proxy: ProxyConfig;
-  /**
-   * Exports: how many one tenant may run at once, how many snapshots a process reads at once (each
-   * holds a pooled connection while it is read; the rest wait their turn), the time limits of the snapshot's statements and
-   * of the whole snapshot (PostgreSQL statement_timeout / idle_in_transaction_session_timeout).
-   */
-  exports: { concurrencyPerTenant: number; snapshotsAtOnce: number; statementTimeoutMs: number; snapshotTimeoutMs: number };
-  /** Live event streams (SSE) open at once, per (tenant, user) and per API key. */
-  eventStreams: { perUser: number; perKey: number };
-  /** Whether API and worker apply pending migrations at start (else they refuse a schema behind them). */
-  migrateOnStart: boolean;
-  /** Metrics and traces: the Temporal SDK's Prometheus address (undefined: off); traces exported over OTLP to `otlpEndpoint` when `traces` is 'otlp'. */
-  observability: { temporalMetricsAddress?: string; traces: 'off' | 'otlp'; otlpEndpoint?: string };
-}
-
-/** What a tenant's proxied request may ask of the upstream (PROXY_* defaults, PROXY_TENANT_POLICIES per tenant). */
-export interface ProxyPolicy {
-  /** Model names let through; null: any model. */
-  models: string[] | null;
-  maxN: number;
-  /** Largest `max_tokens` / `max_completion_tokens`; also sent when the caller names neither. */
-  maxTokens: number;
-  /** Whether `tools`, `tool_choice`, `parallel_tool_calls` (and the legacy `functions`) may pass. */
-  tools: boolean;
-}
-
-export interface ProxyConfig {
-  upstreamBaseUrl?: string;
-  upstreamApiKey?: string;
-  recallTimeoutMs: number;
-  /** The bound of one upstream call, from sending the request to the last byte of the answer. */
-  upstreamTimeoutMs: number;
-  /** Completion tokens per `llm` budget unit: a request spends n × ceil(max tokens / this). */
-  tokensPerUnit: number;
-  defaultPolicy: ProxyPolicy;
-  /** Tenant id → its policy (fields it leaves out take the defaults). */
-  tenantPolicies: Record<string, ProxyPolicy>;
-}
-
-export interface ReliabilityConfig {
-  /** How often the extraction reconciler looks for idle conversations with unextracted messages. */
-  reconcileSeconds: number;
-  /** How often the exchange indexer embeds new exchanges for dense conversation search. */
-  exchangeIndexSeconds: number;
-  /** How often the reminder reconciler starts the workflows of open reminders that never got one. */
-  reminderReconcileSeconds: number;
-  /** How often the vector outbox drains, and how a failed entry is retried before it is dead-lettered. */
-  outbox: { drainSeconds: number; maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
-  /** How long an API call waits for a workflow's result before answering 202 with the workflow id. */
-  workflowWaitMs: number;
-  /** Deadline of one call to Temporal (start, signal) made while a client waits. */
-  temporalCallMs: number;
-}
-
-export interface RetentionDays {
-  messages: number | null;
-  episodes: number | null;
-  notifications: number | null;
-  digests: number | null;
-}
-
-/** `exports`: units of export work (a page of rows each), charged as an export reads them. */
-export type RateLimitBudget = 'recall' | 'writes' | 'llm' | 'exports';
-export interface RateLimitConfig {
-  windowSeconds: number;
-  perUser: Record<RateLimitBudget, number>;
-  perKey: Record<RateLimitBudget, number>;
-  newUsersPerTenant: number;
-}
-
-/** Outside production only: a fixed, public secret, so development and tests need no setup. */
-
-/** Thrown at start when the environment is invalid; names every offending variable. */
-export class ConfigError extends Error {
-  constructor(readonly problems: { variable: string; message: string }[]) {
-    super(`Invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
-    this.name = 'ConfigError';
-  }
-}
-
-function fail(variable: string, message: string): never {
-  throw new ConfigError([{ variable, message }]);
-}
-
-/**
- * The development payload master key: fixed and public, so a dev database stays readable across
- * restarts. Never a secret — production sets PAYLOAD_MASTER_KEY.
- */
-const DEV_PAYLOAD_MASTER_KEY = 'otK/xO7WGjgj1qnNixKECz1YfDzSSH4vPsRnjDaV+SM=';
-const DEV_CODEC_AUTH_TOKEN = 'dev-codec-token-change-me';
-
-/** 32 bytes of key material, written as 64 hex digits or as base64. */
-export function parseKeyMaterial(text: string): Buffer | undefined {
-  const t = text.trim();
-  if (/^[0-9a-f]{64}$/i.test(t)) return Buffer.from(t, 'hex');
-  if (!/^[\w+/-]{42,44}={0,2}$/.test(t)) return undefined;
-  const bytes = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  return bytes.length === 32 ? bytes : undefined;
-}
-
 function payloadKeys(e: Env): AppConfig['payloads'] {
   const current = e.PAYLOAD_MASTER_KEY ? parseKeyMaterial(e.PAYLOAD_MASTER_KEY) : parseKeyMaterial(DEV_PAYLOAD_MASTER_KEY);
   if (!current) fail('PAYLOAD_MASTER_KEY', 'expected 32 bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)');
@@ -474,8 +175,6 @@ function codecServer(e: Env): AppConfig['codec'] {
   for (const origin of corsOrigins) if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail('CODEC_CORS_ORIGINS', `expected origins like http://host:port, got "${origin.slice(0, 40)}"`);
   return { authToken, corsOrigins };
 }
-
-const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
 
 function mcpAccess(e: Env): AppConfig['mcp'] {
   const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -633,22 +332,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   };
 }
 
-const modelList = (raw: string | undefined): string[] | null => {
-  const models = (raw ?? '')
-    .split(',')
-    .map((m) => m.trim())
-    .filter(Boolean);
-  return models.length === 0 || models.includes('*') ? null : models;
-};
-
-/** PROXY_TENANT_POLICIES: a JSON object, tenant id → { models?, maxN?, maxTokens?, tools? }. */
-const tenantPolicySchema = z.strictObject({
-  models: z.union([z.array(z.string().min(1).max(256)).max(1000), z.literal('*')]).optional(),
-  maxN: z.number().int().min(1).max(128).optional(),
-  maxTokens: z.number().int().min(1).max(1_000_000).optional(),
-  tools: z.boolean().optional(),
-});
-
 function proxyConfig(e: Env): ProxyConfig {
   const defaultPolicy: ProxyPolicy = { models: modelList(e.PROXY_ALLOWED_MODELS), maxN: e.PROXY_MAX_N, maxTokens: e.PROXY_MAX_TOKENS, tools: e.PROXY_ALLOW_TOOLS === 'true' };
   const tenantPolicies: Record<string, ProxyPolicy> = {};
@@ -706,14 +389,4 @@ function refuseUnsafeProductionConfig(e: Env): void {
   else if (e.CODEC_AUTH_TOKEN !== undefined && Buffer.byteLength(e.CODEC_AUTH_TOKEN, 'utf8') < MIN_PRODUCTION_KEY_BYTES)
     problems.push({ variable: 'CODEC_AUTH_TOKEN', message: `decrypts every history: at least ${MIN_PRODUCTION_KEY_BYTES} bytes in production` });
   if (problems.length > 0) throw new ConfigError(problems);
-}
-
-function isValidTimezone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    // Intl throws RangeError for unknown zones; that is the answer, not an error to propagate.
-    return false;
-  }
 }

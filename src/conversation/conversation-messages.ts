@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import type { IncomingMessage, StoredMessage } from '../core/ports';
+import type { IncomingMessage, StoredMessage } from '../core/ports/conversation';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { withTemporalDeadline } from '../shared/workflow-wait';

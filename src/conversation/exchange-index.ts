@@ -1,6 +1,6 @@
 import { uuidFromKey } from '../adapters/ids';
 import { indexableLines, messageKey, pairExchange, pairLines, type MessageRef, type StoredLine } from '../core/recall/exchanges';
-import type { ExchangeVectorUnit } from '../core/ports';
+import type { ExchangeVectorUnit } from '../core/ports/recall';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ServiceDeps } from '../shared/deps';
 

@@ -12,7 +12,7 @@ import { normalizeFact } from '../core/extraction/offline-extractor';
 import { shortHash } from '../adapters/ids';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';
-import type { ExtractionReport, PageKey, StaleConversation, StoredMessage } from '../core/ports';
+import type { ExtractionReport, PageKey, StaleConversation, StoredMessage } from '../core/ports/conversation';
 import { userTimeZone } from '../account/settings';
 import { inlineRuleWork, scanPage, type MessageFailure, type PageScan } from '../adapters/extraction/rule-work';
 import type { ConversationReminderRequest } from '../core/proactive/conversation-reminders';

@@ -2,20 +2,10 @@
  * Domain types shared by the pure core, the adapters, the activities and the workflows.
  * Kept free of I/O imports so workflow code may import them.
  */
+import type { MemoryType } from './memory-types';
 
-export const MemoryType = {
-  fact: 'fact',
-  preference: 'preference',
-  goal: 'goal',
-  painPoint: 'pain_point',
-  event: 'event',
-  instruction: 'instruction',
-  decision: 'decision',
-  /** Something the assistant recommended, taught or committed to (never the user's own view). */
-  assistantContribution: 'assistant_contribution',
-} as const;
-export type MemoryType = (typeof MemoryType)[keyof typeof MemoryType];
-export const MEMORY_TYPES = Object.values(MemoryType) as [MemoryType, ...MemoryType[]];
+/** The memory types and all that differs by type: src/core/memory-types.ts. */
+export { MEMORY_TYPES, type MemoryType } from './memory-types';
 
 /**
  * How a memory arrived: extracted from the user's own words in a conversation, or written directly

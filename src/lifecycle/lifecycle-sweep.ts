@@ -1,6 +1,8 @@
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { importanceFor } from '../core/lifecycle/memory-importance';
-import type { LifecycleAudit, MemoryTransaction, RetentionKey, VectorDeletion } from '../core/ports';
+import type { LifecycleAudit, VectorDeletion } from '../core/ports/lifecycle';
+import type { RetentionKey } from '../core/ports/privacy';
+import type { MemoryTransaction } from '../core/ports/transaction';
 import {
   addSweepCounts,
   appendCapped,

@@ -146,7 +146,7 @@ export function registerMemoryTools(server: McpServer, backend: MemoryToolBacken
         type: z
           .enum(MEMORY_TYPES)
           .optional()
-          .describe('Optional — leave it out and the extractor infers it from the text. fact | preference | goal | pain_point | event | instruction | decision | assistant_contribution'),
+          .describe(`Optional — leave it out and the extractor infers it from the text. ${MEMORY_TYPES.join(' | ')}`),
         importance: z.number().min(0).max(1).optional().describe('0–1; high for health, safety and standing instructions'),
         requestId: requestIdSchema.optional().describe('Makes a retried call idempotent'),
       },

@@ -2,7 +2,7 @@
 import type { Neighbour } from '../core/decisions/decide';
 import { normalizeFact } from '../core/extraction/offline-extractor';
 import { restoreRefusal } from '../core/lifecycle/sweep';
-import type { MemoryReader, MemorySearch, VectorIndex } from '../core/ports';
+import type { MemoryReader, MemorySearch, VectorIndex } from '../core/ports/memory';
 import type { Memory, MemoryCandidate } from '../core/types';
 import { tokenizeForIndex } from '../adapters/text/jieba';
 

@@ -3,7 +3,7 @@
  * routes hold no repository and no SQL (the store is src/memory/memory-store.ts).
  */
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import type { StoredMemoryEvent } from '../core/ports';
+import type { StoredMemoryEvent } from '../core/ports/memory';
 import type { Memory, MemoryStatus, MemoryType } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import type { MemoryReader } from '../core/ports';
+import type { MemoryReader } from '../core/ports/memory';
 import { screenDirectWrite } from '../core/memory/direct-write';
 import type { Memory } from '../core/types';
 import { jiebaSegmenter } from '../adapters/text/jieba';

@@ -1,4 +1,4 @@
-import type { DueOutboxEntry, Embedder, OutboxHealth, OutboxRetryRepository, RetryPolicy, VectorIndex } from '../core/ports';
+import type { DueOutboxEntry, Embedder, OutboxHealth, OutboxRetryRepository, RetryPolicy, VectorIndex } from '../core/ports/memory';
 import type { ServiceDeps } from '../shared/deps';
 
 export type { DueOutboxEntry, OutboxHealth, RetryPolicy };

@@ -1,5 +1,5 @@
 import { importanceFor } from '../core/lifecycle/memory-importance';
-import type { MemoryTransaction } from '../core/ports';
+import type { MemoryTransaction } from '../core/ports/transaction';
 import type { ServiceDeps } from '../shared/deps';
 
 /** One memory's share of a batch: the latest recall time and how often it was recalled. */

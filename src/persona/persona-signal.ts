@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { LifecycleTransition } from '../core/lifecycle/sweep';
-import type { MemoryTransaction, UnitOfWork } from '../core/ports';
+import type { MemoryTransaction, UnitOfWork } from '../core/ports/transaction';
 import { memoriesChangedSignal, PersonaWorkflows, personaWorkflowId, type RebuildPersonaWorkflow } from './contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 

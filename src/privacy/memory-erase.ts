@@ -1,5 +1,5 @@
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import type { EraseCounts } from '../core/ports';
+import type { EraseCounts } from '../core/ports/privacy';
 import type { ServiceDeps } from '../shared/deps';
 import { writeEpisodes } from '../conversation/episodes';
 import { eraseExchangeVectors } from '../conversation/exchange-index';

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { userExists } from '../account/settings';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { resolveSettings } from '../core/proactive/settings';
-import type { ExportSection } from '../core/ports';
+import type { ExportSection } from '../core/ports/privacy';
 import type { AppConfig } from '../config';
 import type { ServiceDeps } from '../shared/deps';
 

@@ -7,7 +7,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { buildSuggestions, dominantLanguage, findOpenQuestions, summarizeConversations, type DigestSections } from '../core/proactive/digest-content';
 import { digestDay } from '../core/proactive/digest-schedule';
 import type { Client } from '@temporalio/client';
-import type { DigestRecord } from '../core/ports';
+import type { DigestRecord } from '../core/ports/proactive';
 import { ProactiveWorkflows, type DigestWorkflow } from './contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 import { workflowCallError } from '../shared/workflow-failures';

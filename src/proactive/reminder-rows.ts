@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { languageOf } from '../core/proactive/nudge-wording';
 import { initialState, isClosed, type ReminderState } from '../core/proactive/reminder-state';
-import type { ReminderRecord } from '../core/ports';
+import type { ReminderRecord } from '../core/ports/proactive';
 import type { ReminderWorkflowInput } from './contract';
 import type { ServiceDeps } from '../shared/deps';
 

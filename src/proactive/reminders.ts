@@ -15,7 +15,7 @@ import { DateTime, IANAZone } from 'luxon';
 import type { AppConfig } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { uuidFromKey } from '../adapters/ids';
-import type { ReminderRecord } from '../core/ports';
+import type { ReminderRecord } from '../core/ports/proactive';
 import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';
 import { dismissSignal, ProactiveWorkflows, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery, type ReminderWorkflow, type ReminderWorkflowInput } from './contract';

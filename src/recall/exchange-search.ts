@@ -1,5 +1,5 @@
 import type { Episode } from '../core/episodes/ports';
-import type { ExchangeVectorUnit } from '../core/ports';
+import type { ExchangeVectorUnit } from '../core/ports/recall';
 import {
   episodeBoosts,
   fitLines,

@@ -1,7 +1,7 @@
 import type { AppConfig } from '../config';
 import { FOLLOW_UP_PROTOTYPES } from '../core/recall/follow-up-prototypes';
 import { detectFollowUp, followUpByMeaning, followUpPrototypeIndex, netMayJudge, type FollowUpPrototypeIndex } from '../core/recall/follow-up';
-import type { Embedder } from '../core/ports';
+import type { Embedder } from '../core/ports/memory';
 import { jiebaSegmenter } from '../adapters/text/jieba';
 import { withDeadline } from './deadline';
 

@@ -4,37 +4,13 @@ import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type { GraphRecallSource } from '../core/recall/graph';
-import type {
-  ConflictJudge,
-  EpisodeStore,
-  ExchangeIndexWatermarks,
-  ExchangeVectorIndex,
-  ConversationRepository,
-  DigestRepository,
-  Embedder,
-  ExtractionRunRepository,
-  Extractor,
-  MemoryEventLog,
-  MemoryReader,
-  MemorySearch,
-  MessageSearch,
-  MemoryTimeRoute,
-  NotificationRepository,
-  OutboxRetryRepository,
-  PageTokenRepository,
-  ProactiveMemorySource,
-  PurgeAuditLog,
-  QueryRewriter,
-  ReminderRepository,
-  SettingsRepository,
-  UnitOfWork,
-  UserApiKeyRepository,
-  UserKeyDestroyer,
-  UserExportSource,
-  UserRepository,
-  VectorIndex,
-  VectorOutbox,
-} from '../core/ports';
+import type { ConflictJudge, Embedder, MemoryEventLog, MemoryReader, MemorySearch, MemoryTimeRoute, OutboxRetryRepository, VectorIndex, VectorOutbox } from '../core/ports/memory';
+import type { ConversationRepository, ExtractionRunRepository, Extractor } from '../core/ports/conversation';
+import type { EpisodeStore, ExchangeIndexWatermarks, ExchangeVectorIndex, MessageSearch, QueryRewriter } from '../core/ports/recall';
+import type { DigestRepository, NotificationRepository, PageTokenRepository, ProactiveMemorySource, ReminderRepository, SettingsRepository, UserRepository } from '../core/ports/proactive';
+import type { PurgeAuditLog, UserKeyDestroyer, UserExportSource } from '../core/ports/privacy';
+import type { UserApiKeyRepository } from '../core/ports/account';
+import type { UnitOfWork } from '../core/ports/transaction';
 import type { PersonaCondenser, PersonaStore, SceneStore } from '../core/persona/ports';
 import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { ErrorCode } from '../../src/core/errors';
-import type { IncomingMessage } from '../../src/core/ports';
+import type { IncomingMessage } from '../../src/core/ports/conversation';
 import { allConversationMessages, conversationExists, storeCallerMessages, storeMessages } from '../../src/conversation/conversation-messages';
 import { conversationReminderRequests } from '../../src/proactive/reminder-requests';
 import { userTimeZone } from '../../src/account/settings';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConflictJudge } from '../../src/core/ports';
+import type { ConflictJudge } from '../../src/core/ports/memory';
 import { applyCandidate, applyDecision, loadNeighbours, resolve, toNeighbours } from '../../src/memory/memory-writer';
 import { syncVectors } from '../../src/memory/vector-sync';
 import { candidate } from '../support/candidate';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MemoryTransaction, UnitOfWork } from '../../src/core/ports';
+import type { MemoryTransaction, UnitOfWork } from '../../src/core/ports/transaction';
 import { observeMemoryChanges } from '../../src/persona/persona-signal';
 
 /** A unit of work whose transaction records what its repositories were asked. */

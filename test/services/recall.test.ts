@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors';
-import type { NewMemory } from '../../src/core/ports';
+import type { NewMemory } from '../../src/core/ports/memory';
 import type { MemoryType } from '../../src/core/types';
 import { buildRecallResult, planMemoryRoutes, rankFused, recall, type RecallDeps } from '../../src/recall/recall';
 import { fakeDeps } from '../support/fakes';

@@ -5,18 +5,9 @@
  * writes, announcements only on commit, a unit of work that rolls back — and nothing else.
  */
 import { resolveSettings } from '../../src/core/proactive/settings';
-import type {
-  ConversationRepository,
-  NotificationRecord,
-  NotificationRepository,
-  ProactiveEvent,
-  ReminderRecord,
-  ReminderRepository,
-  SettingsRepository,
-  StoredMessage,
-  UnitOfWork,
-  UserRepository,
-} from '../../src/core/ports';
+import type { ConversationRepository, StoredMessage } from '../../src/core/ports/conversation';
+import type { NotificationRecord, NotificationRepository, ProactiveEvent, ReminderRecord, ReminderRepository, SettingsRepository, UserRepository } from '../../src/core/ports/proactive';
+import type { UnitOfWork } from '../../src/core/ports/transaction';
 import type { ReminderState } from '../../src/core/proactive/reminder-state';
 import { serialUnitOfWork, unsupportedTransaction } from './fakes';
 

@@ -5,24 +5,8 @@
  * nothing else (BM25 is a plain count of shared tokens).
  */
 import { ErrorCode, MemoryServiceError } from '../../src/core/errors';
-import type {
-  Embedder,
-  ImportancePatch,
-  MemoryEvent,
-  MemoryEventLog,
-  MemoryGraph,
-  MemoryRepository,
-  MemoryTimeRoute,
-  MemoryTransaction,
-  NewMemory,
-  OutboxEntry,
-  StoredMemoryEvent,
-  UnitOfWork,
-  VectorHit,
-  VectorIndex,
-  VectorItem,
-  VectorOutbox,
-} from '../../src/core/ports';
+import type { Embedder, ImportancePatch, MemoryEvent, MemoryEventLog, MemoryGraph, MemoryRepository, MemoryTimeRoute, NewMemory, OutboxEntry, StoredMemoryEvent, VectorHit, VectorIndex, VectorItem, VectorOutbox } from '../../src/core/ports/memory';
+import type { MemoryTransaction, UnitOfWork } from '../../src/core/ports/transaction';
 import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { EntityRef, Memory, MemoryScope, MemoryStatus, MemoryType, RelationRef } from '../../src/core/types';
 import type { ServiceDeps } from '../../src/shared/deps';

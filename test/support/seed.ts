@@ -1,7 +1,7 @@
 import { normalizeFact } from '../../src/core/extraction/offline-extractor';
 import { uuidFromKey } from '../../src/adapters/ids';
 import { tokenizeForIndex } from '../../src/adapters/text/jieba';
-import type { NewMemory } from '../../src/core/ports';
+import type { NewMemory } from '../../src/core/ports/memory';
 import type { MemoryStatus, MemoryType } from '../../src/core/types';
 import type { ServiceDeps } from '../../src/shared/deps';
 import { syncVectors } from '../../src/memory/vector-sync';

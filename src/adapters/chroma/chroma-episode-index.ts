@@ -1,5 +1,5 @@
 import type { EpisodeVectorIndex, EpisodeVectorItem } from '../../core/episodes/ports';
-import type { VectorHit } from '../../core/ports';
+import type { VectorHit } from '../../core/ports/memory';
 import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, moveUserRecords, nearestOwned, upsertOwned, UserCollections, chromaCall } from './user-collections';
 
 const SUFFIX = '_episodes';

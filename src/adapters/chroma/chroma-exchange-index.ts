@@ -1,4 +1,4 @@
-import type { ExchangeVectorHit, ExchangeVectorIndex, ExchangeVectorItem, ExchangeVectorUnit } from '../../core/ports';
+import type { ExchangeVectorHit, ExchangeVectorIndex, ExchangeVectorItem, ExchangeVectorUnit } from '../../core/ports/recall';
 import { chromaCall, chromaClient, MAX_PREFIX, nearestOwnedRecords, upsertOwned, UserCollections } from './user-collections';
 
 const SUFFIX = '_exchanges';

@@ -1,7 +1,7 @@
 import { metrics } from '../../observability/metrics';
 import type { Where } from 'chromadb';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import type { VectorHit, VectorIndex, VectorItem } from '../../core/ports';
+import type { VectorHit, VectorIndex, VectorItem } from '../../core/ports/memory';
 import type { MemoryType } from '../../core/types';
 import { nearestOwnedThroughLangChain, UserChromaStores } from './langchain-chroma';
 import { chromaClient, forEachLimited, migrateSharedCollection, moveUserRecords, UserCollections } from './user-collections';

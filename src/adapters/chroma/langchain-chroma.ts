@@ -1,7 +1,7 @@
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import { Chroma } from '@langchain/community/vectorstores/chroma';
 import type { ChromaClient, Collection, Where } from 'chromadb';
-import type { VectorHit } from '../../core/ports';
+import type { VectorHit } from '../../core/ports/memory';
 
 /**
  * Embeddings of a store that is only ever searched by vector: the caller embedded the query once

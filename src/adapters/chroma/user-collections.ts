@@ -2,7 +2,7 @@ import { metrics } from '../../observability/metrics';
 import { createHash } from 'node:crypto';
 import { ChromaClient, ChromaNotFoundError, type Collection, type Metadata, type Where } from 'chromadb';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import type { VectorHit } from '../../core/ports';
+import type { VectorHit } from '../../core/ports/memory';
 
 /** Chroma limits collection names to 63 characters. */
 export const MAX_COLLECTION_NAME = 63;

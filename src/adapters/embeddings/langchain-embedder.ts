@@ -1,6 +1,6 @@
 import { metrics } from '../../observability/metrics';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
-import type { Embedder } from '../../core/ports';
+import type { Embedder } from '../../core/ports/memory';
 
 /** The {@link Embedder} port over a LangChain embeddings model (the e5 server, or the hashing one). */
 export class LangChainEmbedder implements Embedder {

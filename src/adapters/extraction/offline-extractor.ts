@@ -1,7 +1,7 @@
 import type { ExtractionNet } from '../../core/extraction/net';
 import { dedupeCandidates, planOfflineExtraction } from '../../core/extraction/offline-extractor';
 import { screenCandidates } from '../../core/extraction/provenance';
-import type { ExtractionOutput, ExtractionReport, Extractor } from '../../core/ports';
+import type { ExtractionOutput, ExtractionReport, Extractor } from '../../core/ports/conversation';
 import type { Segmenter } from '../../core/text/segmenter';
 import type { ConversationMessage } from '../../core/types';
 import { jiebaSegmenter } from '../text/jieba';

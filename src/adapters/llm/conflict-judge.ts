@@ -2,7 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { z } from 'zod';
 import type { LlmProposal } from '../../core/decisions/llm-resolution';
-import type { ConflictJudge } from '../../core/ports';
+import type { ConflictJudge } from '../../core/ports/memory';
 import { extractJsonObject } from './extraction-schema';
 
 const proposalSchema = z.object({

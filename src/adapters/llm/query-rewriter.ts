@@ -3,7 +3,7 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { REWRITE_SYSTEM_PROMPT, rewritePrompt, rewrittenQueries } from '../../core/recall/query-rewrite';
-import type { QueryRewriter } from '../../core/ports';
+import type { QueryRewriter } from '../../core/ports/recall';
 import { contentTag } from '../ids';
 import { extractJsonObject } from './extraction-schema';
 

@@ -1,4 +1,4 @@
-import type { ConversationRepository, DayMessage, IncomingMessage, StoredMessage } from '../../core/ports';
+import type { ConversationRepository, DayMessage, IncomingMessage, StoredMessage } from '../../core/ports/conversation';
 import { termFrequencies } from '../../core/text/tokenize';
 import { tokenizeForIndex } from '../text/jieba';
 import type { Queryable } from './pool';

@@ -1,5 +1,5 @@
 import type { DigestSections } from '../../core/proactive/digest-content';
-import type { DigestRecord, DigestRepository, ProactiveMemory, ProactiveMemorySource } from '../../core/ports';
+import type { DigestRecord, DigestRepository, ProactiveMemory, ProactiveMemorySource } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
 export type { DigestRecord };

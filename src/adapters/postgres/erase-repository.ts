@@ -1,4 +1,4 @@
-import type { EraseCounts, MemoryErasure } from '../../core/ports';
+import type { EraseCounts, MemoryErasure } from '../../core/ports/privacy';
 import type { MessageRef } from '../../core/recall/exchanges';
 import type { Queryable } from './pool';
 

@@ -1,4 +1,4 @@
-import type { MemoryEvent, MemoryEventLog, StoredMemoryEvent } from '../../core/ports';
+import type { MemoryEvent, MemoryEventLog, StoredMemoryEvent } from '../../core/ports/memory';
 import type { MemoryVia } from '../../core/types';
 import type { Queryable } from './pool';
 

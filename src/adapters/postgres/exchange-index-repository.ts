@@ -1,4 +1,4 @@
-import type { ExchangeIndexWatermarks } from '../../core/ports';
+import type { ExchangeIndexWatermarks } from '../../core/ports/recall';
 import type { StoredLine } from '../../core/recall/exchanges';
 import type { Queryable } from './pool';
 

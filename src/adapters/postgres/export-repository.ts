@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ExportedUser, ExportPage, ExportSection, UserExportReader, UserExportSnapshot, UserExportSource } from '../../core/ports';
+import type { ExportedUser, ExportPage, ExportSection, UserExportReader, UserExportSnapshot, UserExportSource } from '../../core/ports/privacy';
 import { PostgresSceneStore } from './scene-repository';
 import { PostgresPersonaStore } from './persona-repository';
 import type { Queryable } from './pool';

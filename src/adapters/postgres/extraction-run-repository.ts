@@ -1,4 +1,4 @@
-import type { ExtractionMark, ExtractionRunRepository, PageClaim, PageKey, StaleConversation } from '../../core/ports';
+import type { ExtractionMark, ExtractionRunRepository, PageClaim, PageKey, StaleConversation } from '../../core/ports/conversation';
 import type { Queryable } from './pool';
 
 export type { ExtractionMark, PageClaim, PageKey, StaleConversation };

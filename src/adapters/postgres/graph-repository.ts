@@ -1,5 +1,5 @@
 import { uuidFromKey } from '../ids';
-import type { MemoryGraph } from '../../core/ports';
+import type { MemoryGraph } from '../../core/ports/memory';
 import type { EntityRef, RelationRef } from '../../core/types';
 import type { Queryable } from './pool';
 

@@ -1,6 +1,6 @@
 import { ARCHIVE_THRESHOLD } from '../../core/lifecycle/decay';
 import { AUTO_REINFORCE_LEVELS, DECAY_SCORE_TOLERANCE, decayConstantsForSql, type LifecycleTransition } from '../../core/lifecycle/sweep';
-import type { DecayPageResult, LifecycleAudit, LifecycleRepository, ReinforcementRow, ReinforcementUpdate, VectorDeletion } from '../../core/ports';
+import type { DecayPageResult, LifecycleAudit, LifecycleRepository, ReinforcementRow, ReinforcementUpdate, VectorDeletion } from '../../core/ports/lifecycle';
 import type { Queryable } from './pool';
 
 /**

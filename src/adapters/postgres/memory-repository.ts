@@ -1,4 +1,4 @@
-import type { ImportancePatch, MemoryRepository, NewMemory } from '../../core/ports';
+import type { ImportancePatch, MemoryRepository, NewMemory } from '../../core/ports/memory';
 import type { ImportanceLevel, Memory, MemoryScope, MemorySource, MemoryStatus, MemoryType, MemoryVia } from '../../core/types';
 import { termFrequencies } from '../../core/text/tokenize';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';

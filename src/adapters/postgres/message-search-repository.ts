@@ -1,5 +1,5 @@
 import type { MessageHit, MessageRef, ShownLine, StoredLine } from '../../core/recall/exchanges';
-import type { MessageSearch } from '../../core/ports';
+import type { MessageSearch } from '../../core/ports/recall';
 import { termFrequencies } from '../../core/text/tokenize';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';
 import type { Queryable } from './pool';

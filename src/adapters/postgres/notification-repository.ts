@@ -1,4 +1,4 @@
-import type { NewNotification, NotificationKind, NotificationRecord, NotificationRepository, ProactiveEvent } from '../../core/ports';
+import type { NewNotification, NotificationKind, NotificationRecord, NotificationRepository, ProactiveEvent } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
 export type { NewNotification, NotificationKind, NotificationRecord, ProactiveEvent };

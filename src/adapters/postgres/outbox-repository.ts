@@ -1,4 +1,4 @@
-import type { OutboxEntry, VectorOutbox } from '../../core/ports';
+import type { OutboxEntry, VectorOutbox } from '../../core/ports/memory';
 import type { Queryable } from './pool';
 
 /** Pending vector writes: PostgreSQL committed them, Chroma has not confirmed them yet. */

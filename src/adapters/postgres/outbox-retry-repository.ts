@@ -1,4 +1,4 @@
-import type { DueOutboxEntry, OutboxHealth, OutboxRetryRepository, RetryPolicy } from '../../core/ports';
+import type { DueOutboxEntry, OutboxHealth, OutboxRetryRepository, RetryPolicy } from '../../core/ports/memory';
 import type { Queryable } from './pool';
 
 /**

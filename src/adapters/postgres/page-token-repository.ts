@@ -1,4 +1,4 @@
-import type { PageTokenKind, PageTokenRepository } from '../../core/ports';
+import type { PageTokenKind, PageTokenRepository } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
 export type { PageTokenKind };

@@ -1,4 +1,4 @@
-import type { PurgeAuditLog, PurgeAuditRecord, UserRowPurge } from '../../core/ports';
+import type { PurgeAuditLog, PurgeAuditRecord, UserRowPurge } from '../../core/ports/privacy';
 import type { PurgeCounts } from '../../core/privacy/purge';
 import type { Queryable } from './pool';
 

@@ -1,5 +1,5 @@
 import type { ReminderSource, ReminderState, ReminderStatus } from '../../core/proactive/reminder-state';
-import type { NewReminder, ReminderRecord, ReminderRepository } from '../../core/ports';
+import type { NewReminder, ReminderRecord, ReminderRepository } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
 export type { NewReminder, ReminderRecord, ReminderSource };

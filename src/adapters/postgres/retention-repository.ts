@@ -1,4 +1,4 @@
-import type { ConversationRef, RetentionKey, RetentionPage, RetentionRepository } from '../../core/ports';
+import type { ConversationRef, RetentionKey, RetentionPage, RetentionRepository } from '../../core/ports/privacy';
 import type { Queryable } from './pool';
 
 /**

@@ -1,5 +1,5 @@
 import { resolveSettings, type ClockTime, type ProactiveSettings, type UserSettings } from '../../core/proactive/settings';
-import type { SettingsRepository } from '../../core/ports';
+import type { SettingsRepository } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
 /** A user's settings in PostgreSQL: users.timezone plus the digestTime / proactive keys of users.settings. */

@@ -1,4 +1,4 @@
-import type { MemoryTimeRoute } from '../../core/ports';
+import type { MemoryTimeRoute } from '../../core/ports/memory';
 import type { Queryable } from './pool';
 
 /** The time route over memories: what the user said inside the date ranges a query names. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { MemoryTransaction, UnitOfWork } from '../../core/ports';
+import type { MemoryTransaction, UnitOfWork } from '../../core/ports/transaction';
 import { PostgresConversationRepository } from './conversation-repository';
 import { PostgresMemoryErasure } from './erase-repository';
 import { PostgresMemoryEventLog } from './event-repository';

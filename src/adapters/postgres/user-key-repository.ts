@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { UserApiKeyRecord, UserApiKeyRepository } from '../../core/ports';
+import type { UserApiKeyRecord, UserApiKeyRepository } from '../../core/ports/account';
 import { inTransaction } from './pool';
 
 interface Row {

@@ -1,4 +1,4 @@
-import type { UserRepository } from '../../core/ports';
+import type { UserRepository } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
 /** Users in PostgreSQL (`users`), by storage key. */

@@ -1,6 +1,6 @@
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import { Document } from '@langchain/core/documents';
-import type { VectorIndex } from '../../core/ports';
+import type { VectorIndex } from '../../core/ports/memory';
 import { MemoryRouteRetriever, type MemoryRouteInput, type MemoryRouteMetadata } from './memory-route';
 
 export interface MemoryAnnRetrieverInput extends MemoryRouteInput {

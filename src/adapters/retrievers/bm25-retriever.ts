@@ -1,5 +1,5 @@
 import { Document } from '@langchain/core/documents';
-import type { MemoryRepository } from '../../core/ports';
+import type { MemoryRepository } from '../../core/ports/memory';
 import { tokenizeForIndex } from '../text/jieba';
 import { MemoryRouteRetriever, type MemoryRouteInput, type MemoryRouteMetadata } from './memory-route';
 

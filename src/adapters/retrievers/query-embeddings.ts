@@ -1,5 +1,5 @@
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
-import type { Embedder } from '../../core/ports';
+import type { Embedder } from '../../core/ports/memory';
 
 /**
  * The {@link Embedder} port as LangChain embeddings, remembering each query's vector for as long as

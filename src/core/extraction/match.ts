@@ -2,6 +2,7 @@
  * What a clause rule reports, and the helpers rules share: object clean-up, subject words of an
  * update, hedges, task scope and base importance per type.
  */
+import { memoryTypeTable } from '../memory-types';
 import { stripTrailing } from '../text/strip';
 import type { Segmenter } from '../text/segmenter';
 import type { MemoryCandidate, MemoryType, RelationRef } from '../types';
@@ -32,16 +33,7 @@ export interface ClauseMatch {
 }
 
 /** Base importance by type: health facts and pain points are what a helper must not forget. */
-export const BASE_IMPORTANCE: Readonly<Record<MemoryType, number>> = {
-  fact: 0.55,
-  preference: 0.5,
-  goal: 0.7,
-  pain_point: 0.75,
-  event: 0.45,
-  instruction: 0.7,
-  decision: 0.65,
-  assistant_contribution: 0.5,
-};
+export const BASE_IMPORTANCE: Readonly<Record<MemoryType, number>> = memoryTypeTable((d) => d.baseImportance);
 
 /** Importance of health facts (allergies, conditions), whatever the wording. */
 export const HEALTH_IMPORTANCE = 0.9;

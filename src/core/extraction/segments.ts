@@ -6,7 +6,8 @@
  */
 import { emotionScore } from '../emotion';
 import type { Segmenter } from '../text/segmenter';
-import type { RelationRef } from '../types';
+import { memoryTypesWhere } from '../memory-types';
+import type { MemoryType, RelationRef } from '../types';
 import { classifyClause } from './classify';
 import { latinTokens } from './keywords';
 import type { ClauseMatch } from './match';
@@ -33,7 +34,7 @@ const REMEMBER_REQUEST = /^(?:(?:can|could|would|will) you (?:please )?(?:rememb
 const NOW = /^(?:现在|如今|目前|now\b|these days\b|currently\b|nowadays\b)/iu;
 const MAX_CLAUSE = 300;
 const MAX_LEAD_IN = 40;
-const MERGE_SAME_TYPE = new Set(['instruction', 'pain_point', 'goal', 'event', 'decision']);
+const MERGE_SAME_TYPE: ReadonlySet<MemoryType> = new Set(memoryTypesWhere((d) => d.joinsConsecutiveClauses));
 
 /** Chinese content needs a noun-like word; a clause of verbs only ("我这周就去买来看看") is too vague. */
 export function hasContent(text: string, lang: Lang, segmenter: Segmenter): boolean {

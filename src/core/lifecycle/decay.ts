@@ -7,6 +7,7 @@
  *   - low 15 d, high 90 d: a high memory decays at 1/6 the speed of a low one (acceptance);
  *   - critical 180 d: slower still, keeping the order monotonic.
  */
+import { memoryTypeTable } from '../memory-types';
 import type { ImportanceLevel, MemoryType } from '../types';
 
 /** Days after which a memory of each level has decayed to 0.5. */
@@ -23,20 +24,11 @@ export const DEPRIORITIZE_THRESHOLD = 0.5;
 export const ARCHIVE_THRESHOLD = 0.2;
 
 /**
- * Default lifetimes in days per type; null means no expiry. Events ("今天要开会") and
+ * Default lifetimes in days per type (`expiryDays` of src/core/memory-types.ts); null means no expiry. Events ("今天要开会") and
  * short-lived states go stale after a month (guide §7.1); everything else lives until
  * decay or an explicit correction retires it.
  */
-export const DEFAULT_EXPIRY_DAYS: Readonly<Record<MemoryType, number | null>> = {
-  fact: null,
-  preference: null,
-  goal: null,
-  pain_point: null,
-  event: 30,
-  instruction: null,
-  decision: null,
-  assistant_contribution: null,
-};
+export const DEFAULT_EXPIRY_DAYS: Readonly<Record<MemoryType, number | null>> = memoryTypeTable((d) => d.expiryDays);
 
 /** Lifetime for a state the extractor flagged as short-lived ("最近在学 Rust"), whatever its type. */
 export const SHORT_LIVED_EXPIRY_DAYS = 30;

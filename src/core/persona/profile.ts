@@ -13,6 +13,7 @@
  * The labels are in the user's own language (the majority script of the memories); the memory
  * texts are kept as the user said them, neutralised like every injected line.
  */
+import { memoryTypeTable } from '../memory-types';
 import type { Memory, MemoryType } from '../types';
 import { countTokens, selectWithinBudget } from '../recall/budget';
 import { neutralizeText } from '../recall/format';
@@ -59,8 +60,8 @@ export const PERSONA_HEADERS: Record<PersonaLanguage, string> = {
 };
 
 const LABELS: Record<PersonaLanguage, Record<'health' | MemoryType, string>> = {
-  zh: { health: '健康与饮食', fact: '情况', preference: '偏好', goal: '目标', pain_point: '困扰', event: '经历', instruction: '要求', decision: '决定', assistant_contribution: '助手' },
-  en: { health: 'Health & diet', fact: 'About', preference: 'Likes', goal: 'Goal', pain_point: 'Struggles', event: 'Event', instruction: 'Asks', decision: 'Decided', assistant_contribution: 'Assistant' },
+  zh: { health: '健康与饮食', ...memoryTypeTable((d) => d.profileLabel.zh) },
+  en: { health: 'Health & diet', ...memoryTypeTable((d) => d.profileLabel.en) },
 };
 
 /** Health and diet the helper must never forget, in either language. */

@@ -7,27 +7,19 @@
  * is multiplicative so that a memory that does not match the query (relevance 0) can never be
  * lifted by importance alone; importance and type only reorder comparably relevant memories.
  */
+import { memoryTypeTable } from '../memory-types';
 import type { Memory, MemoryType } from '../types';
 import { ARCHIVE_THRESHOLD, DEPRIORITIZE_THRESHOLD, computeDecay } from '../lifecycle/decay';
 
 /**
- * Priority by type (M.5 §5): pain_point > goal > preference = decision > fact =
- * assistant_contribution > event. The gaps (≥ 25 % between pain_point/goal and fact) exceed
+ * Priority by type (M.5 §5, the `priority` of src/core/memory-types.ts): pain_point > goal >
+ * preference = decision > fact = assistant_contribution > event. The gaps (≥ 25 % between pain_point/goal and fact) exceed
  * the spread of RRF scores between neighbouring ranks (1/61 vs 1/62 ≈ 1.6 %), so with
  * comparable relevance pain points and goals are selected before facts under a tight budget,
  * while a fact that matches on more routes (≈ 2× score) still wins.
  * Instructions get the top weight; global ones are injected separately (format.ts) anyway.
  */
-export const TYPE_WEIGHTS: Readonly<Record<MemoryType, number>> = {
-  instruction: 1.0,
-  pain_point: 1.0,
-  goal: 0.95,
-  preference: 0.85,
-  decision: 0.85,
-  fact: 0.75,
-  assistant_contribution: 0.75,
-  event: 0.6,
-};
+export const TYPE_WEIGHTS: Readonly<Record<MemoryType, number>> = memoryTypeTable((d) => d.priority);
 
 /**
  * importanceWeight = floor + (1 − floor)·importance. The seed multiplies by importance outright;

@@ -1,0 +1,180 @@
+/** Ports of reminders, notifications, settings, digests and page tokens (src/core/ports.ts re-exports every port). */
+import type { DigestSections } from '../proactive/digest-content';
+import type { ReminderSource, ReminderState, ReminderStatus } from '../proactive/reminder-state';
+import type { ClockTime, ProactiveSettings, UserSettings } from '../proactive/settings';
+
+/** A reminder as its workflow last recorded it. */
+export interface ReminderRecord {
+  id: string;
+  userId: string;
+  text: string;
+  status: ReminderStatus;
+  dueAt: Date;
+  timeZone: string;
+  rrule: string | null;
+  seriesStart: Date | null;
+  assumedTime: boolean;
+  occurrence: number;
+  firedAt: Date | null;
+  snoozedUntil: Date | null;
+  dismissedAt: Date | null;
+  fireCount: number;
+  snoozeCount: number;
+  /** The workflow's change counter this row mirrors (see ReminderState.version). */
+  version: number;
+  source: ReminderSource;
+  workflowId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewReminder = Pick<ReminderRecord, 'id' | 'userId' | 'text' | 'dueAt' | 'timeZone' | 'rrule' | 'seriesStart' | 'assumedTime' | 'source' | 'workflowId'>;
+
+/** Reminders as their workflows last recorded them; every call is scoped by user. */
+export interface ReminderRepository {
+  /** Inserts the reminder unless it exists; the stored row and whether this call created it. */
+  insert(input: { reminder: NewReminder; at: Date }): Promise<{ reminder: ReminderRecord; created: boolean }>;
+  /**
+   * Mirrors the workflow's state, only over an older version: a write that arrives late (an
+   * activity that timed out but still ran, a retry after a newer write) changes nothing. A state
+   * without a version (scheduled by a worker from before versioning) only applies while no
+   * versioned write has happened. The row when this write applied, undefined otherwise.
+   */
+  applyState(input: { userId: string; state: ReminderState; at: Date }): Promise<ReminderRecord | undefined>;
+  /**
+   * A recurring reminder's next occurrence replaces the previous one's state, once: only a row
+   * still on an earlier occurrence changes. Its version is one above the row's (at least the
+   * state's), so every write of the previous run is older.
+   */
+  startOccurrence(input: { userId: string; state: ReminderState; at: Date }): Promise<ReminderRecord | undefined>;
+  get(input: { userId: string; id: string }): Promise<ReminderRecord | undefined>;
+  /** Newest due first. */
+  list(input: { userId: string; status?: ReminderStatus; limit: number }): Promise<ReminderRecord[]>;
+  /** Open reminders next due in [from, to): scheduled ones by due time, snoozed ones by snooze end. */
+  dueBetween(input: { userId: string; from: Date; to: Date }): Promise<ReminderRecord[]>;
+  remove(input: { userId: string; id: string }): Promise<void>;
+  /**
+   * Open reminders whose workflow was never seen to start, created before `createdBefore` — across
+   * users (the reminder reconciler's scan); each row carries its own user. Rows never tried come
+   * first (oldest first), then those whose start failed, least recently failed first.
+   */
+  unstarted(input: { createdBefore: Date; limit: number }): Promise<ReminderRecord[]>;
+  /** Records that the reminder's workflow exists (the first time only). */
+  markWorkflowStarted(input: { userId: string; id: string; at: Date }): Promise<void>;
+  /** Records a failed start, which sends the row behind the rows not yet tried. */
+  markWorkflowStartFailed(input: { userId: string; id: string; at: Date; error: string }): Promise<void>;
+}
+
+export type NotificationKind = 'reminder' | 'digest' | 'nudge';
+
+export interface NotificationRecord {
+  id: string;
+  seq: number;
+  userId: string;
+  kind: NotificationKind;
+  title: string;
+  body: string;
+  reminderId: string | null;
+  data: Record<string, unknown>;
+  createdAt: Date;
+  readAt: Date | null;
+}
+
+export interface NewNotification {
+  id: string;
+  userId: string;
+  kind: NotificationKind;
+  title: string;
+  body: string;
+  reminderId?: string;
+  data?: Record<string, unknown>;
+  /** The same key never stores (or pushes) a second notification. */
+  idempotencyKey: string;
+}
+
+/** Events announced to every API process: ids only, the listener reads the rows (scoped by user). */
+export type ProactiveEvent =
+  | { type: 'notification'; userId: string; id: string; seq: number }
+  | { type: 'reminder'; userId: string; reminderId: string; status: string };
+
+/** The user's notifications (fired reminders, digests, nudges) and the announcements of new ones. */
+export interface NotificationRepository {
+  /** Stores a notification once per idempotency key; the row and whether this call created it. */
+  insert(input: { notification: NewNotification; at: Date }): Promise<{ notification: NotificationRecord; created: boolean }>;
+  /**
+   * Announces an event to the API processes. Delivered when the unit of work commits, so inside
+   * one a listener never hears of a row it cannot read yet.
+   */
+  announce(event: ProactiveEvent): Promise<void>;
+  get(input: { userId: string; id: string }): Promise<NotificationRecord | undefined>;
+  /** Newest first, or — with `afterSeq` — everything after a sequence number, oldest first (an event stream's resume). */
+  list(input: { userId: string; limit: number; kind?: NotificationKind; unread?: boolean; afterSeq?: number }): Promise<NotificationRecord[]>;
+  countSince(input: { userId: string; kind: NotificationKind; since: Date }): Promise<number>;
+  /** Marks the unread ones among `ids` read; how many changed. */
+  markRead(input: { userId: string; ids: string[]; at: Date }): Promise<number>;
+}
+
+/** A user's time zone and proactive settings (digest time, nudges). */
+export interface SettingsRepository {
+  /** Undefined for an unknown user; missing keys take the defaults. */
+  get(input: { userId: string; defaults?: { digestTime?: ClockTime } }): Promise<UserSettings | undefined>;
+  /** The stored IANA zone ('UTC' until set); undefined for an unknown user. */
+  timeZone(input: { userId: string }): Promise<string | undefined>;
+  /** Writes the given fields, keeping every other stored setting; false when the user does not exist. */
+  update(input: { userId: string; timezone?: string; digestTime?: ClockTime; proactive?: ProactiveSettings }): Promise<boolean>;
+}
+
+/** Users by their storage key. */
+export interface UserRepository {
+  /** Registers (tenant, user) under its key on the user's first write. Idempotent. */
+  ensure(input: { userKey: string; tenantId: string; externalId: string }): Promise<void>;
+  exists(input: { userKey: string }): Promise<boolean>;
+}
+
+export interface DigestRecord {
+  userId: string;
+  date: string;
+  timeZone: string;
+  text: string;
+  sections: DigestSections;
+  generatedBy: 'llm' | 'template';
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One digest per user and local day; a later run of the same day replaces the text. */
+export interface DigestRepository {
+  upsert(input: { digest: Omit<DigestRecord, 'createdAt' | 'updatedAt'>; at: Date }): Promise<DigestRecord>;
+  /** Digests of the last `days` local days up to and including `today` (YYYY-MM-DD), newest first. */
+  recent(input: { userId: string; today: string; days: number }): Promise<DigestRecord[]>;
+}
+
+/** An active memory as the digest and nudges weigh it. */
+export interface ProactiveMemory {
+  id: string;
+  text: string;
+  type: string;
+  importanceLevel: string;
+}
+
+/** What a digest and the nudge triggers read of a user's memories. */
+export interface ProactiveMemorySource {
+  /** High and critical active memories created, changed or recalled in [from, to). */
+  importantTouched(input: { userId: string; from: Date; to: Date; limit?: number }): Promise<ProactiveMemory[]>;
+  /** Active goals and pain points, most important and recently touched first. */
+  goalsAndPainPoints(input: { userId: string; limit?: number }): Promise<(ProactiveMemory & { frequencyCount: number; createdAt: Date; updatedAt: Date })[]>;
+}
+
+export type PageTokenKind = 'code' | 'session';
+
+/**
+ * Ids of memory-page tokens that may not be used again: exchanged sign-in codes and signed-out
+ * sessions. A record matters only until the token's own expiry.
+ */
+export interface PageTokenRepository {
+  /** Records the token as used; true for the first caller only, however many race. */
+  markUsed(input: { tokenId: string; kind: PageTokenKind; expiresAt: Date }): Promise<boolean>;
+  isUsed(input: { tokenId: string }): Promise<boolean>;
+  /** Forgets tokens that have expired anyway (their signature check refuses them by itself). */
+  deleteExpired(input: { now: Date }): Promise<number>;
+}
