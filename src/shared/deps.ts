@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type { GraphRecallSource } from '../core/recall/graph';
+import type { MemoryListsSource } from '../core/recall/memory-lists';
 import type {
   ConflictJudge,
   EpisodeStore,
@@ -96,6 +97,8 @@ export interface ServiceDeps {
   conflictJudge?: ConflictJudge;
   /** Seed 003's entity graph as recall walks it; without it recall has no graph route. */
   graphRecall?: GraphRecallSource;
+  /** Recall's importance, type and instruction lists in one statement; without it recall reads them through `memories`, one query each. */
+  recallLists?: MemoryListsSource;
   /** The users' personas (`user_profiles`); without it recall injects none. */
   personas?: PersonaStore;
   /** Present when an LLM is configured and PERSONA_BUILDER=auto: condenses the template persona. */
