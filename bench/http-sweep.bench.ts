@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { uuidFromKey } from '../src/adapters/ids';
+import { recall } from '../src/recall/recall';
 import { ensureDatabase } from '../src/stack/local-postgres';
 import { chatConversation, chatMemory, chatQueries, prng } from './chat-corpus';
 import { fmt, startBenchStack, stats } from './support';
@@ -82,6 +83,17 @@ export async function run(args: string[]): Promise<void> {
       }
       console.log(`warm-up: ${bodies.length} recalls in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const queryVectors = await Promise.all(queries.map((q) => runtime.deps.embeddings.embedQuery(q.query)));
+      // The same recalls in process, one at a time: what the HTTP layer (auth, limits, JSON) adds is the difference to the 1-client step.
+      const inProcess: number[] = [];
+      const recallNow = new Date(now);
+      for (const [i, q] of queries.entries()) {
+        const t = performance.now();
+        const r = await recall(runtime.deps, users[i % users.length]!.key, q.query, { now: recallNow, recentMessages: q.recentMessages });
+        inProcess.push(performance.now() - t);
+        if (r.error) console.log(`in-process recall degraded: ${r.error.message}`);
+      }
+      const P = stats(inProcess);
+      console.log(`in-process recall, serial, same queries: p50 ${fmt(P.p50)} p95 ${fmt(P.p95)} p99 ${fmt(P.p99)}`);
 
       const rows: string[] = [];
       for (const connections of sweep) {
