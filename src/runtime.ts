@@ -48,6 +48,7 @@ import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
 import { PostgresGraphRecall } from './adapters/postgres/graph-recall-repository';
 import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
 import { PostgresUserRepository } from './adapters/postgres/user-repository';
+import { PostgresSceneStore } from './adapters/postgres/scene-repository';
 import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
 import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona-signal';
@@ -71,7 +72,8 @@ import { createPayloadEncryption, type PayloadEncryption } from './security/payl
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
 import { loadWorkflowBundle, workflowSourcesHash } from './shared/workflow-bundle';
-import { installTracing } from './observability/tracing';
+import { flushTracing, installTracing } from './observability/tracing';
+import { tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -83,7 +85,11 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 export const WORKFLOW_BUNDLE_OPTIONS = {
   workflowsPath: WORKFLOWS_PATH,
   payloadConverterPath: fileURLToPath(new URL('../workflows/shared/payload-converter.ts', import.meta.url)),
-  workflowInterceptorModules: [fileURLToPath(new URL('../workflows/shared/subject-interceptors.ts', import.meta.url))],
+  // The tracing module is always bundled; it traces only workflows whose start carried a span context.
+  workflowInterceptorModules: [
+    fileURLToPath(new URL('../workflows/shared/subject-interceptors.ts', import.meta.url)),
+    fileURLToPath(new URL('../workflows/shared/trace-interceptors.ts', import.meta.url)),
+  ],
 };
 
 export interface Runtime {
@@ -112,14 +118,6 @@ export interface Runtime {
 }
 
 let sdkLoggerInstalled = false;
-let tracingInstalled = false;
-
-/** One tracer provider per process, however many runtimes it builds (tests build several). */
-function installTracingOnce(endpoint: string | undefined): void {
-  if (tracingInstalled) return;
-  tracingInstalled = true;
-  installTracing({ endpoint });
-}
 
 /**
  * The SDK logs through the service's logger: its LOG_LEVEL and LOG_FORMAT (src/logging.ts); its own
@@ -153,7 +151,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints, rules: Ru
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'graphRecall' | 'recallLists';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'scenes' | 'graphRecall' | 'recallLists';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -171,6 +169,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     userApiKeys: new PostgresUserApiKeyRepository(pool),
     exports: new PostgresUserExportSource(pool),
     personas: new PostgresPersonaStore(pool),
+    scenes: new PostgresSceneStore(pool),
     memories: new PostgresMemoryRepository(pool),
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
@@ -192,7 +191,9 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
 export async function createRuntime(config: AppConfig, endpoints: StackEndpoints, opts: { pool?: pg.Pool; migrate?: boolean } = {}): Promise<Runtime> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   installSdkRuntime(logger, config.observability.temporalMetricsAddress);
-  if (config.observability.traces === 'otlp') installTracingOnce(config.observability.otlpEndpoint);
+  // One tracer provider per process, however many runtimes it builds (tests build several).
+  const traces = config.observability.traces === 'otlp';
+  if (traces) installTracing({ endpoint: config.observability.otlpEndpoint });
   // Production migrates as its own step (`npm run migrate`, MIGRATE_ON_START): then only check.
   if (opts.migrate ?? config.migrateOnStart) await migrate(endpoints.databaseUrl);
   else await assertSchemaCurrent(endpoints.databaseUrl);
@@ -245,7 +246,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   if (payloadEncryption && config.payloads.oldMasterKeys.length > 0) await payloadEncryption.keys.rewrapAll();
   const dataConverter: DataConverter = payloadEncryption?.dataConverter ?? {};
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter, interceptors: subjectClientInterceptors });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter, interceptors: tracedClientInterceptors(subjectClientInterceptors, traces) });
   // Every committed memory change signals the user's RebuildPersona workflow on the given task queue.
   const rebuildingPersonas = (unitOfWork: ServiceDeps['unitOfWork'], taskQueue: string) =>
     observeMemoryChanges(
@@ -287,7 +288,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         // Bundled here (not from workflowsPath) so the worker never require()s the converter module.
         workflowBundle: code,
         dataConverter,
-        interceptors: { activity: [subjectActivityInterceptor] },
+        interceptors: { activity: tracedActivityInterceptors([subjectActivityInterceptor], traces) },
+        sinks: workflowSpanSinks(),
         activities: {
           ...createActivities(activityDeps),
           ...createPrivacyActivities(activityDeps, { client: temporal, namespace: config.temporal.namespace }),
@@ -332,6 +334,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         {
           logLevel: config.logLevel,
           logger,
+          traces,
           logFormat: config.logFormat,
           maxMessageChars: config.extraction.maxMessageChars,
           maxMessagesPerConversation: config.extraction.maxMessagesPerConversation,
@@ -366,6 +369,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       await connection.close();
       for (const c of workers) await c.close().catch(() => {});
       if (!opts.pool) await pool.end();
+      // The workers' last workflow spans arrive through their sinks before this point.
+      await flushTracing().catch(() => undefined);
     },
   };
 }

@@ -59,10 +59,10 @@ afterAll(async () => {
 });
 
 describe('MCP over Streamable HTTP (/mcp)', () => {
-  it('lists the six tools, with the search budget in both search descriptions and the guide as instructions', async () => {
+  it('lists the seven tools, with the search budget in both search descriptions and the guide as instructions', async () => {
     const client = await connectHttp(TEST_KEY, user);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['conversation_search', 'memory_add', 'memory_forget', 'memory_search', 'reminder_snooze', 'reminders_list']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['conversation_search', 'memory_add', 'memory_forget', 'memory_scene', 'memory_search', 'reminder_snooze', 'reminders_list']);
     for (const name of ['memory_search', 'conversation_search']) {
       const description = tools.find((t) => t.name === name)!.description!;
       expect(description).toMatch(/at most 3 calls per turn/);
@@ -215,7 +215,7 @@ describe('MCP over stdio (npm run --silent mcp)', () => {
     clients.push(client);
     try {
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(6);
+      expect(tools).toHaveLength(7);
       const found = await call(client, 'memory_search', { query: 'peanut allergy' });
       expect(found.structuredContent.memories.map((m: { id: string }) => m.id), stderr).toContain(memoryId);
       const listed = await call(client, 'reminders_list', {});

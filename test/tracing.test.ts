@@ -39,3 +39,20 @@ describe('recall route spans', () => {
     expect(JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events })))).not.toContain(USER);
   });
 });
+
+describe('span scrubbing', () => {
+  it('lets only the closed-set attributes leave: no workflow id, search attributes or exception text', () => {
+    const TEXT = 'my password is hunter2';
+    const span = tracer.startSpan('RunWorkflow:extractMemoriesWorkflow', {
+      attributes: { workflowType: 'extractMemoriesWorkflow', workflowId: 'extract:tenant-a:USERKEY:conv', runId: 'r-1', searchAttributes: 'MemoryUserId=tenant-a:USERKEY' },
+    });
+    span.recordException(new TypeError(TEXT));
+    span.setStatus({ code: 2, message: TEXT });
+    span.end();
+    const out = exporter.getFinishedSpans().find((s) => s.name === 'RunWorkflow:extractMemoriesWorkflow')!;
+    expect(out.attributes).toEqual({ workflowType: 'extractMemoriesWorkflow', runId: 'r-1' });
+    expect(out.events.map((e) => e.attributes)).toEqual([{ 'exception.type': 'TypeError' }]);
+    expect(out.status).toEqual({ code: 2 });
+    expect(out.spanContext().traceId).toBe(span.spanContext().traceId);
+  });
+});

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ErrorCode, MemoryServiceError } from '../../src/core/errors';
 import type { ServiceDeps } from '../../src/shared/deps';
 import { rebuildPersona, type PersonaRebuildResult } from '../../src/persona/persona';
+import { rebuildScenes, type SceneRebuildResult } from '../../src/persona/scenes';
 import { withTypedFailures } from '../shared/failures';
 
 /** The activity of RebuildPersona (workflows/persona/persona.ts). */
@@ -12,6 +13,12 @@ export function createPersonaActivities(deps: ServiceDeps) {
       if (!personas) throw new MemoryServiceError(ErrorCode.internal, 'no persona store is configured');
       const ctx = Context.current();
       return rebuildPersona({ ...deps, personas }, { userId: input.userKey, heartbeat: () => ctx.heartbeat(), signal: ctx.cancellationSignal });
+    },
+    /** The scene index (L2), regrouped in the same run as the persona. */
+    async rebuildScenes(input: { userKey: string }): Promise<SceneRebuildResult> {
+      const scenes = deps.scenes;
+      if (!scenes) throw new MemoryServiceError(ErrorCode.internal, 'no scene store is configured');
+      return rebuildScenes({ ...deps, scenes }, { userId: input.userKey });
     },
   });
 }

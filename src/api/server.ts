@@ -18,12 +18,14 @@ import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { memoryRoutes } from './routes/memories';
 import { lifecycleRoutes } from './routes/lifecycle';
+import { sceneRoutes } from './routes/scenes';
 import { privacyRoutes } from './routes/privacy';
 import { recallRoutes } from './routes/recall';
 import { userRoutes } from './routes/users';
 import { userKeyRoutes } from './routes/user-keys';
 import { mcpRoutes } from '../mcp/http';
 import { proxyRoutes } from '../proxy/route';
+import { installHttpTracing } from '../observability/http-tracing';
 
 export interface ApiOptions {
   logLevel?: string;
@@ -34,6 +36,8 @@ export interface ApiOptions {
   maxMessagesPerConversation: number;
   /** Called after a recall injected memories (reinforcement happens off the hot path). */
   afterRecall?: (userId: string, memoryIds: string[], at: Date) => void;
+  /** OTEL_TRACES is on: each request gets its server span (src/observability/http-tracing.ts). */
+  traces?: boolean;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -50,6 +54,8 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   }).withTypeProvider<ZodTypeProvider>();
   // First of all hooks: a hook reaches only the routes registered after it.
   installPageSessionHeaders(app);
+  // The request's span, parent of all the request does (off by default: no hook then).
+  if (options.traces) installHttpTracing(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -97,6 +103,7 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   await app.register(conversationRoutes(deps, { ...options, onUserActive: deps.config.proactive.schedulesOnFirstMessage ? onUserActive : undefined }));
   await registerProactive(app, deps, onUserActive);
   await app.register(conversationSearchRoutes(deps));
+  await app.register(sceneRoutes(deps));
   // Integration entry points (docs/integrate.md): MCP tools at /mcp…
   await app.register(mcpRoutes(deps, { afterRecall: options.afterRecall }));
   // …and the OpenAI-compatible memory proxy at /proxy/v1/chat/completions.

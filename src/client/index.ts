@@ -12,6 +12,14 @@ export type * from './proactive-types.js';
 export type MemoryType = 'fact' | 'preference' | 'goal' | 'pain_point' | 'event' | 'instruction' | 'decision' | 'assistant_contribution';
 export type MemoryStatus = 'active' | 'superseded' | 'expired' | 'archived';
 
+/** One scene of the navigation block (GET /v1/users/{userId}/scenes). */
+export interface SceneView {
+  id: string;
+  label: string;
+  memoryCount: number;
+  hints: string[];
+}
+
 export interface MemoryView {
   id: string;
   text: string;
@@ -334,6 +342,16 @@ export class MemoryClient {
 
   history(userId: string, id: string): Promise<{ memoryId: string; events: MemoryEventView[] }> {
     return this.request('GET', `${this.user(userId)}/memories/${encodeURIComponent(id)}/history`);
+  }
+
+  /** The user's scenes (life areas) with their memory counts, largest first. */
+  listScenes(userId: string): Promise<{ scenes: SceneView[]; language?: 'zh' | 'en'; builtAt?: string }> {
+    return this.request('GET', `${this.user(userId)}/scenes`);
+  }
+
+  /** One scene's active memories, most important first; 404 `not_found` for an id that is not one of the user's scenes. */
+  sceneMemories(userId: string, sceneId: string, query: { limit?: number } = {}): Promise<{ scene: SceneView; memories: MemoryView[]; total: number }> {
+    return this.request('GET', `${this.user(userId)}/scenes/${encodeURIComponent(sceneId)}/memories${query.limit ? `?limit=${query.limit}` : ''}`);
   }
 
   /** Forgets a memory (status expired, vector removed). Repeating it returns `changed: false`. */

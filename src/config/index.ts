@@ -154,6 +154,7 @@ export const envSchema = z.object({
   RECALL_QUERY_REWRITE: z.enum(['off', 'referential', 'always']).default('off'),
   RECALL_REWRITE_TIMEOUT_MS: positiveInt.default(2000),
   RECALL_PERSONA_SHARE: z.coerce.number().min(0).max(0.5).default(0.15),
+  RECALL_SCENES_SHARE: z.coerce.number().min(0).max(0.5).default(0.1),
   RECALL_EXCHANGE_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.805),
   RECALL_EXCHANGE_MIN_SIMILARITY_CJK: z.coerce.number().min(0).max(1).default(0.855),
   PERSONA_DEBOUNCE_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
@@ -299,6 +300,8 @@ export interface AppConfig {
     queryRewrite: 'off' | 'referential' | 'always';
     rewriteTimeoutMs: number;
     personaShare: number;
+    /** The part of the token budget the scene navigation block (L2) may take, after the persona's. */
+    scenesShare: number;
     personaDebounceSeconds: number;
     personaBuilder: 'llm' | 'template';
     /**
@@ -578,6 +581,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       queryRewrite: e.RECALL_QUERY_REWRITE,
       rewriteTimeoutMs: e.RECALL_REWRITE_TIMEOUT_MS,
       personaShare: e.RECALL_PERSONA_SHARE,
+      scenesShare: e.RECALL_SCENES_SHARE,
       exchangeMinSimilarity: { cjk: e.RECALL_EXCHANGE_MIN_SIMILARITY_CJK, other: e.RECALL_EXCHANGE_MIN_SIMILARITY },
       personaDebounceSeconds: e.PERSONA_DEBOUNCE_SECONDS,
       personaBuilder: e.PERSONA_BUILDER === 'auto' && e.LLM_PROVIDER !== 'none' ? 'llm' : 'template',

@@ -859,6 +859,8 @@ export interface UserExportReader {
   user(input: { userKey: string }): Promise<ExportedUser | undefined>;
   /** The user's persona (the profile recall injects) as stored, or null when there is none. */
   profile(input: { userKey: string }): Promise<Record<string, unknown> | null>;
+  /** The user's scene index (navigation block, L2) as stored, or null when there is none. */
+  scenes(input: { userKey: string }): Promise<Record<string, unknown> | null>;
   /** The section's rows after `after` (null: from the start), in key order. */
   page(input: { section: ExportSection; userKey: string; after: unknown; limit: number }): Promise<ExportPage>;
 }

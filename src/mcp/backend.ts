@@ -1,5 +1,5 @@
 import { ALL_ROUTES, RecallRoute } from '../core/recall/routes';
-import type { ConversationSearchResponse, MemoryClient, MemoryType, MemoryView, ReminderActionAccepted, ReminderStatus, ReminderView } from '../client/index';
+import type { ConversationSearchResponse, MemoryClient, MemoryType, MemoryView, ReminderActionAccepted, ReminderStatus, ReminderView, SceneView } from '../client/index';
 
 /** One memory a search found. */
 export interface FoundMemory {
@@ -23,6 +23,8 @@ export interface MemoryToolBackend {
   forgetMemory(id: string): Promise<{ memory: MemoryView; changed: boolean }>;
   listReminders(input: { status?: ReminderStatus; limit?: number }): Promise<ReminderView[]>;
   snoozeReminder(id: string, seconds: number): Promise<ReminderActionAccepted>;
+  /** One scene's memories (scene navigation drill-down); without `sceneId`, the scenes. */
+  sceneMemories(input: { sceneId?: string; limit?: number }): Promise<{ scenes: SceneView[]; scene?: SceneView; memories: MemoryView[]; total: number }>;
 }
 
 /** Recall's memory routes: the raw past exchanges are conversation_search's. */
@@ -40,5 +42,10 @@ export function httpBackend(client: MemoryClient, userId: string): MemoryToolBac
     forgetMemory: (id) => client.forgetMemory(userId, id),
     listReminders: async (input) => (await client.listReminders(userId, input)).reminders,
     snoozeReminder: (id, seconds) => client.snoozeReminder(userId, id, seconds),
+    async sceneMemories({ sceneId, limit }) {
+      if (!sceneId) return { scenes: (await client.listScenes(userId)).scenes, memories: [], total: 0 };
+      const r = await client.sceneMemories(userId, sceneId, { limit });
+      return { scenes: [r.scene], scene: r.scene, memories: r.memories, total: r.total };
+    },
   };
 }

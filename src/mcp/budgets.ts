@@ -23,6 +23,7 @@ const TOOL_BUDGETS: Record<MemoryTool, RateLimitBudget[]> = {
   [MemoryTool.memoryForget]: ['writes'],
   [MemoryTool.remindersList]: [],
   [MemoryTool.reminderSnooze]: ['writes'],
+  [MemoryTool.memoryScene]: ['recall'],
 };
 
 /**

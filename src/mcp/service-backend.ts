@@ -8,6 +8,7 @@ import { storeMemory } from '../memory/memory-store';
 import { recall } from '../recall/recall';
 import { listReminders, snoozeReminder } from '../proactive/reminders';
 import { searchConversations } from '../recall/conversation-search-use-case';
+import { listScenes, sceneMemories } from '../persona/scenes';
 import { MEMORY_SEARCH_ROUTES, type MemoryToolBackend } from './backend';
 
 /**
@@ -45,6 +46,11 @@ export function serviceBackend(deps: ApiDeps, userKey: string, hooks: { afterRec
     async snoozeReminder(id, seconds) {
       const { reminder } = await snoozeReminder(deps, userKey, id, seconds);
       return { id: reminder.id, accepted: true, action: 'snooze', workflowId: reminder.workflowId };
+    },
+    async sceneMemories({ sceneId, limit }) {
+      if (!sceneId) return { scenes: (await listScenes(deps, { userId: userKey })).scenes, memories: [], total: 0 };
+      const r = await sceneMemories(deps, { userId: userKey, sceneId, limit });
+      return { scenes: [r.scene], scene: r.scene, memories: r.memories.map((m) => memoryToView(m) as MemoryView), total: r.total };
     },
   };
 }

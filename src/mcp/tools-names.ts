@@ -6,6 +6,7 @@ export const MemoryTool = {
   memoryForget: 'memory_forget',
   remindersList: 'reminders_list',
   reminderSnooze: 'reminder_snooze',
+  memoryScene: 'memory_scene',
 } as const;
 export type MemoryTool = (typeof MemoryTool)[keyof typeof MemoryTool];
 

@@ -19,7 +19,7 @@ export const EXPORT_FORMAT = 'jarvis-memory.export/1';
 /** Rows per query. */
 export const EXPORT_PAGE = 500;
 
-/** The sections of an export, in document order (besides `format`, `exportedAt`, `user`, `settings` and `profile`). */
+/** The sections of an export, in document order (besides `format`, `exportedAt`, `user`, `settings`, `profile` and `scenes`). */
 export const EXPORT_SECTIONS = [
   'memories',
   'otherEvents',
@@ -83,7 +83,8 @@ async function* documentChunks(
     yield `{"format":${json(EXPORT_FORMAT)},"exportedAt":${json(input.now.toISOString())}` +
       `,"user":${json(user ? { userId: input.externalUserId, tenantId: user.tenantId, createdAt: user.createdAt } : null)}` +
       `,"settings":${json(user ? { ...settings, stored: user.settings } : null)}` +
-      `,"profile":${json(await snapshot.profile({ userKey: input.userKey }))}`;
+      `,"profile":${json(await snapshot.profile({ userKey: input.userKey }))}` +
+      `,"scenes":${json(await snapshot.scenes({ userKey: input.userKey }))}`;
     for (const section of EXPORT_SECTIONS) {
       yield `,${json(section)}:[`;
       let after: unknown = null;

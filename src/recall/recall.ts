@@ -41,6 +41,7 @@ import {
   type RecalledExchange,
 } from './episodic-recall';
 import { personaForRecall, startPersona, type RecalledPersona } from './persona-recall';
+import { scenesForRecall, startScenes, type RecalledScenes } from './scenes-recall';
 import { graphRouteIds } from './graph-route';
 import { foldRouteFailures, settleRoutes, startRoute, type RouteFailure, type RouteTask, type StartedRoute } from './route-runner';
 import { ALL_ROUTES, RecallRoute } from '../core/recall/routes';
@@ -87,7 +88,7 @@ export interface RecallResult {
   tokens: number;
   /** Set when a route failed or timed out; the context still holds what the other routes found. */
   error?: { code: Code; message: string; routes: string[] };
-  routes: { route: RecallRoute | ExchangeRoute | 'rewrite' | 'follow_up' | 'persona'; ok: boolean; ms: number; hits: number }[];
+  routes: { route: RecallRoute | ExchangeRoute | 'rewrite' | 'follow_up' | 'persona' | 'scenes'; ok: boolean; ms: number; hits: number }[];
   /** The persona injected at the top of `context.system`: the memories it states are not repeated in the memories block. */
   persona?: { memoryIds: string[]; builder: string; builtAt: string };
   /** The extra queries the LLM rewrite proposed and recall searched (memories they found carry the route "rewrite"). */
@@ -113,7 +114,7 @@ const HYDRATE_GRACE_MS = 1000;
 /** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; the message and episode stores for the episodic routes. */
 export type RecallDeps = Pick<
   ServiceDeps,
-  'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'messageSearch' | 'episodes' | 'settings' | 'personas' | 'episodeVectors' | 'exchangeVectors'
+  'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'messageSearch' | 'episodes' | 'settings' | 'personas' | 'scenes' | 'episodeVectors' | 'exchangeVectors'
 > &
   Partial<Pick<ServiceDeps, 'graphRecall' | 'recallLists'>>;
 
@@ -480,9 +481,12 @@ export function buildRecallResult(input: {
   ranges: readonly DateRange[];
   persona?: RecalledPersona;
   personaShare?: number;
+  scenes?: RecalledScenes;
+  scenesShare?: number;
 }): RecallResult {
   const formatted = formatContext({
     ...personaForRecall(input.persona, input.personaShare),
+    ...scenesForRecall(input.scenes, input.scenesShare ?? 0),
     memories: input.ranked.map((r) => r.memory),
     instructions: input.instructions,
     pastExchanges: toPastExchanges(input.exchanges),
@@ -542,6 +546,7 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const instructions = startInstructions(deps, req);
   // The persona (L3): one keyed row, read beside the routes; only for a full context (no route restriction).
   const persona = options.routes ? undefined : startPersona(deps, req.userId, req.now, req.deadline);
+  const scenes = options.routes || deps.config.recall.scenesShare <= 0 ? undefined : startScenes(deps, req.userId, req.deadline);
   const rewrite = startRewriteSearch(deps, req, failures);
 
   const episodic = await planEpisodicRoutes(deps, req, failures);
@@ -600,9 +605,16 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
     report.push(...personaRead.report);
     failures.push(...personaRead.failures);
   }
+  const scenesRead = scenes ? await scenes : undefined;
+  if (scenesRead) {
+    report.push(...scenesRead.report);
+    failures.push(...scenesRead.failures);
+  }
   const result = buildRecallResult({
     persona: personaRead?.persona,
     personaShare: deps.config.recall.personaShare,
+    scenes: scenesRead?.scenes,
+    scenesShare: deps.config.recall.scenesShare,
     ranked: joint.ranked,
     instructions: fused.instructions,
     exchanges: joint.exchanges,

@@ -36,7 +36,7 @@ import type {
   VectorIndex,
   VectorOutbox,
 } from '../core/ports';
-import type { PersonaCondenser, PersonaStore } from '../core/persona/ports';
+import type { PersonaCondenser, PersonaStore, SceneStore } from '../core/persona/ports';
 import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';
 
@@ -101,6 +101,8 @@ export interface ServiceDeps {
   recallLists?: MemoryListsSource;
   /** The users' personas (`user_profiles`); without it recall injects none. */
   personas?: PersonaStore;
+  /** The users' scene indexes (`user_scenes`, read path L2); without it recall injects no navigation block. */
+  scenes?: SceneStore;
   /** Present when an LLM is configured and PERSONA_BUILDER=auto: condenses the template persona. */
   personaCondenser?: PersonaCondenser;
   /** Keyed MACs (the purge audit's user ref); absent in production until SECRET_KEY is configured. */

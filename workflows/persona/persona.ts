@@ -1,4 +1,4 @@
-import { continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { createPersonaActivities } from '../../activities/persona/persona';
 import { memoriesChangedSignal, personaWorkflowId, type RebuildPersonaInput } from '../../src/persona/contract';
 
@@ -10,6 +10,15 @@ const { rebuildPersona } = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
 });
 
+// Embedding up to 300 memory texts on a shared machine; retried like the persona (an embedder outage passes).
+const { rebuildScenes } = proxyActivities<Activities>({
+  startToCloseTimeout: '3m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
+});
+
+/** Histories recorded before scene navigation rebuilt only the persona. */
+export const SCENES_PATCH = 'scenes-in-persona-rebuild';
+
 export { memoriesChangedSignal, personaWorkflowId };
 export type { RebuildPersonaInput };
 
@@ -17,6 +26,8 @@ export interface RebuildPersonaResult {
   rebuilds: number;
   signals: number;
   last?: Awaited<ReturnType<Activities['rebuildPersona']>>;
+  /** The last scene regrouping of the run (scene navigation, L2). */
+  scenes?: Awaited<ReturnType<Activities['rebuildScenes']>>;
 }
 
 /** Rebuilds in one run before continuing as new (a user whose memories never stop changing). */
@@ -42,6 +53,7 @@ export async function RebuildPersona(input: RebuildPersonaInput): Promise<Rebuil
     // Changes up to here are read by this rebuild; later ones go round again.
     pending = false;
     result.last = await rebuildPersona({ userKey: input.userKey });
+    if (patched(SCENES_PATCH)) result.scenes = await rebuildScenes({ userKey: input.userKey });
     result.rebuilds++;
     if (pending && (result.rebuilds >= MAX_REBUILDS_PER_RUN || workflowInfo().continueAsNewSuggested)) {
       await continueAsNew<typeof RebuildPersona>(input);

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ExportedUser, ExportPage, ExportSection, UserExportReader, UserExportSnapshot, UserExportSource } from '../../core/ports';
+import { PostgresSceneStore } from './scene-repository';
 import { PostgresPersonaStore } from './persona-repository';
 import type { Queryable } from './pool';
 
@@ -95,6 +96,11 @@ export class PostgresExportRepository implements UserExportReader {
   async profile({ userKey }: { userKey: string }): Promise<Record<string, unknown> | null> {
     const p = await new PostgresPersonaStore(this.q).get({ userId: userKey });
     return p ? { text: p.text, lines: p.lines, memoryIds: p.memoryIds, language: p.language, builder: p.builder, tokens: p.tokens, builtAt: p.builtAt.toISOString() } : null;
+  }
+
+  async scenes({ userKey }: { userKey: string }): Promise<Record<string, unknown> | null> {
+    const s = await new PostgresSceneStore(this.q).get({ userId: userKey });
+    return s ? { language: s.language, scenes: s.scenes, lines: s.lines, tokens: s.tokens, builtAt: s.builtAt.toISOString() } : null;
   }
 
   page({ section, userKey, after, limit }: { section: ExportSection; userKey: string; after: unknown; limit: number }): Promise<ExportPage> {
@@ -250,6 +256,7 @@ export class PostgresUserExportSource implements UserExportSource {
     return {
       user: (input) => reader.user(input),
       profile: (input) => reader.profile(input),
+      scenes: (input) => reader.scenes(input),
       page: (input) => reader.page(input),
       async close({ completed }) {
         try {

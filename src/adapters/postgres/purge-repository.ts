@@ -25,6 +25,7 @@ export const PURGE_TABLES: readonly { table: string; rows: string }[] = [
   { table: 'memory_events', rows: 'SELECT ctid FROM memory_events WHERE user_id = $1' },
   // The persona repeats memory texts: it goes before the memories it was built from.
   { table: 'user_profiles', rows: 'SELECT ctid FROM user_profiles WHERE user_id = $1' },
+  { table: 'user_scenes', rows: 'SELECT ctid FROM user_scenes WHERE user_id = $1' },
   { table: 'notifications', rows: 'SELECT ctid FROM notifications WHERE user_id = $1' },
   { table: 'digests', rows: 'SELECT ctid FROM digests WHERE user_id = $1' },
   { table: 'reminders', rows: 'SELECT ctid FROM reminders WHERE user_id = $1' },

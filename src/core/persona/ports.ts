@@ -1,4 +1,5 @@
 import type { PersonaBuilder, PersonaLanguage, PersonaLine, PersonaProfile } from './profile';
+import type { SceneEntry } from './scenes';
 
 /** A profile as stored: what it was built from, when and how. */
 export interface StoredPersona {
@@ -45,4 +46,25 @@ export interface PersonaCondenser {
   readonly name: string;
   /** The model's lines with the numbers of the facts each states, or why its reply was unusable; a transport error throws. */
   condense(input: { system: string; prompt: string; signal?: AbortSignal }): Promise<{ lines: { text: string; facts: number[] }[] } | { unusable: string }>;
+}
+
+/** A user's scene index as stored (`user_scenes`): the grouping and the navigation block's lines. */
+export interface StoredScenes {
+  userId: string;
+  language: PersonaLanguage;
+  scenes: SceneEntry[];
+  /** The block's lines, in scene order, built to the configured share (recall cuts further). */
+  lines: string[];
+  memoryVersion: string;
+  tokens: number;
+  builtAt: Date;
+}
+
+/** The `user_scenes` table: one scene index per user. */
+export interface SceneStore {
+  get(input: { userId: string }): Promise<StoredScenes | undefined>;
+  /** Writes the index unless the same grouping is stored already (`unchanged`). */
+  save(input: { userId: string; language: PersonaLanguage; scenes: SceneEntry[]; lines: string[]; memoryVersion: string; tokens: number; builtAt: Date }): Promise<'written' | 'unchanged'>;
+  /** Removes the index (the user has no memories left to group); false when there was none. */
+  remove(input: { userId: string }): Promise<boolean>;
 }

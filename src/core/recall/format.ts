@@ -69,6 +69,9 @@ export interface FormatContextInput {
   persona?: PersonaBlock | null;
   /** Share of `budget` the persona may take (default {@link DEFAULT_PERSONA_SHARE}). */
   personaShare?: number;
+  /** The scene navigation block (L2, stable): after the persona, whole lines within `scenesShare` of the budget. */
+  scenes?: { header: string; lines: readonly string[] } | null;
+  scenesShare?: number;
   /** Past exchanges, rendered after the memories and only with budget left over. */
   pastExchanges?: readonly PastExchange[];
   /**
@@ -187,7 +190,7 @@ function isEmpty(line: RenderedLine): boolean {
   return (typeof line === 'string' ? line : line.body).length === 0;
 }
 
-function compose(chosen: readonly Chosen<Entry>[], style: Style = 'full'): { system: string; userPrefix: string } {
+function compose(chosen: readonly Chosen<Entry>[], style: Style = 'full', scenes = ''): { system: string; userPrefix: string } {
   const linesOf = (kind: Entry['kind']): string[] => chosen.filter((c) => c.item.kind === kind).map((c) => c.line);
   const instructions = linesOf('instruction');
   const persona = linesOf('persona');
@@ -197,6 +200,7 @@ function compose(chosen: readonly Chosen<Entry>[], style: Style = 'full'): { sys
   const system: string[] = [];
   const personaEntry = chosen.find((c) => c.item.kind === 'persona')?.item;
   if (personaEntry?.kind === 'persona') system.push(personaEntry.header, ...persona);
+  if (scenes.length > 0) system.push(scenes);
   if (instructions.length > 0) {
     if (style === 'compact') system.push(COMPACT_INSTRUCTIONS_HEADER, ...instructions);
     else system.push(INSTRUCTIONS_HEADER, INSTRUCTIONS_NOTE, ...instructions);
@@ -234,6 +238,14 @@ function selectPersona(block: PersonaBlock | null | undefined, budget: number): 
   const elsewhere = new Set(block.lines.filter((l) => !whole.has(l)).flatMap((l) => l.memoryIds));
   const memoryIds = [...new Set([...whole].flatMap((l) => l.memoryIds))].filter((id) => !elsewhere.has(id));
   return { lines: selection.chosen.map((c) => c.line), memoryIds };
+}
+
+/** The navigation block's leading lines that fit `budget` with its heading; '' when none does. */
+function selectScenes(block: FormatContextInput['scenes'], budget: number): string {
+  if (!block || budget <= 0) return '';
+  const lines = [...block.lines];
+  while (lines.length > 0 && countTokens([block.header, ...lines].join('\n')) > budget) lines.pop();
+  return lines.length === 0 ? '' : [block.header, ...lines].join('\n');
 }
 
 /**
@@ -276,9 +288,12 @@ export function formatContext(input: FormatContextInput): FormattedContext {
   }
 
   const style: Style = budget < COMPACT_BELOW_TOKENS ? 'compact' : 'full';
+  // The navigation block is taken whole from its own share, before the rest is budgeted.
+  const scenes = selectScenes(input.scenes, Math.floor(budget * Math.min(1, Math.max(0, input.scenesShare ?? 0))));
+  const sceneTokens = scenes.length > 0 ? countTokens(scenes) + 1 : 0;
   const renderable = entries.filter((e) => !isEmpty(renderEntry(e, zone, style)));
-  const selection = selectWithinBudget(renderable, budget, (e) => renderEntry(e, zone, style), { measure: (c) => measure(c, style) });
-  const { system, userPrefix } = compose(selection.chosen, style);
+  const selection = selectWithinBudget(renderable, budget - sceneTokens, (e) => renderEntry(e, zone, style), { measure: (c) => measure(c, style) });
+  const { system, userPrefix } = compose(selection.chosen, style, scenes);
 
   const included: string[] = [];
   const includedMessageIds: string[] = [];
@@ -287,5 +302,5 @@ export function formatContext(input: FormatContextInput): FormattedContext {
     if (item.kind === 'exchange') includedMessageIds.push(...item.exchange.messageIds);
   }
   const personaKept = selection.chosen.some((c) => c.item.kind === 'persona');
-  return { system, userPrefix, tokens: selection.tokens, included, includedMessageIds, ...(personaKept ? { personaMemoryIds: persona.memoryIds } : {}) };
+  return { system, userPrefix, tokens: selection.tokens + sceneTokens, included, includedMessageIds, ...(personaKept ? { personaMemoryIds: persona.memoryIds } : {}) };
 }
