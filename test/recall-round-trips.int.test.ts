@@ -84,8 +84,9 @@ describe('round trips of one recall', () => {
     expect(r.memories.length).toBeGreaterThan(0);
     console.log(`one recall: ${probe.counts.statements} statements, ${probe.counts.chroma} Chroma queries`);
     // Before the short lists shared a statement: 9 statements (importance, type, instructions,
-    // persona, memory BM25, graph, message BM25, exchange neighbours, hydrate) and 2 Chroma queries.
-    expect(probe.counts.statements).toBeLessThanOrEqual(7);
+    // persona, memory BM25, graph, message BM25, exchange neighbours, hydrate) and 2 Chroma queries;
+    // the scenes block (merged from main) reads one more: 10 without the merge, 8 with it.
+    expect(probe.counts.statements).toBeLessThanOrEqual(8);
     expect(probe.counts.chroma).toBeLessThanOrEqual(2);
     expect(r.routes.filter((x) => !x.ok)).toEqual([]);
     expect(r.routes.map((x) => x.route)).toEqual(expect.arrayContaining(['ann', 'bm25', 'important', 'type']));
