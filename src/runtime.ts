@@ -22,6 +22,7 @@ import { RulePool } from './adapters/extraction/rule-pool';
 import type { RuleWork } from './adapters/extraction/rule-work';
 import { PostgresMessageQuarantine } from './adapters/postgres/message-quarantine';
 import { PostgresConversationRepository } from './adapters/postgres/conversation-repository';
+import { PostgresRecallLists } from './adapters/postgres/recall-lists-repository';
 import { PostgresDigestRepository, PostgresProactiveMemorySource } from './adapters/postgres/digest-repository';
 import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
 import { PostgresExtractionRunRepository } from './adapters/postgres/extraction-run-repository';
@@ -150,7 +151,7 @@ function createExtractor(config: AppConfig, endpoints: StackEndpoints, rules: Ru
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
 }
 
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'scenes' | 'graphRecall';
+type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'scenes' | 'graphRecall' | 'recallLists';
 
 /** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
 function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
@@ -173,6 +174,7 @@ function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
     memoryEvents: new PostgresMemoryEventLog(pool),
     timeRoute: new PostgresTimeRoute(pool),
     graphRecall: new PostgresGraphRecall(pool),
+    recallLists: new PostgresRecallLists(pool),
     vectorOutbox: new PostgresVectorOutbox(pool),
     unitOfWork: new PostgresUnitOfWork(pool),
     purgeAudit: new PostgresPurgeAuditLog(pool),

@@ -8,6 +8,7 @@ import { latestOpenPainPoint } from '../core/recall/follow-up';
 import { isFillerExchange, withoutFiller } from '../core/recall/filler';
 import { vectorEvidenceFloor } from '../core/recall/exchange-evidence';
 import { onMemoryRrfScale, rankForInjection, type JointExchange } from '../core/recall/inject';
+import type { MemoryLists } from '../core/recall/memory-lists';
 import { planRoutes } from '../core/recall/query-intent';
 import { shouldRewrite } from '../core/recall/query-rewrite';
 import { rankMemories, type RankedMemory } from '../core/recall/rank';
@@ -115,7 +116,7 @@ export type RecallDeps = Pick<
   ServiceDeps,
   'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'messageSearch' | 'episodes' | 'settings' | 'personas' | 'scenes' | 'episodeVectors' | 'exchangeVectors'
 > &
-  Partial<Pick<ServiceDeps, 'graphRecall'>>;
+  Partial<Pick<ServiceDeps, 'graphRecall' | 'recallLists'>>;
 
 /** One recall request, read once: every stage works from it. */
 interface RecallRequest {
@@ -131,6 +132,8 @@ interface RecallRequest {
   /** Epoch ms the request started, and after which a route counts as failed. */
   started: number;
   deadline: number;
+  /** The importance, type and instruction lists, read in one statement when the store offers it (startMemoryLists). */
+  lists?: Promise<MemoryLists>;
 }
 
 function recallRequest(deps: Pick<RecallDeps, 'config' | 'embedder'>, userId: string, message: string, options: RecallOptions): RecallRequest {
@@ -182,8 +185,10 @@ function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: RecallRout
       case 'recent':
         return deps.memories.recent({ userId, k: Math.floor(CANDIDATES_PER_ROUTE / 2), types });
       case 'important':
+        if (req.lists) return req.lists.then((l) => l.important);
         return deps.memories.mostImportant({ userId, k: IMPORTANT_K, types, now, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high });
       case 'type':
+        if (req.lists) return req.lists.then((l) => l.byTypes.map((m) => m.id));
         return deps.memories.byTypes({ userId, types: types ?? planRoutes(req.query).types, k: TYPE_K, now }).then((ms) => ms.map((m) => m.id));
       case 'time':
       case 'exchanges':
@@ -231,6 +236,24 @@ async function planEpisodicRoutes(deps: RecallDeps, req: RecallRequest, failures
     timeZone = resolveTimeZoneWithoutStore(explicit, fallbackTimeZone);
   }
   return planEpisodic(req.query, { now: req.now, timeZone, timeRoute: req.enabled.has('time') });
+}
+
+/**
+ * One statement for the importance route, the type route and the standing instructions (one round
+ * trip instead of three). If it fails, each of them fails as it would have alone: the two routes
+ * are reported failed, the instructions as the hydrate step's; ANN, BM25 and the rest still answer.
+ */
+function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: readonly RecallRoute[]): Promise<MemoryLists> | undefined {
+  if (!deps.recallLists) return undefined;
+  const lists = deps.recallLists.memoryLists({
+    userId: req.userId,
+    now: req.now,
+    ...(planned.includes('important') ? { important: { k: IMPORTANT_K, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high, ...(req.types ? { types: req.types } : {}) } } : {}),
+    ...(planned.includes('type') ? { byTypes: { types: req.types ?? planRoutes(req.query).types, k: TYPE_K } } : {}),
+    instructions: { k: TYPE_K },
+  });
+  lists.catch(() => {});
+  return lists;
 }
 
 // ─── Stage 2: parallel route execution ─────────────────────────────────────────────────────────
@@ -286,7 +309,7 @@ function startRewriteSearch(deps: RecallDeps, req: RecallRequest, failures: Rout
 
 /** The user's global standing instructions, loaded beside the routes; awaited by the fusion stage. */
 function startInstructions(deps: Pick<RecallDeps, 'memories'>, req: RecallRequest): Promise<Memory[]> {
-  const loading = deps.memories.byTypes({ userId: req.userId, types: ['instruction'], k: TYPE_K, scope: 'global', now: req.now });
+  const loading = req.lists ? req.lists.then((l) => l.instructions) : deps.memories.byTypes({ userId: req.userId, types: ['instruction'], k: TYPE_K, scope: 'global', now: req.now });
   // Observed now; the fusion stage reports a failure as the hydrate step's.
   loading.catch(() => {});
   return loading;
@@ -517,7 +540,9 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
   const startedAt = Date.now();
   const req = recallRequest(deps, userId, message, options);
   const failures: RouteFailure[] = [];
-  const running: StartedRoute<RecallRoute, string[]>[] = planMemoryRoutes(req.query, options).map((route) => startRoute(memoryRouteTask(deps, req, route), req.deadline));
+  const planned = planMemoryRoutes(req.query, options);
+  req.lists = startMemoryLists(deps, req, planned);
+  const running: StartedRoute<RecallRoute, string[]>[] = planned.map((route) => startRoute(memoryRouteTask(deps, req, route), req.deadline));
   const instructions = startInstructions(deps, req);
   // The persona (L3): one keyed row, read beside the routes; only for a full context (no route restriction).
   const persona = options.routes ? undefined : startPersona(deps, req.userId, req.now, req.deadline);
@@ -541,7 +566,8 @@ export async function recall(deps: RecallDeps, userId: string, message: string, 
       ? retrieveExchanges(
           (q) =>
             exchangeSearchForRecall(deps, userId, {
-              tokens: tokenizeForIndex(q),
+              // The query was segmented once above (jieba is the costliest CPU step of a recall).
+              tokens: q === req.query ? queryTokens : tokenizeForIndex(q),
               plan: episodic,
               now: req.now,
               deadline: req.deadline,

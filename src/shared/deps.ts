@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type { GraphRecallSource } from '../core/recall/graph';
+import type { MemoryListsSource } from '../core/recall/memory-lists';
 import type { ConflictJudge, Embedder, MemoryEventLog, MemoryReader, MemorySearch, MemoryTimeRoute, OutboxRetryRepository, VectorIndex, VectorOutbox } from '../core/ports/memory';
 import type { ConversationRepository, ExtractionRunRepository, Extractor } from '../core/ports/conversation';
 import type { EpisodeStore, ExchangeIndexWatermarks, ExchangeVectorIndex, MessageSearch, QueryRewriter } from '../core/ports/recall';
@@ -72,6 +73,8 @@ export interface ServiceDeps {
   conflictJudge?: ConflictJudge;
   /** Seed 003's entity graph as recall walks it; without it recall has no graph route. */
   graphRecall?: GraphRecallSource;
+  /** Recall's importance, type and instruction lists in one statement; without it recall reads them through `memories`, one query each. */
+  recallLists?: MemoryListsSource;
   /** The users' personas (`user_profiles`); without it recall injects none. */
   personas?: PersonaStore;
   /** The users' scene indexes (`user_scenes`, read path L2); without it recall injects no navigation block. */

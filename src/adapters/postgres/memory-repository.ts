@@ -4,7 +4,7 @@ import { termFrequencies } from '../../core/text/tokenize';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';
 import type { Queryable } from './pool';
 
-interface MemoryRow {
+export interface MemoryRow {
   id: string;
   user_id: string;
   text: string;
@@ -62,7 +62,7 @@ export function rowToMemory(r: MemoryRow): Memory {
   };
 }
 
-const COLUMNS = `id, user_id, text, type, status, scope, confidence, importance, importance_level, frequency_count,
+export const COLUMNS = `id, user_id, text, type, status, scope, confidence, importance, importance_level, frequency_count,
   decay_score, emotion_tags, associated_topics, keywords, source, metadata, created_at, updated_at,
   last_recalled_at, last_accessed_at, expires_at, supersedes, superseded_by, via, pending`;
 

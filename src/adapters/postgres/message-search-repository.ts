@@ -121,6 +121,16 @@ export class PostgresMessageSearch implements MessageSearch {
             forget AS (${FORGET_EVENTS}),
             forgotten AS (SELECT DISTINCT (jsonb_array_elements_text(after -> 'affectedIds'))::uuid AS id
                             FROM forget WHERE jsonb_typeof(after -> 'affectedIds') = 'array'),
+            -- The lines whose memories must stay hidden, read in one pass over the user's memories of
+            -- these conversations: checked per line, a user's memories were scanned once per line
+            -- (50 lines × 10k memories: 430 ms of a 431 ms statement on never-analyzed rows).
+            hidden_sources AS MATERIALIZED (
+              SELECT DISTINCT m.source ->> 'conversationId' AS conversation_id, mid AS message_id
+                FROM memories m
+                CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_typeof(m.source -> 'messageIds') = 'array' THEN m.source -> 'messageIds' ELSE '[]'::jsonb END) AS mid
+               WHERE m.user_id = $1 AND m.source ->> 'conversationId' = ANY($2::text[])
+                 AND (m.id IN (SELECT id FROM forgotten)
+                      OR ($4 AND (m.status <> 'active' OR (m.expires_at IS NOT NULL AND m.expires_at <= $5))))),
             lines AS (
               SELECT a.conversation_id AS anchor_conversation_id, a.message_id AS anchor_message_id, n.*
                 FROM a CROSS JOIN LATERAL (
@@ -135,11 +145,7 @@ export class PostgresMessageSearch implements MessageSearch {
                 ) n)
        SELECT l.*,
               (EXISTS (SELECT 1 FROM forget f WHERE f.conversation_id = l.conversation_id AND l.message_id = ANY (f.message_ids))
-               OR EXISTS (SELECT 1 FROM memories m
-                           WHERE m.user_id = $1 AND (m.source -> 'messageIds') ? l.message_id
-                             AND m.source ->> 'conversationId' = l.conversation_id
-                             AND (m.id IN (SELECT id FROM forgotten)
-                                  OR ($4 AND (m.status <> 'active' OR (m.expires_at IS NOT NULL AND m.expires_at <= $5)))))) AS hidden
+               OR EXISTS (SELECT 1 FROM hidden_sources h WHERE h.conversation_id = l.conversation_id AND h.message_id = l.message_id)) AS hidden
          FROM lines l`,
       [userId, refs.map((r) => r.conversationId), refs.map((r) => r.messageId), staleSources, now],
     );

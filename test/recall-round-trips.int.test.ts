@@ -1,0 +1,94 @@
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { recall, type RecallDeps } from '../src/recall/recall';
+import { useTestContext } from './support/harness';
+import { seedMemories } from './support/seed';
+
+const stack = useTestContext({ RECALL_TIMEOUT_MS: '20000' });
+
+interface Counts {
+  statements: number;
+  chroma: number;
+}
+
+/**
+ * Counts what one recall sends: statements through the pool (and through clients it hands out),
+ * and queries of the three vector indexes (memory, exchange, episode), which are one Chroma query each.
+ */
+function counting(deps: RecallDeps, pool: pg.Pool): { deps: RecallDeps; counts: Counts; restore: () => void } {
+  const counts: Counts = { statements: 0, chroma: 0 };
+  const query = pool.query.bind(pool);
+  const connect = pool.connect.bind(pool);
+  pool.query = ((...args: Parameters<pg.Pool['query']>) => {
+    counts.statements++;
+    return (query as (...a: unknown[]) => unknown)(...args);
+  }) as pg.Pool['query'];
+  // pool.query takes a client with a callback and is counted above; a client checked out by a
+  // caller (a transaction) is counted per statement.
+  pool.connect = ((...args: unknown[]) => {
+    if (args.length > 0) return (connect as (...a: unknown[]) => unknown)(...args);
+    return connect().then((client) => {
+      const q = client.query.bind(client);
+      client.query = ((...a: unknown[]) => {
+        counts.statements++;
+        return (q as (...b: unknown[]) => unknown)(...a);
+      }) as typeof client.query;
+      const release = client.release.bind(client);
+      client.release = (err?: Error | boolean) => {
+        client.query = q as typeof client.query;
+        client.release = release;
+        return release(err);
+      };
+      return client;
+    });
+  }) as pg.Pool['connect'];
+  const wrap = <T extends { query: (...a: never[]) => Promise<unknown> }>(index: T | undefined): T | undefined =>
+    index && (Object.assign(Object.create(index) as T, { query: (...a: never[]) => (counts.chroma++, index.query(...a)) }) as T);
+  return {
+    deps: { ...deps, vectors: wrap(deps.vectors)!, exchangeVectors: wrap(deps.exchangeVectors), episodeVectors: wrap(deps.episodeVectors) },
+    counts,
+    restore: () => {
+      pool.query = query as pg.Pool['query'];
+      pool.connect = connect as pg.Pool['connect'];
+    },
+  };
+}
+
+describe('round trips of one recall', () => {
+  it('a warm recall with memories, messages and recentMessages sends few statements and Chroma queries', { timeout: 120_000 }, async () => {
+    const { ctx, client } = stack;
+    const user = `${ctx.prefix}-rt`;
+    const key = ctx.userKey(user);
+    await seedMemories(ctx.runtime.deps, key, [
+      { text: '我对花生过敏', type: 'fact', importance: 0.9 },
+      { text: 'I prefer oat milk in my coffee', type: 'preference' },
+      { text: '以后回复用中文', type: 'instruction', importance: 0.9 },
+      { text: 'payment-svc times out under load since Monday', type: 'pain_point', importance: 0.8 },
+    ]);
+    await client.addMessages(user, 'c1', [
+      { id: 'm1', role: 'user', content: 'payment-svc 又超时了，重试也没用', at: '2026-05-20T10:00:00Z' },
+      { id: 'm2', role: 'assistant', content: '先看看连接池的大小和数据库的慢查询', at: '2026-05-20T10:00:30Z' },
+    ]);
+    const now = new Date('2026-06-02T00:00:00Z');
+    const options = { now, recentMessages: ['我们昨天聊了 payment-svc', 'the pool was too small'] };
+    // Warm: the zone cache, collection handles and prepared plans are in place, as in production.
+    for (let i = 0; i < 2; i++) await recall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', options);
+    const probe = counting(ctx.runtime.deps, ctx.runtime.deps.pool);
+    let r;
+    try {
+      r = await recall(probe.deps, key, 'payment-svc 超时 怎么办', options);
+    } finally {
+      probe.restore();
+    }
+    expect(r.error).toBeUndefined();
+    expect(r.memories.length).toBeGreaterThan(0);
+    console.log(`one recall: ${probe.counts.statements} statements, ${probe.counts.chroma} Chroma queries`);
+    // Before the short lists shared a statement: 9 statements (importance, type, instructions,
+    // persona, memory BM25, graph, message BM25, exchange neighbours, hydrate) and 2 Chroma queries;
+    // the scenes block (merged from main) reads one more: 10 without the merge, 8 with it.
+    expect(probe.counts.statements).toBeLessThanOrEqual(8);
+    expect(probe.counts.chroma).toBeLessThanOrEqual(2);
+    expect(r.routes.filter((x) => !x.ok)).toEqual([]);
+    expect(r.routes.map((x) => x.route)).toEqual(expect.arrayContaining(['ann', 'bm25', 'important', 'type']));
+  });
+});
