@@ -37,7 +37,7 @@ const PURE_WORKFLOW_SHARED = '^workflows/shared/(?:search-attributes|payload-sub
  * Each group says why it is here and what removes it.
  */
 const KNOWN_VIOLATIONS = {
-  // The ports (src/core/ports/, one file per capability, re-exported by src/core/ports.ts) name
+  // The ports (src/core/ports/, one file per capability) name
   // their capabilities' domain types; those types move into the kernel, or each port file into
   // its capability's domain once the transaction's ports stop needing them all in one place.
   'kernel-imports-only-kernel': [

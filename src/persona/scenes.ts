@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Embedder } from '../core/ports';
+import type { Embedder } from '../core/ports/memory';
 import type { SceneStore, StoredScenes } from '../core/persona/ports';
 import { personaLanguage, personaTokens } from '../core/persona/profile';
 import { groupScenes, hasScene, isSceneId, prototypeTexts, sceneBlock, sceneLabel, scenePrototypes, SCENE_IDS, type SceneId } from '../core/persona/scenes';

@@ -1,5 +1,5 @@
 /**
- * In-memory fakes of the conversation-side ports (src/core/ports.ts): conversations, reminders,
+ * In-memory fakes of the conversation-side ports (src/core/ports/): conversations, reminders,
  * notifications, settings and users, for millisecond unit tests of the services. They keep the
  * contracts the PostgreSQL adapters keep — user scoping, idempotent inserts, versioned reminder
  * writes, announcements only on commit, a unit of work that rolls back — and nothing else.

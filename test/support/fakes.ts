@@ -1,5 +1,5 @@
 /**
- * In-memory fakes of the memory-side ports (src/core/ports.ts), for millisecond unit tests of the
+ * In-memory fakes of the memory-side ports (src/core/ports/), for millisecond unit tests of the
  * services. They keep the contracts the PostgreSQL and Chroma adapters keep — user scoping,
  * active-only search, the outbox filled by the writes, a unit of work that rolls back — and
  * nothing else (BM25 is a plain count of shared tokens).
