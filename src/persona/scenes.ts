@@ -39,6 +39,26 @@ function prototypesOf(embedder: Embedder): Promise<Map<SceneId, number[]>> {
   return cached;
 }
 
+/** Passage vectors kept per embedder: a rebuild runs on every memory change, and re-embedding
+ * all of a user's memories each time would keep the embedder busy for every other caller. */
+const MEMORY_VECTOR_CACHE = 5_000;
+const memoryVectorCache = new WeakMap<Embedder, Map<string, number[]>>();
+
+/** The memories' vectors, embedding only the texts this process has not embedded yet. */
+export async function memoryVectors(embedder: Embedder, texts: string[]): Promise<number[][]> {
+  let cache = memoryVectorCache.get(embedder);
+  if (!cache) memoryVectorCache.set(embedder, (cache = new Map()));
+  const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+  if (missing.length > 0) {
+    const vectors = await embedder.embedDocuments({ texts: missing });
+    missing.forEach((text, i) => {
+      if (cache.size >= MEMORY_VECTOR_CACHE) cache.delete(cache.keys().next().value!);
+      cache.set(text, vectors[i] ?? []);
+    });
+  }
+  return texts.map((t) => cache.get(t) ?? []);
+}
+
 /**
  * Regroups one user's active memories into scenes and stores the index with its navigation block
  * (cut to the share). Embedder failures throw (the activity retries): a keyword-only grouping
@@ -53,7 +73,7 @@ export async function rebuildScenes(deps: SceneDeps, input: { userId: string; no
     const removed = await deps.scenes.remove({ userId });
     return { action: removed ? 'removed' : 'empty', scenes: 0, memories: 0, tokens: 0 };
   }
-  const [prototypes, vectors] = await Promise.all([prototypesOf(deps.embedder), deps.embedder.embedDocuments({ texts: memories.map((m) => m.text) })]);
+  const [prototypes, vectors] = await Promise.all([prototypesOf(deps.embedder), memoryVectors(deps.embedder, memories.map((m) => m.text))]);
   const index = groupScenes(memories, { language: personaLanguage(memories.map((m) => m.text)), vectors: new Map(memories.map((m, i) => [m.id, vectors[i] ?? []])), prototypes });
   const block = sceneBlock(index, maxTokens);
   const tokens = personaTokens(block.header, block.lines);
