@@ -8,7 +8,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ServiceDeps } from '../shared/deps';
 
 /** What rebuilding the scenes needs: the memory reader, the embedder, the scenes table. */
-export type SceneDeps = Pick<ServiceDeps, 'memories' | 'config' | 'embedder'> & { scenes: SceneStore };
+export type SceneDeps = Pick<ServiceDeps, 'memories' | 'config' | 'embedder' | 'vectors'> & { scenes: SceneStore };
 
 export interface SceneRebuildResult {
   action: 'written' | 'unchanged' | 'removed' | 'empty';
@@ -39,8 +39,8 @@ function prototypesOf(embedder: Embedder): Promise<Map<SceneId, number[]>> {
   return cached;
 }
 
-/** Passage vectors kept per embedder: a rebuild runs on every memory change, and re-embedding
- * all of a user's memories each time would keep the embedder busy for every other caller. */
+/** Passage vectors of memories not in Chroma yet, kept per embedder: a rebuild runs on every
+ * memory change, and embedding them again each time would keep the embedder busy for everyone. */
 const MEMORY_VECTOR_CACHE = 5_000;
 const memoryVectorCache = new WeakMap<Embedder, Map<string, number[]>>();
 
@@ -73,8 +73,12 @@ export async function rebuildScenes(deps: SceneDeps, input: { userId: string; no
     const removed = await deps.scenes.remove({ userId });
     return { action: removed ? 'removed' : 'empty', scenes: 0, memories: 0, tokens: 0 };
   }
-  const [prototypes, vectors] = await Promise.all([prototypesOf(deps.embedder), memoryVectors(deps.embedder, memories.map((m) => m.text))]);
-  const index = groupScenes(memories, { language: personaLanguage(memories.map((m) => m.text)), vectors: new Map(memories.map((m, i) => [m.id, vectors[i] ?? []])), prototypes });
+  // The vectors the write path already stored in Chroma; only memories not synced yet are embedded.
+  const [prototypes, stored] = await Promise.all([prototypesOf(deps.embedder), deps.vectors.vectorsOf({ userId, ids: memories.map((m) => m.id) })]);
+  const unsynced = memories.filter((m) => !stored.has(m.id));
+  const embedded = await memoryVectors(deps.embedder, unsynced.map((m) => m.text));
+  unsynced.forEach((m, i) => stored.set(m.id, embedded[i] ?? []));
+  const index = groupScenes(memories, { language: personaLanguage(memories.map((m) => m.text)), vectors: stored, prototypes });
   const block = sceneBlock(index, maxTokens);
   const tokens = personaTokens(block.header, block.lines);
   const memoryVersion = createHash('sha256').update(JSON.stringify({ language: index.language, scenes: index.scenes, lines: block.lines })).digest('hex').slice(0, 32);

@@ -370,6 +370,12 @@ export class InMemoryVectorIndex implements VectorIndex {
     for (const id of ids) this.of(userId).delete(id);
   }
 
+  async vectorsOf({ userId, ids }: { userId: string; ids: string[] }): Promise<Map<string, number[]>> {
+    this.check();
+    const mine = this.of(userId);
+    return new Map(ids.flatMap((id) => (mine.has(id) ? [[id, mine.get(id)!.embedding] as [string, number[]]] : [])));
+  }
+
   async removeMany({ items }: { items: { userId: string; id: string }[] }): Promise<void> {
     this.check(true);
     for (const { userId, id } of items) this.of(userId).delete(id);

@@ -68,6 +68,16 @@ export class ChromaVectorIndex implements VectorIndex {
     );
   }
 
+  async vectorsOf({ userId, ids }: { userId: string; ids: string[] }): Promise<Map<string, number[]>> {
+    if (ids.length === 0) return new Map();
+    return this.guard('get', () =>
+      this.users.with(userId, { create: false, whenMissing: new Map<string, number[]>() }, async (collection) => {
+        const got = await collection.get({ ids, where: { user_id: userId }, include: ['embeddings'] });
+        return new Map(got.ids.flatMap((id, i) => (got.embeddings[i] ? [[id, Array.from(got.embeddings[i]!)] as [string, number[]]] : [])));
+      }),
+    );
+  }
+
   async removeMany({ items }: { items: { userId: string; id: string }[] }): Promise<void> {
     if (items.length === 0) return;
     const byUser = new Map<string, string[]>();

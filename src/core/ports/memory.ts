@@ -21,6 +21,8 @@ export interface VectorIndex {
   upsert(input: { userId: string; items: VectorItem[] }): Promise<void>;
   query(input: { userId: string; embedding: number[]; k: number; types?: MemoryType[] }): Promise<VectorHit[]>;
   remove(input: { userId: string; ids: string[] }): Promise<void>;
+  /** The stored vectors of these memories of the user (ids with none are absent from the map). */
+  vectorsOf(input: { userId: string; ids: string[] }): Promise<Map<string, number[]>>;
   /**
    * Deletes vectors of many users in one call (the lifecycle sweep retires thousands of memories
    * across thousands of users). Still filtered: only vectors owned by the users named are deleted.
