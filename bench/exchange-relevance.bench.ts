@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OpenAICompatibleEmbeddings } from '../src/adapters/embeddings/openai-compatible-embeddings';
+import { EmbeddingsEndpoint } from '../src/adapters/embeddings/embeddings-endpoint';
 import { loadConfig } from '../src/config';
 import { isCjkQuery, vectorEvidenceFloor, type VectorEvidenceFloors } from '../src/core/recall/exchange-evidence';
 import { pairLines } from '../src/core/recall/exchanges';
@@ -79,7 +80,7 @@ export async function run(args: string[]): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
   const { baseUrl, model, apiKey, stop } = await startBenchEmbedder(config);
   try {
-    const embeddings = new OpenAICompatibleEmbeddings({ baseUrl, apiKey: apiKey ?? 'none', model });
+    const embeddings = new OpenAICompatibleEmbeddings(new EmbeddingsEndpoint({ baseUrl, apiKey: apiKey ?? 'none', model }));
     const families = readFileSync(join(FIXTURES, 'families.jsonl'), 'utf8')
       .split('\n')
       .filter((l) => l.trim() !== '')

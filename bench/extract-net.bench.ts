@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { E5StatementEncoder } from '../src/adapters/embeddings/e5-statement-encoder';
+import { EmbeddingsEndpoint } from '../src/adapters/embeddings/embeddings-endpoint';
 import { NET_THRESHOLDS } from '../src/core/extraction/net';
 import { loadConfig } from '../src/config';
 import { startBenchEmbedder } from './support';
@@ -16,7 +17,7 @@ export async function run(args: string[]): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
   const { baseUrl, model, apiKey, stop } = await startBenchEmbedder(config);
   try {
-    const encoder = new CachingEncoder(new E5StatementEncoder({ baseUrl, model, apiKey }));
+    const encoder = new CachingEncoder(new E5StatementEncoder(new EmbeddingsEndpoint({ baseUrl, model, apiKey })));
     const rows = loadStatements();
     const split = loadSplit();
     let commit = 'unknown';

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LangChainEmbedder } from '../src/adapters/embeddings/langchain-embedder';
+import { EmbeddingsEndpoint } from '../src/adapters/embeddings/embeddings-endpoint';
 import { OpenAICompatibleEmbeddings } from '../src/adapters/embeddings/openai-compatible-embeddings';
 import { jiebaSegmenter } from '../src/adapters/text/jieba';
 import { loadConfig } from '../src/config';
@@ -62,7 +63,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     const model = config.embedder.provider === 'openai-compatible' ? config.embedder.model : 'multilingual-e5-small-q4';
     const apiKey = config.embedder.provider === 'openai-compatible' ? config.embedder.apiKey : 'not-needed';
-    const embedder = new LangChainEmbedder(new OpenAICompatibleEmbeddings({ baseUrl, apiKey, model }));
+    const embedder = new LangChainEmbedder(new OpenAICompatibleEmbeddings(new EmbeddingsEndpoint({ baseUrl, apiKey, model })));
     const rows = readFileSync(SET, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
     let commit = 'unknown';
     try {

@@ -17,6 +17,7 @@ import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
 import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
 import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
 import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
+import { EmbeddingsEndpoint } from './adapters/embeddings/embeddings-endpoint';
 import { OfflineExtractor } from './adapters/extraction/offline-extractor';
 import { RulePool } from './adapters/extraction/rule-pool';
 import type { RuleWork } from './adapters/extraction/rule-work';
@@ -130,22 +131,36 @@ function installSdkRuntime(logger: Logger, metricsAddress: string | undefined): 
   TemporalRuntime.install({ logger: temporalLogger(logger), ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}) });
 }
 
-function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): Embeddings {
-  if (config.embedder.provider === 'hashing') return new HashingEmbeddings(config.embedder.dimensions);
-  return new OpenAICompatibleEmbeddings({ baseUrl: endpoints.embeddingsUrl!, apiKey: config.embedder.apiKey, model: config.embedder.model });
+interface EmbeddingModels {
+  /** What a user waits on: queries, one memory written or restored. */
+  interactive: Embeddings;
+  /** The same model on the endpoint's bulk lane (the same object for the hashing model). */
+  background: Embeddings;
+  /** The one HTTP client of the endpoint, shared with the extraction net; none for hashing. */
+  endpoint?: EmbeddingsEndpoint;
+}
+
+function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): EmbeddingModels {
+  if (config.embedder.provider === 'hashing') {
+    const hashing = new HashingEmbeddings(config.embedder.dimensions);
+    return { interactive: hashing, background: hashing };
+  }
+  const { apiKey, model, concurrency, timeoutMs } = config.embedder;
+  const endpoint = new EmbeddingsEndpoint({ baseUrl: endpoints.embeddingsUrl!, apiKey, model, concurrency, timeoutMs });
+  return { interactive: new OpenAICompatibleEmbeddings(endpoint), background: new OpenAICompatibleEmbeddings(endpoint, { lane: 'background' }), endpoint };
 }
 
 /**
  * The extraction recall net needs the e5 model its thresholds were calibrated on (docs/extraction.md);
  * with another embedder (or the hashing fallback) the offline rules run alone.
  */
-function createExtractionNet(config: AppConfig, endpoints: StackEndpoints): ExtractionNet | undefined {
-  if (config.embedder.provider !== 'openai-compatible' || !/e5/iu.test(config.embedder.model) || !endpoints.embeddingsUrl) return undefined;
-  return new ExtractionNet(new E5StatementEncoder({ baseUrl: endpoints.embeddingsUrl, apiKey: config.embedder.apiKey, model: config.embedder.model }));
+function createExtractionNet(config: AppConfig, endpoint: EmbeddingsEndpoint | undefined): ExtractionNet | undefined {
+  if (config.embedder.provider !== 'openai-compatible' || !/e5/iu.test(config.embedder.model) || !endpoint) return undefined;
+  return new ExtractionNet(new E5StatementEncoder(endpoint));
 }
 
-function createExtractor(config: AppConfig, endpoints: StackEndpoints, rules: RuleWork): Extractor {
-  const offline = new OfflineExtractor(createExtractionNet(config, endpoints), undefined, rules);
+function createExtractor(config: AppConfig, endpoint: EmbeddingsEndpoint | undefined, rules: RuleWork): Extractor {
+  const offline = new OfflineExtractor(createExtractionNet(config, endpoint), undefined, rules);
   if (config.llm.provider === 'none') return offline;
   // The offline rules stay as the safe fallback when the model's output is unusable.
   return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
@@ -201,7 +216,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
-  const embeddings = createEmbeddings(config, endpoints);
+  const models = createEmbeddings(config, endpoints);
+  const embeddings = models.interactive;
   const secrets = new ServiceSecrets(config.secretKey);
   const subjects = new SubjectKeys(secrets);
   // Data fix-ups with the service's keys and Chroma: idempotent, so they stay at every start.
@@ -220,12 +236,12 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const deps: ServiceDeps = {
     pool,
     ...ports,
-    embedder: new LangChainEmbedder(embeddings),
+    embedder: new LangChainEmbedder(embeddings, models.background),
     vectors,
     episodeVectors,
     exchangeVectors,
     embeddings,
-    extractor: createExtractor(config, endpoints, rules),
+    extractor: createExtractor(config, models.endpoint, rules),
     rules,
     quarantine: new PostgresMessageQuarantine(pool),
     config,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { E5StatementEncoder } from '../src/adapters/embeddings/e5-statement-encoder';
+import { EmbeddingsEndpoint } from '../src/adapters/embeddings/embeddings-endpoint';
 import { createTestContext, type TestContext } from './support/harness';
 import { CachingEncoder, formatTable, loadSplit, loadStatements, metrics, predict, type Metrics, type Mode } from './support/net-eval';
 
@@ -141,7 +142,7 @@ describe('held-out precision and recall of the recall net through the real e5 se
   it('finds durable statements the rules miss without letting non-statements in', async () => {
     const url = inject('stack').embeddingsUrl;
     expect(url, 'the test stack starts the e5 embedder').toBeTruthy();
-    const encoder = new CachingEncoder(new E5StatementEncoder({ baseUrl: url!, model: ctx.runtime.config.embedder.provider === 'openai-compatible' ? ctx.runtime.config.embedder.model : 'e5' }));
+    const encoder = new CachingEncoder(new E5StatementEncoder(new EmbeddingsEndpoint({ baseUrl: url!, model: ctx.runtime.config.embedder.provider === 'openai-compatible' ? ctx.runtime.config.embedder.model : 'e5' })));
     const split = loadSplit();
     const holdout = loadStatements().filter((r) => split.holdout.has(r.family));
     const results: { mode: Mode; metrics: Metrics }[] = [];

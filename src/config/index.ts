@@ -45,6 +45,8 @@ export const envSchema = z.object({
   EMBEDDINGS_MODEL: z.string().default('multilingual-e5-small-q4'),
   EMBEDDINGS_DIMENSIONS: positiveInt.default(384),
   EMBEDDINGS_PORT: port.default(8089),
+  EMBEDDINGS_CONCURRENCY: positiveInt.default(2),
+  EMBEDDINGS_TIMEOUT_MS: positiveInt.default(30_000),
 
   LLM_PROVIDER: z.enum(['none', 'openai-compatible', 'anthropic']).default('none'),
   LLM_BASE_URL: optionalUrl,
@@ -232,6 +234,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
           apiKey: e.EMBEDDINGS_API_KEY ?? 'not-needed',
           model: e.EMBEDDINGS_MODEL,
           dimensions: e.EMBEDDINGS_DIMENSIONS,
+          concurrency: e.EMBEDDINGS_CONCURRENCY,
+          timeoutMs: e.EMBEDDINGS_TIMEOUT_MS,
         },
   );
 

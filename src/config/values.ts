@@ -106,6 +106,9 @@ export const embedderSchema = z.discriminatedUnion('provider', [
     apiKey: z.string().default('not-needed'),
     model: z.string().min(1),
     dimensions: positiveInt,
+    /** Interactive requests in flight per process; bulk work has one more slot of its own. */
+    concurrency: positiveInt.default(2),
+    timeoutMs: positiveInt.default(30_000),
   }),
   z.object({ provider: z.literal('hashing'), dimensions: positiveInt }),
 ]);

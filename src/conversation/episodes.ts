@@ -32,7 +32,7 @@ async function allMessages(deps: Pick<ServiceDeps, 'conversations'>, userId: str
  * episodes whose summary quoted them are rebuilt too.
  */
 export async function writeEpisodes(
-  deps: Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>,
+  deps: Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'embedder' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>,
   input: { userId: string; conversationId: string; workflowId?: string; runId?: string },
 ): Promise<WriteEpisodesResult> {
   const { userId } = input;
@@ -67,7 +67,7 @@ export async function writeEpisodes(
  * harmless: search hits are hydrated from PostgreSQL, where the episode no longer exists.
  */
 export async function syncEpisodeVectors(
-  deps: Pick<ServiceDeps, 'pool' | 'embeddings' | 'episodeVectors' | 'messageSearch' | 'episodes'>,
+  deps: Pick<ServiceDeps, 'pool' | 'embedder' | 'episodeVectors' | 'messageSearch' | 'episodes'>,
   userId: string,
   removedIds: string[] = [],
   limit = 200,
@@ -81,7 +81,7 @@ export async function syncEpisodeVectors(
     const toRemove = [...removedIds, ...empty.map((e) => e.id)];
     if (toRemove.length > 0) await index.remove({ userId, ids: toRemove });
     if (full.length > 0) {
-      const embeddings = await deps.embeddings.embedDocuments(full.map((e) => e.summary));
+      const embeddings = await deps.embedder.embedDocuments({ texts: full.map((e) => e.summary), lane: 'background' });
       await index.upsert({ userId, items: full.map((e, i) => ({ id: e.id, embedding: embeddings[i]!, conversationId: e.conversationId, day: e.day })) });
     }
     for (const e of owed) await deps.episodes.markVectorWritten({ userId, id: e.id, contentHash: e.contentHash });

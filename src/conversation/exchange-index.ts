@@ -18,7 +18,7 @@ export interface ExchangeIndexResult {
   failed: number;
 }
 
-export type ExchangeIndexDeps = Pick<ServiceDeps, 'embeddings' | 'exchangeIndex' | 'exchangeVectors'> & Partial<Pick<ServiceDeps, 'messageSearch'>>;
+export type ExchangeIndexDeps = Pick<ServiceDeps, 'embedder' | 'exchangeIndex' | 'exchangeVectors'> & Partial<Pick<ServiceDeps, 'messageSearch'>>;
 
 /** Deterministic vector id of the pair a message anchors: a re-run overwrites, never doubles. */
 export function exchangeVectorId(userId: string, conversationId: string, anchorMessageId: string): string {
@@ -45,7 +45,7 @@ function vectorsOf(userId: string, conversationId: string, lines: readonly Store
  * Lines the user asked to forget are never embedded.
  */
 async function indexConversation(
-  deps: Required<Pick<ExchangeIndexDeps, 'embeddings' | 'exchangeIndex' | 'exchangeVectors'>>,
+  deps: Required<Pick<ExchangeIndexDeps, 'embedder' | 'exchangeIndex' | 'exchangeVectors'>>,
   c: { userId: string; conversationId: string; indexedSeq: number },
   forgotten: ReadonlySet<string>,
   until: number,
@@ -60,7 +60,7 @@ async function indexConversation(
     const lines = read.filter((l) => (l.seq > after || (l.role === 'user' && after > 0)) && !forgotten.has(messageKey(l.conversationId, l.messageId)));
     const vectors = vectorsOf(c.userId, c.conversationId, lines, (l) => l.seq > after);
     if (vectors.length > 0) {
-      const embeddings = await deps.embeddings.embedDocuments(vectors.map((x) => x.text));
+      const embeddings = await deps.embedder.embedDocuments({ texts: vectors.map((x) => x.text), lane: 'background' });
       await deps.exchangeVectors.upsert({
         userId: c.userId,
         items: vectors.map((x, i) => ({ id: x.id, embedding: embeddings[i]!, conversationId: c.conversationId, messageId: x.messageId, unit: x.unit })),
@@ -85,7 +85,7 @@ async function indexConversation(
 export async function indexExchanges(deps: ExchangeIndexDeps, opts: { limit: number; budgetMs: number; onProgress?: (r: ExchangeIndexResult) => void }): Promise<ExchangeIndexResult> {
   const result: ExchangeIndexResult = { conversations: 0, exchanges: 0, deferred: 0, failed: 0 };
   if (!deps.exchangeIndex || !deps.exchangeVectors) return result;
-  const ready = deps as Required<Pick<ExchangeIndexDeps, 'embeddings' | 'exchangeIndex' | 'exchangeVectors'>>;
+  const ready = deps as Required<Pick<ExchangeIndexDeps, 'embedder' | 'exchangeIndex' | 'exchangeVectors'>>;
   const until = Date.now() + opts.budgetMs;
   const owed = await ready.exchangeIndex.owed({ limit: opts.limit });
   result.conversations = owed.length;

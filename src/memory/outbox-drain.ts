@@ -90,7 +90,7 @@ async function write(deps: DrainDeps, userId: string, list: DueOutboxEntry[]): P
   const upserts = list.filter((e): e is DueOutboxEntry & { memory: NonNullable<DueOutboxEntry['memory']> } => e.op === 'upsert' && e.memory !== undefined);
   if (deletes.length > 0) await deps.vectors.remove({ userId, ids: deletes.map((e) => e.memoryId) });
   if (upserts.length > 0) {
-    const embeddings = await deps.embedder.embedDocuments({ texts: upserts.map((e) => e.memory.text) });
+    const embeddings = await deps.embedder.embedDocuments({ texts: upserts.map((e) => e.memory.text), lane: 'background' });
     await deps.vectors.upsert({
       userId,
       items: upserts.map((e, i) => ({ id: e.memoryId, embedding: embeddings[i]!, type: e.memory.type as MemoryType, createdAt: e.memory.createdAt.toISOString() })),

@@ -28,7 +28,9 @@ export async function syncVectors(
       }
       if (upserts.length > 0) {
         const missing = upserts.filter((e) => !opts.known?.[e.memoryId]);
-        const computed = missing.length > 0 ? await deps.embedder.embedDocuments({ texts: missing.map((e) => e.text) }) : [];
+        // Given memories are the ones a write or a restore just touched; a whole drain is bulk work.
+        const lane = opts.memoryIds ? 'interactive' : 'background';
+        const computed = missing.length > 0 ? await deps.embedder.embedDocuments({ texts: missing.map((e) => e.text), lane }) : [];
         const vectors = new Map(missing.map((e, i) => [e.memoryId, computed[i]!]));
         await deps.vectors.upsert({
           userId,

@@ -17,7 +17,7 @@ export interface SceneRebuildResult {
   tokens: number;
 }
 
-/** Active memories grouped per rebuild, most important first; one embedder batch each. */
+/** Active memories grouped per rebuild, most important first. */
 export const SCENE_SOURCE_K = 300;
 const SCENE_TYPES = MEMORY_TYPES.filter(hasScene);
 
@@ -32,31 +32,11 @@ const prototypeCache = new WeakMap<Embedder, Promise<Map<SceneId, number[]>>>();
 function prototypesOf(embedder: Embedder): Promise<Map<SceneId, number[]>> {
   let cached = prototypeCache.get(embedder);
   if (!cached) {
-    cached = embedder.embedDocuments({ texts: prototypeTexts() }).then(scenePrototypes);
+    cached = embedder.embedDocuments({ texts: prototypeTexts(), lane: 'background' }).then(scenePrototypes);
     cached.catch(() => prototypeCache.delete(embedder));
     prototypeCache.set(embedder, cached);
   }
   return cached;
-}
-
-/** Passage vectors of memories not in Chroma yet, kept per embedder: a rebuild runs on every
- * memory change, and embedding them again each time would keep the embedder busy for everyone. */
-const MEMORY_VECTOR_CACHE = 5_000;
-const memoryVectorCache = new WeakMap<Embedder, Map<string, number[]>>();
-
-/** The memories' vectors, embedding only the texts this process has not embedded yet. */
-export async function memoryVectors(embedder: Embedder, texts: string[]): Promise<number[][]> {
-  let cache = memoryVectorCache.get(embedder);
-  if (!cache) memoryVectorCache.set(embedder, (cache = new Map()));
-  const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
-  if (missing.length > 0) {
-    const vectors = await embedder.embedDocuments({ texts: missing });
-    missing.forEach((text, i) => {
-      if (cache.size >= MEMORY_VECTOR_CACHE) cache.delete(cache.keys().next().value!);
-      cache.set(text, vectors[i] ?? []);
-    });
-  }
-  return texts.map((t) => cache.get(t) ?? []);
 }
 
 /**
@@ -73,11 +53,11 @@ export async function rebuildScenes(deps: SceneDeps, input: { userId: string; no
     const removed = await deps.scenes.remove({ userId });
     return { action: removed ? 'removed' : 'empty', scenes: 0, memories: 0, tokens: 0 };
   }
-  // The vectors the write path already stored in Chroma; only memories not synced yet are embedded.
+  // Only the vectors the write path already stored in Chroma: a rebuild runs on every memory
+  // change, and embedding here would put a user's whole store on the embedder each time. A
+  // memory not synced yet is placed by its keywords until the outbox syncs it and the next
+  // rebuild sees its vector.
   const [prototypes, stored] = await Promise.all([prototypesOf(deps.embedder), deps.vectors.vectorsOf({ userId, ids: memories.map((m) => m.id) })]);
-  const unsynced = memories.filter((m) => !stored.has(m.id));
-  const embedded = await memoryVectors(deps.embedder, unsynced.map((m) => m.text));
-  unsynced.forEach((m, i) => stored.set(m.id, embedded[i] ?? []));
   const index = groupScenes(memories, { language: personaLanguage(memories.map((m) => m.text)), vectors: stored, prototypes });
   const block = sceneBlock(index, maxTokens);
   const tokens = personaTokens(block.header, block.lines);

@@ -23,7 +23,7 @@ export interface EraseResult {
  * their vectors. Unknown id → not_found (an erased memory is unknown afterwards).
  */
 export async function eraseMemory(
-  deps: Pick<ServiceDeps, 'unitOfWork' | 'pool' | 'conversations' | 'settings' | 'vectors' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'embeddings'>,
+  deps: Pick<ServiceDeps, 'unitOfWork' | 'pool' | 'conversations' | 'settings' | 'vectors' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'embedder'>,
   input: { userKey: string; id: string; now: Date; actor: string },
 ): Promise<EraseResult> {
   const erased = await deps.unitOfWork.forUser({

@@ -104,6 +104,7 @@ export function listenForProactiveEvents(
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
   let delay = 500;
+  const releaseOf = new WeakMap<pg.PoolClient, (err?: Error) => void>();
 
   const handle = async (msg: pg.Notification) => {
     const e = parseEvent(msg.payload);
@@ -119,24 +120,36 @@ export function listenForProactiveEvents(
 
   const connect = async () => {
     if (closed) return;
+    let release: ((err?: Error) => void) | undefined;
     try {
       const c = await pool.connect();
+      // A connection can report an error after close() handed it back (the server going away
+      // emits on idle clients too), and pg-pool throws on a second release.
+      let released = false;
+      release = (err?: Error) => {
+        if (released) return;
+        released = true;
+        c.release(err);
+      };
+      releaseOf.set(c, release);
       c.on('notification', (msg) => void handle(msg).catch((err: unknown) => log('reading a proactive event failed', err)));
       c.on('error', (err) => {
+        if (released) return;
         log('proactive listener connection lost', err);
-        c.release(err);
+        release?.(err);
         if (client === c) client = undefined;
         schedule();
       });
       await c.query(`LISTEN ${PROACTIVE_CHANNEL}`);
       if (closed) {
-        c.release();
+        release();
         return;
       }
       client = c;
       delay = 500;
     } catch (err) {
       log('proactive listener could not connect', err);
+      release?.(err instanceof Error ? err : new Error(String(err)));
       schedule();
     }
   };
@@ -159,7 +172,7 @@ export function listenForProactiveEvents(
       client = undefined;
       if (c) {
         await c.query(`UNLISTEN ${PROACTIVE_CHANNEL}`).catch(() => undefined);
-        c.release();
+        releaseOf.get(c)?.();
       }
     },
   };

@@ -41,11 +41,18 @@ export interface VectorIndex {
 // for, except the lifecycle jobs' set-based pages, which run across users by design.
 
 /** Turns texts into vectors (the e5 embedder, or the hashing one in tests). */
+/**
+ * Who waits for an embedding: a user (a query, one memory written or restored) or nobody in
+ * particular (re-syncing after an outage, indexing episodes and replies). Bulk work goes in the
+ * background lane so it never holds a user's request up.
+ */
+export type EmbeddingLane = 'interactive' | 'background';
+
 export interface Embedder {
   /** A search query's vector (e5 models embed queries and passages differently). */
   embedQuery(input: { text: string }): Promise<number[]>;
-  /** Vectors of stored texts, in the order given. */
-  embedDocuments(input: { texts: string[] }): Promise<number[][]>;
+  /** Vectors of stored texts, in the order given; the interactive lane unless said otherwise. */
+  embedDocuments(input: { texts: string[]; lane?: EmbeddingLane }): Promise<number[][]>;
 }
 
 /** A memory as the write path hands it to the repository: the row plus what the BM25 index needs. */
