@@ -102,6 +102,11 @@ export class PostgresMemoryErasure implements MemoryErasure {
        ON CONFLICT (memory_id) DO UPDATE SET op = 'delete', enqueued_at = EXCLUDED.enqueued_at, attempts = 0, last_error = NULL`,
       [id, userKey],
     );
+    // The persona and scene index quote or list the memory until their next (debounced) rebuild:
+    // drop them now, so no copy of its words outlives the erase; the rebuild signalled by this
+    // change writes them again from what is left, and recall goes without them meanwhile.
+    await c.query('DELETE FROM user_profiles WHERE user_id = $1 AND ($2::uuid = ANY(memory_ids) OR strpos(text, $3) > 0)', [userKey, id, memory.text]);
+    await c.query('DELETE FROM user_scenes WHERE user_id = $1 AND (strpos(scenes::text, $2) > 0 OR strpos(lines::text, $2) > 0 OR strpos(lines::text, $3) > 0)', [userKey, id, memory.text]);
     await c.query('DELETE FROM memories WHERE user_id = $1 AND id = $2', [userKey, id]);
     const counts: EraseCounts = {
       events: events.rowCount ?? 0,
