@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -71,8 +72,8 @@ import { ServiceSecrets } from './security/secrets';
 import { SubjectKeys } from './security/subject';
 import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
-import { followUpNetEnabled, followUpPrototypes } from './recall/follow-up-net';
-import { loadWorkflowBundle, workflowSourcesHash } from './shared/workflow-bundle';
+import { warmFollowUpPrototypes } from './recall/follow-up-net';
+import { loadWorkflowBundle, sourcesHashAtStart } from './shared/workflow-bundle';
 import { flushTracing, installTracing } from './observability/tracing';
 import { tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
 
@@ -212,10 +213,12 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   // Production migrates as its own step (`npm run migrate`, MIGRATE_ON_START): then only check.
   if (opts.migrate ?? config.migrateOnStart) await migrate(endpoints.databaseUrl);
   else await assertSchemaCurrent(endpoints.databaseUrl);
+  performance.mark('startup:migrations');
   const pool = opts.pool ?? createPool(endpoints.databaseUrl);
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
+  performance.mark('startup:chroma');
   const models = createEmbeddings(config, endpoints);
   const embeddings = models.interactive;
   const secrets = new ServiceSecrets(config.secretKey);
@@ -228,6 +231,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       await episodeVectors.moveUser(move);
     });
   }
+  performance.mark('startup:data-fixups');
   const payloadEncryption = createPayloadEncryption(pool, config.payloads);
   // Purge destroys the user's payload data key: every copy of their Temporal histories goes dark.
   const ports = postgresPorts(pool);
@@ -262,6 +266,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   if (payloadEncryption && config.payloads.oldMasterKeys.length > 0) await payloadEncryption.keys.rewrapAll();
   const dataConverter: DataConverter = payloadEncryption?.dataConverter ?? {};
   const connection = await Connection.connect({ address: endpoints.temporalAddress });
+  performance.mark('startup:temporal-client');
   const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter, interceptors: tracedClientInterceptors(subjectClientInterceptors, traces) });
   // Every committed memory change signals the user's RebuildPersona workflow on the given task queue.
   const rebuildingPersonas = (unitOfWork: ServiceDeps['unitOfWork'], taskQueue: string) =>
@@ -277,7 +282,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   let bundle: Promise<WorkflowBundleOption> | undefined;
   // The bundle of `npm run build:workflows` when it is fresh (a restart in seconds), else bundled here.
   const workflowBundle = () =>
-    (bundle ??= workflowSourcesHash(WORKFLOW_BUNDLE_OPTIONS)
+    (bundle ??= sourcesHashAtStart(WORKFLOW_BUNDLE_OPTIONS)
       .then(loadWorkflowBundle)
       .then(async (prebuilt) => prebuilt ?? { code: (await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_OPTIONS, logger: bundlerLogger(TemporalRuntime.instance().logger) })).code }));
 
@@ -291,12 +296,14 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     dataConverter,
     async createWorker(o = {}) {
       const code = o.workflowBundle ?? (await workflowBundle());
+      performance.mark('startup:bundle');
       const taskQueue = o.taskQueue ?? config.temporal.taskQueue;
       // A view of `deps`, not a copy: later changes to deps (tests swap ports) still reach the activities.
       const unitOfWork = rebuildingPersonas(deps.unitOfWork, taskQueue);
       const activityDeps = new Proxy(deps, { get: (target, name, receiver) => (name === 'unitOfWork' ? unitOfWork : Reflect.get(target, name, receiver)) });
       const nativeConnection = await NativeConnection.connect({ address: endpoints.temporalAddress });
       workers.push(nativeConnection);
+      performance.mark('startup:worker-connection');
       return Worker.create({
         connection: nativeConnection,
         namespace: config.temporal.namespace,
@@ -376,7 +383,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       return { ...lifecycle, ...reliability };
     },
     async warmUp() {
-      if (followUpNetEnabled(config)) await followUpPrototypes(deps.embedder);
+      await warmFollowUpPrototypes(deps.embedder, config, (message) => logger.warn(message));
     },
     async close() {
       await rules.close();

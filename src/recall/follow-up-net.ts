@@ -1,9 +1,18 @@
+import { join } from 'node:path';
 import type { AppConfig } from '../config';
 import { FOLLOW_UP_PROTOTYPES } from '../core/recall/follow-up-prototypes';
 import { detectFollowUp, followUpByMeaning, followUpPrototypeIndex, netMayJudge, type FollowUpPrototypeIndex } from '../core/recall/follow-up';
 import type { Embedder } from '../core/ports/memory';
 import { jiebaSegmenter } from '../adapters/text/jieba';
 import { withDeadline } from './deadline';
+import { probeIndexes, probesAgree, prototypeTextsHash, readVectorsFile, usableVectors, writeVectorsFile } from './prototype-cache';
+
+/** Where the prototypes' vectors are kept between starts, and for which model (src/recall/prototype-cache.ts). */
+export interface PrototypeCache {
+  path: string;
+  model: string;
+  warn: (message: string) => void;
+}
 
 /** The prototypes' vectors, per embedder (one per process): embedded once, a failed attempt is not kept. */
 const indexes = new WeakMap<Embedder, Promise<FollowUpPrototypeIndex>>();
@@ -13,19 +22,41 @@ const ready = new WeakMap<Embedder, FollowUpPrototypeIndex>();
 /** Prototypes embedded this many at a time (the embedder port takes one query per call). */
 const PARALLEL = 8;
 
-async function embedPrototypes(embedder: Embedder): Promise<FollowUpPrototypeIndex> {
+async function embedAll(embedder: Embedder, texts: readonly string[]): Promise<number[][]> {
   const vectors: number[][] = [];
-  for (let i = 0; i < FOLLOW_UP_PROTOTYPES.length; i += PARALLEL) {
-    vectors.push(...(await Promise.all(FOLLOW_UP_PROTOTYPES.slice(i, i + PARALLEL).map((p) => embedder.embedQuery({ text: p.text })))));
+  for (let i = 0; i < texts.length; i += PARALLEL) {
+    vectors.push(...(await Promise.all(texts.slice(i, i + PARALLEL).map((text) => embedder.embedQuery({ text })))));
   }
+  return vectors;
+}
+
+/** The cached vectors when they are for this model and these texts and the model still agrees on the probes; else embedded (and cached) again. */
+async function cachedOrEmbedded(embedder: Embedder, texts: readonly string[], cache: PrototypeCache): Promise<number[][]> {
+  const usable = usableVectors(await readVectorsFile(cache.path), cache.model, texts);
+  if ('vectors' in usable) {
+    const probes = new Map<number, number[]>();
+    for (const i of probeIndexes(texts.length)) probes.set(i, await embedder.embedQuery({ text: texts[i]! }));
+    if (probesAgree(usable.vectors, probes)) return usable.vectors;
+    cache.warn(`follow-up prototype vectors in ${cache.path} do not match what model "${cache.model}" answers now: embedding them again`);
+  } else if (usable.reason !== 'not a prototype vectors file') {
+    cache.warn(`follow-up prototype vectors in ${cache.path} not used (${usable.reason}): embedding them again`);
+  }
+  const vectors = await embedAll(embedder, texts);
+  await writeVectorsFile(cache.path, { model: cache.model, textsHash: prototypeTextsHash(texts), vectors }).catch((err: unknown) => cache.warn(`follow-up prototype vectors not cached: ${String(err)}`));
+  return vectors;
+}
+
+async function embedPrototypes(embedder: Embedder, cache: PrototypeCache | undefined): Promise<FollowUpPrototypeIndex> {
+  const texts = FOLLOW_UP_PROTOTYPES.map((p) => p.text);
+  const vectors = cache ? await cachedOrEmbedded(embedder, texts, cache) : await embedAll(embedder, texts);
   return followUpPrototypeIndex(FOLLOW_UP_PROTOTYPES, vectors);
 }
 
-/** The embedded prototypes for `embedder`, embedding them on first use. */
-export function followUpPrototypes(embedder: Embedder): Promise<FollowUpPrototypeIndex> {
+/** The embedded prototypes for `embedder`, embedding them on first use (or checking the vectors `cache` kept from an earlier start). */
+export function followUpPrototypes(embedder: Embedder, cache?: PrototypeCache): Promise<FollowUpPrototypeIndex> {
   let index = indexes.get(embedder);
   if (!index) {
-    index = embedPrototypes(embedder);
+    index = embedPrototypes(embedder, cache);
     index.then(
       (built) => ready.set(embedder, built),
       () => indexes.delete(embedder),
@@ -38,6 +69,15 @@ export function followUpPrototypes(embedder: Embedder): Promise<FollowUpPrototyp
 /** The net's threshold is calibrated for multilingual e5 (query prefix); with another embedder only the word rules run. */
 export function followUpNetEnabled(config: Pick<AppConfig, 'embedder'>): boolean {
   return config.embedder.provider === 'openai-compatible' && /e5/iu.test(config.embedder.model);
+}
+
+/**
+ * What a process warms up after it starts serving: the prototypes' vectors, from the file of its
+ * last start in DATA_DIR when the model still agrees with it (two embeddings instead of all).
+ */
+export async function warmFollowUpPrototypes(embedder: Embedder, config: Pick<AppConfig, 'embedder' | 'dataDir'>, warn: (message: string) => void): Promise<void> {
+  if (config.embedder.provider !== 'openai-compatible' || !followUpNetEnabled(config)) return;
+  await followUpPrototypes(embedder, { path: join(config.dataDir, 'follow-up-prototypes.json'), model: config.embedder.model, warn });
 }
 
 /**
