@@ -54,7 +54,7 @@ import { PostgresSceneStore } from './adapters/postgres/scene-repository';
 import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
 import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona-signal';
-import { buildApi } from './api/server';
+import type { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
 import type { Extractor } from './core/ports/conversation';
@@ -331,7 +331,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         },
       });
     },
-    createApi(o = {}) {
+    async createApi(o = {}) {
+      // Loaded here, not at the top: a worker never serves HTTP and would pay for Fastify at every start.
+      const { buildApi } = await import('./api/server');
       return buildApi(
         {
           pool,

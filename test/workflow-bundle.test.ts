@@ -81,18 +81,20 @@ describe('compiled worker entry', () => {
     try {
       await mkdir(join(dir, 'lib'));
       await writeFile(join(dir, 'lib/where.ts'), 'export const where: string = import.meta.url;\n');
+      await writeFile(join(dir, 'lib/lazy.ts'), 'export const lazyWhere: string = import.meta.url;\n');
       await writeFile(
         join(dir, 'entry.ts'),
         [
           "import { msToNumber } from '@temporalio/common/lib/time';",
           "import { where } from './lib/where';",
           'declare const __JARVIS_BUILT_SOURCES__: string | undefined;',
-          "console.log(JSON.stringify({ where, here: import.meta.url, ms: msToNumber('2s'), built: typeof __JARVIS_BUILT_SOURCES__ === 'string' ? __JARVIS_BUILT_SOURCES__ : null }));",
+          "const { lazyWhere } = await import('./lib/lazy');",
+          "console.log(JSON.stringify({ where, lazyWhere, here: import.meta.url, ms: msToNumber('2s'), built: typeof __JARVIS_BUILT_SOURCES__ === 'string' ? __JARVIS_BUILT_SOURCES__ : null }));",
         ].join('\n'),
       );
-      await compileEntry(join(dir, 'entry.ts'), join(dir, 'out/entry.mjs'), 'f'.repeat(64));
+      await compileEntry(join(dir, 'entry.ts'), join(dir, 'out'), 'f'.repeat(64));
       const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'out/entry.mjs')]);
-      expect(JSON.parse(stdout)).toEqual({ where: pathToFileURL(join(dir, 'lib/where.ts')).href, here: pathToFileURL(join(dir, 'entry.ts')).href, ms: 2000, built: 'f'.repeat(64) });
+      expect(JSON.parse(stdout)).toEqual({ where: pathToFileURL(join(dir, 'lib/where.ts')).href, lazyWhere: pathToFileURL(join(dir, 'lib/lazy.ts')).href, here: pathToFileURL(join(dir, 'entry.ts')).href, ms: 2000, built: 'f'.repeat(64) });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -15,8 +15,8 @@ async function main(): Promise<void> {
   const { code } = await bundleWorkflowCode(WORKFLOW_BUNDLE_OPTIONS);
   await writeWorkflowBundle(code, hash);
   console.log(`workflow bundle written to ${BUNDLE_DIR} (${Math.round(code.length / 1024)} KiB, ${((Date.now() - started) / 1000).toFixed(1)} s, sources ${hash.slice(0, 12)})`);
+  await compileEntry(fileURLToPath(new URL('./worker.ts', import.meta.url)), BUNDLE_DIR, hash);
   const entry = join(BUNDLE_DIR, 'worker.mjs');
-  await compileEntry(fileURLToPath(new URL('./worker.ts', import.meta.url)), entry, hash);
   console.log(`worker entry compiled to ${entry}: start it with \`node ${entry}\``);
 }
 

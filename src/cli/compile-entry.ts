@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +14,7 @@ import { build, type Plugin } from 'esbuild';
  * workflow sources are found where they lie.
  */
 export const BUILT_SOURCES_GLOBAL = '__JARVIS_BUILT_SOURCES__';
+const CHUNK_DIR = 'chunks';
 
 /** A deep import of a package without "exports" (`@temporalio/common/lib/time`): tsx adds the extension, node's ESM loader does not. */
 export function externalSpecifier(specifier: string, resolvedFile: string, packageHasExports: boolean): string {
@@ -43,11 +44,21 @@ const keepSourceLayout: Plugin = {
   },
 };
 
-/** Compiles `entry` to `outfile`, stamped with the hash of the sources it was built from (the entry refuses to start once they changed). */
-export async function compileEntry(entry: string, outfile: string, sourcesHash: string): Promise<void> {
+/**
+ * Compiles `entry` to `<outdir>/<its name>.mjs`, stamped with the hash of the sources it was built
+ * from (the entry refuses to start once they changed). What is imported lazily (the HTTP API, which
+ * a worker never serves) goes to chunks of its own, loaded only when asked for.
+ */
+export async function compileEntry(entry: string, outdir: string, sourcesHash: string): Promise<void> {
+  // Chunks of an earlier build would only accumulate: their names carry their content's hash.
+  await rm(join(outdir, CHUNK_DIR), { recursive: true, force: true });
   await build({
     entryPoints: [entry],
-    outfile,
+    outdir,
+    entryNames: '[name]',
+    chunkNames: `${CHUNK_DIR}/[name]-[hash]`,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
