@@ -1,0 +1,71 @@
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { createProactiveActivities } from '../../activities/proactive/proactive';
+import { decideNudge } from '../../src/core/proactive/nudge-policy';
+import { composeNudge } from '../../src/core/proactive/nudge-wording';
+import { RECALL_NUDGE_MAX_IDS } from '../../src/core/proactive/recall-nudge';
+import { recallHitsSignal, recallNudgeStateQuery, type RecallHitsInput, type RecallNudgeOutcome, type RecallNudgeWorkflowInput } from '../../src/proactive/contract';
+
+type Activities = ReturnType<typeof createProactiveActivities>;
+
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 5 },
+});
+
+const MAX_SIGNALS_PER_RUN = 500;
+const RECENT_OUTCOMES = 20;
+const DEFAULT_FLUSH_SECONDS = 5;
+
+/**
+ * RecallNudgeWorkflow, one per user (`recall-nudge:{userKey}`), fed by every recall through a
+ * fire-and-forget signal: a few seconds' recalls are gathered → the open goals and pain points
+ * among them that the user has not heard about within the cool-down are loaded → the ordinary
+ * nudge decision (opt-out, quiet hours, daily cap, the user's probability drawn with the seeded
+ * `Math.random()`) → delivery, which checks settings and the cool-down again in its transaction.
+ * The state query shows the latest outcomes, so Temporal UI tells why a recall led to nothing.
+ */
+export async function recallNudgeWorkflow(input: RecallNudgeWorkflowInput): Promise<void> {
+  const pending: RecallHitsInput[] = [...(input.pending ?? [])];
+  const recent: RecallNudgeOutcome[] = [...(input.recent ?? [])];
+  let batches = input.batches ?? 0;
+  let received = 0;
+  setHandler(recallHitsSignal, (s) => {
+    pending.push(s);
+    received++;
+  });
+  setHandler(recallNudgeStateQuery, () => ({ batches, pending: pending.length, recent: [...recent] }));
+
+  for (;;) {
+    await condition(() => pending.length > 0);
+    await condition(() => received >= MAX_SIGNALS_PER_RUN, `${input.flushSeconds ?? DEFAULT_FLUSH_SECONDS}s`);
+    const batch = pending.splice(0, pending.length);
+    const memoryIds = [...new Set(batch.flatMap((b) => b.memoryIds))].slice(0, RECALL_NUDGE_MAX_IDS);
+    batches++;
+    const now = new Date();
+    const context = await acts.loadRecallNudgeContext({ userId: input.userId, memoryIds, at: now.toISOString() });
+    const decision = decideNudge({
+      settings: context.settings.proactive,
+      timeZone: context.settings.timezone,
+      now,
+      sentToday: context.sentToday,
+      triggers: context.triggers,
+      draw: Math.random(),
+    });
+    const outcome: RecallNudgeOutcome = { batch: batches, decision, delivered: false, coolingDown: context.coolingDown };
+    if (decision.send) {
+      const message = composeNudge(decision.trigger, Math.random());
+      const delivery = await acts.deliverRecallNudge({ userId: input.userId, trigger: decision.trigger, message, at: now.toISOString() });
+      Object.assign(outcome, { delivered: delivery.delivered }, delivery.reason ? { reason: delivery.reason } : {}, delivery.notificationId ? { notificationId: delivery.notificationId } : {});
+    }
+    recent.push(outcome);
+    if (recent.length > RECENT_OUTCOMES) recent.splice(0, recent.length - RECENT_OUTCOMES);
+    if (received >= MAX_SIGNALS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof recallNudgeWorkflow>({ ...input, pending: pending.splice(0, pending.length), batches, recent });
+    }
+    if (pending.length === 0) {
+      // An idle user does not keep a workflow open: wait a while for more recalls, then finish.
+      const more = await condition(() => pending.length > 0, '10m');
+      if (!more) return;
+    }
+  }
+}
