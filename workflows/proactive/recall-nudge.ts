@@ -40,7 +40,6 @@ export async function recallNudgeWorkflow(input: RecallNudgeWorkflowInput): Prom
     await condition(() => received >= MAX_SIGNALS_PER_RUN, `${input.flushSeconds ?? DEFAULT_FLUSH_SECONDS}s`);
     const batch = pending.splice(0, pending.length);
     const memoryIds = [...new Set(batch.flatMap((b) => b.memoryIds))].slice(0, RECALL_NUDGE_MAX_IDS);
-    batches++;
     const now = new Date();
     const context = await acts.loadRecallNudgeContext({ userId: input.userId, memoryIds, at: now.toISOString() });
     const decision = decideNudge({
@@ -51,7 +50,7 @@ export async function recallNudgeWorkflow(input: RecallNudgeWorkflowInput): Prom
       triggers: context.triggers,
       draw: Math.random(),
     });
-    const outcome: RecallNudgeOutcome = { batch: batches, decision, delivered: false, coolingDown: context.coolingDown };
+    const outcome: RecallNudgeOutcome = { batch: batches + 1, decision, delivered: false, coolingDown: context.coolingDown };
     if (decision.send) {
       const message = composeNudge(decision.trigger, Math.random());
       const delivery = await acts.deliverRecallNudge({ userId: input.userId, trigger: decision.trigger, message, at: now.toISOString() });
@@ -59,6 +58,8 @@ export async function recallNudgeWorkflow(input: RecallNudgeWorkflowInput): Prom
     }
     recent.push(outcome);
     if (recent.length > RECENT_OUTCOMES) recent.splice(0, recent.length - RECENT_OUTCOMES);
+    // Counted once its outcome is recorded, so `batches` in the state query means "decided".
+    batches++;
     if (received >= MAX_SIGNALS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof recallNudgeWorkflow>({ ...input, pending: pending.splice(0, pending.length), batches, recent });
     }
