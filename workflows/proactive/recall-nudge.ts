@@ -1,4 +1,4 @@
-import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createProactiveActivities } from '../../activities/proactive/proactive';
 import { decideNudge } from '../../src/core/proactive/nudge-policy';
 import { composeNudge } from '../../src/core/proactive/nudge-wording';
@@ -41,20 +41,14 @@ export async function recallNudgeWorkflow(input: RecallNudgeWorkflowInput): Prom
     const batch = pending.splice(0, pending.length);
     const memoryIds = [...new Set(batch.flatMap((b) => b.memoryIds))].slice(0, RECALL_NUDGE_MAX_IDS);
     const now = new Date();
-    const context = await acts.loadRecallNudgeContext({ userId: input.userId, memoryIds, at: now.toISOString() });
-    const decision = decideNudge({
-      settings: context.settings.proactive,
-      timeZone: context.settings.timezone,
-      now,
-      sentToday: context.sentToday,
-      triggers: context.triggers,
-      draw: Math.random(),
-    });
-    const outcome: RecallNudgeOutcome = { batch: batches + 1, decision, delivered: false, coolingDown: context.coolingDown };
-    if (decision.send) {
-      const message = composeNudge(decision.trigger, Math.random());
-      const delivery = await acts.deliverRecallNudge({ userId: input.userId, trigger: decision.trigger, message, at: now.toISOString() });
-      Object.assign(outcome, { delivered: delivery.delivered }, delivery.reason ? { reason: delivery.reason } : {}, delivery.notificationId ? { notificationId: delivery.notificationId } : {});
+    let outcome: RecallNudgeOutcome;
+    try {
+      outcome = await decideAndDeliver(input.userId, memoryIds, now, batches + 1);
+    } catch (err) {
+      // The user was purged (unknown now) or the store stayed down through the retries: a nudge
+      // is optional, so the workflow ends instead of failing; the next recall starts it afresh.
+      if (err instanceof ActivityFailure) return;
+      throw err;
     }
     recent.push(outcome);
     if (recent.length > RECENT_OUTCOMES) recent.splice(0, recent.length - RECENT_OUTCOMES);
@@ -69,4 +63,22 @@ export async function recallNudgeWorkflow(input: RecallNudgeWorkflowInput): Prom
       if (!more) return;
     }
   }
+}
+
+/** One batch: what could be said, the user's settings' decision, and the delivery that re-checks them. */
+async function decideAndDeliver(userId: string, memoryIds: string[], now: Date, batch: number): Promise<RecallNudgeOutcome> {
+  const context = await acts.loadRecallNudgeContext({ userId, memoryIds, at: now.toISOString() });
+  const decision = decideNudge({
+    settings: context.settings.proactive,
+    timeZone: context.settings.timezone,
+    now,
+    sentToday: context.sentToday,
+    triggers: context.triggers,
+    draw: Math.random(),
+  });
+  const outcome: RecallNudgeOutcome = { batch, decision, delivered: false, coolingDown: context.coolingDown };
+  if (!decision.send) return outcome;
+  const message = composeNudge(decision.trigger, Math.random());
+  const delivery = await acts.deliverRecallNudge({ userId, trigger: decision.trigger, message, at: now.toISOString() });
+  return { ...outcome, delivered: delivery.delivered, ...(delivery.reason ? { reason: delivery.reason } : {}), ...(delivery.notificationId ? { notificationId: delivery.notificationId } : {}) };
 }
