@@ -64,6 +64,7 @@ import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './memory/reinforcement-signal';
+import { signalRecallHits } from './proactive/recall-nudge-signal';
 import { ensureLifecycleSchedules } from './lifecycle/lifecycle-schedules';
 import { ensureReliabilitySchedules } from './lifecycle/reliability-schedules';
 import type { StackEndpoints } from './stack';
@@ -325,8 +326,10 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           ...createRecallActivities(activityDeps, {
             subjects,
             tenants: config.tenants,
-            afterRecall: (userKey, ids, at) =>
-              signalRecalled(temporal, o.taskQueue ?? config.temporal.taskQueue, userKey, ids, at, 10, (err) => console.error(`recall reinforcement for ${userKey} not recorded`, err)),
+            afterRecall: (userKey, ids, at) => {
+              signalRecalled(temporal, o.taskQueue ?? config.temporal.taskQueue, userKey, ids, at, 10, (err) => console.error(`recall reinforcement for ${userKey} not recorded`, err));
+              signalRecallHits(temporal, o.taskQueue ?? config.temporal.taskQueue, userKey, ids, at, (err) => console.error(`recall nudge check for ${userKey} not started`, err));
+            },
           }),
         },
       });
@@ -363,10 +366,13 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           logFormat: config.logFormat,
           maxMessageChars: config.extraction.maxMessageChars,
           maxMessagesPerConversation: config.extraction.maxMessagesPerConversation,
-          afterRecall: (userId, ids, at) =>
+          afterRecall: (userId, ids, at) => {
             signalRecalled(temporal, o.taskQueue ?? config.temporal.taskQueue, userId, ids, at, o.reinforcementFlushSeconds ?? 10, (err) =>
               console.error(`recall reinforcement for ${userId} not recorded`, err),
-            ),
+            );
+            // M.3: an open goal or pain point among them may get a nudge, decided off the hot path.
+            signalRecallHits(temporal, o.taskQueue ?? config.temporal.taskQueue, userId, ids, at, (err) => console.error(`recall nudge check for ${userId} not started`, err));
+          },
         },
       );
     },

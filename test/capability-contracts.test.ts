@@ -25,7 +25,7 @@ const registered = (name: string): { name: string } => (bundle as Record<string,
 describe('the memory, proactive and privacy contracts', () => {
   it('name workflows that the bundle exports under those names (Temporal registers them by function name)', () => {
     const names = [...Object.values(memory.MemoryWorkflows), ...Object.values(proactive.ProactiveWorkflows), ...Object.values(privacy.PrivacyWorkflows)];
-    expect(names).toEqual(['storeMemoryWorkflow', 'recallReinforcementWorkflow', 'MemoryDecision', 'reminderWorkflow', 'digestWorkflow', 'nudgeWorkflow', 'PurgeUser']);
+    expect(names).toEqual(['storeMemoryWorkflow', 'recallReinforcementWorkflow', 'MemoryDecision', 'reminderWorkflow', 'digestWorkflow', 'nudgeWorkflow', 'recallNudgeWorkflow', 'PurgeUser']);
     for (const name of names) {
       expect(typeof registered(name), name).toBe('function');
       expect(registered(name).name).toBe(name);

@@ -107,6 +107,7 @@ describe('workflow histories replay against the current code', () => {
       'conversationWorkflow',
       'extractMemoriesWorkflow',
       'recallReinforcementWorkflow',
+      'recallNudgeWorkflow',
       'reminderWorkflow',
       'digestWorkflow',
       'nudgeWorkflow',

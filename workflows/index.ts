@@ -7,6 +7,7 @@ export { recallReinforcementWorkflow, memoriesRecalledSignal, reinforcementWorkf
 export { reminderWorkflow, reminderWorkflowId, snoozeSignal, dismissSignal, rescheduleUpdate, stateQuery } from './proactive/reminder';
 export { digestWorkflow } from './proactive/digest';
 export { nudgeWorkflow } from './proactive/nudge';
+export { recallNudgeWorkflow } from './proactive/recall-nudge';
 // Memory lifecycle, so memories fade and the important ones stay: daily sweep, weekly reinforcement.
 export { memorySweepWorkflow } from './lifecycle/memory-sweep';
 export { weeklyReinforcementWorkflow } from './memory/weekly-reinforcement';

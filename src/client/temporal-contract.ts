@@ -54,6 +54,8 @@ export const WorkflowType = {
   reminder: 'reminderWorkflow',
   digest: 'digestWorkflow',
   nudge: 'nudgeWorkflow',
+  /** One per user, fed by recalls: an open goal or pain point that was recalled may get a nudge (docs/proactive.md). */
+  recallNudge: 'recallNudgeWorkflow',
   memorySweep: 'memorySweepWorkflow',
   weeklyReinforcement: 'weeklyReinforcementWorkflow',
   purgeUser: 'PurgeUser',

@@ -71,22 +71,67 @@ export interface NudgeWorkflowResult {
   notificationId?: string;
 }
 
+/** Memory ids one recall returned, as the recall path hands them over. */
+export interface RecallHitsInput {
+  memoryIds: string[];
+  /** When the recall happened (ISO). */
+  at: string;
+}
+
+/** One batch of recalls and what came of it, as the state query shows it. */
+export interface RecallNudgeOutcome {
+  batch: number;
+  decision: NudgeDecision;
+  delivered: boolean;
+  /** The delivery transaction's refusal (opted out, quiet hours, daily cap, cool-down, said today). */
+  reason?: string;
+  notificationId?: string;
+  /** Recalled goals and pain points held back by the cool-down. */
+  coolingDown: string[];
+}
+
+export interface RecallNudgeWorkflowInput {
+  userId: string;
+  /** How long recalls are gathered before one decision is taken about them (injectable for tests). */
+  flushSeconds?: number;
+  /** Carried over by continue-as-new. */
+  pending?: RecallHitsInput[];
+  batches?: number;
+  recent?: RecallNudgeOutcome[];
+}
+
+export interface RecallNudgeState {
+  batches: number;
+  pending: number;
+  /** The latest outcomes, newest last (at most 20). */
+  recent: RecallNudgeOutcome[];
+}
+
 /** Workflow type names, as the worker registers them. */
 export const ProactiveWorkflows = {
   reminder: WorkflowType.reminder,
   digest: WorkflowType.digest,
   nudge: WorkflowType.nudge,
+  recallNudge: WorkflowType.recallNudge,
 } as const;
 
 /** The workflows' signatures, for typed starts by name. */
 export type ReminderWorkflow = (input: ReminderWorkflowInput) => Promise<ReminderState>;
 export type DigestWorkflow = (input: DigestWorkflowInput) => Promise<DigestWorkflowResult>;
 export type NudgeWorkflow = (input: NudgeWorkflowInput) => Promise<NudgeWorkflowResult>;
+export type RecallNudgeWorkflow = (input: RecallNudgeWorkflowInput) => Promise<void>;
 
 export const snoozeSignal = defineSignal<[SnoozeInput]>(SignalName.snooze);
 export const dismissSignal = defineSignal<[DismissInput?]>(SignalName.dismiss);
 export const rescheduleUpdate = defineUpdate<ReminderState, [RescheduleInput]>(UpdateName.reschedule);
 export const stateQuery = defineQuery<ReminderState>(QueryName.reminderState);
+export const recallHitsSignal = defineSignal<[RecallHitsInput]>('recallHitsSignal');
+export const recallNudgeStateQuery = defineQuery<RecallNudgeState>('recallNudgeState');
+
+/** Workflow id of a user's recall nudges: one per user, like the reinforcement workflow. */
+export function recallNudgeWorkflowId(userId: string): string {
+  return `recall-nudge:${userId}`;
+}
 
 /** Workflow id of a reminder: one workflow per reminder, readable in Temporal UI. */
 export function reminderWorkflowId(userId: string, reminderId: string): string {

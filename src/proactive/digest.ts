@@ -14,17 +14,19 @@ import { workflowCallError } from '../shared/workflow-failures';
 import type { ServiceDeps } from '../shared/deps';
 import { storeAndAnnounce } from './notifications';
 import { settingsOrDefaults, userSettings } from '../account/settings';
+import { gatherEscalations, recordEscalations } from './escalations';
 
 /** The sections of the digest for the local day containing `at`. */
 export async function gatherDigest(deps: Pick<ServiceDeps, 'settings' | 'conversations' | 'proactiveMemories' | 'reminders' | 'config'>, userId: string, at: Date): Promise<DigestSections> {
   const settings = await userSettings(deps, userId);
   const tz = settings.timezone;
   const day = digestDay(at, tz);
-  const [messages, important, goalsAndPains, tomorrow] = await Promise.all([
+  const [messages, important, goalsAndPains, tomorrow, escalated] = await Promise.all([
     deps.conversations.messagesBetween({ userId, from: day.start, to: day.end }),
     deps.proactiveMemories.importantTouched({ userId, from: day.start, to: day.end }),
     deps.proactiveMemories.goalsAndPainPoints({ userId, limit: 20 }),
     deps.reminders.dueBetween({ userId, from: day.end, to: new Date(day.end.getTime() + 86_400_000) }),
+    gatherEscalations(deps, { userId, settings, day }),
   ]);
   const lang = dominantLanguage(messages, important);
   const openQuestions = findOpenQuestions(messages);
@@ -34,6 +36,7 @@ export async function gatherDigest(deps: Pick<ServiceDeps, 'settings' | 'convers
     lang,
     conversations: summarizeConversations(messages, jiebaSegmenter),
     importantMemories: important,
+    escalatedMemories: escalated,
     openQuestions,
     suggestions: buildSuggestions({
       lang,
@@ -49,12 +52,14 @@ export async function gatherDigest(deps: Pick<ServiceDeps, 'settings' | 'convers
 /** Stores the digest (replacing an earlier one of the same day) and pushes it unless opted out. */
 export async function storeDigest(
   deps: Pick<ServiceDeps, 'digests' | 'settings' | 'unitOfWork' | 'config'>,
-  input: { userId: string; sections: DigestSections; text: string; generatedBy: 'llm' | 'template'; notify: boolean; at: Date },
+  input: { userId: string; sections: DigestSections; text: string; generatedBy: 'llm' | 'template'; notify: boolean; at: Date; workflowId?: string; runId?: string },
 ): Promise<{ notified: boolean; notificationId?: string }> {
   await deps.digests.upsert({
     digest: { userId: input.userId, date: input.sections.date, timeZone: input.sections.timeZone, text: input.text, sections: input.sections, generatedBy: input.generatedBy },
     at: input.at,
   });
+  // After the digest row: a crash in between re-runs both on retry, and the events are keyed per rise.
+  await recordEscalations(deps, { userId: input.userId, date: input.sections.date, escalated: input.sections.escalatedMemories ?? [], at: input.at, workflowId: input.workflowId, runId: input.runId });
   if (!input.notify) return { notified: false };
   const settings = await userSettings(deps, input.userId);
   if (!settings.proactive.enabled) return { notified: false };

@@ -5,6 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import { inQuietHours } from '../core/proactive/nudge-policy';
+import { coolingDown } from '../core/proactive/recall-nudge';
 import { findNudgeTriggers, REMINDER_LOOKAHEAD_MINUTES, type NudgeTrigger } from '../core/proactive/nudge-triggers';
 import type { NudgeMessage } from '../core/proactive/nudge-wording';
 import type { UserSettings } from '../core/proactive/settings';
@@ -43,12 +44,18 @@ export async function loadNudgeContext(deps: Pick<ServiceDeps, 'settings' | 'not
 
 export async function deliverNudge(
   deps: Pick<ServiceDeps, 'unitOfWork'>,
-  input: { userId: string; trigger: NudgeTrigger; message: NudgeMessage; at: Date },
+  input: { userId: string; trigger: NudgeTrigger; message: NudgeMessage; at: Date; cooldownHours?: number },
 ): Promise<{ delivered: boolean; reason?: string; notificationId?: string }> {
   return deps.unitOfWork.forUser({ userId: input.userId, work: async (tx) => {
     const settings = await tx.settings.get({ userId: input.userId });
     if (!settings?.proactive.enabled) return { delivered: false, reason: 'opted-out' };
     if (inQuietHours(input.at, settings.timezone, settings.proactive.quietHours)) return { delivered: false, reason: 'quiet-hours' };
+    const memoryId = input.trigger.memoryId;
+    if (input.cooldownHours !== undefined && memoryId) {
+      // Checked again here: another run may have nudged about the memory since the context was read.
+      const last = (await tx.notifications.lastNudgedAbout({ userId: input.userId, memoryIds: [memoryId] })).get(memoryId);
+      if (coolingDown(last, input.at, input.cooldownHours)) return { delivered: false, reason: 'cool-down' };
+    }
     const dayStart = localDayStart(input.at, settings.timezone);
     const sent = await tx.notifications.countSince({ userId: input.userId, kind: 'nudge', since: dayStart });
     if (sent >= settings.proactive.maxPerDay) return { delivered: false, reason: 'daily-cap' };

@@ -228,6 +228,16 @@ export class InMemoryConversationSide {
       return (afterSeq === undefined ? mine.reverse() : mine).slice(0, limit).map(copy);
     },
     countSince: async ({ userId, kind, since }) => this.state.notifications.filter((n) => n.userId === userId && n.kind === kind && n.createdAt >= since).length,
+    lastNudgedAbout: async ({ userId, memoryIds }) => {
+      const out = new Map<string, Date>();
+      for (const n of this.state.notifications) {
+        const id = (n.data as { memoryId?: unknown }).memoryId;
+        if (n.userId !== userId || n.kind !== 'nudge' || typeof id !== 'string' || !memoryIds.includes(id)) continue;
+        const seen = out.get(id);
+        if (!seen || n.createdAt > seen) out.set(id, n.createdAt);
+      }
+      return out;
+    },
     markRead: async ({ userId, ids, at }) => {
       const unread = this.state.notifications.filter((n) => n.userId === userId && ids.includes(n.id) && n.readAt === null);
       for (const n of unread) n.readAt = at;

@@ -1,5 +1,5 @@
 import type { DigestSections } from '../../core/proactive/digest-content';
-import type { DigestRecord, DigestRepository, ProactiveMemory, ProactiveMemorySource } from '../../core/ports/proactive';
+import type { DigestRecord, DigestRepository, ImportanceChange, ProactiveMemory, ProactiveMemorySource } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
 export type { DigestRecord };
@@ -69,5 +69,39 @@ export class PostgresProactiveMemorySource implements ProactiveMemorySource {
       [userId, limit],
     );
     return rows.map((r) => ({ id: r.id, text: r.text, type: r.type, importanceLevel: r.importance_level, frequencyCount: r.frequency_count, createdAt: r.created_at, updatedAt: r.updated_at }));
+  }
+
+  async importanceRises({ userId, from, to, minScore, digestDate, limit }: { userId: string; from: Date; to: Date; minScore: number; digestDate: string; limit: number }): Promise<ImportanceChange[]> {
+    // Reinforcement, recall, restore and the weekly refresh snapshot the score before and after;
+    // an in-place update is a new memory that supersedes the old one, whose score is the "before".
+    const { rows } = await this.q.query(
+      `SELECT * FROM (
+         SELECT e.id::text AS event_id, e.memory_id::text AS memory_id, e.created_at, m.text, m.type,
+                COALESCE((e.before->>'importance')::float8, o.importance) AS before_score,
+                COALESCE((e.after->>'importance')::float8, m.importance) AS after_score
+           FROM memory_events e
+           JOIN memories m ON m.user_id = e.user_id AND m.id = e.memory_id AND m.status = 'active'
+           LEFT JOIN memories o ON e.action = 'update' AND o.user_id = m.user_id AND o.id = m.supersedes
+           LEFT JOIN memory_events s ON s.user_id = e.user_id AND s.idempotency_key = 'escalate:' || e.id
+          WHERE e.user_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+            AND e.action <> 'escalate'
+            AND (s.id IS NULL OR s.after->>'digestDate' = $5)
+            AND ((e.before ? 'importance' AND e.after ? 'importance') OR (e.action = 'update' AND o.id IS NOT NULL))
+       ) c
+       WHERE c.after_score >= $4 AND c.after_score > c.before_score
+       ORDER BY c.created_at, c.event_id LIMIT $6`,
+      [userId, from, to, minScore, digestDate, limit],
+    );
+    return rows.map((r) => ({ eventId: r.event_id, memoryId: r.memory_id, text: r.text, type: r.type, before: Number(r.before_score), after: Number(r.after_score), at: r.created_at }));
+  }
+
+  async goalsAndPainPointsAmong({ userId, ids }: { userId: string; ids: string[] }): Promise<{ id: string; text: string; type: string; status: string; pending: boolean }[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.q.query(
+      `SELECT id::text AS id, text, type, status, pending FROM memories
+        WHERE user_id = $1 AND id = ANY($2::uuid[]) AND type IN ('goal','pain_point')`,
+      [userId, ids],
+    );
+    return rows.map((r) => ({ id: r.id, text: r.text, type: r.type, status: r.status, pending: r.pending }));
   }
 }

@@ -66,6 +66,17 @@ export class PostgresNotificationRepository implements NotificationRepository {
     return Number(rows[0]?.n ?? 0);
   }
 
+  async lastNudgedAbout({ userId, memoryIds }: { userId: string; memoryIds: string[] }): Promise<Map<string, Date>> {
+    if (memoryIds.length === 0) return new Map();
+    const { rows } = await this.q.query<{ memory_id: string; at: Date }>(
+      `SELECT data->>'memoryId' AS memory_id, max(created_at) AS at FROM notifications
+        WHERE user_id = $1 AND kind = 'nudge' AND data->>'memoryId' = ANY($2::text[])
+        GROUP BY 1`,
+      [userId, memoryIds],
+    );
+    return new Map(rows.map((r) => [r.memory_id, r.at]));
+  }
+
   async markRead({ userId, ids, at }: { userId: string; ids: string[]; at: Date }): Promise<number> {
     const { rowCount } = await this.q.query('UPDATE notifications SET read_at = $3 WHERE user_id = $1 AND id = ANY($2::uuid[]) AND read_at IS NULL', [userId, ids, at]);
     return rowCount ?? 0;

@@ -1,5 +1,6 @@
 /** Ports of reminders, notifications, settings, digests and page tokens (src/core/ports.ts re-exports every port). */
 import type { DigestSections } from '../proactive/digest-content';
+import type { ImportanceLevel } from '../types';
 import type { ReminderSource, ReminderState, ReminderStatus } from '../proactive/reminder-state';
 import type { ClockTime, ProactiveSettings, UserSettings } from '../proactive/settings';
 
@@ -110,6 +111,8 @@ export interface NotificationRepository {
   /** Newest first, or — with `afterSeq` — everything after a sequence number, oldest first (an event stream's resume). */
   list(input: { userId: string; limit: number; kind?: NotificationKind; unread?: boolean; afterSeq?: number }): Promise<NotificationRecord[]>;
   countSince(input: { userId: string; kind: NotificationKind; since: Date }): Promise<number>;
+  /** Per memory id of `memoryIds`, when the user's latest nudge about it was created (absent: never). */
+  lastNudgedAbout(input: { userId: string; memoryIds: string[] }): Promise<Map<string, Date>>;
   /** Marks the unread ones among `ids` read; how many changed. */
   markRead(input: { userId: string; ids: string[]; at: Date }): Promise<number>;
 }
@@ -149,6 +152,30 @@ export interface DigestRepository {
   recent(input: { userId: string; today: string; days: number }): Promise<DigestRecord[]>;
 }
 
+/** One recorded recomputation of a memory's importance (an audit event with a before and an after score). */
+export interface ImportanceChange {
+  /** The audit event that recorded the change: the identity of the rise, so it is surfaced once. */
+  eventId: string;
+  memoryId: string;
+  text: string;
+  type: string;
+  before: number;
+  after: number;
+  at: Date;
+}
+
+/** A memory surfaced because its importance rose, with every rise it is surfaced for. */
+export interface EscalatedMemory {
+  id: string;
+  text: string;
+  type: string;
+  fromLevel: ImportanceLevel;
+  toLevel: ImportanceLevel;
+  score: number;
+  /** The audit events of the rises; each one is recorded as surfaced (`escalate:<eventId>`). */
+  causeEventIds: string[];
+}
+
 /** An active memory as the digest and nudges weigh it. */
 export interface ProactiveMemory {
   id: string;
@@ -163,6 +190,14 @@ export interface ProactiveMemorySource {
   importantTouched(input: { userId: string; from: Date; to: Date; limit?: number }): Promise<ProactiveMemory[]>;
   /** Active goals and pain points, most important and recently touched first. */
   goalsAndPainPoints(input: { userId: string; limit?: number }): Promise<(ProactiveMemory & { frequencyCount: number; createdAt: Date; updatedAt: Date })[]>;
+  /**
+   * Importance recomputations of active memories recorded in [from, to) whose score went up to at
+   * least `minScore`, not yet surfaced (no `escalate:<eventId>` event) or surfaced in the digest of
+   * `digestDate` (so rewriting that day's digest keeps them), oldest first.
+   */
+  importanceRises(input: { userId: string; from: Date; to: Date; minScore: number; digestDate: string; limit: number }): Promise<ImportanceChange[]>;
+  /** Of `ids`, the user's goals and pain points (any status; the caller decides what is open). */
+  goalsAndPainPointsAmong(input: { userId: string; ids: string[] }): Promise<{ id: string; text: string; type: string; status: string; pending: boolean }[]>;
 }
 
 export type PageTokenKind = 'code' | 'session';

@@ -33,6 +33,8 @@ export interface DigestSections {
   lang: 'zh' | 'en';
   conversations: { count: number; messages: number; topics: string[]; highlights: string[] };
   importantMemories: { id: string; text: string; type: string; importanceLevel: string }[];
+  /** Memories whose importance rose into the escalation band since they were last surfaced (M.1); absent in digests written before. */
+  escalatedMemories?: { id: string; text: string; type: string; fromLevel: string; toLevel: string; score: number; causeEventIds: string[] }[];
   openQuestions: { conversationId: string; text: string; at: string }[];
   suggestions: string[];
 }
@@ -150,6 +152,10 @@ export function renderDigestTemplate(s: DigestSections): string {
   lines.push('', zh ? '⭐ 重要记忆 / Important memories' : '⭐ Important memories / 重要记忆');
   if (s.importantMemories.length === 0) lines.push(zh ? '今天没有新的重要记忆。' : 'Nothing important was added or touched today.');
   for (const m of s.importantMemories) lines.push(`- [${m.type}|${m.importanceLevel}] ${m.text}`);
+  if (s.escalatedMemories && s.escalatedMemories.length > 0) {
+    lines.push('', zh ? '📈 越来越重要 / Rising in importance' : '📈 Rising in importance / 越来越重要');
+    for (const m of s.escalatedMemories) lines.push(`- [${m.type}|${m.fromLevel}→${m.toLevel}] ${m.text}`);
+  }
   lines.push('', zh ? '❓ 待解答 / Open questions' : '❓ Open questions / 待解答');
   if (s.openQuestions.length === 0) lines.push(zh ? '没有悬而未决的问题。' : 'No open questions.');
   for (const q of s.openQuestions) lines.push(`- ${q.text}`);

@@ -7,7 +7,8 @@ import { DateTime } from 'luxon';
 import { cutAt, MAX_SENTENCE_CHARS, squeezeSpaces } from '../text/bounds';
 import { floatingReference, inZone, normaliseWidth } from '../time/query-dates';
 
-export type NudgeTriggerKind = 'pain_point_recurring' | 'goal_deadline' | 'reminder_upcoming';
+/** The `_recalled` kinds come from a recall that hit the memory (src/core/proactive/recall-nudge.ts), the others from the schedule. */
+export type NudgeTriggerKind = 'pain_point_recurring' | 'goal_deadline' | 'reminder_upcoming' | 'pain_point_recalled' | 'goal_recalled';
 
 export interface NudgeTrigger {
   kind: NudgeTriggerKind;

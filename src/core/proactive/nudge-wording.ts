@@ -65,6 +65,26 @@ const PHRASES: Record<NudgeTrigger['kind'], Record<'zh' | 'en', Phrase[]>> = {
       (s, t) => (t.daysLeft === 0 ? `"${s}" is due today. What's still missing? Happy to walk through it with you.` : `"${s}" is due in ${t.daysLeft} day${t.daysLeft === 1 ? '' : 's'}. Does that feel doable? We could plan the rest together.`),
     ],
   },
+  pain_point_recalled: {
+    zh: [
+      (s) => `刚才又聊到了「${s}」。这件事现在好些了吗？要不要我们找个时间把它解决掉？`,
+      (s) => `说起来，「${s}」还在困扰你吗？需要的话我可以帮你理一理思路。`,
+    ],
+    en: [
+      (s) => `We just touched on "${s}" again. Is it any better now? Want to find a time to sort it out?`,
+      (s) => `By the way, is "${s}" still bothering you? I can help you think it through.`,
+    ],
+  },
+  goal_recalled: {
+    zh: [
+      (s) => `刚才提到了「${s}」，这个目标最近进展怎么样？有需要我帮忙的地方吗？`,
+      (s) => `还记得你想「${s}」。现在走到哪一步了？要不要一起定个下一步？`,
+    ],
+    en: [
+      (s) => `That reminded me of your goal: "${s}". How is it going — anything I can help with?`,
+      (s) => `Your goal "${s}" — where are you with it? Shall we pick a next step together?`,
+    ],
+  },
   reminder_upcoming: {
     zh: [
       (s, t) => `提前说一声：再过 ${inMinutes(t.minutesLeft ?? 0, 'zh')}就是「${s}」了，需要提前准备点什么吗？`,
@@ -81,6 +101,8 @@ const TITLES: Record<NudgeTrigger['kind'], Record<'zh' | 'en', string>> = {
   pain_point_recurring: { zh: '想和你聊聊', en: 'Something I noticed' },
   goal_deadline: { zh: '目标快到期了', en: 'Your goal is coming up' },
   reminder_upcoming: { zh: '快到时间了', en: 'Coming up soon' },
+  pain_point_recalled: { zh: '想再问问你', en: 'Checking in' },
+  goal_recalled: { zh: '关于你的目标', en: 'About your goal' },
 };
 
 /** The nudge for `trigger`; `variantDraw` in [0, 1) picks one of the phrasings. */
