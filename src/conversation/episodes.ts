@@ -1,5 +1,5 @@
 import { episodeId } from '../adapters/postgres/episode-repository';
-import { jiebaSegmenter } from '../adapters/text/jieba';
+import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { buildEpisodes } from '../core/episodes/summarize';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ConversationMessage } from '../core/types';

@@ -1,5 +1,5 @@
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../shared/segmentation';
 import { parseQueryDates } from '../core/time/query-dates';
 import { searchExchanges, type ExchangeRoute } from './exchange-search';
 import type { ServiceDeps } from '../shared/deps';

@@ -5,7 +5,7 @@
 import { latestOpenPainPoint } from '../core/recall/follow-up';
 import type { RankedExchange } from '../core/recall/exchanges';
 import type { Memory } from '../core/types';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../shared/segmentation';
 import { withDeadline } from './deadline';
 import { lastExchangeAbout } from './episodic-recall';
 import { isVagueFollowUp } from './follow-up-net';

@@ -8,7 +8,7 @@ import { vectorEvidenceFloor } from '../core/recall/exchange-evidence';
 import { planRoutes } from '../core/recall/query-intent';
 import type { RecallRoute } from '../core/recall/routes';
 import type { DateRange } from '../core/time/query-dates';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../shared/segmentation';
 import { MemoryAnnRetriever } from '../adapters/retrievers/ann-retriever';
 import { MemoryBm25Retriever } from '../adapters/retrievers/bm25-retriever';
 import { memoryIds } from '../adapters/retrievers/memory-route';
