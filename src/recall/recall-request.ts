@@ -9,7 +9,7 @@ import { sanitizeQuery } from '../core/recall/sanitize-query';
 import type { MemoryScope, MemorySource, MemoryType, MemoryVia } from '../core/types';
 import { QueryEmbeddings } from '../adapters/retrievers/query-embeddings';
 import type { ServiceDeps } from '../shared/deps';
-import type { RecalledExchange } from './episodic-recall';
+import type { EpisodicDeps, RecalledExchange } from './episodic-recall';
 import type { ExchangeRoute } from './exchange-search';
 
 export interface RecallOptions {
@@ -71,11 +71,9 @@ export const IMPORTANT_K = 5;
 /** Memories of the type route, and standing instructions loaded beside the routes. */
 export const TYPE_K = 10;
 
-/** What recall reads: the memory ports, the vector index and embedder, the optional rewriter; the message and episode stores for the episodic routes. */
-export type RecallDeps = Pick<
-  ServiceDeps,
-  'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'messageSearch' | 'episodes' | 'settings' | 'personas' | 'scenes' | 'episodeVectors' | 'exchangeVectors'
-> &
+/** What recall reads: the memory ports, the vector index and embedder, the optional rewriter, the persona and scenes; the episodic routes' stores. */
+export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'settings' | 'personas' | 'scenes'> &
+  EpisodicDeps &
   Partial<Pick<ServiceDeps, 'graphRecall' | 'recallLists'>>;
 
 /** One recall request, read once: every stage works from it. */
