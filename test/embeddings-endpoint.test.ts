@@ -39,7 +39,8 @@ async function serialServer(opts: { msPerText: number; answer?: (n: number) => n
 
 let servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  // Without dropping the keep-alive sockets, close() waits for their idle timeout.
+  await Promise.all(servers.map((s) => new Promise((r) => (s.close(r), s.closeAllConnections()))));
   servers = [];
 });
 
@@ -99,7 +100,7 @@ describe('EmbeddingsEndpoint', () => {
 
   it('an endpoint nobody listens on fails as embedder_unavailable after its retries', async () => {
     const { url, server } = await start({ msPerText: 0 });
-    await new Promise((r) => server.close(r));
+    await new Promise((r) => (server.close(r), server.closeAllConnections()));
     servers = servers.filter((s) => s !== server);
     const endpoint = new EmbeddingsEndpoint({ baseUrl: url, model: 'e5', retries: 1 });
     await expect(endpoint.embed({ texts: ['x'], inputType: 'passage' })).rejects.toMatchObject({ code: ErrorCode.embedderUnavailable, context: { timedOut: false } });
