@@ -18,7 +18,10 @@ import { mulberry32 } from './support/prng';
 
 let ctx: TestContext;
 beforeAll(async () => {
-  ctx = await createTestContext();
+  // The production wait for the workflow to accept an answer (5 s) is a latency budget; on a
+  // loaded CI machine 20 parallel answers can miss it and get an honest 503. These properties are
+  // about the state the answers leave, so the test gives the workflow longer to accept.
+  ctx = await createTestContext({ REMINDER_ACCEPT_TIMEOUT_MS: '20000' });
 });
 afterAll(async () => {
   await ctx?.close();
@@ -267,7 +270,9 @@ describe('reminder state: the workflow is the one writer, and the list follows e
       const key = ctx.userKey(user);
       await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: key, tenantId: 'tenant-a', externalId: user });
       const reminderId = randomUUID();
-      const dueAt = Date.now() + 3000;
+      // Far enough ahead that the worker has certainly stopped before the timer fires, even when
+      // a loaded machine makes its shutdown take seconds (else it handles the timer on its own).
+      const dueAt = Date.now() + 12_000;
       const stop = await runWorker();
       const handle = await ctx.runtime.temporal.workflow.start(reminderWorkflow, {
         taskQueue: queue,

@@ -66,6 +66,14 @@ export class MemoryClient {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
+  /**
+   * A `?wait=true` call is answered when its workflow ends or after the server's own wait
+   * (WORKFLOW_WAIT_TIMEOUT_MS, 120 s by default, then 202 `pending`): give up only after that.
+   */
+  private waitTimeoutMs(): number {
+    return Math.max(this.options.timeoutMs ?? 0, 150_000);
+  }
+
   private user(userId: string): string {
     return `/v1/users/${encodeURIComponent(userId)}`;
   }
@@ -115,7 +123,7 @@ export class MemoryClient {
    * the counts once it finished, or with just the ids when it takes longer than the server waits.
    */
   purgeUser(userId: string, opts: { wait?: boolean } = {}): Promise<{ workflowId: string; runId: string; result?: PurgeResult }> {
-    return this.request('DELETE', `${this.user(userId)}${opts.wait ? '?wait=true' : ''}`, undefined, opts.wait ? Math.max(this.options.timeoutMs ?? 0, 150_000) : undefined);
+    return this.request('DELETE', `${this.user(userId)}${opts.wait ? '?wait=true' : ''}`, undefined, opts.wait ? this.waitTimeoutMs() : undefined);
   }
 
   health(): Promise<{ status: string; checks: Record<string, { status: string; latencyMs: number; error?: string }> }> {
@@ -180,7 +188,7 @@ export class MemoryClient {
   endConversation(userId: string, conversationId: string, opts: { wait: true }): Promise<{ workflowId: string; runId: string; result: { messagesProcessed: number; counts: Record<string, number>; decisions: Decision[] } }>;
   endConversation(userId: string, conversationId: string, opts?: { wait?: false }): Promise<{ workflowId: string; runId: string }>;
   endConversation(userId: string, conversationId: string, opts: { wait?: boolean } = {}): Promise<unknown> {
-    return this.request('POST', `${this.user(userId)}/conversations/${encodeURIComponent(conversationId)}/end${opts.wait ? '?wait=true' : ''}`, {});
+    return this.request('POST', `${this.user(userId)}/conversations/${encodeURIComponent(conversationId)}/end${opts.wait ? '?wait=true' : ''}`, {}, opts.wait ? this.waitTimeoutMs() : undefined);
   }
 
   // --- Proactive memory (the service speaks first): reminders, notifications, settings, digests ---
