@@ -32,8 +32,11 @@ const fixture: Record<string, string> = {
   // allows it: recall is above persona, so only the domain rule fires)
   'src/core/recall/rank.ts': "import { strip } from '../text/strip';\nimport { profile } from '../persona/profile';\nexport const rank = [strip, profile];\n",
   'src/core/persona/profile.ts': 'export const profile = 1;\n',
-  // wrong: a use case imports an adapter
+  // wrong: a use case imports an adapter, and segments words through the adapter
   'src/memory/writer.ts': "import { jieba } from '../adapters/text/jieba';\nexport const write = jieba;\n",
+  // right: a use case segments through the shared binding of the port
+  'src/shared/segmentation.ts': "export { jieba as segmenter } from '../adapters/text/jieba';\n",
+  'src/conversation/episodes.ts': "import { segmenter } from '../shared/segmentation';\nexport const episodes = segmenter;\n",
   // right: recall (high) imports memory (low); wrong: account (lowest) imports recall
   'src/recall/recall.ts': "import { write } from '../memory/writer';\nexport const recall = write;\n",
   'src/account/settings.ts': "import { recall } from '../recall/recall';\nexport const settings = recall;\n",
@@ -69,6 +72,7 @@ describe('the dependency rules (.dependency-cruiser.cjs)', () => {
         'core-is-pure: src/core/clock.ts → src/adapters/text/jieba.ts',
         'domain-imports-only-kernel-and-itself: src/core/recall/rank.ts → src/core/persona/profile.ts',
         'use-cases-never-import-adapters: src/memory/writer.ts → src/adapters/text/jieba.ts',
+        'capabilities-segment-through-the-port: src/memory/writer.ts → src/adapters/text/jieba.ts',
         'capabilities-depend-one-way: src/account/settings.ts → src/recall/recall.ts',
         'starters-import-only-contracts: src/proactive/reminders.ts → workflows/index.ts',
         'workflows-import-activities-as-types: workflows/memory/store.ts → activities/index.ts',

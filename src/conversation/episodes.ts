@@ -1,5 +1,5 @@
 import { episodeId } from '../adapters/postgres/episode-repository';
-import { jiebaSegmenter } from '../adapters/text/jieba';
+import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { buildEpisodes } from '../core/episodes/summarize';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ConversationMessage } from '../core/types';
@@ -24,6 +24,9 @@ async function allMessages(deps: Pick<ServiceDeps, 'conversations'>, userId: str
   return messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at }));
 }
 
+/** What writing a conversation's episodes reads and writes: its messages, the user's zone, the episode and message stores, their vectors. */
+export type EpisodeWriterDeps = Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'embedder' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>;
+
 /**
  * Writes the episodes of one conversation (one per local day in the user's zone): extractive
  * summary, BM25 postings and a vector in the episode collection. Idempotent: ids are derived from
@@ -32,7 +35,7 @@ async function allMessages(deps: Pick<ServiceDeps, 'conversations'>, userId: str
  * episodes whose summary quoted them are rebuilt too.
  */
 export async function writeEpisodes(
-  deps: Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'embedder' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>,
+  deps: EpisodeWriterDeps,
   input: { userId: string; conversationId: string; workflowId?: string; runId?: string },
 ): Promise<WriteEpisodesResult> {
   const { userId } = input;

@@ -106,13 +106,16 @@ interface StoredOutput {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What one page of an extraction run reads: the run's watermarks, the messages, the user's settings, the extractor, the rule pool and the quarantine. */
+export type ExtractionRunDeps = Pick<ServiceDeps, 'extractionRuns' | 'conversations' | 'settings' | 'extractor' | 'rules' | 'quarantine' | 'config'>;
+
 /**
  * One page of a run: the messages after `afterSeq` (default: the conversation's watermark),
  * extracted once per page and extractor. A conversation without any message is not_found; one
  * with nothing after the watermark gives an empty last page.
  */
 export async function extractRunPage(
-  deps: Pick<ServiceDeps, 'extractionRuns' | 'conversations' | 'settings' | 'extractor' | 'rules' | 'quarantine' | 'config'>,
+  deps: ExtractionRunDeps,
   input: { userId: string; conversationId: string; afterSeq?: number; limit: number },
   hooks: PageHooks,
 ): Promise<RunPage> {

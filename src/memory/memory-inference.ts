@@ -9,7 +9,7 @@
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { screenDirectWrite } from '../core/memory/direct-write';
 import type { MemoryCandidate, MemoryType } from '../core/types';
-import { jiebaSegmenter } from '../adapters/text/jieba';
+import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import type { ServiceDeps } from '../shared/deps';
 import { userTimeZone } from '../account/settings';
 import type { StoreMemoryInput } from './contract';

@@ -2,7 +2,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { importanceFor } from '../core/lifecycle/memory-importance';
 import { restoreRefusal, type RestoreRefusal } from '../core/lifecycle/sweep';
 import type { MemoryTransaction } from '../core/ports/transaction';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../shared/segmentation';
 import type { Memory } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';
 import type { AuditContext } from './audit-context';

@@ -4,7 +4,7 @@ import { normalizeFact } from '../core/extraction/offline-extractor';
 import { restoreRefusal } from '../core/lifecycle/sweep';
 import type { MemoryReader, MemorySearch, VectorIndex } from '../core/ports/memory';
 import type { Memory, MemoryCandidate } from '../core/types';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../shared/segmentation';
 
 const NEIGHBOURS = 8;
 /** Open pain points a resolution is weighed against (the most recent ones). */

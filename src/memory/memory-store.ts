@@ -4,7 +4,7 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { MemoryReader } from '../core/ports/memory';
 import { screenDirectWrite } from '../core/memory/direct-write';
 import type { Memory } from '../core/types';
-import { jiebaSegmenter } from '../adapters/text/jieba';
+import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { MemoryWorkflows, type StoreMemoryInput, type StoreMemoryWorkflow } from './contract';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';

@@ -3,7 +3,7 @@ import { metrics } from '../observability/metrics';
 import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT, type LlmProposal } from '../core/decisions/llm-resolution';
 import type { AppliedDecision } from '../core/dto';
 import { normalizeFact } from '../core/extraction/offline-extractor';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../shared/segmentation';
 import { contentTag, uuidFromKey } from '../adapters/ids';
 import { defaultExpiry, type ExpiryOverrides } from '../core/lifecycle/decay';
 import { importanceFor } from '../core/lifecycle/memory-importance';

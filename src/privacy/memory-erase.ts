@@ -1,7 +1,7 @@
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { EraseCounts } from '../core/ports/privacy';
 import type { ServiceDeps } from '../shared/deps';
-import { writeEpisodes } from '../conversation/episodes';
+import { writeEpisodes, type EpisodeWriterDeps } from '../conversation/episodes';
 import { eraseExchangeVectors } from '../conversation/exchange-index';
 
 export interface EraseResult {
@@ -15,6 +15,9 @@ export interface EraseResult {
   episodesRebuilt: boolean;
 }
 
+/** An erase writes in one transaction and removes the vector, then rebuilds the episodes of the conversations that lost messages. */
+export type EraseDeps = Pick<ServiceDeps, 'unitOfWork' | 'vectors'> & EpisodeWriterDeps;
+
 /**
  * Erases one memory for good (DELETE …/memories/{id}?hard=true), unlike forgetting (status
  * expired, history kept). PostgreSQL first, in one transaction under the user's write lock (see
@@ -23,7 +26,7 @@ export interface EraseResult {
  * their vectors. Unknown id → not_found (an erased memory is unknown afterwards).
  */
 export async function eraseMemory(
-  deps: Pick<ServiceDeps, 'unitOfWork' | 'pool' | 'conversations' | 'settings' | 'vectors' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'embedder'>,
+  deps: EraseDeps,
   input: { userKey: string; id: string; now: Date; actor: string },
 ): Promise<EraseResult> {
   const erased = await deps.unitOfWork.forUser({

@@ -2,7 +2,7 @@
  * The daily digest: gathers the user's day from PostgreSQL, lets the pure core compute the
  * sections, and stores the result (pushing it as a notification unless the user opted out).
  */
-import { jiebaSegmenter } from '../adapters/text/jieba';
+import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { buildSuggestions, dominantLanguage, findOpenQuestions, summarizeConversations, type DigestSections } from '../core/proactive/digest-content';
 import { digestDay } from '../core/proactive/digest-schedule';

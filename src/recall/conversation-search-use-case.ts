@@ -1,5 +1,5 @@
 import { sanitizeQuery } from '../core/recall/sanitize-query';
-import { tokenizeForIndex } from '../adapters/text/jieba';
+import { tokenizeForIndex } from '../shared/segmentation';
 import { parseQueryDates } from '../core/time/query-dates';
 import { searchExchanges, type ExchangeRoute } from './exchange-search';
 import type { ServiceDeps } from '../shared/deps';
@@ -36,6 +36,9 @@ export interface ConversationSearchResult {
   error?: FoldedRouteError;
 }
 
+/** What conversation search reads: the user's zone, the message and episode stores and vectors, the query embeddings. */
+export type ConversationSearchDeps = Pick<ServiceDeps, 'pool' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>;
+
 /**
  * L0 conversation search, for what extraction did not keep: the user's raw conversations searched
  * by keywords (BM25 over messages), by the dates the query names, and through episodes (keywords,
@@ -43,7 +46,7 @@ export interface ConversationSearchResult {
  * appear. Like recall, a failed route is reported in `error` while the others still answer.
  */
 export async function searchConversations(
-  deps: Pick<ServiceDeps, 'pool' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>,
+  deps: ConversationSearchDeps,
   userId: string,
   rawQuery: string,
   opts: { topK?: number; maxLines?: number; now?: Date; timeZone?: string; fallbackTimeZone?: string; timeoutMs?: number } = {},

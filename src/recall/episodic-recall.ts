@@ -13,6 +13,9 @@ import { parseQueryDates, refersToSharedPast, type DateRange } from '../core/tim
 import { searchExchanges, type ExchangeSearchResult } from './exchange-search';
 import type { ServiceDeps } from '../shared/deps';
 
+/** What the episodic routes read: the message and episode stores, and the episode and exchange vectors when configured. */
+export type EpisodicDeps = Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors' | 'exchangeVectors'>;
+
 /** "The best few raw exchanges": more would crowd out memories in the shared budget. */
 export const MAX_PAST_EXCHANGES = 3;
 /** Each side of an injected exchange is cut to this many code points before the budget applies. */
@@ -109,7 +112,7 @@ export function hasExchangeEvidence(tokens: readonly string[], plan: EpisodicPla
  * exchange gets in because it is relevant on its own, never as the least bad of the lot.
  */
 export function exchangeSearchForRecall(
-  deps: Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors' | 'exchangeVectors'>,
+  deps: EpisodicDeps,
   userId: string,
   input: {
     tokens: string[];
@@ -145,7 +148,7 @@ const LAST_EXCHANGE_POOL = 3;
  * in for the open one's).
  */
 export async function lastExchangeAbout(
-  deps: Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors'>,
+  deps: Omit<EpisodicDeps, 'exchangeVectors'>,
   userId: string,
   input: { tokens: string[]; now: Date; deadline: number },
 ): Promise<{ exchange?: RankedExchange; search: ExchangeSearchResult }> {

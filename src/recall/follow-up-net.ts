@@ -3,7 +3,7 @@ import type { AppConfig } from '../config';
 import { FOLLOW_UP_PROTOTYPES } from '../core/recall/follow-up-prototypes';
 import { detectFollowUp, followUpByMeaning, followUpPrototypeIndex, netMayJudge, type FollowUpPrototypeIndex } from '../core/recall/follow-up';
 import type { Embedder } from '../core/ports/memory';
-import { jiebaSegmenter } from '../adapters/text/jieba';
+import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { withDeadline } from './deadline';
 import { probeIndexes, probesAgree, prototypeTextsHash, readVectorsFile, usableVectors, writeVectorsFile } from './prototype-cache';
 

@@ -16,7 +16,11 @@ import type { PersonaCondenser, PersonaStore, SceneStore } from '../core/persona
 import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';
 
-/** Everything the services and activities need, wired once by the worker / API entry points. */
+/**
+ * Everything the services and activities need, wired once by the worker / API entry points. A use
+ * case takes the slice it reads, named next to it (`RecallDeps`, `EpisodicDeps`, `WriterDeps`,
+ * `EpisodeWriterDeps`, `PurgeDeps`, …), or a short `Pick` of this.
+ */
 export interface ServiceDeps {
   pool: pg.Pool;
   /** Memory-side ports (src/core/ports.ts), read outside any transaction. Writes go through `unitOfWork`. */

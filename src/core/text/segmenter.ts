@@ -2,7 +2,8 @@
  * Word segmentation as a port. Chinese has no spaces, so finding words needs a dictionary
  * segmenter (jieba, a native module); core code that needs words receives a {@link Segmenter}
  * instead of loading one, which keeps core free of native modules and lets a test pass its own.
- * The jieba implementation is src/adapters/text/jieba.ts.
+ * The jieba implementation is src/adapters/text/jieba.ts; use cases reach it through
+ * src/shared/segmentation.ts, never the adapter (a dependency-cruiser rule).
  */
 
 /** A word as the segmenter tags it (jieba's part-of-speech tags: n noun, v verb, eng Latin, x unknown, …). */

@@ -7,7 +7,8 @@
  * that identifiers such as "payment-svc" survive whole as well as in parts.
  *
  * Pure: the segmenter is a parameter. Outside core, `tokenizeForIndex` in
- * src/adapters/text/jieba.ts is this function bound to jieba.
+ * src/adapters/text/jieba.ts is this function bound to jieba (use cases import it from
+ * src/shared/segmentation.ts).
  */
 import type { Segmenter } from './segmenter';
 

@@ -1,0 +1,67 @@
+/**
+ * Route planning: which memory routes a query runs, the episodic plan (the user's zone and the
+ * dates the query names), and the one statement that reads the importance, type and instruction
+ * lists for the routes that need them.
+ */
+import { IMPORTANCE_LEVEL_THRESHOLDS } from '../core/lifecycle/importance';
+import type { MemoryLists } from '../core/recall/memory-lists';
+import { planRoutes } from '../core/recall/query-intent';
+import { ALL_ROUTES, type RecallRoute } from '../core/recall/routes';
+import { withDeadline } from './deadline';
+import { planEpisodic, resolveTimeZone, resolveTimeZoneWithoutStore, type EpisodicPlan } from './episodic-recall';
+import { IMPORTANT_K, TYPE_K, type RecallDeps, type RecallOptions, type RecallRequest } from './recall-request';
+import type { RouteFailure } from './route-runner';
+
+/**
+ * The memory routes a query runs (the time route comes later, once the query's dates are read):
+ * ANN when there is a query, BM25, recency when the query asks for it (or the caller names it),
+ * importance, and the type route when types are asked for or implied by the query.
+ */
+export function planMemoryRoutes(query: string, options: Pick<RecallOptions, 'routes' | 'types'> = {}): RecallRoute[] {
+  const enabled = new Set(options.routes ?? ALL_ROUTES);
+  const plan = planRoutes(query);
+  const types = options.types && options.types.length > 0 ? options.types : plan.types;
+  const routes: RecallRoute[] = [];
+  if (enabled.has('ann') && query.length > 0) routes.push('ann');
+  if (enabled.has('bm25')) routes.push('bm25');
+  if (enabled.has('recent') && (plan.recent || options.routes?.includes('recent'))) routes.push('recent');
+  if (enabled.has('important')) routes.push('important');
+  if (enabled.has('type') && types.length > 0) routes.push('type');
+  return routes;
+}
+
+/**
+ * The episodic plan (what was said when, not only what was distilled), read while the memory routes run: the user's zone (a failed
+ * lookup is reported as the time route's and the request's zone or UTC stands in) and the dates
+ * the query names. Undefined when both episodic routes are off: recall is then what it was.
+ */
+export async function planEpisodicRoutes(deps: RecallDeps, req: RecallRequest, failures: RouteFailure[]): Promise<EpisodicPlan | undefined> {
+  if (!req.enabled.has('time') && !req.enabled.has('exchanges')) return undefined;
+  const { timeZone: explicit, fallbackTimeZone } = req.options;
+  let timeZone: string;
+  try {
+    timeZone = await withDeadline(resolveTimeZone(deps, req.userId, explicit, fallbackTimeZone), req.deadline);
+  } catch (err) {
+    failures.push({ route: 'time', err });
+    timeZone = resolveTimeZoneWithoutStore(explicit, fallbackTimeZone);
+  }
+  return planEpisodic(req.query, { now: req.now, timeZone, timeRoute: req.enabled.has('time') });
+}
+
+/**
+ * One statement for the importance route, the type route and the standing instructions (one round
+ * trip instead of three). If it fails, each of them fails as it would have alone: the two routes
+ * are reported failed, the instructions as the hydrate step's; ANN, BM25 and the rest still answer.
+ */
+export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: readonly RecallRoute[]): Promise<MemoryLists> | undefined {
+  if (!deps.recallLists) return undefined;
+  const lists = deps.recallLists.memoryLists({
+    userId: req.userId,
+    now: req.now,
+    ...(planned.includes('important') ? { important: { k: IMPORTANT_K, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high, ...(req.types ? { types: req.types } : {}) } } : {}),
+    ...(planned.includes('type') ? { byTypes: { types: req.types ?? planRoutes(req.query).types, k: TYPE_K } } : {}),
+    instructions: { k: TYPE_K },
+  });
+  lists.catch(() => {});
+  return lists;
+}
