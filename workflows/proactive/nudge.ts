@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createProactiveActivities } from '../../activities/proactive/proactive';
-import { decideNudge } from '../../src/core/proactive/nudge-policy';
+import { decideNudgeFrom } from '../../src/core/proactive/nudge-policy';
 import { composeNudge } from '../../src/core/proactive/nudge-wording';
 import type { NudgeWorkflowInput, NudgeWorkflowResult } from './proactive-inputs';
 
@@ -20,14 +20,7 @@ const acts = proxyActivities<Activities>({
 export async function nudgeWorkflow(input: NudgeWorkflowInput): Promise<NudgeWorkflowResult> {
   const now = new Date();
   const context = await acts.loadNudgeContext({ userId: input.userId, at: now.toISOString() });
-  const decision = decideNudge({
-    settings: context.settings.proactive,
-    timeZone: context.settings.timezone,
-    now,
-    sentToday: context.sentToday,
-    triggers: context.triggers,
-    draw: Math.random(),
-  });
+  const decision = decideNudgeFrom(context, now, Math.random());
   if (!decision.send) return { decision, delivered: false };
   const message = composeNudge(decision.trigger, Math.random());
   const delivery = await acts.deliverNudge({ userId: input.userId, trigger: decision.trigger, message, at: now.toISOString() });

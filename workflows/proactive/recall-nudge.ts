@@ -1,6 +1,6 @@
 import { ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createProactiveActivities } from '../../activities/proactive/proactive';
-import { decideNudge } from '../../src/core/proactive/nudge-policy';
+import { decideNudgeFrom } from '../../src/core/proactive/nudge-policy';
 import { composeNudge } from '../../src/core/proactive/nudge-wording';
 import { RECALL_NUDGE_MAX_IDS } from '../../src/core/proactive/recall-nudge';
 import { recallHitsSignal, recallNudgeStateQuery, type RecallHitsInput, type RecallNudgeOutcome, type RecallNudgeWorkflowInput } from '../../src/proactive/contract';
@@ -68,14 +68,7 @@ export async function recallNudgeWorkflow(input: RecallNudgeWorkflowInput): Prom
 /** One batch: what could be said, the user's settings' decision, and the delivery that re-checks them. */
 async function decideAndDeliver(userId: string, memoryIds: string[], now: Date, batch: number): Promise<RecallNudgeOutcome> {
   const context = await acts.loadRecallNudgeContext({ userId, memoryIds, at: now.toISOString() });
-  const decision = decideNudge({
-    settings: context.settings.proactive,
-    timeZone: context.settings.timezone,
-    now,
-    sentToday: context.sentToday,
-    triggers: context.triggers,
-    draw: Math.random(),
-  });
+  const decision = decideNudgeFrom(context, now, Math.random());
   const outcome: RecallNudgeOutcome = { batch, decision, delivered: false, coolingDown: context.coolingDown };
   if (!decision.send) return outcome;
   const message = composeNudge(decision.trigger, Math.random());

@@ -43,3 +43,12 @@ export function decideNudge(input: {
   if (!(input.draw < settings.probability)) return { send: false, reason: 'probability', draw: input.draw };
   return { send: true, trigger, draw: input.draw };
 }
+
+/** {@link decideNudge} over what a nudge activity loaded for one user (the scheduled and the recall-led nudge share it). */
+export function decideNudgeFrom(
+  context: { settings: { proactive: ProactiveSettings; timezone: string }; sentToday: number; triggers: readonly NudgeTrigger[] },
+  now: Date,
+  draw: number,
+): NudgeDecision {
+  return decideNudge({ settings: context.settings.proactive, timeZone: context.settings.timezone, now, sentToday: context.sentToday, triggers: context.triggers, draw });
+}
