@@ -53,9 +53,20 @@ describe('docker-compose.yml', () => {
   });
 
   it('starts the worker and the API from entry points that exist', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
     for (const name of ['worker', 'api']) {
-      const entry = compose.services[name]!.command!.find((part) => part.endsWith('.ts'))!;
-      expect(() => readFileSync(entry)).not.toThrow();
+      const command = compose.services[name]!.command!;
+      const source = command.find((part) => part.endsWith('.ts'));
+      const compiled = command.find((part) => part.endsWith('.mjs'));
+      expect(source ?? compiled, `${name}: a .ts source or a compiled .mjs entry`).toBeTruthy();
+      if (source) {
+        expect(() => readFileSync(source)).not.toThrow();
+      } else {
+        // A compiled entry exists only in the image: the image must build it, from a source that exists.
+        expect(compiled).toBe(`.build/${name}.mjs`);
+        expect(dockerfile).toMatch(/^RUN npm run build:workflows$/mu);
+        expect(() => readFileSync(`src/cli/${name}.ts`)).not.toThrow();
+      }
     }
   });
 });
