@@ -58,11 +58,6 @@ export class EmbeddingsEndpoint {
     return out;
   }
 
-  /** Requests waiting for a slot, per lane (a gauge for operators). */
-  pending(): Record<EmbeddingLane, number> {
-    return { interactive: this.lanes.interactive.pendingCount, background: this.lanes.background.pendingCount };
-  }
-
   private *batches(texts: readonly string[], lane: EmbeddingLane): Generator<readonly string[]> {
     const maxTexts = lane === 'background' ? (this.opts.backgroundBatchSize ?? 16) : (this.opts.batchSize ?? 64);
     const maxChars = lane === 'background' ? (this.opts.backgroundBatchChars ?? 2_000) : Number.POSITIVE_INFINITY;
