@@ -152,6 +152,8 @@ export function rankForInjection(input: JointInput): JointRanking {
   const duplicates: JointRanking['duplicates'] = [];
   const carried = new Map<string, string>();
   const droppedMemories = new Set<string>();
+  /** Memory id → score of the exchange dropped in its favour. */
+  const lifted = new Map<string, number>();
   const exchanges: { x: JointExchange; score: number }[] = [];
   for (const x of input.exchanges) {
     if (exchanges.length >= input.maxExchanges) break;
@@ -162,6 +164,10 @@ export function rankForInjection(input: JointInput): JointRanking {
       const dups = input.memories.filter((m) => !droppedMemories.has(m.memory.id) && exchangeDuplicates(m.memory, x));
       if (dups.length > 0 && (prefer === 'memory' || dups.some((m) => pinned.has(m.memory.id)))) {
         duplicates.push({ exchange: x.key, memory: dups[0]!.memory.id, dropped: 'exchange' });
+        // The exchange's evidence is evidence for the memory it repeats: without it, a memory found
+        // only weakly (listed late by one route) would fall to the budget and the answer be lost.
+        const kept = dups[0]!.memory.id;
+        lifted.set(kept, Math.max(lifted.get(kept) ?? 0, score));
         continue;
       }
       for (const m of dups) {
@@ -173,19 +179,21 @@ export function rankForInjection(input: JointInput): JointRanking {
     }
     exchanges.push({ x, score });
   }
-  type Scored = { item: InjectionItem; id: string; score: number; pinned: boolean; order: number };
+  type Scored = { item: InjectionItem; id: string; score: number; pinned: boolean; order: number; lift: number };
   const memories = input.memories.filter((m) => !droppedMemories.has(m.memory.id));
   const all: Scored[] = [
-    ...memories.map((m, i) => ({ item: { kind: 'memory', memory: m.memory } as InjectionItem, id: m.memory.id, score: m.score, pinned: pinned.has(m.memory.id), order: i })),
-    ...exchanges.map(({ x, score }, i) => ({ item: { kind: 'exchange', exchange: x.exchange } as InjectionItem, id: x.key, score, pinned: pinned.has(x.key), order: memories.length + i })),
+    ...memories.map((m, i) => ({ item: { kind: 'memory', memory: m.memory } as InjectionItem, id: m.memory.id, score: m.score, pinned: pinned.has(m.memory.id), order: i, lift: lifted.get(m.memory.id) ?? 0 })),
+    ...exchanges.map(({ x, score }, i) => ({ item: { kind: 'exchange', exchange: x.exchange } as InjectionItem, id: x.key, score, pinned: pinned.has(x.key), order: memories.length + i, lift: 0 })),
   ];
   // Within each kind the given order stands (dates named by the query already come first there):
-  // a memory is never placed above a better-ranked memory, only interleaved with exchanges.
+  // a memory is never placed above a better-ranked memory, only interleaved with exchanges. The
+  // one exception is a memory that took a dropped exchange's place: it stands at least where that
+  // exchange would have.
   const memoryFloor = running(all.filter((s) => s.item.kind === 'memory'));
   const exchangeFloor = running(all.filter((s) => s.item.kind === 'exchange'));
-  const effective = (s: Scored): number => (s.item.kind === 'memory' ? memoryFloor : exchangeFloor).get(s.id) ?? s.score;
+  const effective = (s: Scored): number => Math.max(s.lift, (s.item.kind === 'memory' ? memoryFloor : exchangeFloor).get(s.id) ?? s.score);
   all.sort((a, b) => Number(b.pinned) - Number(a.pinned) || effective(b) - effective(a) || a.order - b.order);
-  return { items: all.map((s) => s.item), scores: new Map(all.map((s) => [s.id, s.score])), duplicates, carried };
+  return { items: all.map((s) => s.item), scores: new Map(all.map((s) => [s.id, Math.max(s.score, s.lift)])), duplicates, carried };
 }
 
 /**

@@ -63,6 +63,21 @@ describe('rankForInjection: memories and exchanges on one score', () => {
     expect(kinds(out.items)).toEqual(['m:src', 'm:near', 'x:x3-u']);
   });
 
+  it('lifts a weakly found memory to where the exchange repeating it would stand, so the budget keeps the answer', () => {
+    const listed = ['a', 'b', 'c', 'd'].map((id, i) => mem(id, `fact ${id}`, rrf(i + 1) * 0.5));
+    const weak = mem('eczema', 'The rash on my arms is contact eczema from the new laundry detergent', rrf(30) * 0.5);
+    const out = rankForInjection({
+      memories: [...listed, weak],
+      exchanges: [exch('x1', 'The dermatologist says the rash on my arms is contact eczema from the new laundry detergent.', 'Try a fragrance-free detergent.', rrf(1, 1))],
+      maxExchanges: 3,
+    });
+    expect(out.duplicates).toEqual([{ exchange: 'x1', memory: 'eczema', dropped: 'exchange' }]);
+    expect(kinds(out.items)[0]).toBe('m:eczema');
+    expect(out.scores.get('eczema')).toBeCloseTo(rrf(1, 1) * EXCHANGE_PRIOR);
+    // The other memories keep their order behind it.
+    expect(kinds(out.items).slice(1)).toEqual(['m:a', 'm:b', 'm:c', 'm:d']);
+  });
+
   it('for a question about what was said, keeps the exchange and lets it carry the memory, at the better score', () => {
     const out = rankForInjection({
       memories: [mem('top', 'z', 0.03), mem('src', '助手建议：试试 4-7-8 呼吸法', 0.02, { conversationId: 'c1', messageIds: ['x1-a'] })],
