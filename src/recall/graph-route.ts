@@ -1,7 +1,7 @@
-import { interleaveBySeed, matchQueryEntities, type GraphRecallSource } from '../core/recall/graph';
+import { candidateKeys, interleaveBySeed, matchQueryEntities, type GraphRecallSource } from '../core/recall/graph';
 
-/** Entity names read per request to find those the query names: bounds the work of one recall. */
-const ENTITY_SCAN = 2000;
+/** Entities read per request among those the query names (a name held under several kinds is several). */
+const ENTITY_MATCHES = 200;
 /** Seed groups a query may start from: a long query naming many things walks from the first few. */
 const MAX_SEEDS = 6;
 /** Two steps: memory → entity → memory → entity → memory ("where did my sister move" → city → that city's memories). */
@@ -14,8 +14,10 @@ const HOPS = 2;
  */
 export async function graphRouteIds(source: GraphRecallSource, input: { userId: string; query: string; now: Date; k: number }): Promise<string[]> {
   if (input.query.length === 0) return [];
-  const names = await source.entityNames({ userId: input.userId, limit: ENTITY_SCAN });
-  const seeds = new Map([...matchQueryEntities(input.query, names)].slice(0, MAX_SEEDS));
+  const keys = candidateKeys(input.query);
+  if (keys.length === 0) return [];
+  const named = await source.entitiesByKey({ userId: input.userId, keys, limit: ENTITY_MATCHES });
+  const seeds = new Map([...matchQueryEntities(input.query, named)].slice(0, MAX_SEEDS));
   if (seeds.size === 0) return [];
   const hits = await source.walk({ userId: input.userId, seeds, hops: HOPS, k: input.k, now: input.now });
   return interleaveBySeed(hits, input.k);

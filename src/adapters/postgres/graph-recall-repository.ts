@@ -11,17 +11,23 @@ const HUB_MEMORIES = 40;
 export class PostgresGraphRecall implements GraphRecallSource {
   constructor(private readonly db: Queryable) {}
 
-  async entityNames({ userId, limit }: { userId: string; limit: number }): Promise<{ id: string; name: string }[]> {
-    const { rows } = await this.db.query<{ id: string; name: string }>(
-      `SELECT e.id, e.name
+  /**
+   * One lookup on `entities_user_canonical_key_idx`: the query's candidate keys, not the user's
+   * whole entity list, so the cost follows the query and an entity created last is found as well
+   * as the first.
+   */
+  async entitiesByKey({ userId, keys, limit }: { userId: string; keys: readonly string[]; limit: number }): Promise<{ id: string; name: string; key: string }[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.db.query<{ id: string; name: string; key: string }>(
+      `SELECT e.id, e.name, e.canonical_key AS key
          FROM entities e
-        WHERE e.user_id = $1
+        WHERE e.user_id = $1 AND e.canonical_key = ANY($2::text[])
         ORDER BY EXISTS (
                    SELECT 1 FROM memory_entities me JOIN memories m ON m.id = me.memory_id
                     WHERE me.entity_id = e.id AND m.user_id = $1 AND m.status = 'active') DESC,
                  e.name
-        LIMIT $2`,
-      [userId, limit],
+        LIMIT $3`,
+      [userId, [...keys], limit],
     );
     return rows;
   }

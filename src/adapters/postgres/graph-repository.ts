@@ -1,4 +1,5 @@
 import { uuidFromKey } from '../ids';
+import { canonicalEntity } from '../../core/recall/graph';
 import type { MemoryGraph } from '../../core/ports/memory';
 import type { EntityRef, RelationRef } from '../../core/types';
 import type { Queryable } from './pool';
@@ -19,11 +20,12 @@ export class PostgresMemoryGraph implements MemoryGraph {
     if (all.size === 0) return;
     const list = [...all.values()];
     const { rows } = await c.query<{ id: string; name: string }>(
-      `INSERT INTO entities (id, user_id, name, kind)
-       SELECT id, $1, name, kind FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(id, name, kind)
-       ON CONFLICT (user_id, kind, name) DO UPDATE SET name = EXCLUDED.name
+      // The canonical key is what the graph route looks entities up by (entities_user_canonical_key_idx).
+      `INSERT INTO entities (id, user_id, name, kind, canonical_key)
+       SELECT id, $1, name, kind, key FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) AS x(id, name, kind, key)
+       ON CONFLICT (user_id, kind, name) DO UPDATE SET name = EXCLUDED.name, canonical_key = EXCLUDED.canonical_key
        RETURNING id, name`,
-      [userId, list.map((e) => uuidFromKey(`entity:${userId}:${e.kind}:${e.name}`)), list.map((e) => e.name), list.map((e) => e.kind)],
+      [userId, list.map((e) => uuidFromKey(`entity:${userId}:${e.kind}:${e.name}`)), list.map((e) => e.name), list.map((e) => e.kind), list.map((e) => canonicalEntity(e.name))],
     );
     const idByName = new Map(rows.map((r) => [r.name, r.id]));
     await c.query(

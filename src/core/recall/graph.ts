@@ -76,22 +76,80 @@ export function queryKinship(query: string): Set<string> {
 }
 
 /** Names too generic to start a walk from: the speaker node and one-letter tokens. */
-const NOT_A_SEED = new Set(['user', 'i', 'me', '我']);
+export const NOT_A_SEED: ReadonlySet<string> = new Set(['user', 'i', 'me', '我']);
+
+/** Most Han characters in one candidate (names of places, people, dishes are shorter). */
+export const MAX_HAN_CANDIDATE = 8;
+/** Most tokens in one candidate (an ASCII word, or any other single character): "new york city" is five, "서울역" three. */
+export const MAX_CANDIDATE_TOKENS = 12;
+/** Longest candidate in UTF-16 units: a name longer than this is not looked up. */
+export const MAX_CANDIDATE_LENGTH = 64;
+/** Candidates per query, earliest first: bounds the lookup even for a query at the sanitiser's 2,000 code points. */
+export const MAX_CANDIDATE_KEYS = 4000;
+
+const isHan = (c: string): boolean => /^\p{Script=Han}$/u.test(c);
+
+/**
+ * The query cut where a key may start or end: runs of ASCII letters and digits are one token (a
+ * Latin key holds whole words only), every other character is one (a key without ASCII letters —
+ * Han, kana, Hangul — may start and end anywhere).
+ */
+function tokens(q: string): { at: number; end: number; han: boolean }[] {
+  const out: { at: number; end: number; han: boolean; ascii: boolean }[] = [];
+  let at = 0;
+  for (const c of q) {
+    const ascii = /^[a-z0-9]$/u.test(c);
+    const last = out[out.length - 1];
+    if (ascii && last?.ascii) last.end += c.length;
+    else out.push({ at, end: at + c.length, han: isHan(c), ascii });
+    at += c.length;
+  }
+  return out;
+}
+
+/**
+ * Every canonical key the query could name, for an index lookup instead of a scan of the user's
+ * entities: the kinship keys it speaks of, and its spans that a name would match — at least two
+ * units, a whole word at both ends when the span holds ASCII letters or digits, anywhere when it
+ * does not (Han). Bounded: at most {@link MAX_CANDIDATE_TOKENS} tokens, {@link MAX_HAN_CANDIDATE}
+ * Han characters and {@link MAX_CANDIDATE_LENGTH} units a span, {@link MAX_CANDIDATE_KEYS} keys in all.
+ */
+export function candidateKeys(query: string): string[] {
+  const q = query.toLowerCase();
+  const keys = new Set<string>(queryKinship(query));
+  const toks = tokens(q);
+  for (let i = 0; i < toks.length && keys.size < MAX_CANDIDATE_KEYS; i++) {
+    const from = toks[i]!.at;
+    // A key never starts or ends with a space (names are trimmed).
+    if (/^\s$/u.test(q[from]!)) continue;
+    let han = 0;
+    for (let j = i; j < toks.length && j - i < MAX_CANDIDATE_TOKENS && keys.size < MAX_CANDIDATE_KEYS; j++) {
+      const to = toks[j]!.end;
+      if (to - from > MAX_CANDIDATE_LENGTH) break;
+      if (toks[j]!.han && ++han > MAX_HAN_CANDIDATE) break;
+      if (to - from < 2 || /^\s$/u.test(q[to - 1]!)) continue;
+      const key = q.slice(from, to);
+      if (NOT_A_SEED.has(key) || key.startsWith('kin:')) continue;
+      // A Latin key is a whole word at both ends: "cat" is not in "catalogue", "手机pro" not in "iphone手机pro".
+      if (/[a-z0-9]/u.test(key) && (isWordChar(q[from - 1]) || isWordChar(q[to]))) continue;
+      keys.add(key);
+    }
+  }
+  return [...keys];
+}
 
 /**
  * The user's entities the query names, grouped by node (one group per thing the query is about):
  * kinship through the alias table, other entities when their name occurs in the query (whole word
- * for Latin names, at least two characters for Han names).
+ * for Latin names, at least two characters for Han names), i.e. when their canonical key is one of
+ * the query's {@link candidateKeys}. Groups keep the order of `entities`.
  */
-export function matchQueryEntities(query: string, entities: readonly { id: string; name: string }[]): Map<string, string[]> {
-  const q = query.toLowerCase();
-  const kin = queryKinship(query);
+export function matchQueryEntities(query: string, entities: readonly { id: string; name: string; key?: string }[]): Map<string, string[]> {
+  const candidates = new Set(candidateKeys(query));
   const groups = new Map<string, string[]>();
   for (const e of entities) {
-    const key = canonicalEntity(e.name);
-    if (NOT_A_SEED.has(key)) continue;
-    const hit = key.startsWith('kin:') ? kin.has(key) : key.length >= 2 && mentions(q, key);
-    if (!hit) continue;
+    const key = e.key ?? canonicalEntity(e.name);
+    if (NOT_A_SEED.has(key) || !candidates.has(key)) continue;
     const ids = groups.get(key) ?? [];
     ids.push(e.id);
     groups.set(key, ids);
@@ -143,8 +201,11 @@ export function interleaveBySeed(hits: readonly GraphHit[], k: number): string[]
 
 /** The read side of the graph recall reads (scoped by user in every query). */
 export interface GraphRecallSource {
-  /** The user's entity names, those on active memories first, at most `limit`. */
-  entityNames(input: { userId: string; limit: number }): Promise<{ id: string; name: string }[]>;
+  /**
+   * The user's entities whose canonical key is one of `keys` (an index lookup: the cost follows the
+   * query, not the number of entities), those on active memories first, then by name, at most `limit`.
+   */
+  entitiesByKey(input: { userId: string; keys: readonly string[]; limit: number }): Promise<{ id: string; name: string; key: string }[]>;
   /** Active memories reached from each seed group within `hops` steps (relations and co-mention), nearest first. */
   walk(input: { userId: string; seeds: Map<string, string[]>; hops: number; k: number; now: Date }): Promise<GraphHit[]>;
 }
