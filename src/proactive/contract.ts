@@ -88,6 +88,8 @@ export interface RecallNudgeOutcome {
   notificationId?: string;
   /** Recalled goals and pain points held back by the cool-down. */
   coolingDown: string[];
+  /** Refused only by quiet hours: decided again at this instant (ISO), the window's end; the next outcome of the same batch says how. */
+  deferredUntil?: string;
 }
 
 export interface RecallNudgeWorkflowInput {

@@ -22,6 +22,43 @@ export function inQuietHours(at: Date, timeZone: string, quiet: QuietHours): boo
 }
 
 /**
+ * When the quiet window that `at` falls in ends, in `timeZone`'s wall-clock time: the same local day
+ * when the end is still ahead (03:00 in 22:00–08:00 → 08:00 today), else the next day (23:00 →
+ * 08:00 tomorrow). Luxon keeps the wall clock across a DST change (the next day's 08:00 is 08:00
+ * whatever the offset) and moves an end that falls in a spring-forward gap to the first instant
+ * after it. Undefined when `at` is not in quiet hours (or the window is empty).
+ */
+export function quietHoursEnd(at: Date, timeZone: string, quiet: QuietHours): Date | undefined {
+  if (!inQuietHours(at, timeZone, quiet)) return undefined;
+  const end = clockMinutes(quiet.end);
+  const local = DateTime.fromJSDate(at, { zone: timeZone });
+  const clock = { hour: Math.floor(end / 60), minute: end % 60, second: 0, millisecond: 0 };
+  const today = local.set(clock);
+  const next = today > local ? today : local.plus({ days: 1 }).set(clock);
+  return next.toJSDate();
+}
+
+/** No quiet window: start and end equal. */
+const NEVER_QUIET: QuietHours = { start: '00:00', end: '00:00' };
+
+/**
+ * When a refused nudge is worth trying again: only when quiet hours are the one refusal (the same
+ * decision with no quiet window would send), at the end of the window. Opted out, capped for today,
+ * nothing to say or the draw above the probability: undefined, the nudge is dropped.
+ */
+export function deferUntilQuietEnds(
+  context: { settings: { proactive: ProactiveSettings; timezone: string }; sentToday: number; triggers: readonly NudgeTrigger[] },
+  now: Date,
+  draw: number,
+): Date | undefined {
+  const { proactive, timezone } = context.settings;
+  const decision = decideNudgeFrom(context, now, draw);
+  if (decision.send || decision.reason !== 'quiet-hours') return undefined;
+  const without = decideNudgeFrom({ ...context, settings: { ...context.settings, proactive: { ...proactive, quietHours: NEVER_QUIET } } }, now, draw);
+  return without.send ? quietHoursEnd(now, timezone, proactive.quietHours) : undefined;
+}
+
+/**
  * The checks in the order a person would apply them: opted out → never; quiet hours → not now;
  * today's cap reached → not today; nothing worth saying → nothing; otherwise speak with the
  * configured probability, about the most pressing trigger (they arrive sorted by priority).
