@@ -12,22 +12,32 @@ export class PostgresGraphRecall implements GraphRecallSource {
   constructor(private readonly db: Queryable) {}
 
   /**
-   * One lookup on `entities_user_canonical_key_idx`: the query's candidate keys, not the user's
-   * whole entity list, so the cost follows the query and an entity created last is found as well
-   * as the first.
+   * One statement, one index descent per candidate key on `entities_user_canonical_key_idx`: the
+   * cost follows the query, not the user's number of entities, and an entity created last is
+   * found as well as the first. Not `canonical_key = ANY($2)`: on a table without statistics the
+   * planner judges `user_id = $1` alone the more selective condition, takes the index for it and
+   * filters the keys, reading every entity of the user; the lateral equality on both columns of
+   * the index leaves it no cheaper plan. The "on an active memory" preference is a lateral with
+   * LIMIT 1 for the same reason: as an EXISTS the planner hashes the user's whole memory_entities.
    */
   async entitiesByKey({ userId, keys, limit }: { userId: string; keys: readonly string[]; limit: number }): Promise<{ id: string; name: string; key: string }[]> {
     if (keys.length === 0) return [];
     const { rows } = await this.db.query<{ id: string; name: string; key: string }>(
       `SELECT e.id, e.name, e.canonical_key AS key
-         FROM entities e
-        WHERE e.user_id = $1 AND e.canonical_key = ANY($2::text[])
-        ORDER BY EXISTS (
-                   SELECT 1 FROM memory_entities me JOIN memories m ON m.id = me.memory_id
-                    WHERE me.entity_id = e.id AND m.user_id = $1 AND m.status = 'active') DESC,
-                 e.name
+         FROM unnest($2::text[]) AS k(key)
+         CROSS JOIN LATERAL (
+           SELECT x.id, x.name, x.canonical_key FROM entities x
+            WHERE x.user_id = $1 AND x.canonical_key = k.key
+            LIMIT $3
+         ) e
+         LEFT JOIN LATERAL (
+           SELECT 1 AS live FROM memory_entities me JOIN memories m ON m.id = me.memory_id
+            WHERE me.entity_id = e.id AND m.user_id = $1 AND m.status = 'active'
+            LIMIT 1
+         ) a ON true
+        ORDER BY a.live IS NOT NULL DESC, e.name
         LIMIT $3`,
-      [userId, [...keys], limit],
+      [userId, [...new Set(keys)], limit],
     );
     return rows;
   }
