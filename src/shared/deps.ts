@@ -1,10 +1,9 @@
 import type { RuleWork } from '../adapters/extraction/rule-work';
-import type { PostgresMessageQuarantine } from '../adapters/postgres/message-quarantine';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type { GraphRecallSource } from '../core/recall/graph';
 import type { MemoryListsSource } from '../core/recall/memory-lists';
 import type { ConflictJudge, Embedder, MemoryEventLog, MemoryReader, MemorySearch, MemoryTimeRoute, OutboxRetryRepository, VectorIndex, VectorOutbox } from '../core/ports/memory';
-import type { ConversationRepository, ExtractionRunRepository, Extractor } from '../core/ports/conversation';
+import type { ConversationRepository, ExtractionRunRepository, Extractor, MessageQuarantine } from '../core/ports/conversation';
 import type { EpisodeStore, ExchangeIndexWatermarks, ExchangeVectorIndex, MessageSearch, QueryRewriter } from '../core/ports/recall';
 import type { DigestRepository, NotificationRepository, PageTokenRepository, ProactiveMemorySource, ReminderRepository, SettingsRepository, UserRepository } from '../core/ports/proactive';
 import type { PurgeAuditLog, UserKeyDestroyer, UserExportSource } from '../core/ports/privacy';
@@ -70,7 +69,7 @@ export interface ServiceDeps {
    */
   rules?: RuleWork;
   /** Messages whose rule work failed or timed out, held out of extraction (docs/write-path.md#quarantine). */
-  quarantine?: PostgresMessageQuarantine;
+  quarantine?: MessageQuarantine;
   /** Present when an LLM is configured; recall uses it only when a request or RECALL_QUERY_REWRITE asks. */
   queryRewriter?: QueryRewriter;
   /** The LLM conflict resolver (present when an LLM is configured and CONFLICT_RESOLVER is not "rules"). */
