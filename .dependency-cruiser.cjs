@@ -113,15 +113,12 @@ const KNOWN_VIOLATIONS = {
     // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
     ['src/proactive/reminder-requests.ts', 'src/conversation/conversation-messages.ts'],
   ],
-  // Workflows that type the whole activity factory (activities/index.ts) instead of their
-  // capability's activities, and the extraction reconciler typing the conversation's.
+  // Workflows that type another capability's activities: the extraction reconciler the
+  // conversation's, and the weekly reinforcement (a memory workflow) the lifecycle step that shares
+  // the sweep's paging and heartbeats. Moving each workflow to the capability it drives removes them.
   'workflows-import-only-their-own-activity-types': [
-    ['workflows/conversation/extract-memories.ts', 'activities/index.ts'],
-    ['workflows/lifecycle/memory-sweep.ts', 'activities/index.ts'],
-    ['workflows/memory/recall-reinforcement.ts', 'activities/index.ts'],
-    ['workflows/memory/store-memory.ts', 'activities/index.ts'],
-    ['workflows/memory/weekly-reinforcement.ts', 'activities/index.ts'],
     ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
+    ['workflows/memory/weekly-reinforcement.ts', 'activities/lifecycle/lifecycle.ts'],
   ],
 };
 
@@ -231,6 +228,13 @@ const rules = [
     severity: 'error',
     from: { path: '^workflows/' },
     to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
+  },
+  {
+    name: 'workflows-never-import-the-activity-barrel',
+    comment: 'No workflow file (its capability\'s, shared or the bundle index) types the whole activity factory, activities/index.ts: it names the factories of the capabilities it calls (no known violations: none may be added).',
+    severity: 'error',
+    from: { path: '^workflows/' },
+    to: { path: '^activities/index\\.ts$' },
   },
   ...CAPABILITIES.map((cap) => ({
     name: 'workflows-import-only-their-own-activity-types',

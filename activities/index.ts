@@ -1,33 +1,19 @@
-import { Context } from '@temporalio/activity';
-import { candidateFromDTO, type AppliedDecision, type CandidateDTO } from '../src/core/dto';
-import { ErrorCode, MemoryServiceError } from '../src/core/errors';
 import type { ServiceDeps } from '../src/shared/deps';
-import type { ExtractionReport } from '../src/core/ports/conversation';
-import { extractCandidates } from '../src/conversation/extraction';
-import { markConversationExtracted } from '../src/conversation/extraction-runs';
-import { applyCandidate, applyStoreRequest } from '../src/memory/memory-writer';
-import { inferStoreRequest } from '../src/memory/memory-inference';
-import { applyRecallReinforcement } from '../src/memory/reinforcement';
-import { syncVectors } from '../src/memory/vector-sync';
-import type { StoreMemoryInput } from '../src/memory/contract';
 import { createEpisodeActivities } from './conversation/episodes';
+import { createExtractionActivities } from './conversation/extraction';
 import { createExtractionRunActivities } from './conversation/extraction-runs';
 import { withTypedFailures } from './shared/failures';
 import { createLifecycleActivities } from './lifecycle/lifecycle';
+import { createMemoryActivities } from './memory/memory';
 import { createProactiveActivities } from './proactive/proactive';
-import { reminderRequestsOf, type ReminderRequestDTO } from '../src/proactive/reminder-requests';
-
-function auditOf(conversationId?: string) {
-  const info = Context.current().info;
-  return { workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId, conversationId, actor: `workflow:${info.workflowType}` };
-}
 
 export { candidateKey } from '../src/conversation/extraction';
 
 /**
  * Activity implementations, built from injected dependencies so tests can pass real or fake ones.
  * Names read as what they do in Temporal UI's event history. Every factory's activities go
- * through the failure boundary (./failures.ts).
+ * through the failure boundary (./failures.ts). Workflows type the factories of the capabilities
+ * they call, never this one (.dependency-cruiser.cjs).
  */
 export function createActivities(deps: ServiceDeps) {
   return {
@@ -35,52 +21,7 @@ export function createActivities(deps: ServiceDeps) {
     ...createProactiveActivities(deps),
     ...createEpisodeActivities(deps),
     ...withTypedFailures(createExtractionRunActivities(deps)),
-    ...withTypedFailures({
-      async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
-        return applyStoreRequest(deps, { store: await inferStoreRequest(deps, input), audit: { ...auditOf(), actor: input.via ?? 'api' } });
-      },
-
-      async extractCandidates(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<{ candidates: { candidate: CandidateDTO; key: string }[]; messageCount: number; nextSeq: number | null; report: ExtractionReport; reminders: ReminderRequestDTO[] }> {
-        // The extractor may call a model or the embedder (the recall net embeds its exemplars on
-        // first use): keep heartbeating so a slow but healthy call is not taken for a dead worker.
-        const activity = Context.current();
-        const beat = () => activity.heartbeat({ afterSeq: input.afterSeq });
-        const timer = setInterval(beat, 5_000);
-        const page = await extractCandidates(deps, { ...input, onProgress: beat }).finally(() => clearInterval(timer));
-        return {
-          candidates: page.candidates,
-          messageCount: page.messageCount,
-          // In the activity result, so Temporal UI shows which extractor ran and any bad model output.
-          report: page.report,
-          // Explicit reminder requests in these messages ("提醒我明天…"); the workflow starts one ReminderWorkflow each.
-          reminders: reminderRequestsOf(input.userId, input.conversationId, page.messages, page.timeZone, deps.config.proactive.reminderAckSeconds),
-          nextSeq: page.nextSeq,
-        };
-      },
-
-      async decideAndApply(input: { userId: string; conversationId: string; candidate: CandidateDTO; key: string }): Promise<AppliedDecision> {
-        return applyCandidate(deps, {
-          userId: input.userId,
-          candidate: candidateFromDTO(input.candidate),
-          key: input.key,
-          audit: auditOf(input.conversationId),
-        });
-      },
-
-      async reconcileVectors(input: { userId?: string }): Promise<{ upserted: number; removed: number; failed: number }> {
-        const result = await syncVectors(deps, { userId: input.userId });
-        if (result.failed > 0) throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `${result.failed} vector writes still pending`);
-        return result;
-      },
-
-      async applyRecallReinforcement(input: { userId: string; recalls: { memoryIds: string[]; at: string }[]; batchKey: string }): Promise<{ reinforced: number; skipped: number }> {
-        const info = Context.current().info;
-        return applyRecallReinforcement(deps, { ...input, workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId });
-      },
-
-      async markConversationExtracted(input: { userId: string; conversationId: string; workflowId: string }): Promise<void> {
-        await markConversationExtracted(deps, input);
-      },
-    }),
+    ...createExtractionActivities(deps),
+    ...createMemoryActivities(deps),
   };
 }

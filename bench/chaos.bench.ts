@@ -82,7 +82,7 @@ export async function run(args: string[]): Promise<void> {
     for (const app of [...cluster.apis, ...cluster.workers]) if (app.down) await cluster.restartApp(app);
     await settle(runtime, chaos, quick ? 150_000 : 300_000, 'chaos');
 
-    const findings = await compareRuns({ pool: runtime.deps.pool, temporal: runtime.temporal, chromaUrl: cluster.chromaUrl, collectionPrefix: 'chaos' }, reference, chaos);
+    const findings = await compareRuns({ pool: runtime.pool, temporal: runtime.temporal, chromaUrl: cluster.chromaUrl, collectionPrefix: 'chaos' }, reference, chaos);
     report(findings, chaosStats, refStats, cluster);
     verdict = `chaos: ${script.length} users, ${messages} messages, ${faultLog.length} faults, lost ${findings.lost.length}, duplicated ${findings.duplicated.length}, diverged ${findings.diverged.length}`;
     failed = findings.lost.length + findings.duplicated.length + findings.diverged.length > 0;
@@ -120,10 +120,10 @@ async function playAll(cluster: ChaosCluster, prefix: string, script: UserScript
 
 async function settle(runtime: Runtime, users: RunUser[], ms: number, what: string): Promise<void> {
   const t = performance.now();
-  let state = await settled(runtime.deps.pool, users.map((u) => u.userKey));
+  let state = await settled(runtime.pool, users.map((u) => u.userKey));
   while (!state.done && performance.now() - t < ms) {
     await sleep(1000);
-    state = await settled(runtime.deps.pool, users.map((u) => u.userKey));
+    state = await settled(runtime.pool, users.map((u) => u.userKey));
   }
   console.log(`${what}: ${state.done ? 'settled' : 'NOT settled'} after ${since(t)} (${state.why})`);
 }

@@ -41,7 +41,7 @@ async function loadConversations(runtime: Runtime, userId: string, days: number,
             : `I'd suggest looking at ${subject} again next week, step 1: write down the plan.`;
       return { id: `m${i}`, role: i % 2 === 0 ? 'user' : 'assistant', content, at: new Date(start + i * 60_000), truncated: false };
     });
-    await inTransaction(runtime.deps.pool, (c) => new PostgresConversationRepository(c).append({ userId, conversationId, messages }));
+    await inTransaction(runtime.pool, (c) => new PostgresConversationRepository(c).append({ userId, conversationId, messages }));
     ids.push(conversationId);
   }
   return ids;
@@ -78,7 +78,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`wrote ${conversations.length} episodes (summaries, postings, vectors) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     const queries = [...BENCH_QUERIES, ...EPISODIC_QUERIES];
-    for (const q of queries) await runtime.deps.embeddings.embedQuery(q); // warm the query cache: both variants reuse it
+    for (const q of queries) await runtime.deps.embedder.embedQuery({ text: q }); // warm the query cache: both variants reuse it
     for (const q of queries) {
       await recall(runtime.deps, user, q, { now: end, routes: ALL_ROUTES });
       await recall(runtime.deps, user, q, { now: end, routes: BASE_ROUTES });

@@ -64,7 +64,7 @@ export async function run(args: string[]): Promise<void> {
     for (let i = 0; i < count; i++) {
       const user = `direct-${run}-${i}`;
       const messages = CONVERSATION.map(([role, content], j) => ({ id: `m${j}`, role, content, at: new Date(), truncated: false }));
-      await inTransaction(runtime.deps.pool, async (c) => {
+      await inTransaction(runtime.pool, async (c) => {
         await c.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'bench', $1) ON CONFLICT DO NOTHING`, [user]);
         await new PostgresConversationRepository(c).append({ userId: user, conversationId: 'c1', messages });
       });

@@ -45,12 +45,12 @@ export async function run(args: string[]): Promise<void> {
   const bench = await startBenchStack(overrides);
   try {
     const { runtime } = bench;
-    const db = runtime.deps.pool;
+    const db = runtime.pool;
     for (const table of ['memories', 'memory_terms', 'memory_term_df', 'user_index_stats', 'messages', 'message_terms', 'conversations']) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
     const rand = prng(7);
     // Real e5 vectors of a few hundred generated lines; each row gets a perturbed copy (embedding 30k texts would take the hour).
     const poolTexts = Array.from({ length: 256 }, () => chatMemory(rand).text);
-    const vectors = await runtime.deps.embeddings.embedDocuments(poolTexts);
+    const vectors = await runtime.deps.embedder.embedDocuments({ texts: poolTexts });
     const texts = new Map<number, { text: string; type: import('../src/core/types').MemoryType }>();
     const textOf = (i: number) => {
       let t = texts.get(i);
@@ -82,7 +82,7 @@ export async function run(args: string[]): Promise<void> {
         if (res.status !== 200) throw new Error(`warm-up recall answered ${res.status}: ${await res.text()}`);
       }
       console.log(`warm-up: ${bodies.length} recalls in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      const queryVectors = await Promise.all(queries.map((q) => runtime.deps.embeddings.embedQuery(q.query)));
+      const queryVectors = await Promise.all(queries.map((q) => runtime.deps.embedder.embedQuery({ text: q.query })));
       // The same recalls in process, one at a time: what the HTTP layer (auth, limits, JSON) adds is the difference to the 1-client step.
       const inProcess: number[] = [];
       const recallNow = new Date(now);

@@ -179,7 +179,7 @@ async function embedPatiently(runtime: Runtime, texts: string[]): Promise<number
   for (let i = 0; i < texts.length; i += 16) {
     for (let attempt = 1; ; attempt++) {
       try {
-        out.push(...(await runtime.deps.embeddings.embedDocuments(texts.slice(i, i + 16))));
+        out.push(...(await runtime.deps.embedder.embedDocuments({ texts: texts.slice(i, i + 16) })));
         break;
       } catch (err) {
         if (attempt >= 5) throw err;
@@ -192,7 +192,7 @@ async function embedPatiently(runtime: Runtime, texts: string[]): Promise<number
 async function waitUntilIndexed(runtime: Runtime, users: string[], opts: { extraction: boolean; timeoutMs: number }): Promise<{ exchanges: boolean; extracted: boolean }> {
   const until = Date.now() + opts.timeoutMs;
   const owed = async (column: string) =>
-    Number((await runtime.deps.pool.query<{ n: string }>(`SELECT count(*) AS n FROM conversations WHERE user_id = ANY($1) AND last_seq > ${column}`, [users])).rows[0]!.n);
+    Number((await runtime.pool.query<{ n: string }>(`SELECT count(*) AS n FROM conversations WHERE user_id = ANY($1) AND last_seq > ${column}`, [users])).rows[0]!.n);
   let tick = 0;
   for (;;) {
     // The indexer a Schedule runs in production, run here back to back instead of every EXCHANGE_INDEX_SECONDS.
@@ -298,7 +298,7 @@ export async function run(args: string[]): Promise<void> {
         // The same search with its older budget, five whole exchanges (at most ten lines).
         const byExchanges = await service.client.searchConversations(userId, { query: q.question, topK: TOP_EXCHANGES, now });
         const exchangeTurns = byExchanges.exchanges.flatMap((x) => x.messageIds.map(diaIdOf)).slice(0, TOP_TURNS);
-        const qv = await runtime.deps.embeddings.embedQuery(q.question);
+        const qv = await runtime.deps.embedder.embedQuery({ text: q.question });
         const dense = turns
           .map((t, i) => ({ id: t.diaId, s: cosine(qv, vectors[i]!) }))
           .sort((a, b) => b.s - a.s)

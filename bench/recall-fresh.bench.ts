@@ -29,7 +29,7 @@ export async function run(args: string[]): Promise<void> {
   const bench = await startBenchStack(overrides);
   try {
     const { runtime } = bench;
-    const db = runtime.deps.pool;
+    const db = runtime.pool;
     for (const table of ['memories', 'memory_terms', 'memory_term_df', 'user_index_stats']) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
     const pool = await embeddingPool(runtime);
     for (let u = 0; u < 10; u++) await loadUser(runtime, pool, `other-${u}`, 500, u * 500);

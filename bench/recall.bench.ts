@@ -34,7 +34,7 @@ export async function run(args: string[]): Promise<void> {
     for (let u = 0; u < others; u++) await loadUser(runtime, pool, `other-${u}`, perOther, u * perOther);
     console.log(`loaded ${others} other users × ${perOther} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const queryVectors = new Map<string, number[]>();
-    for (const q of BENCH_QUERIES) queryVectors.set(q, await runtime.deps.embeddings.embedQuery(q));
+    for (const q of BENCH_QUERIES) queryVectors.set(q, await runtime.deps.embedder.embedQuery({ text: q }));
 
     const rows: string[] = [];
     for (const n of sizes) {
@@ -60,7 +60,7 @@ export async function run(args: string[]): Promise<void> {
         const q = BENCH_QUERIES[i % BENCH_QUERIES.length]!;
         const [, f] = await timed(() => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q)!, k: 20 }));
         floor.push(f);
-        const [, s] = await timed(() => runtime.deps.pool.query('SELECT id FROM memories WHERE user_id = $1 AND status = $2 ORDER BY importance DESC LIMIT 20', [user, 'active']));
+        const [, s] = await timed(() => runtime.pool.query('SELECT id FROM memories WHERE user_id = $1 AND status = $2 ORDER BY importance DESC LIMIT 20', [user, 'active']));
         sqlFloor.push(s);
         const [r, w] = await timed(() => recall(runtime.deps, user, q, { now }));
         if (r.error) throw new Error(`recall degraded during the benchmark: ${r.error.message}`);

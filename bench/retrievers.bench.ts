@@ -65,7 +65,8 @@ const distractor = (i: number) => {
   return { text: `${combo.text} (#${i})`, type: combo.type };
 };
 
-type Deps = Runtime['deps'];
+// The bench reads rows straight from the pool, which the services' deps do not carry.
+type Deps = Runtime['deps'] & Pick<Runtime, 'pool'>;
 
 /**
  * BM25Retriever fed a query pre-segmented by our tokenizer (jieba + English), so the comparison
@@ -104,7 +105,7 @@ class UserAnnRetriever extends BaseRetriever {
 }
 
 async function annIds(deps: Deps, userId: string, query: string, k: number): Promise<string[]> {
-  const hits = await deps.vectors.query({ userId, embedding: await deps.embeddings.embedQuery(query), k });
+  const hits = await deps.vectors.query({ userId, embedding: await deps.embedder.embedQuery({ text: query }), k });
   return hits.map((h) => h.id);
 }
 
@@ -150,7 +151,7 @@ export async function run(args: string[]): Promise<void> {
 }
 
 async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
-  const deps = runtime.deps;
+  const deps: Deps = { ...runtime.deps, pool: runtime.pool };
   const service = await serveInProcess(runtime, apiKey);
   const { client } = service;
   try {
@@ -158,7 +159,7 @@ async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
     const runId = `cmp${randomBytes(3).toString('hex')}`;
     for (const s of scenarios) await ingestScenario(client, s, runId);
     // Each combo's real e5 vector (perturbed per memory by loadUser), aligned with distractor(i).
-    const comboVectors = await deps.embeddings.embedDocuments(DISTRACTOR_COMBOS.map((c) => c.text));
+    const comboVectors = await deps.embedder.embedDocuments({ texts: DISTRACTOR_COMBOS.map((c) => c.text) });
     const scenarioUsers = [...new Set(scenarios.flatMap((s) => s.checks.map((c) => `${runId}-${c.user}`)))];
     for (const userId of scenarioUsers) await loadUser(runtime, comboVectors, userId, DISTRACTORS_PER_USER, 0, distractor);
     await analyzeAfterBulkLoad(runtime);
@@ -223,7 +224,7 @@ async function interleaved(samples: number, arms: Record<string, (i: number) => 
  * memories; p50, p95 and the p50 ratio to the raw Chroma query.
  */
 async function routeRetrieverLatency(runtime: Runtime, user: string, samples: number, q: (i: number) => string): Promise<string[]> {
-  const deps = runtime.deps;
+  const deps: Deps = { ...runtime.deps, pool: runtime.pool };
   const vectors = deps.vectors as ChromaVectorIndex;
   const collection = await chromaClient(runtime.endpoints.chromaUrl).getCollection({ name: vectors.collectionName(user), embeddingFunction: null as never });
   const annDirect = async (query: string) => nearestOwned(collection, user, { embedding: await deps.embedder.embedQuery({ text: query }), k: 20 });
@@ -307,7 +308,7 @@ export async function langchainOverhead(iterations = 20_000): Promise<string[]> 
 
 async function compareLatency(runtime: Runtime, quick: boolean): Promise<void> {
   console.log(`LangChain's own cost per call (CPU only, 20k calls each):\n${(await langchainOverhead()).join('\n')}`);
-  const deps = runtime.deps;
+  const deps: Deps = { ...runtime.deps, pool: runtime.pool };
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   const samples = quick ? 60 : 200;
   const pool = await embeddingPool(runtime);
@@ -315,7 +316,7 @@ async function compareLatency(runtime: Runtime, quick: boolean): Promise<void> {
   const q = (i: number) => BENCH_QUERIES[i % BENCH_QUERIES.length]!;
   // Query embeddings are cached by the embedder, so every arm pays the same (warm) embedding cost.
   const queryVectors = new Map<string, number[]>();
-  for (const query of BENCH_QUERIES) queryVectors.set(query, await deps.embeddings.embedQuery(query));
+  for (const query of BENCH_QUERIES) queryVectors.set(query, await deps.embedder.embedQuery({ text: query }));
 
   const table: string[] = [];
   for (const n of sizes) {

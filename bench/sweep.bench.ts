@@ -78,7 +78,7 @@ export async function run(args: string[]): Promise<void> {
   // No embedding model is needed: the sweep deletes vectors by id and never embeds.
   const bench = await startBenchStack({ EMBEDDINGS_PROVIDER: 'hashing', SWEEP_BATCH_SIZE: '5000', MAX_ACTIVE_MEMORIES_PER_USER: String(cap) });
   const { runtime } = bench;
-  const pool = runtime.deps.pool;
+  const pool = runtime.pool;
   const taskQueue = `bench-sweep-${process.pid}`;
   const worker = await runtime.createWorker({ taskQueue });
   const running = worker.run();

@@ -36,7 +36,7 @@ export const BENCH_QUERIES = [
 
 export async function embeddingPool(runtime: Runtime, size = 256): Promise<number[][]> {
   const texts = Array.from({ length: size }, (_, i) => syntheticText(i * 3).text);
-  return runtime.deps.embeddings.embedDocuments(texts);
+  return runtime.deps.embedder.embedDocuments({ texts });
 }
 
 function perturb(base: number[], seed: number): number[] {
@@ -69,7 +69,7 @@ export async function loadUser(
   offset = 0,
   textOf: (i: number) => { text: string; type: MemoryType } = syntheticText,
 ): Promise<void> {
-  const db: pg.Pool = runtime.deps.pool;
+  const db: pg.Pool = runtime.pool;
   await db.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'bench', $1) ON CONFLICT DO NOTHING`, [userId]);
   const now = Date.now();
   const BATCH = 2000;
@@ -117,7 +117,7 @@ export async function loadUser(
  * measures that gap on twins in one run.
  */
 export async function analyzeAfterBulkLoad(runtime: Runtime): Promise<void> {
-  for (const table of ['memories', 'memory_terms', 'user_index_stats']) await runtime.deps.pool.query(`ANALYZE ${table}`);
+  for (const table of ['memories', 'memory_terms', 'user_index_stats']) await runtime.pool.query(`ANALYZE ${table}`);
 }
 
 /**

@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Runtime as TemporalRuntime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import type { Embeddings } from '@langchain/core/embeddings';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
@@ -15,52 +14,21 @@ import { createRecallActivities } from '../activities/recall/recall';
 import { createPersonaActivities } from '../activities/persona/persona';
 import { ChromaEpisodeIndex } from './adapters/chroma/chroma-episode-index';
 import { ChromaVectorIndex } from './adapters/chroma/chroma-vector-index';
-import { HashingEmbeddings } from './adapters/embeddings/hashing-embeddings';
-import { OpenAICompatibleEmbeddings } from './adapters/embeddings/openai-compatible-embeddings';
 import { LangChainEmbedder } from './adapters/embeddings/langchain-embedder';
-import { EmbeddingsEndpoint } from './adapters/embeddings/embeddings-endpoint';
-import { OfflineExtractor } from './adapters/extraction/offline-extractor';
 import { RulePool } from './adapters/extraction/rule-pool';
-import type { RuleWork } from './adapters/extraction/rule-work';
 import { PostgresMessageQuarantine } from './adapters/postgres/message-quarantine';
-import { PostgresConversationRepository } from './adapters/postgres/conversation-repository';
-import { PostgresRecallLists } from './adapters/postgres/recall-lists-repository';
-import { PostgresDigestRepository, PostgresProactiveMemorySource } from './adapters/postgres/digest-repository';
-import { PostgresMemoryEventLog } from './adapters/postgres/event-repository';
-import { PostgresExtractionRunRepository } from './adapters/postgres/extraction-run-repository';
-import { PostgresUserExportSource } from './adapters/postgres/export-repository';
-import { PostgresMemoryRepository } from './adapters/postgres/memory-repository';
-import { PostgresMessageSearch } from './adapters/postgres/message-search-repository';
-import { PostgresEpisodeStore } from './adapters/postgres/episode-repository';
-import { PostgresExchangeIndexWatermarks } from './adapters/postgres/exchange-index-repository';
 import { ChromaExchangeIndex } from './adapters/chroma/chroma-exchange-index';
-import { E5StatementEncoder } from './adapters/embeddings/e5-statement-encoder';
-import { ExtractionNet } from './core/extraction/net';
 import { assertSchemaCurrent, migrate } from './adapters/postgres/migrate';
-import { PostgresNotificationRepository } from './adapters/postgres/notification-repository';
-import { PostgresVectorOutbox } from './adapters/postgres/outbox-repository';
-import { PostgresOutboxRetryRepository } from './adapters/postgres/outbox-retry-repository';
-import { PostgresPageTokenRepository } from './adapters/postgres/page-token-repository';
-import { PostgresUserApiKeyRepository } from './adapters/postgres/user-key-repository';
 import { createPool } from './adapters/postgres/pool';
-import { PostgresPurgeAuditLog } from './adapters/postgres/purge-repository';
-import { PostgresReminderRepository } from './adapters/postgres/reminder-repository';
-import { PostgresSettingsRepository } from './adapters/postgres/settings-repository';
-import { PostgresTimeRoute } from './adapters/postgres/time-route-repository';
-import { PostgresGraphRecall } from './adapters/postgres/graph-recall-repository';
-import { PostgresUnitOfWork } from './adapters/postgres/unit-of-work';
-import { PostgresUserRepository } from './adapters/postgres/user-repository';
-import { PostgresSceneStore } from './adapters/postgres/scene-repository';
-import { PostgresPersonaStore } from './adapters/postgres/persona-repository';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
 import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona-signal';
 import type { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
-import type { Extractor } from './core/ports/conversation';
 import type { ServiceDeps } from './shared/deps';
+import { createEmbeddings, createExtractor } from './runtime/models';
+import { postgresPorts } from './runtime/postgres-ports';
 import { createChatModel } from './adapters/llm/chat-model';
-import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './memory/reinforcement-signal';
@@ -99,6 +67,8 @@ export interface Runtime {
   config: AppConfig;
   endpoints: StackEndpoints;
   deps: ServiceDeps;
+  /** The one PostgreSQL pool the ports are built on: for the composition root's own wiring and for tests, never for use cases. */
+  pool: pg.Pool;
   /** Maps (tenant, user) to the key every store uses; the Temporal and MCP entry points need it too. */
   subjects: SubjectKeys;
   temporal: Client;
@@ -133,73 +103,6 @@ function installSdkRuntime(logger: Logger, metricsAddress: string | undefined): 
   TemporalRuntime.install({ logger: temporalLogger(logger), ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}) });
 }
 
-interface EmbeddingModels {
-  /** What a user waits on: queries, one memory written or restored. */
-  interactive: Embeddings;
-  /** The same model on the endpoint's bulk lane (the same object for the hashing model). */
-  background: Embeddings;
-  /** The one HTTP client of the endpoint, shared with the extraction net; none for hashing. */
-  endpoint?: EmbeddingsEndpoint;
-}
-
-function createEmbeddings(config: AppConfig, endpoints: StackEndpoints): EmbeddingModels {
-  if (config.embedder.provider === 'hashing') {
-    const hashing = new HashingEmbeddings(config.embedder.dimensions);
-    return { interactive: hashing, background: hashing };
-  }
-  const { apiKey, model, concurrency, timeoutMs } = config.embedder;
-  const endpoint = new EmbeddingsEndpoint({ baseUrl: endpoints.embeddingsUrl!, apiKey, model, concurrency, timeoutMs });
-  return { interactive: new OpenAICompatibleEmbeddings(endpoint), background: new OpenAICompatibleEmbeddings(endpoint, { lane: 'background' }), endpoint };
-}
-
-/**
- * The extraction recall net needs the e5 model its thresholds were calibrated on (docs/extraction.md);
- * with another embedder (or the hashing fallback) the offline rules run alone.
- */
-function createExtractionNet(config: AppConfig, endpoint: EmbeddingsEndpoint | undefined): ExtractionNet | undefined {
-  if (config.embedder.provider !== 'openai-compatible' || !/e5/iu.test(config.embedder.model) || !endpoint) return undefined;
-  return new ExtractionNet(new E5StatementEncoder(endpoint));
-}
-
-function createExtractor(config: AppConfig, endpoint: EmbeddingsEndpoint | undefined, rules: RuleWork): Extractor {
-  const offline = new OfflineExtractor(createExtractionNet(config, endpoint), undefined, rules);
-  if (config.llm.provider === 'none') return offline;
-  // The offline rules stay as the safe fallback when the model's output is unusable.
-  return new LlmExtractor(createChatModel(config.llm), offline, config.llm.model);
-}
-
-type PostgresPorts = 'memories' | 'memoryEvents' | 'timeRoute' | 'vectorOutbox' | 'unitOfWork' | 'purgeAudit' | 'conversations' | 'reminders' | 'notifications' | 'settings' | 'users' | 'digests' | 'proactiveMemories' | 'extractionRuns' | 'outboxRetries' | 'pageTokens' | 'userApiKeys' | 'exports' | 'messageSearch' | 'episodes' | 'exchangeIndex' | 'personas' | 'scenes' | 'graphRecall' | 'recallLists';
-
-/** The PostgreSQL adapters of the ports (src/core/ports.ts), around the one pool. */
-function postgresPorts(pool: pg.Pool): Pick<ServiceDeps, PostgresPorts> {
-  return {
-    conversations: new PostgresConversationRepository(pool),
-    reminders: new PostgresReminderRepository(pool),
-    notifications: new PostgresNotificationRepository(pool),
-    settings: new PostgresSettingsRepository(pool),
-    users: new PostgresUserRepository(pool),
-    digests: new PostgresDigestRepository(pool),
-    proactiveMemories: new PostgresProactiveMemorySource(pool),
-    extractionRuns: new PostgresExtractionRunRepository(pool),
-    outboxRetries: new PostgresOutboxRetryRepository(pool),
-    pageTokens: new PostgresPageTokenRepository(pool),
-    userApiKeys: new PostgresUserApiKeyRepository(pool),
-    exports: new PostgresUserExportSource(pool),
-    personas: new PostgresPersonaStore(pool),
-    scenes: new PostgresSceneStore(pool),
-    memories: new PostgresMemoryRepository(pool),
-    memoryEvents: new PostgresMemoryEventLog(pool),
-    timeRoute: new PostgresTimeRoute(pool),
-    graphRecall: new PostgresGraphRecall(pool),
-    recallLists: new PostgresRecallLists(pool),
-    vectorOutbox: new PostgresVectorOutbox(pool),
-    unitOfWork: new PostgresUnitOfWork(pool),
-    purgeAudit: new PostgresPurgeAuditLog(pool),
-    messageSearch: new PostgresMessageSearch(pool),
-    episodes: new PostgresEpisodeStore(pool),
-    exchangeIndex: new PostgresExchangeIndexWatermarks(pool),
-  };
-}
 
 /**
  * The composition root: connects to the stack's endpoints, applies migrations, and builds the
@@ -221,7 +124,6 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   performance.mark('startup:chroma');
   const models = createEmbeddings(config, endpoints);
-  const embeddings = models.interactive;
   const secrets = new ServiceSecrets(config.secretKey);
   const subjects = new SubjectKeys(secrets);
   // Data fix-ups with the service's keys and Chroma: idempotent, so they stay at every start.
@@ -238,17 +140,16 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const ports = postgresPorts(pool);
   // Threads start on the first extraction, not here: a process that never extracts holds none.
   const rules = new RulePool({ threads: config.extraction.ruleThreads, messageTimeoutMs: config.extraction.messageTimeoutMs, screenTimeoutMs: 4 * config.extraction.messageTimeoutMs });
+  const quarantine = new PostgresMessageQuarantine(pool);
   const deps: ServiceDeps = {
-    pool,
     ...ports,
-    embedder: new LangChainEmbedder(embeddings, models.background),
+    embedder: new LangChainEmbedder(models.interactive, models.background),
     vectors,
     episodeVectors,
     exchangeVectors,
-    embeddings,
     extractor: createExtractor(config, models.endpoint, rules),
     rules,
-    quarantine: new PostgresMessageQuarantine(pool),
+    quarantine,
     config,
     secrets,
     userKeyDestroyer: payloadEncryption?.keys,
@@ -291,6 +192,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     config,
     endpoints,
     deps,
+    pool,
     subjects,
     temporal,
     payloadEncryption,
@@ -339,7 +241,6 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       const { buildApi } = await import('./api/server');
       return buildApi(
         {
-          pool,
           ...ports,
           // The API's own memory writes (the MCP tools' forget) signal persona rebuilds too.
           unitOfWork: rebuildingPersonas(ports.unitOfWork, o.taskQueue ?? config.temporal.taskQueue),
@@ -347,8 +248,12 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           vectors,
           episodeVectors,
           exchangeVectors,
-          embeddings,
           queryRewriter: deps.queryRewriter,
+          quarantine,
+          // The API's own PostgreSQL uses: the health ping, the shared rate-limit counters, the live events' LISTEN.
+          pingPostgres: () => pool.query('SELECT 1'),
+          rateLimitDb: pool,
+          listenPool: pool,
           config,
           temporal: o.temporal ?? temporal,
           codecServer: payloadEncryption && { codec: payloadEncryption.codec, ...config.codec },
@@ -357,7 +262,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           secrets,
           subjects,
           idleSeconds: config.extraction.idleSeconds,
-          probes: { embedder: async () => void (await embeddings.embedQuery('healthz')) },
+          probes: { embedder: async () => void (await models.interactive.embedQuery('healthz')) },
         },
         {
           logLevel: config.logLevel,

@@ -75,7 +75,7 @@ function expectSameScores(sql: { id: string; score: number }[], reference: Map<s
 
 async function newUser(name: string): Promise<string> {
   const userKey = ctx.userKey(name);
-  await ctx.runtime.deps.pool.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', $2) ON CONFLICT DO NOTHING`, [userKey, name]);
+  await ctx.runtime.pool.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', $2) ON CONFLICT DO NOTHING`, [userKey, name]);
   return userKey;
 }
 
@@ -85,7 +85,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
   it.each(SEEDS)('memories (seed %i)', async (seed) => {
     const userId = await newUser(`bm25-memories-${seed}`);
     const corpus = randomCorpus(seed, (i) => `00000000-0000-4000-8000-${String(seed * 1000 + i).padStart(12, '0')}`);
-    await inUserTransaction(ctx.runtime.deps.pool, userId, async (c) => {
+    await inUserTransaction(ctx.runtime.pool, userId, async (c) => {
       for (const d of corpus.docs) {
         const memory: NewMemory = {
           id: d.id, userId, text: d.text, normalizedText: `${d.id} ${d.text}`, type: 'fact', status: 'active', scope: 'global', confidence: 0.9, importance: 0.5,
@@ -97,7 +97,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
       }
     });
     for (const query of corpus.queries) {
-      const hits = await new PostgresMemoryRepository(ctx.runtime.deps.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
+      const hits = await new PostgresMemoryRepository(ctx.runtime.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
       expectSameScores(hits, referenceScores(corpus, query), `memories seed ${seed} "${query}"`);
     }
   });
@@ -105,11 +105,11 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
   it.each(SEEDS)('raw messages (seed %i)', async (seed) => {
     const userId = await newUser(`bm25-messages-${seed}`);
     const corpus = randomCorpus(seed + 100, (i) => `m${i}`);
-    await inUserTransaction(ctx.runtime.deps.pool, userId, (c) =>
+    await inUserTransaction(ctx.runtime.pool, userId, (c) =>
       new PostgresConversationRepository(c).append({ userId, conversationId: 'c1', messages: corpus.docs.map((d, i) => ({ id: d.id, role: 'user', content: d.text, at: new Date(AT.getTime() + i * 1000), truncated: false })) }),
     );
     for (const query of corpus.queries) {
-      const hits = await new PostgresMessageSearch(ctx.runtime.deps.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
+      const hits = await new PostgresMessageSearch(ctx.runtime.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
       expectSameScores(hits.map((h) => ({ id: h.messageId, score: h.score })), referenceScores(corpus, query), `messages seed ${seed} "${query}"`);
     }
   });
@@ -120,10 +120,10 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     // One conversation per document: an episode's id comes from (user, conversation, day).
     const episodeOf = new Map<string, string>();
     for (const d of corpus.docs) {
-      await inUserTransaction(ctx.runtime.deps.pool, userId, (c) =>
+      await inUserTransaction(ctx.runtime.pool, userId, (c) =>
         new PostgresConversationRepository(c).append({ userId, conversationId: d.id, messages: [{ id: 'm1', role: 'user', content: d.text, at: AT, truncated: false }] }),
       );
-      const written = await new PostgresEpisodeStore(ctx.runtime.deps.pool).replaceForConversation({
+      const written = await new PostgresEpisodeStore(ctx.runtime.pool).replaceForConversation({
         userId,
         conversationId: d.id,
         timeZone: 'UTC',
@@ -133,7 +133,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     }
     for (const query of corpus.queries) {
       const reference = referenceScores(corpus, query);
-      const { byWords } = await new PostgresEpisodeStore(ctx.runtime.deps.pool).search({ userId, tokens: tokenizeForIndex(query), ranges: [], k: 1000 });
+      const { byWords } = await new PostgresEpisodeStore(ctx.runtime.pool).search({ userId, tokens: tokenizeForIndex(query), ranges: [], k: 1000 });
       const found = byWords.map((e) => episodeOf.get(e.id)!);
       expect(new Set(found), `episodes seed ${seed} "${query}"`).toEqual(new Set(reference.keys()));
       // The search returns no scores, so its order is checked: never a better document after a worse one.

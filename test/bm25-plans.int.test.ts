@@ -115,7 +115,7 @@ let fresh: string;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  pool = ctx.runtime.deps.pool;
+  pool = ctx.runtime.pool;
   for (const table of ['memories', 'memory_terms', 'memory_term_df', 'messages', 'message_terms', 'message_term_df', 'episodes', 'episode_terms', 'episode_term_df']) {
     await pool.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
   }

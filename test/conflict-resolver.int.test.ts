@@ -49,9 +49,9 @@ describe('LLM conflict resolver', () => {
 
     let lockFree: boolean | undefined;
     const judge = scripted('{"action":"supersede","targets":["n1"],"reason":"changed jobs"}', async () => {
-      const { rows } = await ctx.runtime.deps.pool.query<{ free: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 42)) AS free', [user]);
+      const { rows } = await ctx.runtime.pool.query<{ free: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 42)) AS free', [user]);
       lockFree = rows[0]!.free;
-      if (lockFree) await ctx.runtime.deps.pool.query('SELECT pg_advisory_unlock(hashtextextended($1, 42))', [user]);
+      if (lockFree) await ctx.runtime.pool.query('SELECT pg_advisory_unlock(hashtextextended($1, 42))', [user]);
     });
     const applied = await applyCandidate({ ...ctx.runtime.deps, conflictJudge: judge }, { userId: user, candidate: candidate('I work at Globex now'), key: 'judged', audit: { actor: 'test' } });
     expect(judge.calls).toBe(1);

@@ -52,6 +52,8 @@ const fixture: Record<string, string> = {
   // wrong: a workflow imports activities as a value, the whole factory, and a use case
   'workflows/memory/store.ts': "import { all } from '../../activities/index';\nimport { write } from '../../src/memory/writer';\nexport const storeWorkflow = [all, write];\n",
   'activities/index.ts': 'export const all = 1;\n',
+  // wrong: shared workflow code types the whole activity factory (only the barrel rule covers workflows/shared)
+  'workflows/shared/activity-types.ts': "import type { all } from '../../activities';\nexport type All = typeof all;\n",
   // wrong: an import circle of type-only imports (reported once, at the edge that closes it)
   'src/persona/a.ts': "import type { B } from './b';\nexport type A = { b?: B };\n",
   'src/persona/b.ts': "import type { A } from './a';\nexport type B = { a?: A };\n",
@@ -77,6 +79,8 @@ describe('the dependency rules (.dependency-cruiser.cjs)', () => {
         'starters-import-only-contracts: src/proactive/reminders.ts → workflows/index.ts',
         'workflows-import-activities-as-types: workflows/memory/store.ts → activities/index.ts',
         'workflows-import-only-their-own-activity-types: workflows/memory/store.ts → activities/index.ts',
+        'workflows-never-import-the-activity-barrel: workflows/memory/store.ts → activities/index.ts',
+        'workflows-never-import-the-activity-barrel: workflows/shared/activity-types.ts → activities/index.ts',
         'workflows-import-only-domain-contracts-and-activity-types: workflows/memory/store.ts → src/memory/writer.ts',
         'no-circular: src/persona/a.ts → src/persona/b.ts',
       ].sort(),

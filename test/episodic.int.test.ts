@@ -79,14 +79,14 @@ describe('episodes', () => {
   it('ExtractMemories writes one episode per conversation-day, idempotently, with the workflow that wrote it', async () => {
     const user = `${stack.ctx.prefix}-ep`;
     await stack.client.addMessages(user, 'warmup', [{ id: 'w1', role: 'user', content: 'hi', at: '2026-05-01T00:00:00Z' }]);
-    await stack.ctx.runtime.deps.pool.query(`UPDATE users SET timezone = 'Asia/Shanghai' WHERE user_id = $1`, [stack.ctx.userKey(user)]);
+    await stack.ctx.runtime.pool.query(`UPDATE users SET timezone = 'Asia/Shanghai' WHERE user_id = $1`, [stack.ctx.userKey(user)]);
     await converse(user, 'trip', '2026-05-20T23:59:00+08:00', [
       ['user', '晚上在鼓浪屿吃了一碗沙茶面，特别地道。'],
       ['assistant', '鼓浪屿的小吃确实有名。'],
       ['user', '明天一早打算去日光岩看日出。'],
       ['assistant', '推荐你五点半前出发，日光岩山顶的观景台位置最好。'],
     ]);
-    const { rows } = await stack.ctx.runtime.deps.pool.query(
+    const { rows } = await stack.ctx.runtime.pool.query(
       `SELECT id, to_char(day, 'YYYY-MM-DD') AS day, summary, message_ids, workflow_id, run_id, updated_at, vector_hash = content_hash AS synced
          FROM episodes WHERE user_id = $1 AND conversation_id = 'trip' ORDER BY day`,
       [stack.ctx.userKey(user)],
@@ -102,15 +102,15 @@ describe('episodes', () => {
       expect(r.run_id).toBeTruthy();
       expect(r.synced).toBe(true);
     }
-    const postings = await stack.ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM episode_terms WHERE user_id = $1', [stack.ctx.userKey(user)]);
+    const postings = await stack.ctx.runtime.pool.query('SELECT count(*)::int AS n FROM episode_terms WHERE user_id = $1', [stack.ctx.userKey(user)]);
     expect(postings.rows[0].n).toBeGreaterThan(0);
-    const embedding = await stack.ctx.runtime.deps.embeddings.embedQuery('鼓浪屿 沙茶面');
+    const embedding = await stack.ctx.runtime.deps.embedder.embedQuery({ text: '鼓浪屿 沙茶面' });
     const hits = await stack.ctx.runtime.deps.episodeVectors!.query({ userId: stack.ctx.userKey(user), embedding, k: 5 });
     expect(hits.map((h) => h.id)).toContain(rows[0].id);
 
     // Ending again (a re-run) rewrites nothing: same ids, untouched rows.
     await stack.client.endConversation(user, 'trip', { wait: true });
-    const again = await stack.ctx.runtime.deps.pool.query(`SELECT id, updated_at FROM episodes WHERE user_id = $1 AND conversation_id = 'trip' ORDER BY day`, [stack.ctx.userKey(user)]);
+    const again = await stack.ctx.runtime.pool.query(`SELECT id, updated_at FROM episodes WHERE user_id = $1 AND conversation_id = 'trip' ORDER BY day`, [stack.ctx.userKey(user)]);
     expect(again.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id));
     expect(again.rows.map((r) => r.updated_at.getTime())).toEqual(rows.map((r) => r.updated_at.getTime()));
   });
@@ -122,13 +122,13 @@ describe('episodes', () => {
       { id: 'b', role: 'assistant', content: 'Noted the cabin wifi.', at: '2026-05-01T00:00:10Z' },
     ]);
     await stack.client.addMessages(user, 's1', [{ id: 'a', role: 'user', content: 'The cabin wifi is PineLodge5G', at: '2026-05-01T00:00:00Z' }]);
-    const stats = await stack.ctx.runtime.deps.pool.query('SELECT doc_count::int, total_length::int FROM message_index_stats WHERE user_id = $1', [stack.ctx.userKey(user)]);
-    const truth = await stack.ctx.runtime.deps.pool.query(
+    const stats = await stack.ctx.runtime.pool.query('SELECT doc_count::int, total_length::int FROM message_index_stats WHERE user_id = $1', [stack.ctx.userKey(user)]);
+    const truth = await stack.ctx.runtime.pool.query(
       'SELECT count(DISTINCT message_id)::int AS docs, sum(tf)::int AS len FROM message_terms WHERE user_id = $1',
       [stack.ctx.userKey(user)],
     );
     expect(stats.rows[0]).toEqual({ doc_count: truth.rows[0].docs, total_length: truth.rows[0].len });
-    const lengths = await stack.ctx.runtime.deps.pool.query('SELECT message_id, doc_length FROM messages WHERE user_id = $1 ORDER BY message_id', [stack.ctx.userKey(user)]);
+    const lengths = await stack.ctx.runtime.pool.query('SELECT message_id, doc_length FROM messages WHERE user_id = $1 ORDER BY message_id', [stack.ctx.userKey(user)]);
     expect(lengths.rows.every((r) => r.doc_length > 0)).toBe(true);
   });
 });
@@ -250,7 +250,7 @@ describe('forgotten messages stay forgotten', () => {
       ['assistant', 'Noted.'],
       ['user', 'Also we visited the Louvre in Paris today.'],
     ]);
-    const before = await stack.ctx.runtime.deps.pool.query(`SELECT summary FROM episodes WHERE user_id = $1 AND conversation_id = 'c1'`, [stack.ctx.userKey(user)]);
+    const before = await stack.ctx.runtime.pool.query(`SELECT summary FROM episodes WHERE user_id = $1 AND conversation_id = 'c1'`, [stack.ctx.userKey(user)]);
     expect(before.rows[0].summary).toContain('diabetes');
 
     await converse(user, 'c2', '2026-01-20T10:00:00Z', [
@@ -263,7 +263,7 @@ describe('forgotten messages stay forgotten', () => {
     expect(past.context.userPrefix).not.toMatch(/diabetes/iu);
     // The rest of that day is still there.
     expect(past.context.userPrefix).toContain('Louvre');
-    const after = await stack.ctx.runtime.deps.pool.query(`SELECT summary, message_ids FROM episodes WHERE user_id = $1 AND conversation_id = 'c1'`, [stack.ctx.userKey(user)]);
+    const after = await stack.ctx.runtime.pool.query(`SELECT summary, message_ids FROM episodes WHERE user_id = $1 AND conversation_id = 'c1'`, [stack.ctx.userKey(user)]);
     expect(after.rows[0].summary).not.toContain('diabetes');
     expect(after.rows[0].message_ids).not.toContain('c1-m1');
   });

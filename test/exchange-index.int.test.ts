@@ -37,7 +37,7 @@ async function indexerTick(tag: string): Promise<{ conversations: number; exchan
 }
 
 async function watermark(user: string, conversation: string): Promise<{ indexed: number; last: number }> {
-  const { rows } = await ctx.runtime.deps.pool.query<{ indexed: string; last: string }>(
+  const { rows } = await ctx.runtime.pool.query<{ indexed: string; last: string }>(
     'SELECT exchanges_indexed_seq AS indexed, last_seq AS last FROM conversations WHERE user_id = $1 AND conversation_id = $2',
     [ctx.userKey(user), conversation],
   );
@@ -118,12 +118,12 @@ describe('exchange index', () => {
     const collection = await chromaClient(ctx.runtime.endpoints.chromaUrl).getCollection({ name: exchangeCollection().collectionName(ctx.userKey(user)), embeddingFunction: null as never });
     // A pair vector as the older indexer wrote it: keyed by the pair's first message, with no unit.
     const id = exchangeVectorId(ctx.userKey(user), conversation, `${conversation}-m3`);
-    const [stale] = await ctx.runtime.deps.embeddings.embedDocuments(['something else entirely']);
+    const [stale] = await ctx.runtime.deps.embedder.embedDocuments({ texts: ['something else entirely'] });
     // Chroma merges metadata on upsert: delete first, so the record has no unit at all.
     await collection.delete({ ids: [id] });
     await collection.add({ ids: [id], embeddings: [stale!], metadatas: [{ user_id: ctx.userKey(user), kind: 'exchanges', conversation_id: conversation, message_id: `${conversation}-m3` }] });
     expect((await collection.get({ ids: [id], include: ['metadatas'] })).metadatas[0]?.unit).toBeUndefined();
-    await ctx.runtime.deps.pool.query('UPDATE conversations SET exchanges_indexed_seq = 0 WHERE user_id = $1', [ctx.userKey(user)]);
+    await ctx.runtime.pool.query('UPDATE conversations SET exchanges_indexed_seq = 0 WHERE user_id = $1', [ctx.userKey(user)]);
     await indexerTick('reindex');
     expect((await collection.get({ ids: [id], include: ['metadatas'] })).metadatas[0]?.unit).toBe('pair');
     expect(await collection.count()).toBe(4);
@@ -171,7 +171,7 @@ describe('exchange index', () => {
     // The forgotten exchange's vector left Chroma with the episodes rebuilt after the request.
     expect((await vectorsOf(u)).filter((v) => v.endsWith(':c1/c1-m1'))).toEqual([]);
     // Re-indexing from the start (a migration) never embeds a forgotten line again.
-    await ctx.runtime.deps.pool.query('UPDATE conversations SET exchanges_indexed_seq = 0 WHERE user_id = $1', [ctx.userKey(u)]);
+    await ctx.runtime.pool.query('UPDATE conversations SET exchanges_indexed_seq = 0 WHERE user_id = $1', [ctx.userKey(u)]);
     await indexerTick('forget-3');
     const again = await vectorsOf(u);
     expect(again.filter((v) => v.endsWith(':c1/c1-m1'))).toEqual([]);

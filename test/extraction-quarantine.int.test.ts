@@ -61,7 +61,7 @@ async function recallTexts(user: string, query: string) {
 }
 
 async function quarantineRows(user: string, conversation: string) {
-  const { rows } = await ctx.runtime.deps.pool.query<{ message_id: string; reason: string; detail: string; attempts: number; quarantined_at: Date | null }>(
+  const { rows } = await ctx.runtime.pool.query<{ message_id: string; reason: string; detail: string; attempts: number; quarantined_at: Date | null }>(
     'SELECT message_id, reason, detail, attempts, quarantined_at FROM message_quarantine WHERE user_id = $1 AND conversation_id = $2',
     [ctx.userKey(user), conversation],
   );
@@ -115,7 +115,7 @@ describe('a hostile message is quarantined without stalling anyone', () => {
     expect(rows[0]!.detail).toContain(`${LIMIT_MS} ms`);
     expect(rows[0]!.quarantined_at).toBeInstanceOf(Date);
     // Kept, never deleted.
-    const kept = await ctx.runtime.deps.pool.query('SELECT content FROM messages WHERE user_id = $1 AND conversation_id = $2 AND message_id = $3', [ctx.userKey(hostileUser), 'h1', 'm2']);
+    const kept = await ctx.runtime.pool.query('SELECT content FROM messages WHERE user_id = $1 AND conversation_id = $2 AND message_id = $3', [ctx.userKey(hostileUser), 'h1', 'm2']);
     expect(kept.rows[0]?.content).toBe(HOSTILE);
     const mems = (await ctx.call('GET', `/v1/users/${hostileUser}/memories?status=active&limit=50`)).body.memories as { text: string }[];
     expect(mems.map((m) => m.text).join('|')).toMatch(/咖啡[\s\S]*杭州|杭州[\s\S]*咖啡/u);
@@ -136,8 +136,8 @@ describe('a hostile message is quarantined without stalling anyone', () => {
     expect(stale.filter((s) => s.userId === userId)).toEqual([]);
 
     // As after a crash before the watermark moved: the restarted worker extracts the conversation again.
-    await ctx.runtime.deps.pool.query('UPDATE conversations SET extracted_seq = 0 WHERE user_id = $1', [userId]);
-    await ctx.runtime.deps.pool.query('DELETE FROM extraction_pages WHERE user_id = $1', [userId]);
+    await ctx.runtime.pool.query('UPDATE conversations SET extracted_seq = 0 WHERE user_id = $1', [userId]);
+    await ctx.runtime.pool.query('DELETE FROM extraction_pages WHERE user_id = $1', [userId]);
     await ctx.stopWorker();
     await ctx.startWorker();
     rules.planned.length = 0;

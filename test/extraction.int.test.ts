@@ -161,7 +161,7 @@ describe('ExtractMemories on the real stack', () => {
     });
     expect(invalidUtf8.status).toBe(400);
     expect((await ctx.call('POST', `/v1/users/${user}/conversations/nope/end`, {})).status).toBe(404);
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [ctx.userKey(user)]);
+    const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [ctx.userKey(user)]);
     expect(rows[0].n).toBe(0);
   });
 
@@ -248,12 +248,12 @@ describe('durability', () => {
       let decided = 0;
       for (let i = 0; i < 600 && decided < 5; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL`, [ctx.userKey(crashed)]);
+        const { rows } = await ctx.runtime.pool.query(`SELECT count(*)::int AS n FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL`, [ctx.userKey(crashed)]);
         decided = rows[0].n;
       }
       expect(decided).toBeGreaterThanOrEqual(5);
       child.kill('SIGKILL');
-      const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL`, [ctx.userKey(crashed)]);
+      const { rows } = await ctx.runtime.pool.query(`SELECT count(*)::int AS n FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL`, [ctx.userKey(crashed)]);
       expect(rows[0].n).toBeLessThan(lines.length);
     } finally {
       child.kill('SIGKILL');

@@ -35,7 +35,7 @@ describe('a workflow that fails with a typed failure answers with its status thr
       for await (const w of ctx.runtime.temporal.workflow.list({ query: `MemoryUserId = '${userKey}' AND WorkflowType = 'digestWorkflow'` })) return w.workflowId;
       return undefined;
     });
-    await ctx.runtime.deps.pool.query('DELETE FROM users WHERE user_id = $1', [userKey]);
+    await ctx.runtime.pool.query('DELETE FROM users WHERE user_id = $1', [userKey]);
     const started = Date.now();
     await ctx.startWorker();
 

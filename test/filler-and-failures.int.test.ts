@@ -18,7 +18,7 @@ async function converse(user: string, conversation: string, startIso: string, li
 }
 
 async function memoriesOf(user: string): Promise<{ id: string; type: string; text: string }[]> {
-  const { rows } = await stack.ctx.runtime.deps.pool.query<{ id: string; type: string; text: string }>(`SELECT id, type, text FROM memories WHERE user_id = $1 AND status = 'active'`, [stack.ctx.userKey(user)]);
+  const { rows } = await stack.ctx.runtime.pool.query<{ id: string; type: string; text: string }>(`SELECT id, type, text FROM memories WHERE user_id = $1 AND status = 'active'`, [stack.ctx.userKey(user)]);
   return rows;
 }
 
@@ -74,7 +74,7 @@ describe('a request to the assistant is not a problem of the user (#23)', () => 
       ['user', '明天下午三点提醒我给妈妈打电话。'],
       ['assistant', '好的，明天下午三点提醒你。'],
     ]);
-    const { rows } = await stack.ctx.runtime.deps.pool.query<{ n: string }>(`SELECT count(*) AS n FROM reminders WHERE user_id = $1`, [stack.ctx.userKey(user)]);
+    const { rows } = await stack.ctx.runtime.pool.query<{ n: string }>(`SELECT count(*) AS n FROM reminders WHERE user_id = $1`, [stack.ctx.userKey(user)]);
     expect(Number(rows[0]!.n)).toBe(1);
     expect((await memoriesOf(user)).filter((m) => m.type === 'pain_point')).toEqual([]);
   });

@@ -21,7 +21,7 @@ async function converse(user: string, conversation: string, startIso: string, li
 }
 
 async function painPoint(user: string, needle: string): Promise<{ id: string; status: string; supersededBy: string | null }> {
-  const { rows } = await stack.ctx.runtime.deps.pool.query<{ id: string; status: string; superseded_by: string | null }>(
+  const { rows } = await stack.ctx.runtime.pool.query<{ id: string; status: string; superseded_by: string | null }>(
     `SELECT id, status, superseded_by FROM memories WHERE user_id = $1 AND type = 'pain_point' AND text LIKE $2`,
     [stack.ctx.userKey(user), `%${needle}%`],
   );
@@ -30,7 +30,7 @@ async function painPoint(user: string, needle: string): Promise<{ id: string; st
 }
 
 async function supersedeEvents(user: string, memoryId: string): Promise<string[]> {
-  const { rows } = await stack.ctx.runtime.deps.pool.query<{ reason: string }>(`SELECT reason FROM memory_events WHERE user_id = $1 AND memory_id = $2 AND action = 'superseded'`, [stack.ctx.userKey(user), memoryId]);
+  const { rows } = await stack.ctx.runtime.pool.query<{ reason: string }>(`SELECT reason FROM memory_events WHERE user_id = $1 AND memory_id = $2 AND action = 'superseded'`, [stack.ctx.userKey(user), memoryId]);
   return rows.map((r) => r.reason);
 }
 

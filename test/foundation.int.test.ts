@@ -35,7 +35,7 @@ describe('foundation: the real stack end to end', () => {
     expect(created.body.workflowId).not.toContain(alice);
 
     // PostgreSQL row, scoped by (tenant, user).
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT user_id, text FROM memories WHERE id = $1', [id]);
+    const { rows } = await ctx.runtime.pool.query('SELECT user_id, text FROM memories WHERE id = $1', [id]);
     expect(rows).toEqual([{ user_id: aliceKey, text: '我对花生过敏，吃了会起疹子' }]);
 
     // Chroma vector in alice's own collection, with user_id metadata; bob's collection does not exist.

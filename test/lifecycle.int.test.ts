@@ -74,7 +74,7 @@ function world(): BulkMemory[] {
 type Row = Omit<BulkMemory, 'text'> & { decayScore: number };
 
 async function readRows(): Promise<Row[]> {
-  const { rows } = await ctx.runtime.deps.pool.query(
+  const { rows } = await ctx.runtime.pool.query(
     `SELECT id, user_id, type, status, importance, importance_level, last_accessed_at, expires_at, decay_score FROM memories WHERE user_id = ANY($1::text[]) ORDER BY id`,
     [[...externalIds.keys()]],
   );
@@ -116,7 +116,7 @@ async function runSweep(now: Date, name: string, extra: Record<string, unknown> 
 }
 
 async function eventCounts(workflowId?: string): Promise<Record<string, number>> {
-  const { rows } = await ctx.runtime.deps.pool.query<{ action: string; n: number }>(
+  const { rows } = await ctx.runtime.pool.query<{ action: string; n: number }>(
     `SELECT action, count(*)::int AS n FROM memory_events WHERE user_id LIKE $1 AND ($2::text IS NULL OR workflow_id = $2) GROUP BY action`,
     ['tenant-a:%', workflowId ?? null],
   );
@@ -125,7 +125,7 @@ async function eventCounts(workflowId?: string): Promise<Record<string, number>>
 
 /** Postings, index statistics and the vector outbox agree with the statuses. */
 async function expectIndexConsistent(): Promise<void> {
-  const pool = ctx.runtime.deps.pool;
+  const pool = ctx.runtime.pool;
   const stray = await pool.query(`SELECT count(*)::int AS n FROM memory_terms t JOIN memories m ON m.id = t.memory_id WHERE m.status <> 'active' AND m.user_id LIKE $1`, ['tenant-a:%']);
   expect(stray.rows[0].n).toBe(0);
   const stats = await pool.query(
@@ -141,7 +141,7 @@ async function expectIndexConsistent(): Promise<void> {
 
 /** Which of these ids still have a vector, looked up in each owner's own collection. */
 async function vectorIdsPresent(idsToCheck: string[]): Promise<Set<string>> {
-  const { rows } = await ctx.runtime.deps.pool.query<{ user_id: string; ids: string[] }>(
+  const { rows } = await ctx.runtime.pool.query<{ user_id: string; ids: string[] }>(
     'SELECT user_id, array_agg(id::text) AS ids FROM memories WHERE id = ANY($1::uuid[]) GROUP BY user_id',
     [idsToCheck],
   );
@@ -203,7 +203,7 @@ async function sweepAndCheck(now: Date, name: string) {
 beforeAll(async () => {
   ctx = await createTestContext({ MAX_ACTIVE_MEMORIES_PER_USER: String(CAP), SWEEP_BATCH_SIZE: '400' });
   const memories = world();
-  await insertBulkMemories(ctx.runtime.deps.pool, memories);
+  await insertBulkMemories(ctx.runtime.pool, memories);
   // Real vectors in Chroma for three users' active memories (random embeddings: the sweep only
   // deletes by id, so no model is needed to prove that archived vectors disappear).
   const rand = mulberry32(7);
@@ -286,12 +286,12 @@ describe('the daily sweep over thousands of memories across many users', () => {
 });
 
 async function postings(id: string): Promise<number> {
-  const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memory_terms WHERE memory_id = $1`, [id]);
+  const { rows } = await ctx.runtime.pool.query(`SELECT count(*)::int AS n FROM memory_terms WHERE memory_id = $1`, [id]);
   return rows[0].n;
 }
 
 async function docCount(userId: string): Promise<number> {
-  const { rows } = await ctx.runtime.deps.pool.query(`SELECT doc_count FROM user_index_stats WHERE user_id = $1`, [userId]);
+  const { rows } = await ctx.runtime.pool.query(`SELECT doc_count FROM user_index_stats WHERE user_id = $1`, [userId]);
   return rows[0]?.doc_count ?? 0;
 }
 
@@ -312,7 +312,7 @@ describe('explicit restore and forget through the API', () => {
     expect((await vectorIdsPresent([archived.id])).has(archived.id)).toBe(true);
 
     // Searchable again: BM25 finds it by its own words.
-    const text = (await ctx.runtime.deps.pool.query('SELECT text FROM memories WHERE id = $1', [archived.id])).rows[0].text as string;
+    const text = (await ctx.runtime.pool.query('SELECT text FROM memories WHERE id = $1', [archived.id])).rows[0].text as string;
     const recall = await ctx.call('POST', `/v1/users/${ext(archived.userId)}/recall`, { query: text, routes: ['bm25'], topK: 50 });
     expect(recall.body.memories.map((m: { id: string }) => m.id)).toContain(archived.id);
 
@@ -365,7 +365,7 @@ describe('explicit restore and forget through the API', () => {
 
   it('lists memories by status and type, paged', async () => {
     const userId = `${ctx.prefix}-u01`;
-    const { rows } = await ctx.runtime.deps.pool.query(`SELECT count(*)::int AS n FROM memories WHERE user_id = $1 AND status = 'archived'`, [ctx.userKey(userId)]);
+    const { rows } = await ctx.runtime.pool.query(`SELECT count(*)::int AS n FROM memories WHERE user_id = $1 AND status = 'archived'`, [ctx.userKey(userId)]);
     const total = rows[0].n as number;
     expect(total).toBeGreaterThan(4);
     const page1 = await ctx.call('GET', `/v1/users/${userId}/memories?status=archived&limit=3&offset=0`);

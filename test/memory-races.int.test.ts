@@ -48,8 +48,8 @@ it('random concurrent forget / restore / delete / re-statement of one memory nev
       }),
     );
     expect(answers.filter((a) => a.status >= 500), `seed ${SEED} round ${round}: ${ops.join(',')}`).toEqual([]);
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT status FROM memories WHERE user_id = $1 AND id = $2', [ctx.userKey(user), id]);
-    const events = await ctx.runtime.deps.pool.query('SELECT action, after FROM memory_events WHERE user_id = $1 AND memory_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1', [ctx.userKey(user), id]);
+    const { rows } = await ctx.runtime.pool.query('SELECT status FROM memories WHERE user_id = $1 AND id = $2', [ctx.userKey(user), id]);
+    const events = await ctx.runtime.pool.query('SELECT action, after FROM memory_events WHERE user_id = $1 AND memory_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1', [ctx.userKey(user), id]);
     if (rows.length === 0) continue; // hard-deleted: its history went with it
     const last = events.rows[0] as { action: string; after: { status?: string } | null } | undefined;
     // The memory is what its last recorded decision made it.

@@ -226,7 +226,7 @@ describe('Temporal unreachable at the end call', () => {
     expect(extraction.messagesProcessed).toBe(2);
     const memories = (await ctx.call('GET', `/v1/users/${ended}/memories?status=active`)).body.memories as { text: string }[];
     expect(memories.map((m) => m.text).join(' | ')).toMatch(/penicillin/);
-    const { rows } = await ctx.runtime.deps.pool.query<{ user_id: string; behind: boolean }>(
+    const { rows } = await ctx.runtime.pool.query<{ user_id: string; behind: boolean }>(
       'SELECT user_id, last_seq > extracted_seq AS behind FROM conversations WHERE user_id = ANY($1::text[])',
       [[ctx.userKey(ended), ctx.userKey(idleOnly)]],
     );

@@ -55,7 +55,7 @@ async function rawHistory(workflowId: string): Promise<History> {
 }
 
 async function liveKeyId(userKey: string): Promise<string | undefined> {
-  const { rows } = await ctx.runtime.deps.pool.query<{ key_id: string }>(`SELECT key_id FROM user_data_keys WHERE kind = 'user' AND user_id = $1 AND destroyed_at IS NULL`, [userKey]);
+  const { rows } = await ctx.runtime.pool.query<{ key_id: string }>(`SELECT key_id FROM user_data_keys WHERE kind = 'user' AND user_id = $1 AND destroyed_at IS NULL`, [userKey]);
   return rows[0]?.key_id;
 }
 
@@ -181,7 +181,7 @@ describe('encrypted Temporal payloads', () => {
   it("after destroyUserKey the user's history cannot be decoded anywhere; another user's still decodes", async () => {
     const aliceKey = (await liveKeyId(ctx.userKey(alice)))!;
     // A second process (its own cache) that decoded alice a moment ago.
-    const other = new PayloadKeyStore(ctx.runtime.deps.pool, new MasterKeyring(ctx.runtime.config.payloads.masterKey), { cacheTtlMs: 300 });
+    const other = new PayloadKeyStore(ctx.runtime.pool, new MasterKeyring(ctx.runtime.config.payloads.masterKey), { cacheTtlMs: 300 });
     const otherCodec = new EncryptionCodec(other);
     const alicePayloads = payloadsOf(await rawHistory(aliceWorkflows[1]!));
     await otherCodec.decode(alicePayloads);
@@ -192,7 +192,7 @@ describe('encrypted Temporal payloads', () => {
     await expect(codec().decode(alicePayloads)).rejects.toThrow(DataKeyDestroyedError);
     await expect(codec().decode(alicePayloads)).rejects.toThrow(/data key destroyed/);
     // Nothing of the key is left in PostgreSQL: a tombstone without key material or owner.
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT user_id, wrapped_key, master_key_id, destroyed_at FROM user_data_keys WHERE key_id = $1', [aliceKey]);
+    const { rows } = await ctx.runtime.pool.query('SELECT user_id, wrapped_key, master_key_id, destroyed_at FROM user_data_keys WHERE key_id = $1', [aliceKey]);
     expect(rows).toEqual([{ user_id: null, wrapped_key: null, master_key_id: null, destroyed_at: expect.any(Date) }]);
     // The other process honours the purge once its cache entry expires (PAYLOAD_KEY_CACHE_SECONDS).
     await new Promise((r) => setTimeout(r, 400));
@@ -220,14 +220,14 @@ describe('encrypted Temporal payloads', () => {
   it("concurrent first uses of a user's key in several processes agree on one key", async () => {
     const ring = new MasterKeyring(ctx.runtime.config.payloads.masterKey);
     const dave = `${ctx.prefix}-dave`;
-    const stores = Array.from({ length: 5 }, () => new PayloadKeyStore(ctx.runtime.deps.pool, ring, { cacheTtlMs: 1000 }));
+    const stores = Array.from({ length: 5 }, () => new PayloadKeyStore(ctx.runtime.pool, ring, { cacheTtlMs: 1000 }));
     const got = await Promise.all(stores.map((s) => s.encryptionKey(dave)));
     expect(new Set(got.map((g) => g.keyId)).size).toBe(1);
     expect(new Set(got.map((g) => g.key.toString('hex'))).size).toBe(1);
   });
 
   it('master key rotation re-wraps data keys; history written before it still decodes', async () => {
-    const pool = ctx.runtime.deps.pool;
+    const pool = ctx.runtime.pool;
     const devKey = ctx.runtime.config.payloads.masterKey;
     const newKey = randomBytes(32);
     const bobPayloads = payloadsOf(await rawHistory(bobWorkflows[0]!));

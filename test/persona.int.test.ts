@@ -101,7 +101,7 @@ describe('persona (L3) on the real stack', () => {
     const purged = await ctx.call('DELETE', `/v1/users/${user}?wait=true`);
     expect(purged.status, JSON.stringify(purged.body)).toBe(200);
     expect(await personas().get({ userId: key })).toBeUndefined();
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM user_profiles WHERE user_id = $1', [key]);
+    const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM user_profiles WHERE user_id = $1', [key]);
     expect(rows[0].n).toBe(0);
   });
 

@@ -44,7 +44,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const pool = () => ctx.runtime.deps.pool;
+const pool = () => ctx.runtime.pool;
 
 /** Tables with a user_id column, from the catalogue (not from the code under test). */
 async function userTables(): Promise<string[]> {

@@ -26,7 +26,7 @@ async function almostImportant(user: string): Promise<string> {
   const userId = ctx.userKey(user);
   const id = uuidFromKey(`escalate:${userId}`);
   const at = new Date(Date.now() - 60_000);
-  await ctx.runtime.deps.pool.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', $2) ON CONFLICT DO NOTHING`, [userId, user]);
+  await ctx.runtime.pool.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', $2) ON CONFLICT DO NOTHING`, [userId, user]);
   await ctx.runtime.deps.unitOfWork.forUser({
     userId,
     work: (tx) => tx.memories.insert(newMemory({ id, userId, text: '护照下周就过期了，续签这件事很急', at, frequencyCount: 4, importance: 0.6, importanceLevel: 'medium' })),

@@ -19,7 +19,7 @@ const openai = (opts: { apiKey?: string; userId?: string; conversationId?: strin
   new OpenAI({ ...memoryProxyOptions({ baseUrl: ctx.baseUrl, apiKey: opts.apiKey ?? TEST_KEY, userId: opts.userId ?? user, conversationId: opts.conversationId }), maxRetries: 0 });
 
 async function recorded(c: TestContext, userId: string, conversationId: string, tenant = 'tenant-a'): Promise<{ message_id: string; role: string; content: string }[]> {
-  const { rows } = await c.runtime.deps.pool.query<{ message_id: string; role: string; content: string }>(
+  const { rows } = await c.runtime.pool.query<{ message_id: string; role: string; content: string }>(
     'SELECT message_id, role, content FROM messages WHERE user_id = $1 AND conversation_id = $2 ORDER BY said_at, message_id',
     [c.userKey(userId, tenant), conversationId],
   );

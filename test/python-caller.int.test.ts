@@ -68,7 +68,7 @@ describe('a Python caller over Temporal', () => {
       (r) => r.body.memories.some((m: { text: string }) => m.text.includes('马拉松')),
     );
     expect(listed.status).toBe(200);
-    const stored = await ctx.runtime.deps.pool.query('SELECT role FROM messages WHERE user_id = $1 AND conversation_id = $2 ORDER BY seq', [key, 'py-c1']);
+    const stored = await ctx.runtime.pool.query('SELECT role FROM messages WHERE user_id = $1 AND conversation_id = $2 ORDER BY seq', [key, 'py-c1']);
     expect(stored.rows.map((r) => r.role)).toEqual(['user', 'assistant']);
   }, 240_000);
 });

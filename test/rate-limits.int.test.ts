@@ -45,7 +45,7 @@ async function call(key: string, method: string, path: string, body?: unknown): 
 }
 
 const usersOf = async (tenant: string) =>
-  Number((await ctx.runtime.deps.pool.query<{ n: string }>('SELECT count(*) AS n FROM users WHERE tenant_id = $1', [tenant])).rows[0]!.n);
+  Number((await ctx.runtime.pool.query<{ n: string }>('SELECT count(*) AS n FROM users WHERE tenant_id = $1', [tenant])).rows[0]!.n);
 
 function expectRateLimited(res: { status: number; body: any; retryAfter: string | null }, details: Record<string, unknown>): void {
   expect(res.status, JSON.stringify(res.body)).toBe(429);
@@ -124,7 +124,7 @@ describe('new-user budget', () => {
     // Known users carry on; the refused id was not created; other tenants mint their own.
     expect((await call(KEY.c, 'POST', `/v1/users/${same}/conversations/c1/messages`, msg('m9'))).status).toBe(202);
     expect(await usersOf('tenant-c')).toBe(LIMITS.newUsers);
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [`${ctx.prefix}-nu-over`]);
+    const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [`${ctx.prefix}-nu-over`]);
     expect(rows[0].n).toBe(0);
     expect((await call(KEY.b, 'POST', `/v1/users/${ctx.prefix}-nu-over/conversations/c1/messages`, msg('m1'))).status).toBe(202);
   });
@@ -151,7 +151,7 @@ describe('body limits per route', () => {
     const huge = await call(KEY.e, 'POST', `/v1/users/${user}/conversations/c2/messages`, batch(1000, 2100));
     expect(huge.status).toBe(413);
     expect(huge.body.error.details.limitBytes).toBe(LIMITS.messagesBody);
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1 AND conversation_id = $2', [user, 'c2']);
+    const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1 AND conversation_id = $2', [user, 'c2']);
     expect(rows[0].n).toBe(0);
   });
 });
@@ -171,7 +171,7 @@ describe('ids', () => {
       expect(asConversation.status, `conversationId ${what}`).toBe(400);
       expect((await call(KEY.e, 'POST', `/v1/users/${bad}/recall`, { query: 'hi' })).status, `recall userId ${what}`).toBe(400);
     }
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [`${ctx.prefix}-ids`]);
+    const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [`${ctx.prefix}-ids`]);
     expect(rows[0].n).toBe(0);
     expect(await usersOf('tenant-e')).toBe(usersBefore);
   });
@@ -193,7 +193,7 @@ describe('ids', () => {
       const reminder = await call(KEY.e, 'POST', `/v1/users/${user}/reminders`, { text: 'tea', dueAt: '2030-01-01T09:00:00Z', requestId: bad });
       expect(reminder.status, `reminder requestId ${what}`).toBe(400);
     }
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [user]);
+    const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [user]);
     expect(rows[0].n).toBe(0);
     expect((await call(KEY.e, 'GET', `/v1/users/${user}/memories`)).body.total).toBe(0);
     expect((await call(KEY.e, 'GET', `/v1/users/${user}/reminders`)).body.reminders).toEqual([]);

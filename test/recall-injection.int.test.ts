@@ -72,7 +72,7 @@ describe('memories and past exchanges compete for the budget', () => {
 
 describe('vague follow-ups pull the latest open pain point', () => {
   async function painPointId(user: string, needle: string): Promise<string> {
-    const { rows } = await stack.ctx.runtime.deps.pool.query<{ id: string }>(`SELECT id FROM memories WHERE user_id = $1 AND type = 'pain_point' AND text LIKE $2`, [stack.ctx.userKey(user), `%${needle}%`]);
+    const { rows } = await stack.ctx.runtime.pool.query<{ id: string }>(`SELECT id FROM memories WHERE user_id = $1 AND type = 'pain_point' AND text LIKE $2`, [stack.ctx.userKey(user), `%${needle}%`]);
     expect(rows, `a pain point mentioning ${needle}`).toHaveLength(1);
     return rows[0]!.id;
   }

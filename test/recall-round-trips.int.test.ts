@@ -73,7 +73,7 @@ describe('round trips of one recall', () => {
     const options = { now, recentMessages: ['我们昨天聊了 payment-svc', 'the pool was too small'] };
     // Warm: the zone cache, collection handles and prepared plans are in place, as in production.
     for (let i = 0; i < 2; i++) await recall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', options);
-    const probe = counting(ctx.runtime.deps, ctx.runtime.deps.pool);
+    const probe = counting(ctx.runtime.deps, ctx.runtime.pool);
     let r;
     try {
       r = await recall(probe.deps, key, 'payment-svc 超时 怎么办', options);

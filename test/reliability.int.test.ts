@@ -103,13 +103,13 @@ async function activeMemories(c: TestContext, user: string) {
 }
 
 async function conversationRow(c: TestContext, user: string, conversation: string) {
-  const { rows } = await c.runtime.deps.pool.query('SELECT extracted_seq, last_seq FROM conversations WHERE user_id = $1 AND conversation_id = $2', [c.userKey(user), conversation]);
+  const { rows } = await c.runtime.pool.query('SELECT extracted_seq, last_seq FROM conversations WHERE user_id = $1 AND conversation_id = $2', [c.userKey(user), conversation]);
   return { extractedSeq: Number(rows[0].extracted_seq), lastSeq: Number(rows[0].last_seq) };
 }
 
 /** Message ids named by the user's recorded decisions (the keyed decision events). */
 async function decidedMessageIds(c: TestContext, user: string): Promise<Set<string>> {
-  const { rows } = await c.runtime.deps.pool.query<{ message_ids: string[] }>('SELECT message_ids FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL', [c.userKey(user)]);
+  const { rows } = await c.runtime.pool.query<{ message_ids: string[] }>('SELECT message_ids FROM memory_events WHERE user_id = $1 AND idempotency_key IS NOT NULL', [c.userKey(user)]);
   return new Set(rows.flatMap((r) => r.message_ids));
 }
 
@@ -165,8 +165,8 @@ describe('incremental extraction', () => {
       const before = await activeMemories(ctx, user);
 
       // The crash window this guards: decisions applied, watermark and stored page output lost.
-      await ctx.runtime.deps.pool.query('UPDATE conversations SET extracted_seq = 0 WHERE user_id = $1', [ctx.userKey(user)]);
-      await ctx.runtime.deps.pool.query('DELETE FROM extraction_pages WHERE user_id = $1', [ctx.userKey(user)]);
+      await ctx.runtime.pool.query('UPDATE conversations SET extracted_seq = 0 WHERE user_id = $1', [ctx.userKey(user)]);
+      await ctx.runtime.pool.query('DELETE FROM extraction_pages WHERE user_id = $1', [ctx.userKey(user)]);
       const second = await endAndWait(ctx, user, 'c1');
       expect(model.calls).toEqual([
         ['m1', 'm2'],
@@ -277,7 +277,7 @@ describe('Temporal unavailable', () => {
 
 describe('vector outbox', () => {
   it('backs a poisoned entry off and dead-letters it while later entries drain; /healthz reports it', async () => {
-    const pool = ctx.runtime.deps.pool;
+    const pool = ctx.runtime.pool;
     const poisoned = ctx.userKey(`${ctx.prefix}-poisoned`);
     const healthy = ctx.userKey(`${ctx.prefix}-healthy`);
     // A Chroma collection holding 3-dimensional vectors refuses every 384-dimensional write: a real poison.
@@ -396,7 +396,7 @@ describe('LLM calls', () => {
     expect(slow.calls).toHaveLength(1);
 
     // An attempt that died holding the lease: after the lease runs out, the next attempt calls the model.
-    await ctx.runtime.deps.pool.query('DELETE FROM extraction_pages WHERE user_id = $1', [userId]);
+    await ctx.runtime.pool.query('DELETE FROM extraction_pages WHERE user_id = $1', [userId]);
     const key = { userId, conversationId: 'c1', fromSeq: firstPage.fromSeq, toSeq: firstPage.lastSeq!, variant: `lease-model|${firstPage.timeZone}` };
     expect(await ctx.runtime.deps.extractionRuns.claimPage({ key, attemptId: 'dead-attempt', leaseMs: 800 })).toEqual({ state: 'mine' });
     const t0 = Date.now();

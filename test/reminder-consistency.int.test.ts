@@ -268,7 +268,7 @@ describe('reminder state: the workflow is the one writer, and the list follows e
     };
     try {
       const key = ctx.userKey(user);
-      await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: key, tenantId: 'tenant-a', externalId: user });
+      await new PostgresUserRepository(ctx.runtime.pool).ensure({ userKey: key, tenantId: 'tenant-a', externalId: user });
       const reminderId = randomUUID();
       // Far enough ahead that the worker has certainly stopped before the timer fires, even when
       // a loaded machine makes its shutdown take seconds (else it handles the timer on its own).

@@ -27,7 +27,7 @@ const pass = (graceSeconds = GRACE) => reconcileReminders(deps(), { limit: 100, 
 /** The row as the crash leaves it: inserted the way the API inserts it, no workflow started. */
 async function crashedRow(name: string, opts: { dueInMs: number; createdAgoMs: number; workflowId?: string }): Promise<ReminderRecord> {
   const user = ctx.userKey(name);
-  await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: user, tenantId: 'tenant-a', externalId: name });
+  await new PostgresUserRepository(ctx.runtime.pool).ensure({ userKey: user, tenantId: 'tenant-a', externalId: name });
   const id = randomUUID();
   const { reminder } = await ctx.runtime.deps.reminders.insert({
     reminder: {
@@ -48,7 +48,7 @@ async function crashedRow(name: string, opts: { dueInMs: number; createdAgoMs: n
 }
 
 async function firings(r: ReminderRecord): Promise<number> {
-  const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM notifications WHERE user_id = $1 AND reminder_id = $2', [r.userId, r.id]);
+  const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM notifications WHERE user_id = $1 AND reminder_id = $2', [r.userId, r.id]);
   return rows[0].n as number;
 }
 
@@ -87,7 +87,7 @@ describe('reminder reconciler', () => {
     const second = await pass();
     expect(second).toEqual({ found: 0, started: 0, existed: 0, failed: 0 });
     // Even a row whose mark was lost is only marked: the workflow id is never started twice.
-    await ctx.runtime.deps.pool.query("UPDATE reminders SET workflow_started_at = NULL, status = 'scheduled' WHERE user_id = $1 AND id = $2", [overdue.userId, overdue.id]);
+    await ctx.runtime.pool.query("UPDATE reminders SET workflow_started_at = NULL, status = 'scheduled' WHERE user_id = $1 AND id = $2", [overdue.userId, overdue.id]);
     const third = await pass();
     expect(third).toEqual({ found: 1, started: 0, existed: 1, failed: 0 });
     await new Promise((r) => setTimeout(r, 1500));
@@ -105,7 +105,7 @@ describe('reminder reconciler', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const id = res.body.id as string;
     const marked = await poll(
-      async () => (await ctx.runtime.deps.pool.query('SELECT workflow_started_at FROM reminders WHERE user_id = $1 AND id = $2', [user, id])).rows[0]?.workflow_started_at,
+      async () => (await ctx.runtime.pool.query('SELECT workflow_started_at FROM reminders WHERE user_id = $1 AND id = $2', [user, id])).rows[0]?.workflow_started_at,
       (v) => v != null,
     );
     expect(marked).not.toBeNull();
@@ -125,7 +125,7 @@ describe('reminder reconciler', () => {
     const younger = await crashedRow('rr-younger', { dueInMs: 600_000, createdAgoMs: 300_000 });
     const one = () => reconcileReminders(deps(), { limit: 1, graceSeconds: GRACE });
     expect(await one()).toEqual({ found: 1, started: 0, existed: 0, failed: 1 });
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT workflow_start_failures, workflow_start_error FROM reminders WHERE user_id = $1 AND id = $2', [refused.userId, refused.id]);
+    const { rows } = await ctx.runtime.pool.query('SELECT workflow_start_failures, workflow_start_error FROM reminders WHERE user_id = $1 AND id = $2', [refused.userId, refused.id]);
     expect(rows[0].workflow_start_failures).toBe(1);
     expect(rows[0].workflow_start_error).toMatch(/\S/);
     // The next pass of one takes the row never tried, although it is younger.
@@ -133,8 +133,8 @@ describe('reminder reconciler', () => {
     expect(await exists(younger.workflowId)).toBe(true);
     // The failing row is still retried (it may be fixable), and counted each time.
     expect(await one()).toEqual({ found: 1, started: 0, existed: 0, failed: 1 });
-    const again = await ctx.runtime.deps.pool.query('SELECT workflow_start_failures FROM reminders WHERE user_id = $1 AND id = $2', [refused.userId, refused.id]);
+    const again = await ctx.runtime.pool.query('SELECT workflow_start_failures FROM reminders WHERE user_id = $1 AND id = $2', [refused.userId, refused.id]);
     expect(again.rows[0].workflow_start_failures).toBe(2);
-    await ctx.runtime.deps.pool.query("UPDATE reminders SET status = 'dismissed' WHERE user_id = $1 AND id = $2", [refused.userId, refused.id]);
+    await ctx.runtime.pool.query("UPDATE reminders SET status = 'dismissed' WHERE user_id = $1 AND id = $2", [refused.userId, refused.id]);
   });
 });

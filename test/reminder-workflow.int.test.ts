@@ -47,7 +47,7 @@ const HOUR = 3600;
 const DAY = 24 * HOUR;
 
 async function start(user: string, over: Partial<ReminderWorkflowInput> & { inSeconds?: number }): Promise<WorkflowHandle<typeof reminderWorkflow>> {
-  await new PostgresUserRepository(ctx.runtime.deps.pool).ensure({ userKey: user, tenantId: 'tenant-a', externalId: user });
+  await new PostgresUserRepository(ctx.runtime.pool).ensure({ userKey: user, tenantId: 'tenant-a', externalId: user });
   const now = await env.currentTimeMs();
   const reminderId = randomUUID();
   const input: ReminderWorkflowInput = {
@@ -70,12 +70,12 @@ async function start(user: string, over: Partial<ReminderWorkflowInput> & { inSe
 }
 
 async function row(user: string, reminderId: string) {
-  const { rows } = await ctx.runtime.deps.pool.query('SELECT * FROM reminders WHERE user_id = $1 AND id = $2', [user, reminderId]);
+  const { rows } = await ctx.runtime.pool.query('SELECT * FROM reminders WHERE user_id = $1 AND id = $2', [user, reminderId]);
   return rows[0];
 }
 
 async function notifications(user: string) {
-  const { rows } = await ctx.runtime.deps.pool.query('SELECT * FROM notifications WHERE user_id = $1 ORDER BY seq', [user]);
+  const { rows } = await ctx.runtime.pool.query('SELECT * FROM notifications WHERE user_id = $1 ORDER BY seq', [user]);
   return rows;
 }
 

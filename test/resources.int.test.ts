@@ -37,7 +37,7 @@ function slowExport(c: TestContext, userId: string): Promise<{ res: IncomingMess
 
 const inTransaction = async (c: TestContext) =>
   Number(
-    (await c.runtime.deps.pool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`)).rows[0]!.n,
+    (await c.runtime.pool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`)).rows[0]!.n,
   );
 
 beforeAll(async () => {
@@ -63,7 +63,7 @@ beforeAll(async () => {
   // (about 18 MB), so a streaming export would stop mid-document with its snapshot open.
   big = `${ctx.prefix}-big`;
   expect((await ctx.call('POST', `/v1/users/${big}/conversations/c1/messages`, { id: 'm0', role: 'user', content: 'hello' })).status).toBe(202);
-  await ctx.runtime.deps.pool.query(
+  await ctx.runtime.pool.query(
     `INSERT INTO messages (user_id, conversation_id, message_id, role, content, said_at)
      SELECT $1, 'c1', 'bulk-' || i, 'user', repeat('x', 3000) || i, now() - (i || ' seconds')::interval FROM generate_series(1, 6000) i`,
     [ctx.userKey(big)],
@@ -77,7 +77,7 @@ afterAll(async () => {
 
 describe('exports', () => {
   it('a paused client holds no pooled connection and no open snapshot; the document is whole when it resumes', async () => {
-    const pool = ctx.runtime.deps.pool;
+    const pool = ctx.runtime.pool;
     const slow = await slowExport(ctx, big);
     // The snapshot is read to a spool before the first byte: nothing is checked out for this export
     // while its client sits on the rest of the document.
@@ -121,7 +121,7 @@ describe('exports: concurrency per tenant, budget by cost, snapshot limits', () 
   beforeAll(async () => {
     small = await createTestContext({ EXPORT_CONCURRENCY_PER_TENANT: '1', RATE_LIMIT_EXPORT_UNITS_PER_USER: '15', RATE_LIMIT_WINDOW_SECONDS: '600' });
     await small.call('POST', `/v1/users/${big}/conversations/c1/messages`, { id: 'm0', role: 'user', content: 'hello' });
-    await small.runtime.deps.pool.query(
+    await small.runtime.pool.query(
       `INSERT INTO messages (user_id, conversation_id, message_id, role, content, said_at)
        SELECT $1, 'c1', 'bulk-' || i, 'user', repeat('y', 3000) || i, now() - (i || ' seconds')::interval FROM generate_series(1, 4000) i`,
       [small.userKey(big)],
@@ -185,7 +185,7 @@ describe('exports: concurrency per tenant, budget by cost, snapshot limits', () 
     await new Promise((r) => setTimeout(r, 1200));
     await expect(snapshot.page({ section: 'messages', userKey: small.userKey(big), after: null, limit: 10 })).rejects.toThrow();
     await snapshot.close({ completed: false });
-    const { rows } = await small.runtime.deps.pool.query<{ s: string; i: string }>(`SELECT current_setting('statement_timeout') AS s, current_setting('idle_in_transaction_session_timeout') AS i`);
+    const { rows } = await small.runtime.pool.query<{ s: string; i: string }>(`SELECT current_setting('statement_timeout') AS s, current_setting('idle_in_transaction_session_timeout') AS i`);
     expect(rows[0]).toEqual({ s: '0', i: '0' });
   }, 60_000);
 });

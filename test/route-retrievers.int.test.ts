@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 async function idsOf(userKey: string): Promise<Set<string>> {
-  const { rows } = await ctx.runtime.deps.pool.query<{ id: string }>('SELECT id FROM memories WHERE user_id = $1', [userKey]);
+  const { rows } = await ctx.runtime.pool.query<{ id: string }>('SELECT id FROM memories WHERE user_id = $1', [userKey]);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -93,7 +93,7 @@ describe('recall route retrievers on the real stack', () => {
     expect(docs.length).toBeGreaterThan(0);
     expect(docs[0]!.pageContent).toContain('三体');
     for (const e of exchangesOf(docs)) expect(e.conversationId).toBe(`${alice}-c1`);
-    const { rows } = await deps.pool.query<{ user_id: string }>('SELECT DISTINCT user_id FROM messages WHERE conversation_id = $1', [`${alice}-c1`]);
+    const { rows } = await ctx.runtime.pool.query<{ user_id: string }>('SELECT DISTINCT user_id FROM messages WHERE conversation_id = $1', [`${alice}-c1`]);
     expect(rows.map((r) => r.user_id)).toEqual([ctx.userKey(alice)]);
   });
 

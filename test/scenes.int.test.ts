@@ -146,7 +146,7 @@ describe('scene navigation (L2) on the real stack', () => {
     expect(doc.scenes?.scenes.map((s) => s.id)).toContain('health');
     const purged = await ctx.call('DELETE', `/v1/users/${user}?wait=true`);
     expect(purged.status, JSON.stringify(purged.body)).toBe(200);
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM user_scenes WHERE user_id = $1', [key]);
+    const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM user_scenes WHERE user_id = $1', [key]);
     expect(rows[0].n).toBe(0);
   });
 

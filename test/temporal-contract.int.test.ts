@@ -69,7 +69,7 @@ describe('the Temporal contract, from a caller with Temporal defaults', () => {
     expect((await ctx.call('POST', `/v1/users/${user}/memories`, { text: '我对花生过敏，吃了会起疹子', type: 'fact' })).status).toBe(201);
     // The write starts a (debounced) persona rebuild; the two recalls compared below must not
     // straddle it, or one has the profile and the other not.
-    const profile = async () => (await ctx.runtime.deps.pool.query('SELECT 1 FROM user_profiles WHERE user_id = $1', [key])).rowCount ?? 0;
+    const profile = async () => (await ctx.runtime.pool.query('SELECT 1 FROM user_profiles WHERE user_id = $1', [key])).rowCount ?? 0;
     expect(await poll(profile, (n) => n > 0, 60_000)).toBe(1);
 
     const now = new Date().toISOString();
@@ -105,7 +105,7 @@ describe('the Temporal contract, from a caller with Temporal defaults', () => {
     expect(extraction.decisions.some((d) => d.action === 'create' && d.text.includes('马拉松'))).toBe(true);
     const listed = await ctx.call('GET', `/v1/users/${user}/memories`);
     expect(listed.body.memories.map((m: { text: string }) => m.text).join('\n')).toContain('马拉松');
-    const conversation = await ctx.runtime.deps.pool.query('SELECT message_id FROM messages WHERE user_id = $1 AND conversation_id = $2 ORDER BY seq', [key, 'c1']);
+    const conversation = await ctx.runtime.pool.query('SELECT message_id FROM messages WHERE user_id = $1 AND conversation_id = $2 ORDER BY seq', [key, 'c1']);
     expect(conversation.rows.map((r) => r.message_id)).toEqual(['m1', 'm2']);
 
     // The reminder the conversation asked for: its workflow id is in the result and in the API.

@@ -20,7 +20,7 @@ const vector = (seed: number) => Array.from({ length: 384 }, (_, i) => Math.sin(
 
 describe('legacy users move to (tenant, user) keys', () => {
   it('moves every row and vector of a legacy user to the owning tenant, once, and keeps users apart', async () => {
-    const pool = ctx.runtime.deps.pool;
+    const pool = ctx.runtime.pool;
     const legacy = `${ctx.prefix}-old`;
     const other = `${ctx.prefix}-old2`;
     const ids = { a: uuidFromKey(`${legacy}:a`), b: uuidFromKey(`${other}:b`) };

@@ -69,7 +69,7 @@ describe('minting, listing and revoking', () => {
     expect(Object.keys(mine).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'label', 'lastUsedAt']);
     // Neither the secret nor any part of it is ever read back.
     expect(JSON.stringify(listed.body)).not.toContain(secret.slice(-43));
-    const { rows } = await ctx.runtime.deps.pool.query<{ secret_hash: Buffer }>('SELECT secret_hash FROM user_api_keys WHERE key_id = $1', [res.body.key.id]);
+    const { rows } = await ctx.runtime.pool.query<{ secret_hash: Buffer }>('SELECT secret_hash FROM user_api_keys WHERE key_id = $1', [res.body.key.id]);
     expect(rows[0]!.secret_hash).toHaveLength(32);
     expect(rows[0]!.secret_hash.toString('latin1')).not.toContain(secret.slice(-43));
   });
@@ -140,7 +140,7 @@ describe('minting, listing and revoking', () => {
     expect(purged.status).toBe(200);
     expect(purged.body.result.counts.postgres.user_api_keys).toBe(1);
     expect((await ctx.call('GET', `/v1/users/${user}/memories`, undefined, bearer(key.secret))).status).toBe(401);
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT 1 FROM user_api_keys WHERE user_id = $1', [ctx.userKey(user)]);
+    const { rows } = await ctx.runtime.pool.query('SELECT 1 FROM user_api_keys WHERE user_id = $1', [ctx.userKey(user)]);
     expect(rows).toEqual([]);
   });
 });
@@ -252,7 +252,7 @@ describe('request forms of the key routes', () => {
       expect(res.status, name).toBe(status);
       expect((await res.json()).error.code, name).toBe(code);
     }
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT 1 FROM user_api_keys WHERE user_id = $1', [ctx.userKey(user)]);
+    const { rows } = await ctx.runtime.pool.query('SELECT 1 FROM user_api_keys WHERE user_id = $1', [ctx.userKey(user)]);
     expect(rows).toEqual([]);
   });
 
@@ -326,7 +326,7 @@ describe('the proxy with a user key', () => {
     // The memory key never goes upstream.
     expect(JSON.stringify(upstream.last().headers)).not.toContain(key.secret);
     const recorded = await poll(
-      async () => (await ctx.runtime.deps.pool.query('SELECT 1 FROM messages WHERE user_id = $1 AND conversation_id = $2', [ctx.userKey(user), 'chat-key'])).rows.length,
+      async () => (await ctx.runtime.pool.query('SELECT 1 FROM messages WHERE user_id = $1 AND conversation_id = $2', [ctx.userKey(user), 'chat-key'])).rows.length,
       (n) => n === 2,
     );
     expect(recorded).toBe(2);

@@ -48,7 +48,7 @@ it('answers every concurrent first message of a new user with 202 through the AP
     );
     expect(answers.filter((a) => a.status !== 202)).toEqual([]);
   }
-  const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [ctx.userKey(`${ctx.prefix}-api0`)]);
+  const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM messages WHERE user_id = $1', [ctx.userKey(`${ctx.prefix}-api0`)]);
   expect(rows[0].n).toBe(6);
 });
 
@@ -86,7 +86,7 @@ it('answers every kind of first request of a new user, sent all at once, without
       ),
     );
     expect(answers.filter((a) => a.status >= 500)).toEqual([]);
-    const { rows } = await ctx.runtime.deps.pool.query('SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND external_id = $2', ['tenant-a', userId]);
+    const { rows } = await ctx.runtime.pool.query('SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND external_id = $2', ['tenant-a', userId]);
     expect(rows[0].n).toBe(1);
   }
 });

@@ -4,8 +4,15 @@ import type { ServiceSecrets } from '../security/secrets';
 import type { SubjectKeys } from '../security/subject';
 import type { PayloadCodec } from '@temporalio/common';
 import type { ServiceDeps } from '../shared/deps';
+import type { HealthDeps } from '../shared/health';
+import type { Queryable } from '../adapters/postgres/pool';
+import type { ProactiveListenerDeps } from '../proactive/notifications';
 
-export interface ApiDeps extends Omit<ServiceDeps, 'extractor' | 'config'> {
+export interface ApiDeps extends Omit<ServiceDeps, 'extractor' | 'config' | 'quarantine'>, Pick<HealthDeps, 'pingPostgres'>, Pick<ProactiveListenerDeps, 'listenPool'> {
+  /** The extraction quarantine, always wired here: /healthz and /metrics count it. */
+  quarantine: NonNullable<ServiceDeps['quarantine']>;
+  /** Where the shared rate-limit counters live (rate_limit_counters), wired in runtime.ts. */
+  rateLimitDb: Queryable;
   /** The services' settings, and the API's own: the page's sign-in, rate limits, the message batch body limit. */
   config: ServiceDeps['config'] & Pick<AppConfig, 'page' | 'rateLimits' | 'maxMessagesBodyBytes' | 'proxy' | 'exports' | 'eventStreams' | 'mcp'>;
   temporal: Client;

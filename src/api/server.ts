@@ -88,7 +88,7 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
   installErrorHandling(app);
   // Before auth's preHandler and the routes: per-route body limits, and budgets spent before any query.
   // The counters in PostgreSQL, so every API process spends one budget.
-  const limits = await installRateLimits(app, deps.config, { db: deps.pool });
+  const limits = await installRateLimits(app, deps.config, { db: deps.rateLimitDb });
   installAuth(app, deps, { beforeNewUser: limits.admitNewUser });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 

@@ -25,7 +25,7 @@ async function allMessages(deps: Pick<ServiceDeps, 'conversations'>, userId: str
 }
 
 /** What writing a conversation's episodes reads and writes: its messages, the user's zone, the episode and message stores, their vectors. */
-export type EpisodeWriterDeps = Pick<ServiceDeps, 'pool' | 'conversations' | 'settings' | 'embedder' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>;
+export type EpisodeWriterDeps = Pick<ServiceDeps, 'conversations' | 'settings' | 'embedder' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes'>;
 
 /**
  * Writes the episodes of one conversation (one per local day in the user's zone): extractive
@@ -70,7 +70,7 @@ export async function writeEpisodes(
  * harmless: search hits are hydrated from PostgreSQL, where the episode no longer exists.
  */
 export async function syncEpisodeVectors(
-  deps: Pick<ServiceDeps, 'pool' | 'embedder' | 'episodeVectors' | 'messageSearch' | 'episodes'>,
+  deps: Pick<ServiceDeps, 'embedder' | 'episodeVectors' | 'messageSearch' | 'episodes'>,
   userId: string,
   removedIds: string[] = [],
   limit = 200,

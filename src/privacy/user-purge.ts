@@ -11,7 +11,7 @@ import type { ServiceSecrets } from '../security/secrets';
 import type { ServiceDeps } from '../shared/deps';
 import { digestScheduleId, nudgeScheduleId } from '../proactive/proactive-schedules';
 
-export type PurgeDeps = Pick<ServiceDeps, 'pool' | 'vectors' | 'episodeVectors' | 'exchangeVectors' | 'userKeyDestroyer'>;
+export type PurgeDeps = Pick<ServiceDeps, 'vectors' | 'episodeVectors' | 'exchangeVectors' | 'userKeyDestroyer'>;
 
 /** Starts the audit row of a purge run (idempotent: a retried activity finds it). */
 export function beginPurgeAudit(deps: Pick<ServiceDeps, 'purgeAudit'>, input: { tenantId: string; userRef: string; workflowId: string; runId: string; requestedAt: Date }): Promise<void> {

@@ -85,6 +85,9 @@ function parseEvent(payload: string | undefined): ProactiveEvent | undefined {
   }
 }
 
+/** What the live event stream reads: the two ports, and the pool its dedicated LISTEN connection comes from. */
+export type ProactiveListenerDeps = Pick<ServiceDeps, 'notifications' | 'reminders'> & { listenPool: Pick<pg.Pool, 'connect'> };
+
 export interface ProactiveListener {
   close(): Promise<void>;
 }
@@ -95,11 +98,11 @@ export interface ProactiveListener {
  * connection drops; events missed meanwhile are recovered by the page's Last-Event-ID resume.
  */
 export function listenForProactiveEvents(
-  deps: Pick<ServiceDeps, 'pool' | 'notifications' | 'reminders'>,
+  deps: ProactiveListenerDeps,
   hub: NotificationHub,
   log: (msg: string, err?: unknown) => void = () => {},
 ): ProactiveListener {
-  const { pool } = deps;
+  const pool = deps.listenPool;
   let client: pg.PoolClient | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;

@@ -37,7 +37,7 @@ export interface ConversationSearchResult {
 }
 
 /** What conversation search reads: the user's zone, the message and episode stores and vectors, the query embeddings. */
-export type ConversationSearchDeps = Pick<ServiceDeps, 'pool' | 'settings' | 'embeddings' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>;
+export type ConversationSearchDeps = Pick<ServiceDeps, 'settings' | 'embedder' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>;
 
 /**
  * L0 conversation search, for what extraction did not keep: the user's raw conversations searched
@@ -65,7 +65,7 @@ export async function searchConversations(
     mode: 'past',
     now,
     deadline,
-    ...(query.length > 0 ? { embedding: () => (embedding ??= deps.embeddings.embedQuery(query)) } : {}),
+    ...(query.length > 0 ? { embedding: () => (embedding ??= deps.embedder.embedQuery({ text: query })) } : {}),
   });
   const line = (l: { messageId: string; content: string; at: Date } | undefined): FoundLine | undefined =>
     l ? { id: l.messageId, text: l.content, at: l.at.toISOString() } : undefined;

@@ -1,12 +1,9 @@
 import type { RuleWork } from '../adapters/extraction/rule-work';
-import type { PostgresMessageQuarantine } from '../adapters/postgres/message-quarantine';
-import type pg from 'pg';
-import type { Embeddings } from '@langchain/core/embeddings';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type { GraphRecallSource } from '../core/recall/graph';
 import type { MemoryListsSource } from '../core/recall/memory-lists';
 import type { ConflictJudge, Embedder, MemoryEventLog, MemoryReader, MemorySearch, MemoryTimeRoute, OutboxRetryRepository, VectorIndex, VectorOutbox } from '../core/ports/memory';
-import type { ConversationRepository, ExtractionRunRepository, Extractor } from '../core/ports/conversation';
+import type { ConversationRepository, ExtractionRunRepository, Extractor, MessageQuarantine } from '../core/ports/conversation';
 import type { EpisodeStore, ExchangeIndexWatermarks, ExchangeVectorIndex, MessageSearch, QueryRewriter } from '../core/ports/recall';
 import type { DigestRepository, NotificationRepository, PageTokenRepository, ProactiveMemorySource, ReminderRepository, SettingsRepository, UserRepository } from '../core/ports/proactive';
 import type { PurgeAuditLog, UserKeyDestroyer, UserExportSource } from '../core/ports/privacy';
@@ -19,10 +16,10 @@ import type { AppConfig } from '../config';
 /**
  * Everything the services and activities need, wired once by the worker / API entry points. A use
  * case takes the slice it reads, named next to it (`RecallDeps`, `EpisodicDeps`, `WriterDeps`,
- * `EpisodeWriterDeps`, `PurgeDeps`, …), or a short `Pick` of this.
+ * `EpisodeWriterDeps`, `PurgeDeps`, …), or a short `Pick` of this. No raw pool and no LangChain model:
+ * use cases reach PostgreSQL through the ports and the embeddings model through `embedder`.
  */
 export interface ServiceDeps {
-  pool: pg.Pool;
   /** Memory-side ports (src/core/ports.ts), read outside any transaction. Writes go through `unitOfWork`. */
   memories: MemoryReader & MemorySearch;
   memoryEvents: MemoryEventLog;
@@ -53,7 +50,10 @@ export interface ServiceDeps {
   messageSearch: MessageSearch;
   /** Episodes (one conversation, one local day) and their postings. */
   episodes: EpisodeStore;
-  /** `embeddings` behind the Embedder port, for the memory services. */
+  /**
+   * The one embedder: queries and documents, on the interactive or the background lane. The
+   * LangChain model behind it (and its query cache) stays inside src/adapters/embeddings.
+   */
   embedder: Embedder;
   vectors: VectorIndex;
   /** Episode summaries' vectors (`${CHROMA_COLLECTION}_episodes`); without it episodes are found by keywords and dates only. */
@@ -62,7 +62,6 @@ export interface ServiceDeps {
   exchangeVectors?: ExchangeVectorIndex;
   /** How far each conversation is in `exchangeVectors` (the exchange indexer's watermark). */
   exchangeIndex?: ExchangeIndexWatermarks;
-  embeddings: Embeddings;
   extractor: Extractor;
   /**
    * Where the CPU-heavy rule work of extraction runs, with a time limit per message (the worker
@@ -70,7 +69,7 @@ export interface ServiceDeps {
    */
   rules?: RuleWork;
   /** Messages whose rule work failed or timed out, held out of extraction (docs/write-path.md#quarantine). */
-  quarantine?: PostgresMessageQuarantine;
+  quarantine?: MessageQuarantine;
   /** Present when an LLM is configured; recall uses it only when a request or RECALL_QUERY_REWRITE asks. */
   queryRewriter?: QueryRewriter;
   /** The LLM conflict resolver (present when an LLM is configured and CONFLICT_RESOLVER is not "rules"). */

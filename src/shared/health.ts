@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
 import type { ServiceDeps } from './deps';
-import { PostgresMessageQuarantine } from '../adapters/postgres/message-quarantine';
 import { outboxHealth, type OutboxHealth } from '../memory/outbox-drain';
 
 export type DependencyStatus = 'ok' | 'degraded' | 'down';
@@ -17,8 +16,12 @@ export interface DependencyCheck {
   quarantined?: number;
 }
 
-export interface HealthDeps extends Pick<ServiceDeps, 'pool' | 'vectors' | 'outboxRetries'> {
+export interface HealthDeps extends Pick<ServiceDeps, 'vectors' | 'outboxRetries'> {
   temporal: Client;
+  /** The extraction quarantine, for its count over every user. */
+  quarantine: Pick<NonNullable<ServiceDeps['quarantine']>, 'count'>;
+  /** Resolves when PostgreSQL answers (wired in runtime.ts over the one pool). */
+  pingPostgres: () => Promise<unknown>;
   /** Extra probes (e.g. the embedder). */
   probes: Record<string, () => Promise<void>>;
 }
@@ -54,7 +57,7 @@ async function outboxCheck(deps: HealthDeps, timeoutMs: number): Promise<Depende
 async function quarantineCheck(deps: HealthDeps, timeoutMs: number): Promise<DependencyCheck> {
   let quarantined: number | undefined;
   const probed = await probe(async () => {
-    quarantined = await new PostgresMessageQuarantine(deps.pool).count();
+    quarantined = await deps.quarantine.count();
   }, timeoutMs);
   return quarantined === undefined ? probed : { ...probed, quarantined };
 }
@@ -66,7 +69,7 @@ export async function checkDependencies(deps: HealthDeps, timeoutMs = 3000): Pro
       ['outbox', outboxCheck(deps, timeoutMs)] as const,
       ['extractionQuarantine', quarantineCheck(deps, timeoutMs)] as const,
       ['temporal', probe(() => deps.temporal.connection.workflowService.getSystemInfo({}), timeoutMs)] as const,
-      ['postgres', probe(() => deps.pool.query('SELECT 1'), timeoutMs)] as const,
+      ['postgres', probe(() => deps.pingPostgres(), timeoutMs)] as const,
       ['chroma', probe(() => deps.vectors.heartbeat(), timeoutMs)] as const,
       ...Object.entries(deps.probes).map(([name, fn]) => [name, probe(fn, timeoutMs)] as const),
     ].map(async ([name, p]) => [name, await p] as const),

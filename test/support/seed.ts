@@ -57,9 +57,9 @@ export function newMemory(input: { id: string; userId: string; text: string; at?
  * postings, outbox) and syncs their vectors to Chroma — fast set-up for recall tests that are
  * about reading, not about extraction.
  */
-export async function seedMemories(deps: Pick<ServiceDeps, 'pool' | 'unitOfWork' | 'vectors' | 'vectorOutbox' | 'embedder'>, userId: string, items: SeedMemory[]): Promise<string[]> {
+export async function seedMemories(deps: Pick<ServiceDeps, 'users' | 'unitOfWork' | 'vectors' | 'vectorOutbox' | 'embedder'>, userId: string, items: SeedMemory[]): Promise<string[]> {
   const ids: string[] = [];
-  await deps.pool.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', 'seed:' || $1) ON CONFLICT DO NOTHING`, [userId]);
+  await deps.users.ensure({ userKey: userId, tenantId: 'tenant-a', externalId: `seed:${userId}` });
   await deps.unitOfWork.forUser({
     userId,
     work: async (tx) => {

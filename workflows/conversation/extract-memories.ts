@@ -1,11 +1,13 @@
 import { log, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { createActivities } from '../../activities';
+import type { createEpisodeActivities } from '../../activities/conversation/episodes';
+import type { createExtractionActivities } from '../../activities/conversation/extraction';
+import type { createExtractionRunActivities } from '../../activities/conversation/extraction-runs';
 import type { AppliedDecision } from '../../src/core/dto';
 import { startReminderChild } from '../proactive/reminder-child';
 import { MemoryDecisionsKey } from '../shared/search-attributes';
 import type { ExtractionResult, ExtractMemoriesInput } from '../shared/types';
 
-type Activities = ReturnType<typeof createActivities>;
+type Activities = ReturnType<typeof createExtractionActivities> & ReturnType<typeof createExtractionRunActivities> & ReturnType<typeof createEpisodeActivities>;
 
 const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 };
 // Short timeouts: a decision is one transaction, so a crashed worker's attempt is retried quickly.

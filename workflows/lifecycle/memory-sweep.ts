@@ -1,6 +1,5 @@
 import { ActivityFailure, continueAsNew, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { createActivities } from '../../activities';
-import type { LifecycleBatchInput } from '../../activities/lifecycle/lifecycle';
+import type { createLifecycleActivities, LifecycleBatchInput } from '../../activities/lifecycle/lifecycle';
 import {
   addSweepCounts,
   appendCapped,
@@ -12,7 +11,7 @@ import {
 } from '../../src/core/lifecycle/sweep';
 import { addRetentionCounts, emptyRetentionCounts, type RetentionCounts } from '../../src/core/lifecycle/retention';
 
-type Activities = ReturnType<typeof createActivities>;
+type Activities = ReturnType<typeof createLifecycleActivities>;
 
 // Each step commits page by page and heartbeats per page; a lost worker is noticed within a
 // minute and the retry resumes from the last heartbeat.

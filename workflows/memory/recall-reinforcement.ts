@@ -1,8 +1,8 @@
 import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { createActivities } from '../../activities';
+import type { createMemoryActivities } from '../../activities/memory/memory';
 import { memoriesRecalledSignal, reinforcementWorkflowId, type MemoriesRecalledInput, type RecallReinforcementInput } from '../../src/memory/contract';
 
-type Activities = ReturnType<typeof createActivities>;
+type Activities = ReturnType<typeof createMemoryActivities>;
 const { applyRecallReinforcement } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
   // No attempt limit: a reinforcement batch must eventually land, and it is idempotent per batch.

@@ -1,10 +1,10 @@
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { createActivities } from '../../activities';
+import type { createMemoryActivities } from '../../activities/memory/memory';
 import type { AppliedDecision } from '../../src/core/dto';
 import { MemoryDecisionsKey } from '../shared/search-attributes';
 import type { StoreMemoryInput } from '../shared/types';
 
-type Activities = ReturnType<typeof createActivities>;
+type Activities = ReturnType<typeof createMemoryActivities>;
 
 const { storeMemory } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',

@@ -1,5 +1,5 @@
 import { continueAsNew, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { createActivities } from '../../activities';
+import type { createLifecycleActivities } from '../../activities/lifecycle/lifecycle';
 import {
   addSweepCounts,
   appendCapped,
@@ -9,7 +9,7 @@ import {
   type SweepCounts,
 } from '../../src/core/lifecycle/sweep';
 
-type Activities = ReturnType<typeof createActivities>;
+type Activities = ReturnType<typeof createLifecycleActivities>;
 
 const { reinforceImportantBatch } = proxyActivities<Activities>({
   startToCloseTimeout: '5m',

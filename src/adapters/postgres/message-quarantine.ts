@@ -1,22 +1,13 @@
+import type { MessageQuarantine, QuarantinedMessage } from '../../core/ports/conversation';
 import type { Queryable } from './pool';
 
-/** A message held out of extraction, with why (migrations/1796650000000_message-quarantine.sql). */
-export interface QuarantinedMessage {
-  messageId: string;
-  seq: number;
-  reason: 'timeout' | 'error';
-  detail: string;
-  attempts: number;
-  firstFailedAt: Date;
-  lastFailedAt: Date;
-  quarantinedAt: Date | null;
-}
+export type { QuarantinedMessage } from '../../core/ports/conversation';
 
 /**
  * Failed rule work per message, and the messages quarantined for it. Every statement names the
  * user, except the count over everyone that /healthz reads.
  */
-export class PostgresMessageQuarantine {
+export class PostgresMessageQuarantine implements MessageQuarantine {
   constructor(private readonly q: Queryable) {}
 
   /** The quarantined messages of a conversation with fromSeq < seq <= toSeq. */

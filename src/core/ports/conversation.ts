@@ -134,3 +134,31 @@ export interface ConversationRepository {
   /** The user's messages said in [from, to), in order. */
   messagesBetween(input: { userId: string; from: Date; to: Date; limit?: number }): Promise<DayMessage[]>;
 }
+
+/** A message held out of extraction, with why (migrations/1796650000000_message-quarantine.sql). */
+export interface QuarantinedMessage {
+  messageId: string;
+  seq: number;
+  reason: 'timeout' | 'error';
+  detail: string;
+  attempts: number;
+  firstFailedAt: Date;
+  lastFailedAt: Date;
+  quarantinedAt: Date | null;
+}
+
+/**
+ * Messages whose rule work failed or timed out, and those held out of extraction for it
+ * (docs/write-path.md#quarantine). Every method names the user except `count`, the operator's
+ * figure over everyone (/healthz, /metrics).
+ */
+export interface MessageQuarantine {
+  /** The quarantined messages of a conversation with fromSeq < seq <= toSeq. */
+  held(input: { userId: string; conversationId: string; fromSeq: number; toSeq: number }): Promise<Set<number>>;
+  /** Records one failed attempt; quarantines the message once `quarantineAt` attempts have failed. */
+  recordFailure(input: { userId: string; conversationId: string; messageId: string; seq: number; reason: 'timeout' | 'error'; detail: string; quarantineAt: number }): Promise<QuarantinedMessage>;
+  /** The conversation's quarantine rows, oldest first. */
+  list(input: { userId: string; conversationId: string }): Promise<QuarantinedMessage[]>;
+  /** How many messages are quarantined, over every user. */
+  count(): Promise<number>;
+}

@@ -1,0 +1,26 @@
+import { Context } from '@temporalio/activity';
+import type { AppliedDecision } from '../../src/core/dto';
+import type { ServiceDeps } from '../../src/shared/deps';
+import { applyStoreRequest } from '../../src/memory/memory-writer';
+import { inferStoreRequest } from '../../src/memory/memory-inference';
+import { applyRecallReinforcement } from '../../src/memory/reinforcement';
+import type { StoreMemoryInput } from '../../src/memory/contract';
+import { auditOf } from '../shared/audit';
+import { withTypedFailures } from '../shared/failures';
+
+/**
+ * The memory workflows' activities (StoreMemory, RecallReinforcement), in a factory of their own
+ * so those workflows type exactly what they call. The names are the ones recorded histories replay.
+ */
+export function createMemoryActivities(deps: ServiceDeps) {
+  return withTypedFailures({
+    async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
+      return applyStoreRequest(deps, { store: await inferStoreRequest(deps, input), audit: { ...auditOf(), actor: input.via ?? 'api' } });
+    },
+
+    async applyRecallReinforcement(input: { userId: string; recalls: { memoryIds: string[]; at: string }[]; batchKey: string }): Promise<{ reinforced: number; skipped: number }> {
+      const info = Context.current().info;
+      return applyRecallReinforcement(deps, { ...input, workflowId: info.workflowExecution?.workflowId, runId: info.workflowExecution?.runId });
+    },
+  });
+}
