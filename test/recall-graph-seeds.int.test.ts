@@ -15,7 +15,7 @@ beforeAll(async () => {
   ctx = await createTestContext();
   // Never analyzed, as a table is between its first rows and autovacuum's first pass: the lookup
   // must use the index without statistics.
-  await ctx.runtime.deps.pool.query('ALTER TABLE entities SET (autovacuum_enabled = false)');
+  await ctx.runtime.pool.query('ALTER TABLE entities SET (autovacuum_enabled = false)');
 });
 afterAll(async () => {
   await ctx?.close();
@@ -41,7 +41,7 @@ describe('graph route seeds by canonical key', () => {
     // Every filler sorts before "zeppelin" and sits on an active memory: the old scan's first 2,000.
     await link(user, filler!, Array.from({ length: FILLERS }, (_, i) => `item ${String(i).padStart(5, '0')}`));
     await link(user, zeppelin!, ['Zeppelin']);
-    const { rows } = await ctx.runtime.deps.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM entities WHERE user_id = $1', [user]);
+    const { rows } = await ctx.runtime.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM entities WHERE user_id = $1', [user]);
     expect(rows[0]!.n).toBe(FILLERS + 1);
 
     const query = 'when did I fly on the zeppelin';
@@ -52,16 +52,16 @@ describe('graph route seeds by canonical key', () => {
     const recorder: Queryable = {
       query: ((text: string, values: unknown[]) => {
         seen.push({ text, values });
-        return ctx.runtime.deps.pool.query(text, values);
+        return ctx.runtime.pool.query(text, values);
       }) as Queryable['query'],
     };
     const found = await new PostgresGraphRecall(recorder).entitiesByKey({ userId: user, keys: candidateKeys(query), limit: 200 });
     expect(found.map((e) => e.name)).toEqual(['Zeppelin']);
-    const stats = await ctx.runtime.deps.pool.query<{ analyzed: boolean }>(
+    const stats = await ctx.runtime.pool.query<{ analyzed: boolean }>(
       `SELECT (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL) AS analyzed FROM pg_stat_user_tables WHERE relname = 'entities'`,
     );
     expect(stats.rows[0]?.analyzed).toBe(false);
-    const plan = await ctx.runtime.deps.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${seen[0]!.text}`, seen[0]!.values);
+    const plan = await ctx.runtime.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${seen[0]!.text}`, seen[0]!.values);
     const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     // The keys are an index condition, not a filter over every entity of the user.
     expect(text).toMatch(/Index Scan using entities_user_canonical_key_idx on entities[^\n]*\n\s*Index Cond: \(\(user_id = [^\n]*\) AND \(canonical_key = /u);
@@ -72,7 +72,7 @@ describe('graph route seeds by canonical key', () => {
     const user = `${ctx.prefix}-keys`;
     const [mine] = await seedMemories(ctx.runtime.deps, user, [{ text: '我妈妈喜欢种花', type: 'preference' }]);
     await link(user, mine!, ['我妈妈', 'My Mom', '  Berlin ']);
-    const { rows } = await ctx.runtime.deps.pool.query<{ name: string; canonical_key: string }>('SELECT name, canonical_key FROM entities WHERE user_id = $1 ORDER BY name', [user]);
+    const { rows } = await ctx.runtime.pool.query<{ name: string; canonical_key: string }>('SELECT name, canonical_key FROM entities WHERE user_id = $1 ORDER BY name', [user]);
     for (const r of rows) expect(r.canonical_key).toBe(canonicalEntity(r.name));
     expect(await graphRouteIds(ctx.runtime.deps.graphRecall!, { userId: user, query: 'what does my mother like', now, k: 10 })).toEqual([mine]);
     // Another user's entities are never looked up.
@@ -88,7 +88,7 @@ describe('graph route seeds by canonical key', () => {
         return [p.a, p.b];
       });
     const names = [...labelled, '  My   Sister ', "Tom's", 'our folks', '我们的孩子', '我', 'USER', 'New  York', 'Москва', '哥伦比亚', '咱妈', 'your Bro', '\tBerlin\n', 'ΟΔΟΣ', '\u3000东京\u3000', 'ÉCOLE Ünter'];
-    const { rows } = await ctx.runtime.deps.pool.query<{ name: string; key: string }>('SELECT n AS name, entity_canonical_key(n) AS key FROM unnest($1::text[]) AS n', [names]);
+    const { rows } = await ctx.runtime.pool.query<{ name: string; key: string }>('SELECT n AS name, entity_canonical_key(n) AS key FROM unnest($1::text[]) AS n', [names]);
     expect(rows.map((r) => [r.name, r.key])).toEqual(names.map((n) => [n, canonicalEntity(n)]));
   });
 });

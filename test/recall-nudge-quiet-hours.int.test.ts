@@ -73,7 +73,7 @@ async function recalledAtNight(user: string) {
 }
 
 async function nudgeRows(userId: string) {
-  const { rows } = await ctx.runtime.deps.pool.query<{ created_at: Date; data: { memoryId?: string } }>(
+  const { rows } = await ctx.runtime.pool.query<{ created_at: Date; data: { memoryId?: string } }>(
     `SELECT created_at, data FROM notifications WHERE user_id = $1 AND kind = 'nudge' ORDER BY seq`,
     [userId],
   );
