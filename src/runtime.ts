@@ -59,7 +59,7 @@ import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
 import type { Extractor } from './core/ports/conversation';
 import type { ServiceDeps } from './shared/deps';
-import { createChatModel } from './adapters/llm/chat-model';
+import { createChatModel, loadChatModel } from './adapters/llm/chat-model';
 import { LlmExtractor } from './adapters/llm/llm-extractor';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
@@ -75,8 +75,8 @@ import { createPayloadEncryption, type PayloadEncryption } from './security/payl
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { warmFollowUpPrototypes } from './recall/follow-up-net';
 import { loadWorkflowBundle, sourcesHashAtStart } from './shared/workflow-bundle';
-import { flushTracing, installTracing } from './observability/tracing';
-import { tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
+import { flushTracing } from './observability/tracing';
+import { startTracing, tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -210,7 +210,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   installSdkRuntime(logger, config.observability.temporalMetricsAddress);
   // One tracer provider per process, however many runtimes it builds (tests build several).
   const traces = config.observability.traces === 'otlp';
-  if (traces) installTracing({ endpoint: config.observability.otlpEndpoint });
+  if (traces) await startTracing({ endpoint: config.observability.otlpEndpoint });
   // Production migrates as its own step (`npm run migrate`, MIGRATE_ON_START): then only check.
   if (opts.migrate ?? config.migrateOnStart) await migrate(endpoints.databaseUrl);
   else await assertSchemaCurrent(endpoints.databaseUrl);
@@ -220,6 +220,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   performance.mark('startup:chroma');
+  // The chat models' integration is imported only when one is configured (src/adapters/llm/chat-model.ts).
+  if (config.llm.provider !== 'none') await loadChatModel(config.llm);
   const models = createEmbeddings(config, endpoints);
   const embeddings = models.interactive;
   const secrets = new ServiceSecrets(config.secretKey);
