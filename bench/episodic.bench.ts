@@ -53,6 +53,8 @@ function row(label: string, w: Stats, wo: Stats): string {
 
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
+  // Off by default: production never runs ANALYZE by hand (analyzeAfterBulkLoad).
+  const analyze = args.includes('--analyze');
   const memories = 10_000;
   const days = quick ? 60 : 180;
   const perDay = 24;
@@ -64,7 +66,7 @@ export async function run(args: string[]): Promise<void> {
     const pool = await embeddingPool(runtime);
     let t0 = performance.now();
     await loadUser(runtime, pool, user, memories, 0);
-    await analyzeAfterBulkLoad(runtime);
+    if (analyze) await analyzeAfterBulkLoad(runtime);
     const end = new Date();
     const conversations = await loadConversations(runtime, user, days, perDay, end);
     console.log(`loaded ${memories} memories and ${days * perDay} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -18,6 +18,8 @@ import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors
  */
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
+  // Off by default: production never runs ANALYZE by hand (analyzeAfterBulkLoad).
+  const analyze = args.includes('--analyze');
   const withPersona = args.includes('--persona');
   const withExchanges = args.includes('--exchanges');
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
@@ -40,7 +42,7 @@ export async function run(args: string[]): Promise<void> {
       t0 = performance.now();
       await loadUser(runtime, pool, user, n, 1_000_000);
       if (withExchanges) await loadExchangeVectors(runtime, pool, user, n);
-      await analyzeAfterBulkLoad(runtime);
+      if (analyze) await analyzeAfterBulkLoad(runtime);
       console.log(`loaded ${n} memories${withExchanges ? ` and ${n} exchange vectors` : ''} for ${user} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const now = new Date();
       const personaBuilt = withPersona ? await rebuildPersona({ ...runtime.deps, personas: runtime.deps.personas! }, { userId: user, now }) : undefined;
