@@ -28,7 +28,7 @@ import { bundlerLogger, createLogger, temporalLogger } from './logging';
 import type { ServiceDeps } from './shared/deps';
 import { createEmbeddings, createExtractor } from './runtime/models';
 import { postgresPorts } from './runtime/postgres-ports';
-import { createChatModel } from './adapters/llm/chat-model';
+import { createChatModel, loadChatModel } from './adapters/llm/chat-model';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './memory/reinforcement-signal';
@@ -43,8 +43,8 @@ import { createPayloadEncryption, type PayloadEncryption } from './security/payl
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { warmFollowUpPrototypes } from './recall/follow-up-net';
 import { loadWorkflowBundle, sourcesHashAtStart } from './shared/workflow-bundle';
-import { flushTracing, installTracing } from './observability/tracing';
-import { tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
+import { flushTracing } from './observability/tracing';
+import { startTracing, tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -113,7 +113,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   installSdkRuntime(logger, config.observability.temporalMetricsAddress);
   // One tracer provider per process, however many runtimes it builds (tests build several).
   const traces = config.observability.traces === 'otlp';
-  if (traces) installTracing({ endpoint: config.observability.otlpEndpoint });
+  if (traces) await startTracing({ endpoint: config.observability.otlpEndpoint });
   // Production migrates as its own step (`npm run migrate`, MIGRATE_ON_START): then only check.
   if (opts.migrate ?? config.migrateOnStart) await migrate(endpoints.databaseUrl);
   else await assertSchemaCurrent(endpoints.databaseUrl);
@@ -123,6 +123,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   performance.mark('startup:chroma');
+  // The chat models' integration is imported only when one is configured (src/adapters/llm/chat-model.ts).
+  if (config.llm.provider !== 'none') await loadChatModel(config.llm);
   const models = createEmbeddings(config, endpoints);
   const secrets = new ServiceSecrets(config.secretKey);
   const subjects = new SubjectKeys(secrets);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { installTracing } from '../src/observability/tracing';
+import { installTracing } from '../src/observability/tracing-sdk';
 import { createTestContext, type TestContext } from './support/harness';
 
 // Issue #24 item 2 on the real stack: one chat message, the end of its conversation and a recall,

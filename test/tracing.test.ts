@@ -2,7 +2,8 @@ import { context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runRoutes } from '../src/recall/route-runner';
-import { installTracing, tracer } from '../src/observability/tracing';
+import { tracer } from '../src/observability/tracing';
+import { installTracing } from '../src/observability/tracing-sdk';
 
 // Issue #24 item 2, the part built so far: each recall route is a span, under the request's span
 // (one trace id), with the route as its only attribute — no user id.

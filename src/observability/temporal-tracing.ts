@@ -3,18 +3,34 @@
  * caller's span context into the workflows it starts and signals; the worker continues it in the
  * workflow (workflows/shared/trace-interceptors.ts, in the bundle), the activities, and exports the
  * workflow's spans through a sink to this process's span processor.
+ *
+ * With traces off nothing of the SDK is loaded (it cost every worker start about 0.2 s,
+ * docs/benchmarks.md "Worker restart"): `startTracing` imports it, and the functions below add
+ * their interceptors only after it ran.
  */
 import type { ClientInterceptors } from '@temporalio/client';
-import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryWorkflowClientInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { OpenTelemetryWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow';
-import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
-import { installedSpanProcessor, TRACING_RESOURCE } from './tracing';
+import { installedSpanProcessor } from './tracing';
+
+let sdk: typeof import('./temporal-tracing-sdk') | undefined;
+
+/** Imports the SDK and installs the process's tracer provider (OTLP over HTTP to `endpoint`), once per process. */
+export async function startTracing(opts: { endpoint?: string }): Promise<void> {
+  const [tracing, temporal] = await Promise.all([import('./tracing-sdk'), import('./temporal-tracing-sdk')]);
+  tracing.installTracing(opts);
+  sdk = temporal;
+}
+
+function loadedSdk(): typeof import('./temporal-tracing-sdk') {
+  if (!sdk) throw new Error('traces are on but startTracing() has not run in this process');
+  return sdk;
+}
 
 /** The client's interceptors, with the tracing one added after `base`'s when traces are on. */
 export function tracedClientInterceptors(base: ClientInterceptors, traces: boolean): ClientInterceptors {
   if (!traces) return base;
-  return { ...base, workflow: [...(Array.isArray(base.workflow) ? base.workflow : []), new OpenTelemetryWorkflowClientInterceptor()] };
+  return { ...base, workflow: [...(Array.isArray(base.workflow) ? base.workflow : []), loadedSdk().workflowClientInterceptor()] };
 }
 
 /**
@@ -24,13 +40,7 @@ export function tracedClientInterceptors(base: ClientInterceptors, traces: boole
  */
 export function tracedActivityInterceptors(base: ActivityInterceptorsFactory[], traces: boolean): ActivityInterceptorsFactory[] {
   if (!traces) return base;
-  return [
-    ...base,
-    (ctx) => {
-      const otel = new OpenTelemetryActivityInboundInterceptor(ctx);
-      return { inbound: { execute: (input, next) => (TRACE_HEADER in input.headers ? otel.execute(input, next) : next(input)) } };
-    },
-  ];
+  return [...base, loadedSdk().activityInterceptor];
 }
 
 /**
@@ -40,6 +50,6 @@ export function tracedActivityInterceptors(base: ActivityInterceptorsFactory[], 
  */
 export function workflowSpanSinks(): InjectedSinks<{ exporter: OpenTelemetryWorkflowExporter }> {
   const processor = installedSpanProcessor();
-  if (processor) return { exporter: makeWorkflowExporter(processor, TRACING_RESOURCE) };
+  if (processor && sdk) return sdk.workflowExporterSink(processor);
   return { exporter: { export: { fn: () => undefined } } };
 }

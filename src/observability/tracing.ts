@@ -5,82 +5,22 @@
  * Span attributes follow the label rule of the metrics: closed sets only (route names), never a
  * user id, user key, tenant id or text.
  */
-import { SpanStatusCode, trace, type Attributes, type Context } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, SimpleSpanProcessor, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export const tracer = trace.getTracer('jarvis-memory');
 
-export const TRACING_RESOURCE = new Resource({ 'service.name': 'jarvis-memory' });
-
 /**
- * The attributes a span may leave the process with. The Temporal interceptors attach far more —
- * workflow ids (they hold the user's key), search attributes, memo, the whole workflow info —
- * and exceptions' messages, which can quote user text: all dropped here, for every span alike.
- * The run id stays (random, not personal): an operator finds the workflow by it.
+ * The SDK (provider, exporter) lives in ./tracing-sdk and the Temporal interceptors in
+ * ./temporal-tracing-sdk, imported only when traces are on (./temporal-tracing `startTracing`): loading it cost every worker start about 0.2 s with tracing off
+ * (docs/benchmarks.md, "Worker restart"). What the rest of the code needs while tracing is off —
+ * the no-op tracer, `inSpan`, the flush — stays here, free of it.
  */
-const KEPT_ATTRIBUTES = new Set([
-  'http.request.method',
-  'http.route',
-  'http.response.status_code',
-  'recall.route',
-  'workflowType',
-  'taskQueue',
-  'attempt',
-  'run_id',
-  'runId',
-  'exception.type',
-]);
+let processor: SpanProcessor | undefined;
 
-function keptAttributes(attributes: Attributes): Attributes {
-  return Object.fromEntries(Object.entries(attributes).filter(([k, v]) => KEPT_ATTRIBUTES.has(k) && (typeof v !== 'object' || v === null)));
-}
-
-/** A view of the span with only the kept attributes; an error status keeps its code, and its message only if it is an error's name. */
-export function scrubbedSpan(span: ReadableSpan): ReadableSpan {
-  const statusMessage = span.status.message && /^[a-z]\w{0,63}$/iu.test(span.status.message) ? span.status.message : undefined;
-  return Object.create(span, {
-    attributes: { value: keptAttributes(span.attributes) },
-    events: { value: span.events.map((e) => ({ ...e, attributes: e.attributes && keptAttributes(e.attributes) })) },
-    status: { value: { code: span.status.code, ...(statusMessage ? { message: statusMessage } : {}) } },
-  }) as ReadableSpan;
-}
-
-class ScrubbingSpanProcessor implements SpanProcessor {
-  constructor(private readonly inner: SpanProcessor) {}
-  onStart(span: Span, parentContext: Context): void {
-    this.inner.onStart(span, parentContext);
-  }
-  onEnd(span: ReadableSpan): void {
-    this.inner.onEnd(scrubbedSpan(span));
-  }
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush();
-  }
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-}
-
-let installed: { provider: NodeTracerProvider; processor: SpanProcessor } | undefined;
-
-/**
- * Installs the process's tracer provider: OTLP over HTTP to `endpoint`, or the given exporter
- * (tests: an in-memory one, exported span by span). Once per process: the global provider can be
- * registered only once, and a test that installed its in-memory exporter first keeps it when the
- * runtime it builds asks for OTLP.
- */
-export function installTracing(opts: { endpoint?: string; exporter?: SpanExporter }): NodeTracerProvider {
-  if (installed) return installed.provider;
-  const processor = new ScrubbingSpanProcessor(
-    opts.exporter ? new SimpleSpanProcessor(opts.exporter) : new BatchSpanProcessor(new OTLPTraceExporter(opts.endpoint ? { url: opts.endpoint } : {})),
-  );
-  const provider = new NodeTracerProvider({ resource: TRACING_RESOURCE, spanProcessors: [processor] });
-  provider.register();
-  installed = { provider, processor };
-  return provider;
+/** Called by ./tracing-sdk once it installed the provider. */
+export function registerSpanProcessor(p: SpanProcessor): void {
+  processor = p;
 }
 
 /**
@@ -88,12 +28,12 @@ export function installTracing(opts: { endpoint?: string; exporter?: SpanExporte
  * leave by the same exporter as the rest. Undefined while tracing is off.
  */
 export function installedSpanProcessor(): SpanProcessor | undefined {
-  return installed?.processor;
+  return processor;
 }
 
 /** Sends the spans still batched (a stopping process would lose them); nothing while tracing is off. */
 export async function flushTracing(): Promise<void> {
-  await installed?.processor.forceFlush();
+  await processor?.forceFlush();
 }
 
 /** Runs `fn` in an active span named `name`; a throw marks the span failed and passes through. */

@@ -1,6 +1,6 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
-import { createChatModel } from '../adapters/llm/chat-model';
+import { openChatModel } from '../adapters/llm/chat-model';
 import type { AppConfig } from '../config';
 import type { DigestSections } from '../core/proactive/digest-content';
 
@@ -36,7 +36,7 @@ export function addedLinks(text: string, sections: DigestSections): string[] {
 export async function writeDigest(llm: AppConfig['llm'], sections: DigestSections, template: string, model?: BaseChatModel): Promise<WrittenDigest> {
   if (llm.provider === 'none' && !model) return { text: template, generatedBy: 'template' };
   try {
-    const chat = model ?? (llm.provider === 'none' ? undefined : createChatModel(llm));
+    const chat = model ?? (llm.provider === 'none' ? undefined : await openChatModel(llm));
     if (!chat) return { text: template, generatedBy: 'template' };
     const answer = await chat.invoke([new SystemMessage(DIGEST_SYSTEM_PROMPT), new HumanMessage(JSON.stringify(sections))]);
     const text = answer.text.trim();
