@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { uuidFromKey } from '../src/adapters/ids';
+import { uuidFromKey } from '../src/shared/ids';
 import { recall } from '../src/recall/recall';
 import { ensureDatabase } from '../src/stack/local-postgres';
 import { chatConversation, chatMemory, chatQueries, prng } from './chat-corpus';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { normalizeFact } from '../src/core/extraction/offline-extractor';
-import { uuidFromKey } from '../src/adapters/ids';
+import { uuidFromKey } from '../src/shared/ids';
 import { termFrequencies } from '../src/core/text/tokenize';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import type { MemoryType } from '../src/core/types';

@@ -13,7 +13,7 @@ import { ensureDatabase, startLocalPostgres, type LocalPostgres } from '../src/s
 import { migrate } from '../src/adapters/postgres/migrate';
 import { freePort } from '../src/stack/managed-process';
 import { extractionReconcilerWorkflow, reminderWorkflowId } from '../workflows';
-import { uuidFromKey } from '../src/adapters/ids';
+import { uuidFromKey } from '../src/shared/ids';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 import { seedMemories } from './support/seed';

@@ -5,7 +5,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { uuidFromKey } from '../src/adapters/ids';
+import { uuidFromKey } from '../src/shared/ids';
 import { applyRecallReinforcement } from '../src/memory/reinforcement';
 import { gatherDigest } from '../src/proactive/digest';
 import { recallNudgeStateQuery, recallNudgeWorkflowId, type RecallNudgeState } from '../src/proactive/contract';

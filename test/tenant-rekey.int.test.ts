@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishVectorMoves, rekeyLegacyUsers } from '../src/adapters/postgres/tenant-rekey';
-import { uuidFromKey } from '../src/adapters/ids';
+import { uuidFromKey } from '../src/shared/ids';
 import { insertBulkMemories } from './support/bulk-memories';
 import { createTestContext, type TestContext } from './support/harness';
 

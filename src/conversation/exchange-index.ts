@@ -1,4 +1,4 @@
-import { uuidFromKey } from '../adapters/ids';
+import { uuidFromKey } from '../shared/ids';
 import { indexableLines, messageKey, pairExchange, pairLines, type MessageRef, type StoredLine } from '../core/recall/exchanges';
 import type { ExchangeVectorUnit } from '../core/ports/recall';
 import { ErrorCode, MemoryServiceError } from '../core/errors';

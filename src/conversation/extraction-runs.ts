@@ -9,7 +9,7 @@ import { metrics } from '../observability/metrics';
 import { candidateToDTO, type CandidateDTO } from '../core/dto';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { normalizeFact } from '../core/extraction/offline-extractor';
-import { shortHash } from '../adapters/ids';
+import { shortHash } from '../shared/ids';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';
 import type { ExtractionReport, PageKey, StaleConversation, StoredMessage } from '../core/ports/conversation';

@@ -5,7 +5,7 @@
 import { candidateToDTO, type CandidateDTO } from '../core/dto';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { normalizeFact } from '../core/extraction/offline-extractor';
-import { shortHash } from '../adapters/ids';
+import { shortHash } from '../shared/ids';
 import type { ExtractionReport, StoredMessage } from '../core/ports/conversation';
 import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';

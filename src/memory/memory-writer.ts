@@ -4,7 +4,7 @@ import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, 
 import type { AppliedDecision } from '../core/dto';
 import { normalizeFact } from '../core/extraction/offline-extractor';
 import { tokenizeForIndex } from '../shared/segmentation';
-import { contentTag, uuidFromKey } from '../adapters/ids';
+import { contentTag, uuidFromKey } from '../shared/ids';
 import { defaultExpiry, type ExpiryOverrides } from '../core/lifecycle/decay';
 import { importanceFor } from '../core/lifecycle/memory-importance';
 import type { MemoryEvent, NewMemory, StoredMemoryEvent } from '../core/ports/memory';

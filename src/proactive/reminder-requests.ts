@@ -1,4 +1,4 @@
-import { uuidFromKey } from '../adapters/ids';
+import { uuidFromKey } from '../shared/ids';
 import { inlineRuleWork, scanPage } from '../adapters/extraction/rule-work';
 import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import type { ReminderWorkflowInput } from './contract';

@@ -14,7 +14,7 @@ import { WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@te
 import { DateTime, IANAZone } from 'luxon';
 import type { AppConfig } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { uuidFromKey } from '../adapters/ids';
+import { uuidFromKey } from '../shared/ids';
 import type { ReminderRecord } from '../core/ports/proactive';
 import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';

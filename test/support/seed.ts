@@ -1,5 +1,5 @@
 import { normalizeFact } from '../../src/core/extraction/offline-extractor';
-import { uuidFromKey } from '../../src/adapters/ids';
+import { uuidFromKey } from '../../src/shared/ids';
 import { tokenizeForIndex } from '../../src/adapters/text/jieba';
 import type { NewMemory } from '../../src/core/ports/memory';
 import type { MemoryStatus, MemoryType } from '../../src/core/types';

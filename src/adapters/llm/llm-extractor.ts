@@ -6,7 +6,7 @@ import { memoryTypePromptLines } from '../../core/memory-types';
 import { dataBlock, dataBlockRule, jsonLine } from '../../core/text/prompt-data';
 import type { ConversationMessage, MemoryCandidate } from '../../core/types';
 import type { ExtractionOutput, Extractor } from '../../core/ports/conversation';
-import { contentTag } from '../ids';
+import { contentTag } from '../../shared/ids';
 import { jiebaSegmenter } from '../text/jieba';
 import { parseExtractionReply, type LlmMemory } from './extraction-schema';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { REWRITE_SYSTEM_PROMPT, rewritePrompt, rewrittenQueries } from '../../core/recall/query-rewrite';
 import type { QueryRewriter } from '../../core/ports/recall';
-import { contentTag } from '../ids';
+import { contentTag } from '../../shared/ids';
 import { extractJsonObject } from './extraction-schema';
 
 const replySchema = z.object({ queries: z.array(z.string()).min(1) });

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Episode, EpisodeVectorOwed, EpisodeWrite } from '../../core/episodes/ports';
 import type { EpisodeDraft } from '../../core/episodes/summarize';
 import type { EpisodeStore } from '../../core/ports/recall';
-import { shortHash, uuidFromKey } from '../ids';
+import { shortHash, uuidFromKey } from '../../shared/ids';
 import { termFrequencies } from '../../core/text/tokenize';
 import { tokenizeForIndex } from '../text/jieba';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';

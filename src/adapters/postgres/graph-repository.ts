@@ -1,4 +1,4 @@
-import { uuidFromKey } from '../ids';
+import { uuidFromKey } from '../../shared/ids';
 import { canonicalEntity } from '../../core/recall/graph';
 import type { MemoryGraph } from '../../core/ports/memory';
 import type { EntityRef, RelationRef } from '../../core/types';

@@ -10,7 +10,7 @@
 /**
  * A short tag derived from a block's content (a hash), so the block's markers cannot be forged by
  * text inside it. A parameter, so core needs no hash implementation: production passes
- * `contentTag` from src/adapters/ids.ts (SHA-256).
+ * `contentTag` from src/shared/ids.ts (SHA-256).
  */
 export type ContentTag = (content: string) => string;
 

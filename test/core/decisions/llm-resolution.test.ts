@@ -6,7 +6,7 @@ import type { Neighbour } from '../../../src/core/decisions/decide';
 import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT } from '../../../src/core/decisions/llm-resolution';
 import type { MemoryCandidate } from '../../../src/core/types';
 import { candidate as makeCandidate } from '../../support/candidate';
-import { contentTag } from '../../../src/adapters/ids';
+import { contentTag } from '../../../src/shared/ids';
 
 const candidate = (over: Partial<MemoryCandidate> = {}) => makeCandidate('I work at Globex now', over);
 const neighbour = (id: string, text: string, over: Partial<Neighbour> = {}, memory: Partial<Neighbour['memory']> = {}): Neighbour => ({

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LlmQueryRewriter } from '../../../src/adapters/llm/query-rewriter';
 import { MemoryServiceError } from '../../../src/core/errors';
 import { isReferential, MAX_REWRITTEN_QUERIES, REWRITE_SYSTEM_PROMPT, rewritePrompt, rewrittenQueries, shouldRewrite } from '../../../src/core/recall/query-rewrite';
-import { contentTag } from '../../../src/adapters/ids';
+import { contentTag } from '../../../src/shared/ids';
 
 const camera = ['我在看索尼 A7C2 相机，预算一万五以内。'];
 
