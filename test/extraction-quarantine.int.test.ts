@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RulePool } from '../src/adapters/extraction/rule-pool';
-import type { MessagePlan, MessageTask, RuleWork } from '../src/adapters/extraction/rule-work';
+import type { MessagePlan, MessageTask, RuleWork } from '../src/shared/rule-work';
 import { claimStaleConversations, extractRunPage } from '../src/conversation/extraction-runs';
 import { createTestContext, type TestContext } from './support/harness';
 

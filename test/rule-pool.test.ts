@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RulePool } from '../src/adapters/extraction/rule-pool';
-import { inlineRuleWork, RuleWorkError, scanPage } from '../src/adapters/extraction/rule-work';
+import { inlineRuleWork, RuleWorkError, scanPage } from '../src/shared/rule-work';
 import { loadConfig } from '../src/config';
 import type { ConversationMessage } from '../src/core/types';
 import { storeMessages } from '../src/conversation/conversation-messages';

@@ -14,7 +14,7 @@ import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';
 import type { ExtractionReport, PageKey, StaleConversation, StoredMessage } from '../core/ports/conversation';
 import { userTimeZone } from '../account/settings';
-import { inlineRuleWork, scanPage, type MessageFailure, type PageScan } from '../adapters/extraction/rule-work';
+import { inlineRuleWork, scanPage, type MessageFailure, type PageScan } from '../shared/rule-work';
 import type { ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 
 /** A candidate and the key its decision is recorded under. */

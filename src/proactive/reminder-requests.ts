@@ -1,5 +1,5 @@
 import { uuidFromKey } from '../shared/ids';
-import { inlineRuleWork, scanPage } from '../adapters/extraction/rule-work';
+import { inlineRuleWork, scanPage } from '../shared/rule-work';
 import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import type { ReminderWorkflowInput } from './contract';
 import { allConversationMessages } from '../conversation/conversation-messages';

@@ -4,7 +4,7 @@ import { OpenAICompatibleEmbeddings } from '../adapters/embeddings/openai-compat
 import { EmbeddingsEndpoint } from '../adapters/embeddings/embeddings-endpoint';
 import { E5StatementEncoder } from '../adapters/embeddings/e5-statement-encoder';
 import { OfflineExtractor } from '../adapters/extraction/offline-extractor';
-import type { RuleWork } from '../adapters/extraction/rule-work';
+import type { RuleWork } from '../shared/rule-work';
 import { createChatModel } from '../adapters/llm/chat-model';
 import { LlmExtractor } from '../adapters/llm/llm-extractor';
 import { ExtractionNet } from '../core/extraction/net';

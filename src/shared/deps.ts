@@ -1,4 +1,4 @@
-import type { RuleWork } from '../adapters/extraction/rule-work';
+import type { RuleWork } from './rule-work';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type { GraphRecallSource } from '../core/recall/graph';
 import type { MemoryListsSource } from '../core/recall/memory-lists';

@@ -5,7 +5,7 @@ import type { ExtractionOutput, ExtractionReport, Extractor } from '../../core/p
 import type { Segmenter } from '../../core/text/segmenter';
 import type { ConversationMessage } from '../../core/types';
 import { jiebaSegmenter } from '../text/jieba';
-import { pageCandidates, RuleWorkError, scanPage, type PageScan, type RuleWork } from './rule-work';
+import { pageCandidates, RuleWorkError, scanPage, type PageScan, type RuleWork } from '../../shared/rule-work';
 
 /**
  * Deterministic, rule-based Chinese/English extractor: the default when no model is configured.

@@ -1,5 +1,5 @@
 /**
- * A pool of worker threads (piscina) for the rule work of extraction (rule-work.ts). Each task has
+ * A pool of worker threads (piscina) for the rule work of extraction (src/shared/rule-work.ts). Each task has
  * a hard time limit counted from when a thread starts it: a task that overruns is aborted, which
  * terminates its thread (a regular expression cannot be interrupted any other way) and piscina
  * starts a fresh one; the message fails, not the worker process, and the event loop that serves
@@ -8,7 +8,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { RuleWorkError, type MessagePlan, type MessageTask, type RuleTask, type RuleWork, type ScreenResult, type ScreenTask } from './rule-work';
+import { RuleWorkError, type MessagePlan, type MessageTask, type RuleTask, type RuleWork, type ScreenResult, type ScreenTask } from '../../shared/rule-work';
 
 export interface RulePoolOptions {
   threads: number;

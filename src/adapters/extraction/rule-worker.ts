@@ -3,7 +3,7 @@
  * when it starts on its port, so its time limit counts its own run, never its wait in the queue.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { runRuleTask, type RuleTask } from './rule-work';
+import { runRuleTask, type RuleTask } from '../../shared/rule-work';
 
 // The first use loads jieba's dictionary and compiles the patterns: done while the thread starts,
 // so a message's time limit never pays for it.

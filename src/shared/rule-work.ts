@@ -1,16 +1,22 @@
 /**
  * The CPU-heavy, pure rule work of extraction, as tasks that can run on a worker thread
- * (rule-pool.ts) or, without a pool, on the caller's thread (unit tests, scripts). The rules are
- * regular expressions and word segmentation over user text: one hostile message can cost minutes,
- * so the extraction activity never runs them on the event loop that serves other users.
+ * (src/adapters/extraction/rule-pool.ts) or, without a pool, on the caller's thread (unit tests,
+ * scripts). The rules are regular expressions and word segmentation over user text: one hostile
+ * message can cost minutes, so the extraction activity never runs them on the event loop that
+ * serves other users.
+ *
+ * Shared plumbing, not an adapter: conversation and proactive both scan pages with it, and the
+ * only outside piece is the process's segmenter (segmentation.ts). The thread pool is the adapter,
+ * wired in src/runtime.ts. Not in src/core either: a task's plan names the extraction and the
+ * proactive domains at once, which neither a kernel port nor one domain may import.
  */
-import { dedupeCandidates, planOfflineMessage } from '../../core/extraction/offline-extractor';
-import type { NetStatement } from '../../core/extraction/net-statements';
-import { screenCandidates } from '../../core/extraction/provenance';
-import { detectReminderRequests, type ConversationReminderRequest } from '../../core/proactive/conversation-reminders';
-import type { RejectedCandidate } from '../../core/extraction/provenance';
-import type { ConversationMessage, MemoryCandidate } from '../../core/types';
-import { jiebaSegmenter } from '../text/jieba';
+import { dedupeCandidates, planOfflineMessage } from '../core/extraction/offline-extractor';
+import type { NetStatement } from '../core/extraction/net-statements';
+import { screenCandidates } from '../core/extraction/provenance';
+import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
+import type { RejectedCandidate } from '../core/extraction/provenance';
+import type { ConversationMessage, MemoryCandidate } from '../core/types';
+import { segmenter } from './segmentation';
 
 /** One message's rule work: its window (the message and the neighbours an assistant turn needs). */
 export interface MessageTask {
@@ -47,10 +53,10 @@ export function runRuleTask(task: MessageTask): MessagePlan;
 export function runRuleTask(task: ScreenTask): ScreenResult;
 export function runRuleTask(task: RuleTask): MessagePlan | ScreenResult;
 export function runRuleTask(task: RuleTask): MessagePlan | ScreenResult {
-  if (task.kind === 'screen') return screenCandidates(task.candidates, task.messages, jiebaSegmenter, task.timezone);
+  if (task.kind === 'screen') return screenCandidates(task.candidates, task.messages, segmenter, task.timezone);
   const message = task.messages[task.index];
   if (!message) return { candidates: [], statements: [], reminders: [] };
-  const plan = planOfflineMessage(task.messages, task.index, { timezone: task.timezone, segmenter: jiebaSegmenter }, task.withStatements);
+  const plan = planOfflineMessage(task.messages, task.index, { timezone: task.timezone, segmenter: segmenter }, task.withStatements);
   return { ...plan, reminders: message.role === 'user' ? detectReminderRequests([message], task.timezone) : [] };
 }
 
