@@ -6,8 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { PROACTIVE_CHANNEL } from '../adapters/postgres/notification-repository';
-import type { NewNotification, NotificationKind, NotificationRecord, ProactiveEvent, ReminderRecord } from '../core/ports/proactive';
+import { PROACTIVE_CHANNEL, type NewNotification, type NotificationKind, type NotificationRecord, type ProactiveEvent, type ReminderRecord } from '../core/ports/proactive';
 import type { ServiceDeps } from '../shared/deps';
 
 /** What a page receives: a stored notification, or a reminder whose state changed. */

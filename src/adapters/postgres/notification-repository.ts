@@ -1,10 +1,9 @@
-import type { NewNotification, NotificationKind, NotificationRecord, NotificationRepository, ProactiveEvent } from '../../core/ports/proactive';
+import { PROACTIVE_CHANNEL, type NewNotification, type NotificationKind, type NotificationRecord, type NotificationRepository, type ProactiveEvent } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
 export type { NewNotification, NotificationKind, NotificationRecord, ProactiveEvent };
 
-/** PostgreSQL channel that carries "something new for user X" from workers to API processes. */
-export const PROACTIVE_CHANNEL = 'jarvis_proactive';
+export { PROACTIVE_CHANNEL };
 
 function toRecord(r: Record<string, unknown>): NotificationRecord {
   return {

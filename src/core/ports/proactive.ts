@@ -94,6 +94,12 @@ export interface NewNotification {
 }
 
 /** Events announced to every API process: ids only, the listener reads the rows (scoped by user). */
+/**
+ * The PostgreSQL channel that carries "something new for user X" from workers to API processes:
+ * the notification repository NOTIFYs on it, the live listener (src/proactive/notifications.ts) LISTENs.
+ */
+export const PROACTIVE_CHANNEL = 'jarvis_proactive';
+
 export type ProactiveEvent =
   | { type: 'notification'; userId: string; id: string; seq: number }
   | { type: 'reminder'; userId: string; reminderId: string; status: string };
