@@ -68,13 +68,12 @@ const KNOWN_VIOLATIONS = {
     ['src/core/recall/filler.ts', 'src/core/extraction/text.ts'],
     ['src/core/recall/filler.ts', 'src/core/extraction/utterance-shape.ts'],
   ],
-  // Use cases that call an adapter directly: the recall retrievers, the episode repository and the
-  // chat model. Only src/runtime.ts should wire adapters. (The id helpers and the rule work moved
-  // to src/shared/: the ids hash with node:crypto, which src/core may not import, and a rule
+  // Use cases that call an adapter directly: the recall retrievers and the chat model. Only
+  // src/runtime.ts should wire adapters. (The id helpers, the episode id among them, and the rule
+  // work moved to src/shared/: the ids hash with node:crypto, which src/core may not import, and a rule
   // plan names two domains at once; the thread pool stays the adapter. The NOTIFY channel's name
   // is in the proactive port.)
   'use-cases-never-import-adapters': [
-    ['src/conversation/episodes.ts', 'src/adapters/postgres/episode-repository.ts'],
     ['src/proactive/digest-writer.ts', 'src/adapters/llm/chat-model.ts'],
     ['src/recall/memory-routes.ts', 'src/adapters/retrievers/ann-retriever.ts'],
     ['src/recall/memory-routes.ts', 'src/adapters/retrievers/bm25-retriever.ts'],

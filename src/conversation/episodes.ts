@@ -1,4 +1,4 @@
-import { episodeId } from '../adapters/postgres/episode-repository';
+import { episodeId } from '../shared/ids';
 import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { buildEpisodes } from '../core/episodes/summarize';
 import { ErrorCode, MemoryServiceError } from '../core/errors';

@@ -13,6 +13,11 @@ export function uuidFromKey(key: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** Deterministic id: the same conversation-day is the same episode however often it is written. */
+export function episodeId(userId: string, conversationId: string, day: string): string {
+  return uuidFromKey(`episode:${userId}:${conversationId}:${day}`);
+}
+
 export function shortHash(text: string, length = 16): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);
 }

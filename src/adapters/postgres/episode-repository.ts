@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Episode, EpisodeVectorOwed, EpisodeWrite } from '../../core/episodes/ports';
 import type { EpisodeDraft } from '../../core/episodes/summarize';
 import type { EpisodeStore } from '../../core/ports/recall';
-import { shortHash, uuidFromKey } from '../../shared/ids';
+import { episodeId, shortHash } from '../../shared/ids';
 import { termFrequencies } from '../../core/text/tokenize';
 import { tokenizeForIndex } from '../text/jieba';
 import { bm25Ctes, bm25TermSql } from './bm25-sql';
@@ -42,10 +42,7 @@ function toEpisode(r: EpisodeRow): Episode {
   };
 }
 
-/** Deterministic id: the same conversation-day is the same episode however often it is written. */
-export function episodeId(userId: string, conversationId: string, day: string): string {
-  return uuidFromKey(`episode:${userId}:${conversationId}:${day}`);
-}
+export { episodeId };
 
 /**
  * Episodes and their BM25 postings. Every query takes the user; postings and the per-user
