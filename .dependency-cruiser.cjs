@@ -68,11 +68,16 @@ const KNOWN_VIOLATIONS = {
     ['src/core/recall/filler.ts', 'src/core/extraction/text.ts'],
     ['src/core/recall/filler.ts', 'src/core/extraction/utterance-shape.ts'],
   ],
-  // Use cases that call an adapter directly: the recall retrievers and the chat model. Only
-  // src/runtime.ts should wire adapters. (The id helpers, the episode id among them, and the rule
-  // work moved to src/shared/: the ids hash with node:crypto, which src/core may not import, and a rule
-  // plan names two domains at once; the thread pool stays the adapter. The NOTIFY channel's name
-  // is in the proactive port.)
+  // Use cases that call an adapter directly; only src/runtime.ts should wire adapters. Left:
+  // - the digest writer opens the LangChain chat model itself, per digest: a reply port in
+  //   src/core/ports/proactive.ts (system prompt + data in, text out), implemented in src/adapters/llm
+  //   over createChatModel, wired in src/runtime/models.ts into ServiceDeps and passed by
+  //   activities/proactive removes it (ServiceDeps holds no LangChain model, so not the model itself);
+  // - recall builds its LangChain retrievers (ANN, BM25, exchange) and the per-request query
+  //   embeddings cache per request: retriever factories as a recall port, built in the runtime.
+  // Done: the id helpers (the episode id among them) and the rule work moved to src/shared/ (the
+  // ids hash with node:crypto, which src/core may not import; a rule plan names two domains at
+  // once; the thread pool stays the adapter); the NOTIFY channel's name is in the proactive port.
   'use-cases-never-import-adapters': [
     ['src/proactive/digest-writer.ts', 'src/adapters/llm/chat-model.ts'],
     ['src/recall/memory-routes.ts', 'src/adapters/retrievers/ann-retriever.ts'],
