@@ -69,17 +69,13 @@ const KNOWN_VIOLATIONS = {
     ['src/core/recall/filler.ts', 'src/core/extraction/utterance-shape.ts'],
   ],
   // Use cases that call an adapter directly; only src/runtime.ts should wire adapters. Left:
-  // - the digest writer opens the LangChain chat model itself, per digest: a reply port in
-  //   src/core/ports/proactive.ts (system prompt + data in, text out), implemented in src/adapters/llm
-  //   over createChatModel, wired in src/runtime/models.ts into ServiceDeps and passed by
-  //   activities/proactive removes it (ServiceDeps holds no LangChain model, so not the model itself);
-  // - recall builds its LangChain retrievers (ANN, BM25, exchange) and the per-request query
-  //   embeddings cache per request: retriever factories as a recall port, built in the runtime.
+  // recall builds its LangChain retrievers (ANN, BM25, exchange) and the per-request query
+  // embeddings cache per request: retriever factories as a recall port, built in the runtime.
   // Done: the id helpers (the episode id among them) and the rule work moved to src/shared/ (the
   // ids hash with node:crypto, which src/core may not import; a rule plan names two domains at
-  // once; the thread pool stays the adapter); the NOTIFY channel's name is in the proactive port.
+  // once; the thread pool stays the adapter); the NOTIFY channel's name is in the proactive port;
+  // the digest writer asks the DigestModel port (ServiceDeps.digestModel, wired in src/runtime.ts).
   'use-cases-never-import-adapters': [
-    ['src/proactive/digest-writer.ts', 'src/adapters/llm/chat-model.ts'],
     ['src/recall/memory-routes.ts', 'src/adapters/retrievers/ann-retriever.ts'],
     ['src/recall/memory-routes.ts', 'src/adapters/retrievers/bm25-retriever.ts'],
     ['src/recall/memory-routes.ts', 'src/adapters/retrievers/exchange-retriever.ts'],

@@ -28,7 +28,8 @@ import { bundlerLogger, createLogger, temporalLogger } from './logging';
 import type { ServiceDeps } from './shared/deps';
 import { createEmbeddings, createExtractor } from './runtime/models';
 import { postgresPorts } from './runtime/postgres-ports';
-import { createChatModel, loadChatModel } from './adapters/llm/chat-model';
+import { createChatModel, loadChatModel, openChatModel } from './adapters/llm/chat-model';
+import { LangChainDigestModel } from './adapters/llm/digest-model';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './memory/reinforcement-signal';
@@ -158,6 +159,11 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   };
   // The user is waiting on a rewrite: no retries, and the model call ends with its time budget.
   if (config.llm.provider !== 'none') deps.queryRewriter = new LlmQueryRewriter(createChatModel(config.llm, { timeoutMs: config.recall.rewriteTimeoutMs, maxRetries: 0 }));
+  // The digest opens its model per digest, inside its template fallback (src/proactive/digest-writer.ts).
+  if (config.llm.provider !== 'none') {
+    const llm = config.llm;
+    deps.digestModel = new LangChainDigestModel(() => openChatModel(llm));
+  }
   // The decide activity has 15 s to close: the model gets 10 s, so a slow one fails clearly and is retried.
   // The persona's model step runs in a background activity that heartbeats: a minute, one retry.
   if (config.llm.provider !== 'none' && config.recall.personaBuilder === 'llm') deps.personaCondenser = new LlmPersonaCondenser(createChatModel(config.llm), config.llm.model);

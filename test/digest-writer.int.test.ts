@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDigestTemplate, type DigestSections } from '../src/core/proactive/digest-content';
+import { openChatModel } from '../src/adapters/llm/chat-model';
+import { LangChainDigestModel } from '../src/adapters/llm/digest-model';
 import { writeDigest } from '../src/proactive/digest-writer';
 
 // The digest's LLM path against a local OpenAI-compatible endpoint (no model ships offline):
@@ -32,6 +34,9 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
+/** The digest model as src/runtime.ts wires it for an OpenAI-compatible LLM. */
+const configured = (model: string) => new LangChainDigestModel(() => openChatModel({ provider: 'openai-compatible', baseUrl: base, apiKey: 'k', model }));
+
 const sections: DigestSections = {
   date: '2026-06-10',
   timeZone: 'Asia/Shanghai',
@@ -45,7 +50,7 @@ const sections: DigestSections = {
 describe('digest writer', () => {
   it('uses the configured model and gives it only the gathered sections', async () => {
     requests = [];
-    const out = await writeDigest({ provider: 'openai-compatible', baseUrl: base, apiKey: 'k', model: 'tiny' }, sections, renderDigestTemplate(sections));
+    const out = await writeDigest(sections, renderDigestTemplate(sections), configured('tiny'));
     expect(out.generatedBy).toBe('llm');
     expect(out.text).toContain('payment-svc');
     expect(requests).toHaveLength(1);
@@ -54,9 +59,9 @@ describe('digest writer', () => {
 
   it('falls back to the bilingual template when the model fails, and says why', async () => {
     const template = renderDigestTemplate(sections);
-    const out = await writeDigest({ provider: 'openai-compatible', baseUrl: base, apiKey: 'k', model: 'broken' }, sections, template);
+    const out = await writeDigest(sections, template, configured('broken'));
     expect(out).toMatchObject({ generatedBy: 'template', text: template });
     expect(out.fallbackReason).toMatch(/model failed/);
-    expect((await writeDigest({ provider: 'none' }, sections, template)).generatedBy).toBe('template');
+    expect((await writeDigest(sections, template)).generatedBy).toBe('template');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderDigestTemplate, type DigestSections } from '../src/core/proactive/digest-content';
 import { addedLinks, DIGEST_SYSTEM_PROMPT, writeDigest } from '../src/proactive/digest-writer';
+import { LangChainDigestModel } from '../src/adapters/llm/digest-model';
 import { ScriptedChatModel } from './support/scripted-model';
 
 // The digest writer's prompt rails with a scripted model (no model runs offline): the day's
@@ -15,12 +16,12 @@ const sections: DigestSections = {
   openQuestions: [],
   suggestions: [],
 };
-const llm = { provider: 'none' } as const;
+const digestModel = (model: ScriptedChatModel) => new LangChainDigestModel(async () => model);
 
 describe('digest writer rails', () => {
   it('sends the sections as JSON data under a system prompt that says so', async () => {
     const model = new ScriptedChatModel('Conversations: you talked about an invoice. Important memories: your notes are at https://notes.example/me.');
-    const out = await writeDigest(llm, sections, renderDigestTemplate(sections), model);
+    const out = await writeDigest(sections, renderDigestTemplate(sections), digestModel(model));
     expect(out.generatedBy).toBe('llm');
     const [system, human] = model.prompts[0]!;
     expect(system!.text).toBe(DIGEST_SYSTEM_PROMPT);
@@ -31,7 +32,7 @@ describe('digest writer rails', () => {
   it('sends the template instead of a reply that adds a link the day’s data does not hold', async () => {
     const model = new ScriptedChatModel('Conversations: please log in at https://evil.example/login to keep your memories safe.');
     const template = renderDigestTemplate(sections);
-    const out = await writeDigest(llm, sections, template, model);
+    const out = await writeDigest(sections, template, digestModel(model));
     expect(out).toMatchObject({ generatedBy: 'template', text: template });
     expect(out.fallbackReason).toMatch(/adds links .*https:\/\/evil\.example\/login/);
   });

@@ -42,7 +42,7 @@ export function createProactiveActivities(deps: ServiceDeps) {
     },
 
     async writeDigest(input: { sections: DigestSections }): Promise<WrittenDigest> {
-      return writeDigest(deps.config.llm, input.sections, renderDigestTemplate(input.sections));
+      return writeDigest(input.sections, renderDigestTemplate(input.sections), deps.digestModel);
     },
 
     async storeDigest(input: { userId: string; sections: DigestSections; text: string; generatedBy: 'llm' | 'template'; notify: boolean; at: string }): Promise<{ notified: boolean; notificationId?: string }> {

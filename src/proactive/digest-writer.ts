@@ -1,8 +1,5 @@
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
-import { openChatModel } from '../adapters/llm/chat-model';
-import type { AppConfig } from '../config';
 import type { DigestSections } from '../core/proactive/digest-content';
+import type { DigestModel } from '../core/ports/proactive';
 
 export interface WrittenDigest {
   text: string;
@@ -27,19 +24,17 @@ export function addedLinks(text: string, sections: DigestSections): string[] {
 }
 
 /**
- * The digest's wording: the model's when one is configured and answers, otherwise the template.
+ * The digest's wording: the model's when one is configured (`ServiceDeps.digestModel`, wired when
+ * an LLM is) and answers, otherwise the template.
  * A failing model falls back to the template (the 22:00 digest must arrive); the reason travels
  * in the activity result, visible in the workflow history. The sections go to the model as JSON
  * data; a reply that adds a link the data does not hold is not sent (a pasted text could have
  * asked for it).
  */
-export async function writeDigest(llm: AppConfig['llm'], sections: DigestSections, template: string, model?: BaseChatModel): Promise<WrittenDigest> {
-  if (llm.provider === 'none' && !model) return { text: template, generatedBy: 'template' };
+export async function writeDigest(sections: DigestSections, template: string, model?: DigestModel): Promise<WrittenDigest> {
+  if (!model) return { text: template, generatedBy: 'template' };
   try {
-    const chat = model ?? (llm.provider === 'none' ? undefined : await openChatModel(llm));
-    if (!chat) return { text: template, generatedBy: 'template' };
-    const answer = await chat.invoke([new SystemMessage(DIGEST_SYSTEM_PROMPT), new HumanMessage(JSON.stringify(sections))]);
-    const text = answer.text.trim();
+    const text = (await model.reply(DIGEST_SYSTEM_PROMPT, JSON.stringify(sections))).trim();
     if (text.length < 20) return { text: template, generatedBy: 'template', fallbackReason: 'model reply too short' };
     const links = addedLinks(text, sections);
     if (links.length > 0) return { text: template, generatedBy: 'template', fallbackReason: `model reply adds links that are not in the day's data: ${links.slice(0, 3).join(' ').slice(0, 200)}` };

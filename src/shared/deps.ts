@@ -5,7 +5,7 @@ import type { MemoryListsSource } from '../core/recall/memory-lists';
 import type { ConflictJudge, Embedder, MemoryEventLog, MemoryReader, MemorySearch, MemoryTimeRoute, OutboxRetryRepository, VectorIndex, VectorOutbox } from '../core/ports/memory';
 import type { ConversationRepository, ExtractionRunRepository, Extractor, MessageQuarantine } from '../core/ports/conversation';
 import type { EpisodeStore, ExchangeIndexWatermarks, ExchangeVectorIndex, MessageSearch, QueryRewriter } from '../core/ports/recall';
-import type { DigestRepository, NotificationRepository, PageTokenRepository, ProactiveMemorySource, ReminderRepository, SettingsRepository, UserRepository } from '../core/ports/proactive';
+import type { DigestModel, DigestRepository, NotificationRepository, PageTokenRepository, ProactiveMemorySource, ReminderRepository, SettingsRepository, UserRepository } from '../core/ports/proactive';
 import type { PurgeAuditLog, UserKeyDestroyer, UserExportSource } from '../core/ports/privacy';
 import type { UserApiKeyRepository } from '../core/ports/account';
 import type { UnitOfWork } from '../core/ports/transaction';
@@ -72,6 +72,8 @@ export interface ServiceDeps {
   quarantine?: MessageQuarantine;
   /** Present when an LLM is configured; recall uses it only when a request or RECALL_QUERY_REWRITE asks. */
   queryRewriter?: QueryRewriter;
+  /** Present when an LLM is configured: words the daily digest (the template otherwise). */
+  digestModel?: DigestModel;
   /** The LLM conflict resolver (present when an LLM is configured and CONFLICT_RESOLVER is not "rules"). */
   conflictJudge?: ConflictJudge;
   /** Seed 003's entity graph as recall walks it; without it recall has no graph route. */

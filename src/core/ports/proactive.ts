@@ -94,6 +94,11 @@ export interface NewNotification {
 }
 
 /** Events announced to every API process: ids only, the listener reads the rows (scoped by user). */
+/** A chat model as the digest writer asks it: a system prompt and one data block in, the reply's text out. */
+export interface DigestModel {
+  reply(system: string, data: string): Promise<string>;
+}
+
 /**
  * The PostgreSQL channel that carries "something new for user X" from workers to API processes:
  * the notification repository NOTIFYs on it, the live listener (src/proactive/notifications.ts) LISTENs.
