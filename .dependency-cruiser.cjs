@@ -41,7 +41,6 @@ const KNOWN_VIOLATIONS = {
   // their capabilities' domain types; those types move into the kernel, or each port file into
   // its capability's domain once the transaction's ports stop needing them all in one place.
   'kernel-imports-only-kernel': [
-    ['src/core/ports/memory.ts', 'src/core/decisions/llm-resolution.ts'],
     ['src/core/ports/recall.ts', 'src/core/episodes/ports.ts'],
     ['src/core/ports/recall.ts', 'src/core/episodes/summarize.ts'],
     ['src/core/ports/conversation.ts', 'src/core/extraction/provenance.ts'],
