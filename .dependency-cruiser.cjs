@@ -43,9 +43,6 @@ const KNOWN_VIOLATIONS = {
   'kernel-imports-only-kernel': [
     ['src/core/ports/recall.ts', 'src/core/episodes/ports.ts'],
     ['src/core/ports/recall.ts', 'src/core/episodes/summarize.ts'],
-    ['src/core/ports/conversation.ts', 'src/core/extraction/provenance.ts'],
-    ['src/core/ports/lifecycle.ts', 'src/core/lifecycle/sweep.ts'],
-    ['src/core/ports/privacy.ts', 'src/core/privacy/purge.ts'],
     ['src/core/ports/proactive.ts', 'src/core/proactive/digest-content.ts'],
     ['src/core/ports/proactive.ts', 'src/core/proactive/reminder-state.ts'],
     ['src/core/ports/proactive.ts', 'src/core/proactive/settings.ts'],
