@@ -43,9 +43,6 @@ const KNOWN_VIOLATIONS = {
   'kernel-imports-only-kernel': [
     ['src/core/ports/recall.ts', 'src/core/episodes/ports.ts'],
     ['src/core/ports/recall.ts', 'src/core/episodes/summarize.ts'],
-    ['src/core/ports/proactive.ts', 'src/core/proactive/digest-content.ts'],
-    ['src/core/ports/proactive.ts', 'src/core/proactive/reminder-state.ts'],
-    ['src/core/ports/proactive.ts', 'src/core/proactive/settings.ts'],
     ['src/core/ports/privacy.ts', 'src/core/recall/exchanges.ts'],
     ['src/core/ports/recall.ts', 'src/core/recall/exchanges.ts'],
   ],
@@ -89,7 +86,6 @@ const KNOWN_VIOLATIONS = {
   // erase path orchestrate other capabilities and belong above them (a move of their own).
   'capabilities-depend-one-way': [
     ['src/account/page-tokens.ts', 'src/privacy/user-purge.ts'],
-    ['src/account/settings.ts', 'src/core/proactive/settings.ts'],
     ['src/conversation/exchange-index.ts', 'src/core/recall/exchanges.ts'],
     ['src/core/episodes/summarize.ts', 'src/core/recall/exchanges.ts'],
     ['src/lifecycle/lifecycle-sweep.ts', 'src/conversation/exchange-index.ts'],
