@@ -43,14 +43,11 @@ const KNOWN_VIOLATIONS = {
   'kernel-imports-only-kernel': [
     ['src/core/ports/recall.ts', 'src/core/episodes/ports.ts'],
     ['src/core/ports/recall.ts', 'src/core/episodes/summarize.ts'],
-    ['src/core/ports/privacy.ts', 'src/core/recall/exchanges.ts'],
-    ['src/core/ports/recall.ts', 'src/core/recall/exchanges.ts'],
   ],
   // Domain code shared across capabilities that belongs in the kernel (token budget, recall
   // formatting, provenance and quoting screens, decay, the exchange line shape) or in the
   // capability that uses it; each moves with the src/core/<cap> → src/<cap>/domain step.
   'domain-imports-only-kernel-and-itself': [
-    ['src/core/episodes/summarize.ts', 'src/core/recall/exchanges.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/quoted.ts'],
     ['src/core/persona/profile.ts', 'src/core/recall/budget.ts'],
@@ -86,10 +83,7 @@ const KNOWN_VIOLATIONS = {
   // erase path orchestrate other capabilities and belong above them (a move of their own).
   'capabilities-depend-one-way': [
     ['src/account/page-tokens.ts', 'src/privacy/user-purge.ts'],
-    ['src/conversation/exchange-index.ts', 'src/core/recall/exchanges.ts'],
-    ['src/core/episodes/summarize.ts', 'src/core/recall/exchanges.ts'],
     ['src/lifecycle/lifecycle-sweep.ts', 'src/conversation/exchange-index.ts'],
-    ['src/lifecycle/lifecycle-sweep.ts', 'src/core/recall/exchanges.ts'],
     ['activities/lifecycle/reconcilers.ts', 'src/conversation/contract.ts'],
     ['activities/lifecycle/reconcilers.ts', 'src/conversation/exchange-index.ts'],
     ['activities/lifecycle/reconcilers.ts', 'src/conversation/extraction-runs.ts'],

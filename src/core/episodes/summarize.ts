@@ -9,7 +9,7 @@
 import { DateTime } from 'luxon';
 import { extractAssistantContribution } from '../extraction/assistant';
 import { extractEntities } from '../extraction/entities';
-import { cutCodePoints } from '../recall/exchanges';
+import { cutCodePoints } from '../text/code-points';
 import type { Segmenter } from '../text/segmenter';
 import { detectLang, prepareText, splitSentences, trimPunct, type Lang } from '../extraction/text';
 import type { ConversationMessage } from '../types';

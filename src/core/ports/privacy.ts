@@ -1,5 +1,5 @@
 /** Ports of erasure, purge, retention and export (src/core/ports.ts re-exports every port). */
-import type { MessageRef } from '../recall/exchanges';
+import type { MessageRef } from '../exchange-lines';
 
 /** What a purge has done so far, per store; the audit row keeps it (numbers only). */
 export interface PurgeCounts {

@@ -1,7 +1,7 @@
 /** Ports of recall: query rewriting, message search, episodes and the exchange index (src/core/ports.ts re-exports every port). */
 import type { Episode, EpisodeVectorOwed, EpisodeWrite } from '../episodes/ports';
 import type { EpisodeDraft } from '../episodes/summarize';
-import type { MessageHit, MessageRef, ShownLine, StoredLine } from '../recall/exchanges';
+import type { MessageHit, MessageRef, ShownLine, StoredLine } from '../exchange-lines';
 
 /**
  * Turns a chat message and the messages before it into extra recall queries (pronouns resolved,
