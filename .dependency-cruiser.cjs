@@ -41,8 +41,6 @@ const KNOWN_VIOLATIONS = {
   // their capabilities' domain types; those types move into the kernel, or each port file into
   // its capability's domain once the transaction's ports stop needing them all in one place.
   'kernel-imports-only-kernel': [
-    ['src/core/ports/recall.ts', 'src/core/episodes/ports.ts'],
-    ['src/core/ports/recall.ts', 'src/core/episodes/summarize.ts'],
   ],
   // Domain code shared across capabilities that belongs in the kernel (token budget, recall
   // formatting, provenance and quoting screens, decay, the exchange line shape) or in the
