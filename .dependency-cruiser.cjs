@@ -51,7 +51,6 @@ const KNOWN_VIOLATIONS = {
     ['src/core/persona/profile.ts', 'src/core/recall/budget.ts'],
     ['src/core/persona/profile.ts', 'src/core/recall/format.ts'],
     ['src/core/recall/follow-up.ts', 'src/core/extraction/net.ts'],
-    ['src/core/recall/rank.ts', 'src/core/lifecycle/decay.ts'],
     // The recall gate's filler test reuses extraction's utterance shapes (came with #23 item 4).
     ['src/core/recall/filler.ts', 'src/core/extraction/text.ts'],
     ['src/core/recall/filler.ts', 'src/core/extraction/utterance-shape.ts'],

@@ -5,7 +5,7 @@
  * so the SQL receives its constants from here rather than from copies.
  */
 import type { ImportanceLevel, MemoryStatus, MemoryType } from '../types';
-import { ARCHIVE_THRESHOLD, computeDecay, decayTimeConstantDays, HALF_LIFE_DAYS } from './decay';
+import { ARCHIVE_THRESHOLD, computeDecay, decayTimeConstantDays, HALF_LIFE_DAYS } from '../decay';
 import { SweepAction, type LifecycleTransition } from '../ports/lifecycle';
 
 // The lifecycle port's page results name the sweep's actions, so they live with the port.
