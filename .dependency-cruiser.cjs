@@ -48,8 +48,6 @@ const KNOWN_VIOLATIONS = {
   'domain-imports-only-kernel-and-itself': [
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/quoted.ts'],
-    ['src/core/persona/profile.ts', 'src/core/recall/budget.ts'],
-    ['src/core/persona/profile.ts', 'src/core/recall/format.ts'],
     ['src/core/recall/follow-up.ts', 'src/core/extraction/net.ts'],
     // The recall gate's filler test reuses extraction's utterance shapes (came with #23 item 4).
     ['src/core/recall/filler.ts', 'src/core/extraction/text.ts'],
@@ -91,8 +89,6 @@ const KNOWN_VIOLATIONS = {
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/quoted.ts'],
     ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
-    ['src/core/persona/profile.ts', 'src/core/recall/budget.ts'],
-    ['src/core/persona/profile.ts', 'src/core/recall/format.ts'],
     // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
     ['src/proactive/reminder-requests.ts', 'src/conversation/conversation-messages.ts'],
   ],
