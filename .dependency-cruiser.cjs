@@ -47,11 +47,7 @@ const KNOWN_VIOLATIONS = {
   // capability that uses it; each moves with the src/core/<cap> → src/<cap>/domain step.
   'domain-imports-only-kernel-and-itself': [
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
-    ['src/core/memory/direct-write.ts', 'src/core/extraction/quoted.ts'],
     ['src/core/recall/follow-up.ts', 'src/core/extraction/net.ts'],
-    // The recall gate's filler test reuses extraction's utterance shapes (came with #23 item 4).
-    ['src/core/recall/filler.ts', 'src/core/extraction/text.ts'],
-    ['src/core/recall/filler.ts', 'src/core/extraction/utterance-shape.ts'],
   ],
   // Use cases that call an adapter directly: id helpers (adapters/ids.ts is pure and belongs in the kernel), the rule pool, the recall
   // retrievers, two repositories and the chat model. Only src/runtime.ts should wire adapters.
@@ -87,7 +83,6 @@ const KNOWN_VIOLATIONS = {
     ['src/memory/memory-neighbours.ts', 'src/core/extraction/offline-extractor.ts'],
     ['src/memory/memory-writer.ts', 'src/core/extraction/offline-extractor.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
-    ['src/core/memory/direct-write.ts', 'src/core/extraction/quoted.ts'],
     ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
     // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
     ['src/proactive/reminder-requests.ts', 'src/conversation/conversation-messages.ts'],

@@ -11,7 +11,7 @@ import { extractAssistantContribution } from '../extraction/assistant';
 import { extractEntities } from '../extraction/entities';
 import { cutCodePoints } from '../text/code-points';
 import type { Segmenter } from '../text/segmenter';
-import { detectLang, prepareText, splitSentences, trimPunct, type Lang } from '../extraction/text';
+import { detectLang, prepareText, splitSentences, trimPunct, type Lang } from '../text/sentences';
 import type { ConversationMessage } from '../types';
 import type { EpisodeDraft } from '../ports/recall';
 

@@ -23,7 +23,7 @@ import { BASE_IMPORTANCE, HEALTH_IMPORTANCE, makeMatch } from './match';
 import { isDurableClass, NET_CLASS_TYPE, type NetClass, type Prototype, PROTOTYPES } from './prototypes';
 import type { NetStatement } from './net-statements';
 import { isDirective } from './provenance';
-import { isFailureReport } from './utterance-shape';
+import { isFailureReport } from '../text/utterance-shape';
 
 /** Turns texts into embedding vectors (any length; normalised or not). The port the net needs. */
 export interface StatementEncoder {

@@ -27,7 +27,7 @@ import type { Segmenter } from '../text/segmenter';
 import { indexTokens } from '../text/tokenize';
 import type { ConversationMessage, MemoryCandidate } from '../types';
 import { extractCandidatesOffline } from './offline-extractor';
-import { ownSentences, ownWords } from './quoted';
+import { ownSentences, ownWords } from '../text/quoted';
 import { normalizeFact } from './text';
 import type { RejectedCandidate } from '../ports/conversation';
 
