@@ -47,7 +47,6 @@ const KNOWN_VIOLATIONS = {
   // capability that uses it; each moves with the src/core/<cap> → src/<cap>/domain step.
   'domain-imports-only-kernel-and-itself': [
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
-    ['src/core/recall/follow-up.ts', 'src/core/extraction/net.ts'],
   ],
   // Use cases that call an adapter directly: id helpers (adapters/ids.ts is pure and belongs in the kernel), the rule pool, the recall
   // retrievers, two repositories and the chat model. Only src/runtime.ts should wire adapters.
