@@ -79,8 +79,6 @@ const KNOWN_VIOLATIONS = {
     ['activities/lifecycle/reconcilers.ts', 'src/conversation/extraction-runs.ts'],
     ['activities/lifecycle/reconcilers.ts', 'src/proactive/reminder-reconciler.ts'],
     ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
-    ['src/memory/memory-neighbours.ts', 'src/core/extraction/offline-extractor.ts'],
-    ['src/memory/memory-writer.ts', 'src/core/extraction/offline-extractor.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
     ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
     // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
