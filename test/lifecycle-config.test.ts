@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
-import { defaultExpiry } from '../src/core/lifecycle/decay';
+import { defaultExpiry } from '../src/core/decay';
 
 describe('lifecycle configuration', () => {
   it('defaults: cap 5000, events live 30 days, pages of 5000', () => {

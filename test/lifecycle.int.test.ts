@@ -1,7 +1,7 @@
 import { ChromaClient } from 'chromadb';
 import { userCollectionName } from '../src/adapters/chroma/user-collections';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capacityOverflow } from '../src/core/lifecycle/decay';
+import { capacityOverflow } from '../src/core/decay';
 import { DECAY_SCORE_TOLERANCE, sweepDecision, type LifecycleTransition } from '../src/core/lifecycle/sweep';
 import type { ImportanceLevel, MemoryStatus, MemoryType } from '../src/core/types';
 import { ensureLifecycleSchedules, reinforcementScheduleId, sweepScheduleId } from '../src/lifecycle/lifecycle-schedules';

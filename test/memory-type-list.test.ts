@@ -11,7 +11,7 @@ import { recallBody } from '../src/api/schemas';
 import { CLIENT_MEMORY_TYPES_PATH, renderClientMemoryTypes } from '../src/cli/client-types';
 import type { MemoryType as ClientMemoryType, RecallRequest as ClientRecallRequest } from '../src/client/index';
 import { BASE_IMPORTANCE } from '../src/core/extraction/match';
-import { DEFAULT_EXPIRY_DAYS } from '../src/core/lifecycle/decay';
+import { DEFAULT_EXPIRY_DAYS } from '../src/core/decay';
 import { MEMORY_TYPE_DEFINITIONS, memoryTypePromptLines } from '../src/core/memory-types';
 import { buildTemplatePersona } from '../src/core/persona/profile';
 import { TYPE_WEIGHTS } from '../src/core/recall/rank';

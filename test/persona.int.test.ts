@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSONA_HEADERS } from '../src/core/persona/profile';
 import { SCENE_HEADERS } from '../src/core/persona/scenes';
-import { countTokens } from '../src/core/recall/budget';
+import { countTokens } from '../src/core/text/token-budget';
 import { memoriesChangedSignal, personaWorkflowId, RebuildPersona } from '../workflows/persona/persona';
 import { userSearchAttributes } from '../workflows/shared/search-attributes';
 import { MemoryUserIdKey } from '../workflows/shared/search-attributes';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isDirective, screenCandidates, support } from '../src/core/extraction/provenance';
-import { ownWords } from '../src/core/extraction/quoted';
+import { ownWords } from '../src/core/text/quoted';
 import type { ConversationMessage, MemoryCandidate } from '../src/core/types';
 import { jiebaSegmenter } from '../src/adapters/text/jieba';
 import { candidate } from './support/candidate';

@@ -36,7 +36,10 @@ beforeAll(async () => {
   // The default budget (1.5 s) is for production; on a loaded CI machine recall can take longer,
   // and these tests are about what the proxy does with a recall, not how fast it is (the
   // 'timeout' path has its own context below).
-  ctx = await createTestContext({ UPSTREAM_BASE_URL: upstream.baseUrl, UPSTREAM_API_KEY: UPSTREAM_KEY, CONVERSATION_IDLE_SECONDS: '2', PROXY_RECALL_TIMEOUT_MS: '15000' });
+  // No persona in the context: once its debounced rebuild has run, the persona states the allergy
+  // in the system part and leaves it out of the memories (by design), and these tests check where
+  // the proxy puts the per-message memories, whenever the rebuild happens to land.
+  ctx = await createTestContext({ UPSTREAM_BASE_URL: upstream.baseUrl, UPSTREAM_API_KEY: UPSTREAM_KEY, CONVERSATION_IDLE_SECONDS: '2', PROXY_RECALL_TIMEOUT_MS: '15000', RECALL_PERSONA_SHARE: '0' });
   user = `${ctx.prefix}-proxy`;
   expect((await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'I am allergic to peanuts', type: 'fact', importance: 0.9 })).status).toBe(201);
   const instruction = await ctx.call('POST', `/v1/users/${user}/memories`, { text: 'Always answer in British English', type: 'instruction', scope: 'global' });

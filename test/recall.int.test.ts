@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countTokens } from '../src/core/recall/budget';
+import { countTokens } from '../src/core/text/token-budget';
 import { recall } from '../src/recall/recall';
 import { createTestContext, type TestContext } from './support/harness';
 import { seedMemories } from './support/seed';

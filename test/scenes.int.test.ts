@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryMcpEndpoint } from '../src/client/index';
 import { PERSONA_HEADERS } from '../src/core/persona/profile';
 import { classifyScene, prototypeTexts, SCENE_HEADERS, scenePrototypes } from '../src/core/persona/scenes';
-import { countTokens } from '../src/core/recall/budget';
+import { countTokens } from '../src/core/text/token-budget';
 import { rebuildScenes } from '../src/persona/scenes';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jiebaSegmenter } from '../src/adapters/text/jieba';
 import { planOfflineExtraction } from '../src/core/extraction/offline-extractor';
-import { isFailureReport, isRequestToAssistant, isSmallTalk } from '../src/core/extraction/utterance-shape';
+import { isFailureReport, isRequestToAssistant, isSmallTalk } from '../src/core/text/utterance-shape';
 import { isFillerExchange, withoutFiller } from '../src/core/recall/filler';
 import type { ConversationMessage } from '../src/core/types';
 

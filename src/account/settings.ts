@@ -4,7 +4,7 @@
  */
 import { IANAZone } from 'luxon';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { resolveSettings, type ClockTime, type ProactiveSettings, type UserSettings } from '../core/proactive/settings';
+import { resolveSettings, type ClockTime, type ProactiveSettings, type UserSettings } from '../core/user-settings';
 import type { ServiceDeps } from '../shared/deps';
 
 /** The user's stored zone when it is a valid IANA zone ('UTC' until set); undefined for an unknown user. */

@@ -1,5 +1,5 @@
 import { uuidFromKey } from '../shared/ids';
-import { indexableLines, messageKey, pairExchange, pairLines, type MessageRef, type StoredLine } from '../core/recall/exchanges';
+import { indexableLines, messageKey, pairExchange, pairLines, type MessageRef, type StoredLine } from '../core/exchange-lines';
 import type { ExchangeVectorUnit } from '../core/ports/recall';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ServiceDeps } from '../shared/deps';

@@ -21,7 +21,7 @@ import {
   type RetentionKind,
   type RetentionStepResult,
 } from '../core/lifecycle/retention';
-import type { MessageRef } from '../core/recall/exchanges';
+import type { MessageRef } from '../core/exchange-lines';
 import type { ServiceDeps } from '../shared/deps';
 import { eraseExchangeVectors } from '../conversation/exchange-index';
 

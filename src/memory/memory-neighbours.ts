@@ -1,6 +1,6 @@
 // Stage 1 of the write path (memory-writer.ts): the memories a candidate may relate to, and how.
 import type { Neighbour } from '../core/decisions/decide';
-import { normalizeFact } from '../core/extraction/offline-extractor';
+import { normalizeFact } from '../core/text/sentences';
 import { restoreRefusal } from '../core/lifecycle/sweep';
 import type { MemoryReader, MemorySearch, VectorIndex } from '../core/ports/memory';
 import type { Memory, MemoryCandidate } from '../core/types';

@@ -2,7 +2,7 @@ import { decide, DEFAULT_DECIDE_OPTIONS, type Decision, type Neighbour } from '.
 import { metrics } from '../observability/metrics';
 import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT, type LlmProposal } from '../core/decisions/llm-resolution';
 import type { AppliedDecision } from '../core/dto';
-import { normalizeFact } from '../core/extraction/offline-extractor';
+import { normalizeFact } from '../core/text/sentences';
 import { tokenizeForIndex } from '../shared/segmentation';
 import { contentTag, uuidFromKey } from '../shared/ids';
 import { defaultExpiry, type ExpiryOverrides } from '../core/lifecycle/decay';

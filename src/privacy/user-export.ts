@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { userExists } from '../account/settings';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { resolveSettings } from '../core/proactive/settings';
+import { resolveSettings } from '../core/user-settings';
 import type { ExportSection } from '../core/ports/privacy';
 import type { AppConfig } from '../config';
 import type { ServiceDeps } from '../shared/deps';

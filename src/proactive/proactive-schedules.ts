@@ -4,7 +4,7 @@
  * `nudge:{userId}` runs NudgeWorkflow every few minutes, paused while the user has opted out.
  * Global schedules (the lifecycle sweep) live elsewhere; these ids never collide with them.
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction, type ScheduleSpec } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction, type ScheduleSpec } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { digestCalendarSpec } from '../core/proactive/digest-schedule';
 import type { UserSettings } from '../core/proactive/settings';
@@ -29,29 +29,45 @@ interface Desired<W extends Workflow> {
   note: string;
 }
 
-/** Creates the schedule, or replaces spec, action and paused state of the existing one. */
+/**
+ * Creates the schedule, or replaces spec, action and paused state of the existing one. A purge
+ * may delete the schedule between the create that found it and the update: then it is created
+ * again (the settings row that asked for it was written after the purge, so it stands), instead
+ * of the caller getting a 5xx for a race it did not cause.
+ */
 async function upsertSchedule<W extends Workflow>(temporal: Client, userId: string, d: Desired<W>): Promise<void> {
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' };
-  try {
-    await temporal.schedule.create({
-      scheduleId: d.scheduleId,
-      spec: d.spec,
-      action: d.action,
-      policies,
-      typedSearchAttributes: userSearchAttributes(userId),
-      state: { paused: d.paused, note: d.note },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await temporal.schedule.getHandle(d.scheduleId).update<W>((previous) => ({
-      ...previous,
-      spec: d.spec,
-      action: d.action,
-      policies,
-      state: { paused: d.paused, note: d.note },
-    }));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await temporal.schedule.create({
+        scheduleId: d.scheduleId,
+        spec: d.spec,
+        action: d.action,
+        policies,
+        typedSearchAttributes: userSearchAttributes(userId),
+        state: { paused: d.paused, note: d.note },
+      });
+      return;
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
+    try {
+      await temporal.schedule.getHandle(d.scheduleId).update<W>((previous) => ({
+        ...previous,
+        spec: d.spec,
+        action: d.action,
+        policies,
+        state: { paused: d.paused, note: d.note },
+      }));
+      return;
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError) || attempt >= MAX_UPSERT_ATTEMPTS) throw err;
+    }
   }
 }
+
+/** Create-or-update rounds before a schedule that keeps vanishing under concurrent purges is an error. */
+const MAX_UPSERT_ATTEMPTS = 3;
 
 /**
  * Makes the user's digest and nudge schedules match their settings. Called when settings change

@@ -19,11 +19,11 @@ import { cleanObject, guessForgetType, isHedged, isTaskScoped, subjectWords } fr
 import { isOneOffRequest, isQuestionLike } from '../../src/core/extraction/net-statements';
 import { planOfflineExtraction } from '../../src/core/extraction/offline-extractor';
 import { isDirective, screenCandidates, stem, support } from '../../src/core/extraction/provenance';
-import { ownSentences, ownWords } from '../../src/core/extraction/quoted';
+import { ownSentences, ownWords } from '../../src/core/text/quoted';
 import { detectResolution } from '../../src/core/extraction/resolution';
 import { hasContent, segmentMessage } from '../../src/core/extraction/segments';
 import { isAboutSomeoneElse } from '../../src/core/extraction/subjects';
-import { detectLang, normalizeFact, prepareText, splitClauses, splitSentences, stripFiller, trimPunct } from '../../src/core/extraction/text';
+import { detectLang, normalizeFact, prepareText, splitClauses, splitSentences, stripFiller, trimPunct } from '../../src/core/text/sentences';
 import { personaLanguage } from '../../src/core/persona/profile';
 import { isQuestion } from '../../src/core/proactive/digest-content';
 import { goalDeadline } from '../../src/core/proactive/nudge-triggers';

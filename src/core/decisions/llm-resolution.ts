@@ -1,6 +1,10 @@
 import { dataBlock, dataBlockRule, jsonLine, type ContentTag } from '../text/prompt-data';
 import type { MemoryCandidate } from '../types';
 import type { Decision, DecideOptions, Neighbour } from './decide';
+import type { LlmProposal } from '../ports/memory';
+
+// The conflict judge's port names the model's answer, so its shape lives with the port.
+export type { LlmProposal };
 
 /**
  * The LLM conflict resolver's pure half (the rule-based resolver stays the default: it needs no
@@ -10,14 +14,6 @@ import type { Decision, DecideOptions, Neighbour } from './decide';
  * labels (never ids), and its answer is checked against the neighbours that are active when the
  * decision is applied.
  */
-
-/** The model's answer, before validation. */
-export interface LlmProposal {
-  action: 'create' | 'reinforce' | 'update' | 'supersede' | 'ignore';
-  /** Labels of the neighbours it acts on ("n1"…). */
-  targets: string[];
-  reason: string;
-}
 
 /**
  * Whether a model is worth asking: rules stay final for low confidence, explicit forget requests,

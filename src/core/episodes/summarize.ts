@@ -9,10 +9,14 @@
 import { DateTime } from 'luxon';
 import { extractAssistantContribution } from '../extraction/assistant';
 import { extractEntities } from '../extraction/entities';
-import { cutCodePoints } from '../recall/exchanges';
+import { cutCodePoints } from '../text/code-points';
 import type { Segmenter } from '../text/segmenter';
-import { detectLang, prepareText, splitSentences, trimPunct, type Lang } from '../extraction/text';
+import { detectLang, prepareText, splitSentences, trimPunct, type Lang } from '../text/sentences';
 import type { ConversationMessage } from '../types';
+import type { EpisodeDraft } from '../ports/recall';
+
+// The episode store's port takes drafts, so their shape lives with the port.
+export type { EpisodeDraft };
 
 /** Longest summary, in code points: a routing key for retrieval, not a transcript. */
 export const MAX_SUMMARY_CODE_POINTS = 320;
@@ -23,18 +27,6 @@ const MAX_UNITS_PER_MESSAGE = 2;
 /** A plain user sentence scores 0.5; anything above carries a named thing, a number or a suggestion. */
 const SALIENT = 0.5;
 
-/** One episode before it is stored. */
-export interface EpisodeDraft {
-  /** Local calendar day (YYYY-MM-DD) in the zone it was built for. */
-  day: string;
-  startedAt: Date;
-  endedAt: Date;
-  /** Every message of the day, in conversation order. */
-  messageIds: string[];
-  summary: string;
-  /** Messages whose sentences made the summary, most salient first. */
-  summaryMessageIds: string[];
-}
 
 interface Unit {
   text: string;

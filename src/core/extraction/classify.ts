@@ -9,7 +9,7 @@ import { makeMatch, type ClauseMatch } from './match';
 import { detectResolution } from './resolution';
 import { runRules } from './rule-kit';
 import { isAboutSomeoneElse } from './subjects';
-import { isFailureReport, isRequestToAssistant, isSmallTalk } from './utterance-shape';
+import { isFailureReport, isRequestToAssistant, isSmallTalk } from '../text/utterance-shape';
 import type { Lang } from './text';
 import { ZH_FACT_RULES } from './zh-rules-facts';
 import { ZH_INTENT_RULES } from './zh-rules-intent';

@@ -17,10 +17,10 @@ import type { Segmenter } from '../text/segmenter';
 import type { ConversationMessage } from '../types';
 import { EN_SHORT_LIVED, ZH_SHORT_LIVED } from './dates';
 import { isHedged, isTaskScoped } from './match';
-import { ownWords } from './quoted';
+import { ownWords } from '../text/quoted';
 import { hasContent } from './segments';
 import { isAboutSomeoneElse } from './subjects';
-import { isRequestToAssistant, isSmallTalk } from './utterance-shape';
+import { isRequestToAssistant, isSmallTalk } from '../text/utterance-shape';
 import { type Lang, type Span, splitSentences, stripFiller, trimPunct } from './text';
 
 export { isAboutSomeoneElse } from './subjects';

@@ -23,7 +23,11 @@ import { BASE_IMPORTANCE, HEALTH_IMPORTANCE, makeMatch } from './match';
 import { isDurableClass, NET_CLASS_TYPE, type NetClass, type Prototype, PROTOTYPES } from './prototypes';
 import type { NetStatement } from './net-statements';
 import { isDirective } from './provenance';
-import { isFailureReport } from './utterance-shape';
+import { isFailureReport } from '../text/utterance-shape';
+import { classMeans, unit } from '../cosine';
+
+// Cosine scoring is shared with recall's follow-up classifier, so it lives in the kernel.
+export { classMeans, unit };
 
 /** Turns texts into embedding vectors (any length; normalised or not). The port the net needs. */
 export interface StatementEncoder {
@@ -75,48 +79,9 @@ export class PrototypeIndex {
   }
 }
 
-/** `v` scaled to length 1 (a zero vector stays zero). */
-export function unit(v: readonly number[]): Float64Array {
-  let norm = 0;
-  for (const x of v) norm += x * x;
-  norm = Math.sqrt(norm);
-  const out = new Float64Array(v.length);
-  if (norm === 0) return out;
-  for (let i = 0; i < v.length; i++) out[i] = v[i]! / norm;
-  return out;
-}
-
-function dot(a: Float64Array, b: Float64Array): number {
-  let s = 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
 /** Per class, the mean cosine similarity of the statement to its `k` nearest exemplars of that class. */
 export function classScores(vector: readonly number[], index: PrototypeIndex, k: number): Map<NetClass, number> {
   return classMeans(vector, index.prototypes, index.vectors, k);
-}
-
-/**
- * Per class, the mean cosine of `vector` to its `k` nearest labelled vectors of that class
- * (`vectors` unit length, in the order of `labelled`). Shared by every prototype classifier.
- */
-export function classMeans<C extends string>(vector: readonly number[], labelled: readonly { cls: C }[], vectors: readonly Float64Array[], k: number): Map<C, number> {
-  const v = unit(vector);
-  const sims = new Map<C, number[]>();
-  labelled.forEach((p, i) => {
-    const list = sims.get(p.cls) ?? [];
-    list.push(dot(v, vectors[i]!));
-    sims.set(p.cls, list);
-  });
-  const out = new Map<C, number>();
-  for (const [cls, list] of sims) {
-    list.sort((a, b) => b - a);
-    const top = list.slice(0, Math.max(1, k));
-    out.set(cls, top.reduce((s, x) => s + x, 0) / top.length);
-  }
-  return out;
 }
 
 /** Confidence for an accepted statement: the floor of {@link NET_CONFIDENCE}, rising with the margin's excess. */

@@ -27,20 +27,15 @@ import type { Segmenter } from '../text/segmenter';
 import { indexTokens } from '../text/tokenize';
 import type { ConversationMessage, MemoryCandidate } from '../types';
 import { extractCandidatesOffline } from './offline-extractor';
-import { ownSentences, ownWords } from './quoted';
+import { ownSentences, ownWords } from '../text/quoted';
 import { normalizeFact } from './text';
+import type { RejectedCandidate } from '../ports/conversation';
+
+// The extraction report (a port's result) names rejected candidates, so their shape lives with the port.
+export type { RejectedCandidate };
 
 /** Share of a memory's content words that must occur in what its speaker said. */
 export const MIN_SUPPORT = 0.5;
-
-/** A candidate that was dropped, as the extraction report records it. */
-export interface RejectedCandidate {
-  text: string;
-  type: string;
-  intent: string;
-  messageIds: string[];
-  reason: string;
-}
 
 /** Words that name the speakers rather than say anything ("The user is…", "用户…", "助手推荐…"). */
 const SPEAKER_WORDS = new Set(['user', 'users', "user's", 'assistant', "assistant's", '用户', '该用户', '助手', 'ai']);

@@ -5,16 +5,11 @@
  * so the SQL receives its constants from here rather than from copies.
  */
 import type { ImportanceLevel, MemoryStatus, MemoryType } from '../types';
-import { ARCHIVE_THRESHOLD, computeDecay, decayTimeConstantDays, HALF_LIFE_DAYS } from './decay';
+import { ARCHIVE_THRESHOLD, computeDecay, decayTimeConstantDays, HALF_LIFE_DAYS } from '../decay';
+import { SweepAction, type LifecycleTransition } from '../ports/lifecycle';
 
-/** What the sweep does to one memory. */
-export const SweepAction = {
-  /** Decay fell below the archive threshold, or the user is over capacity. Restorable. */
-  archive: 'archive',
-  /** `expires_at` has passed. Not restorable. */
-  expire: 'expire',
-} as const;
-export type SweepAction = (typeof SweepAction)[keyof typeof SweepAction];
+// The lifecycle port's page results name the sweep's actions, so they live with the port.
+export { SweepAction, type LifecycleTransition };
 
 /** What {@link sweepDecision} needs of a memory. */
 export interface SweepCandidate {
@@ -115,14 +110,6 @@ export function addSweepCounts(a: SweepCounts, b: Partial<SweepCounts>): SweepCo
     capacityArchived: a.capacityArchived + (b.capacityArchived ?? 0),
     vectorsRemoved: a.vectorsRemoved + (b.vectorsRemoved ?? 0),
   };
-}
-
-/** One status change made by a lifecycle job, as shown in its workflow result. */
-export interface LifecycleTransition {
-  memoryId: string;
-  userId: string;
-  action: SweepAction | 'reinforce';
-  reason: string;
 }
 
 /**

@@ -7,7 +7,7 @@
  * screen's own reason. The screen's patterns are only called here, never copied.
  */
 import { screenCandidates } from '../extraction/provenance';
-import { ownWords } from '../extraction/quoted';
+import { ownWords } from '../text/quoted';
 import type { Segmenter } from '../text/segmenter';
 import type { MemoryCandidate, MemoryScope, MemoryType } from '../types';
 

@@ -15,8 +15,8 @@
  */
 import { memoryTypeTable } from '../memory-types';
 import type { Memory, MemoryType } from '../types';
-import { countTokens, selectWithinBudget } from '../recall/budget';
-import { neutralizeText } from '../recall/format';
+import { countTokens, selectWithinBudget } from '../text/token-budget';
+import { neutralizeText } from '../text/neutralize';
 
 export type PersonaLanguage = 'zh' | 'en';
 

@@ -1,6 +1,14 @@
 /** Ports of conversations, their messages, extraction runs and extractors (src/core/ports.ts re-exports every port). */
 import type { ConversationMessage, MemoryCandidate, MessageRole } from '../types';
-import type { RejectedCandidate } from '../extraction/provenance';
+
+/** A candidate that was dropped, as the extraction report records it. */
+export interface RejectedCandidate {
+  text: string;
+  type: string;
+  intent: string;
+  messageIds: string[];
+  reason: string;
+}
 
 /** How far a conversation's messages have been extracted and decided. */
 export interface ExtractionWatermarks {

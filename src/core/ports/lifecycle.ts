@@ -1,7 +1,23 @@
 /** Ports of decay, reinforcement and the lifecycle sweeps (src/core/ports.ts re-exports every port). */
 import type { ImportanceLevel } from '../types';
-import type { LifecycleTransition } from '../lifecycle/sweep';
 import type { ImportancePatch } from './memory';
+
+/** What the sweep does to one memory. */
+export const SweepAction = {
+  /** Decay fell below the archive threshold, or the user is over capacity. Restorable. */
+  archive: 'archive',
+  /** `expires_at` has passed. Not restorable. */
+  expire: 'expire',
+} as const;
+export type SweepAction = (typeof SweepAction)[keyof typeof SweepAction];
+
+/** One status change made by a lifecycle job, as shown in its workflow result. */
+export interface LifecycleTransition {
+  memoryId: string;
+  userId: string;
+  action: SweepAction | 'reinforce';
+  reason: string;
+}
 
 /** Who a lifecycle change is attributed to in the audit trail. */
 export interface LifecycleAudit {

@@ -1,6 +1,5 @@
 /** Ports of memories, their vectors, events, graph and the vector outbox (src/core/ports.ts re-exports every port). */
 import type { EntityRef, ImportanceLevel, Memory, MemoryScope, MemoryStatus, MemoryType, MemoryVia, RelationRef } from '../types';
-import type { LlmProposal } from '../decisions/llm-resolution';
 import type { VectorHit } from '../vector-hit';
 
 export type { VectorHit };
@@ -221,6 +220,14 @@ export interface OutboxRetryRepository {
   failed(input: { entries: DueOutboxEntry[]; error: string; policy: RetryPolicy }): Promise<{ deadLettered: number }>;
   /** Counts for the operator's health check. */
   health(): Promise<OutboxHealth>;
+}
+
+/** The conflict judge's answer, before validation (src/core/decisions/llm-resolution.ts checks it). */
+export interface LlmProposal {
+  action: 'create' | 'reinforce' | 'update' | 'supersede' | 'ignore';
+  /** Labels of the neighbours it acts on ("n1"…). */
+  targets: string[];
+  reason: string;
 }
 
 /**

@@ -1,6 +1,17 @@
 /** Ports of erasure, purge, retention and export (src/core/ports.ts re-exports every port). */
-import type { PurgeCounts } from '../privacy/purge';
-import type { MessageRef } from '../recall/exchanges';
+import type { MessageRef } from '../exchange-lines';
+
+/** What a purge has done so far, per store; the audit row keeps it (numbers only). */
+export interface PurgeCounts {
+  /** Rows deleted per table. */
+  postgres: Record<string, number>;
+  /** Collections dropped per kind (memories, episodes). */
+  chroma: Record<string, number>;
+  schedulesDeleted: number;
+  workflowsTerminated: number;
+  workflowsDeleted: number;
+  dataKeyDestroyed: boolean;
+}
 
 /** What erasing one memory removed besides the memory row (numbers only: they go in the erase event). */
 export interface EraseCounts {

@@ -1,8 +1,64 @@
 /** Ports of reminders, notifications, settings, digests and page tokens (src/core/ports.ts re-exports every port). */
-import type { DigestSections } from '../proactive/digest-content';
 import type { ImportanceLevel } from '../types';
-import type { ReminderSource, ReminderState, ReminderStatus } from '../proactive/reminder-state';
-import type { ClockTime, ProactiveSettings, UserSettings } from '../proactive/settings';
+import type { ClockTime, ProactiveSettings, UserSettings } from '../user-settings';
+
+/** A reminder's status (the state machine of src/core/proactive/reminder-state.ts moves it). */
+export const ReminderStatus = {
+  scheduled: 'scheduled',
+  snoozed: 'snoozed',
+  fired: 'fired',
+  dismissed: 'dismissed',
+  cancelled: 'cancelled',
+} as const;
+export type ReminderStatus = (typeof ReminderStatus)[keyof typeof ReminderStatus];
+export const REMINDER_STATUSES = Object.values(ReminderStatus) as [ReminderStatus, ...ReminderStatus[]];
+
+/** Where a reminder came from: the API, or a user message in a conversation. */
+export interface ReminderSource {
+  via: 'api' | 'conversation';
+  conversationId?: string;
+  messageId?: string;
+  /** The recognised words ("明天下午三点…提醒我"), kept for the audit. */
+  matched?: string;
+  requestId?: string;
+}
+
+/** What the workflow's stateQuery returns and what the reminders table mirrors (ISO times). */
+export interface ReminderState {
+  reminderId: string;
+  status: ReminderStatus;
+  /** When this occurrence is (or was) due; a reschedule moves it. */
+  dueAt: string;
+  /** 1 for the first occurrence; recurring reminders count up across continue-as-new. */
+  occurrence: number;
+  /** How many times this occurrence has fired (a snooze fires it again). */
+  fireCount: number;
+  /** How many times "稍后" moved this occurrence. */
+  snoozeCount: number;
+  /**
+   * The workflow's change counter for this reminder: +1 for every state change, carried across a
+   * series' occurrences (continue-as-new), never reset. The reminders row only moves to a higher
+   * version, so a late or retried write of an older state cannot overwrite a newer one.
+   */
+  version: number;
+  firedAt?: string;
+  snoozedUntil?: string;
+  dismissedAt?: string;
+  cancelledAt?: string;
+}
+
+/** What a digest says, section by section (src/core/proactive/digest-content.ts builds it). */
+export interface DigestSections {
+  date: string;
+  timeZone: string;
+  lang: 'zh' | 'en';
+  conversations: { count: number; messages: number; topics: string[]; highlights: string[] };
+  importantMemories: { id: string; text: string; type: string; importanceLevel: string }[];
+  /** Memories whose importance rose into the escalation band since they were last surfaced (M.1); absent in digests written before. */
+  escalatedMemories?: { id: string; text: string; type: string; fromLevel: string; toLevel: string; score: number; causeEventIds: string[] }[];
+  openQuestions: { conversationId: string; text: string; at: string }[];
+  suggestions: string[];
+}
 
 /** A reminder as its workflow last recorded it. */
 export interface ReminderRecord {

@@ -2,18 +2,10 @@
  * Pure parts of a user purge (shared by the PurgeUser workflow, its activities and the API): what
  * the audit counts, and the ids a purge runs under. Nothing here may carry a user's key or text.
  */
+import type { PurgeCounts } from '../ports/privacy';
 
-/** What a purge has done so far, per store; the audit row keeps it (numbers only). */
-export interface PurgeCounts {
-  /** Rows deleted per table. */
-  postgres: Record<string, number>;
-  /** Collections dropped per kind (memories, episodes). */
-  chroma: Record<string, number>;
-  schedulesDeleted: number;
-  workflowsTerminated: number;
-  workflowsDeleted: number;
-  dataKeyDestroyed: boolean;
-}
+// The purge's port records these counts, so their shape lives with the port.
+export type { PurgeCounts };
 
 export function emptyPurgeCounts(): PurgeCounts {
   return { postgres: {}, chroma: {}, schedulesDeleted: 0, workflowsTerminated: 0, workflowsDeleted: 0, dataKeyDestroyed: false };

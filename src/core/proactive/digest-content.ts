@@ -6,6 +6,10 @@
 import type { Segmenter } from '../text/segmenter';
 import { indexTokens, STOPWORDS, termFrequencies } from '../text/tokenize';
 import { languageOf, quoteSubject } from './nudge-wording';
+import type { DigestSections } from '../ports/proactive';
+
+// The digest repository's port stores the sections, so their shape lives with the port.
+export type { DigestSections };
 
 export interface DigestMessage {
   conversationId: string;
@@ -27,17 +31,6 @@ export interface DigestReminder {
   dueAt: Date;
 }
 
-export interface DigestSections {
-  date: string;
-  timeZone: string;
-  lang: 'zh' | 'en';
-  conversations: { count: number; messages: number; topics: string[]; highlights: string[] };
-  importantMemories: { id: string; text: string; type: string; importanceLevel: string }[];
-  /** Memories whose importance rose into the escalation band since they were last surfaced (M.1); absent in digests written before. */
-  escalatedMemories?: { id: string; text: string; type: string; fromLevel: string; toLevel: string; score: number; causeEventIds: string[] }[];
-  openQuestions: { conversationId: string; text: string; at: string }[];
-  suggestions: string[];
-}
 
 const QUESTION = /[?？]\s*$|[吗呢吧么]\s*(?:[?？。]\s*)?$|^(?:怎么|如何|为什么|为啥|能不能|可不可以|是否|有没有|[哪谁几]|什么|多少)|怎么办|怎么样|是什么|^(?:how|what|why|when|where|which|who|can|could|should|would|is|are|do|does|did)\b/iu;
 const UNSURE = /不确定|不知道|不清楚|我查一下|稍后(?:回复|告诉)|没有(?:足够|相关)信息|无法回答|i'?m not sure|i don'?t know|not certain|let me check|i can'?t (?:say|tell)|no information/iu;

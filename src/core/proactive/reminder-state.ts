@@ -3,16 +3,10 @@
  * transitions from its signal/update handlers and its timers; the same functions are unit-tested
  * without Temporal. Time is always a parameter.
  */
+import { REMINDER_STATUSES, ReminderStatus, type ReminderSource, type ReminderState } from '../ports/proactive';
 
-export const ReminderStatus = {
-  scheduled: 'scheduled',
-  snoozed: 'snoozed',
-  fired: 'fired',
-  dismissed: 'dismissed',
-  cancelled: 'cancelled',
-} as const;
-export type ReminderStatus = (typeof ReminderStatus)[keyof typeof ReminderStatus];
-export const REMINDER_STATUSES = Object.values(ReminderStatus) as [ReminderStatus, ...ReminderStatus[]];
+// The reminder repository's port stores these states, so their shape lives with the port.
+export { REMINDER_STATUSES, ReminderStatus, type ReminderSource, type ReminderState };
 
 /** Snoozes shorter than a minute or longer than 30 days are refused by the API. */
 export const MIN_SNOOZE_SECONDS = 60;
@@ -20,39 +14,6 @@ export const MAX_SNOOZE_SECONDS = 30 * 24 * 3600;
 /** How long a fired reminder stays open for "稍后"/"知道了" before its workflow closes. */
 export const DEFAULT_ACK_WINDOW_SECONDS = 24 * 3600;
 
-/** Where a reminder came from: the API, or a user message in a conversation. */
-export interface ReminderSource {
-  via: 'api' | 'conversation';
-  conversationId?: string;
-  messageId?: string;
-  /** The recognised words ("明天下午三点…提醒我"), kept for the audit. */
-  matched?: string;
-  requestId?: string;
-}
-
-/** What the workflow's stateQuery returns and what the reminders table mirrors (ISO times). */
-export interface ReminderState {
-  reminderId: string;
-  status: ReminderStatus;
-  /** When this occurrence is (or was) due; a reschedule moves it. */
-  dueAt: string;
-  /** 1 for the first occurrence; recurring reminders count up across continue-as-new. */
-  occurrence: number;
-  /** How many times this occurrence has fired (a snooze fires it again). */
-  fireCount: number;
-  /** How many times "稍后" moved this occurrence. */
-  snoozeCount: number;
-  /**
-   * The workflow's change counter for this reminder: +1 for every state change, carried across a
-   * series' occurrences (continue-as-new), never reset. The reminders row only moves to a higher
-   * version, so a late or retried write of an older state cannot overwrite a newer one.
-   */
-  version: number;
-  firedAt?: string;
-  snoozedUntil?: string;
-  dismissedAt?: string;
-  cancelledAt?: string;
-}
 
 /** Dismissed and cancelled occurrences are over; everything else still waits for something. */
 export function isClosed(state: Pick<ReminderState, 'status'>): boolean {

@@ -5,8 +5,8 @@
  * small talk goes (the assistant's answer to a greeting is no knowledge either), and so does a
  * memory whose whole text is small talk (written before the extraction gate, or by an agent).
  */
-import { isSmallTalk } from '../extraction/utterance-shape';
-import { detectLang } from '../extraction/text';
+import { isSmallTalk } from '../text/utterance-shape';
+import { detectLang } from '../text/sentences';
 import type { ExchangeCandidate } from './exchanges';
 
 export function isSmallTalkText(text: string): boolean {

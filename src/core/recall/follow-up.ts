@@ -25,7 +25,7 @@
  * Labelled wordings, split before tuning, are in test/fixtures/recall-followup/queries.jsonl;
  * docs/recall.md has the held-out numbers.
  */
-import { classMeans, unit } from '../extraction/net';
+import { classMeans, unit } from '../cosine';
 import type { Segmenter } from '../text/segmenter';
 import type { Memory } from '../types';
 import type { FollowUpClass, FollowUpPrototype } from './follow-up-prototypes';

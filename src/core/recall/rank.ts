@@ -9,7 +9,7 @@
  */
 import { memoryTypeTable } from '../memory-types';
 import type { Memory, MemoryType } from '../types';
-import { ARCHIVE_THRESHOLD, DEPRIORITIZE_THRESHOLD, computeDecay } from '../lifecycle/decay';
+import { ARCHIVE_THRESHOLD, DEPRIORITIZE_THRESHOLD, computeDecay } from '../decay';
 
 /**
  * Priority by type (M.5 §5, the `priority` of src/core/memory-types.ts): pain_point > goal >

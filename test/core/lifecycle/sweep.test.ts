@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ARCHIVE_THRESHOLD, HALF_LIFE_DAYS, computeDecay, decayTimeConstantDays } from '../../../src/core/lifecycle/decay';
+import { ARCHIVE_THRESHOLD, HALF_LIFE_DAYS, computeDecay, decayTimeConstantDays } from '../../../src/core/decay';
 import {
   AUTO_REINFORCE_LEVELS,
   addSweepCounts,

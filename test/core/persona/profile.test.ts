@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTokens } from '../../../src/core/recall/budget';
+import { countTokens } from '../../../src/core/text/token-budget';
 import { buildTemplatePersona, condensedPersona, isHealthMemory, personaLanguage, PERSONA_HEADERS, type PersonaMemory } from '../../../src/core/persona/profile';
 
 const NOW = new Date('2026-09-01T00:00:00Z');

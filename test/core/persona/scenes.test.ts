@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { classifyScene, groupScenes, keywordHits, SCENE_HEADERS, sceneBlock, type SceneMemory } from '../../../src/core/persona/scenes';
-import { countTokens } from '../../../src/core/recall/budget';
+import { countTokens } from '../../../src/core/text/token-budget';
 import { formatContext } from '../../../src/core/recall/format';
 
 const at = new Date('2026-06-01T00:00:00Z');

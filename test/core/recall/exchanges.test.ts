@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  cutCodePoints,
-  episodeBoosts,
-  inRanges,
-  messageKey,
-  pairExchange,
-  fitLines,
-  indexableLines,
-  rankExchanges,
-  type ExchangeCandidate,
-  type RankedExchange,
-  type StoredLine,
-} from '../../../src/core/recall/exchanges';
+import { indexableLines, messageKey, pairExchange, type ExchangeCandidate, type StoredLine } from '../../../src/core/exchange-lines';
+import { episodeBoosts, fitLines, inRanges, rankExchanges, type RankedExchange } from '../../../src/core/recall/exchanges';
+import { cutCodePoints } from '../../../src/core/text/code-points';
 
 const line = (conversationId: string, messageId: string, seq: number, role: 'user' | 'assistant', content: string, iso: string): StoredLine => ({
   conversationId,

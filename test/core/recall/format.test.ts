@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { countTokens } from '../../../src/core/recall/budget';
+import { countTokens } from '../../../src/core/text/token-budget';
 import {
   ASSISTANT_CONTRIBUTION_LABEL,
   EXCHANGES_HEADER,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTokens } from '../../../src/core/recall/budget';
+import { countTokens } from '../../../src/core/text/token-budget';
 import { EXCHANGES_HEADER, MEMORIES_HEADER, formatContext, type FormattableMemory, type PastExchange } from '../../../src/core/recall/format';
 import { bigramContainment, bigramJaccard, EXCHANGE_PRIOR, exchangeDuplicates, exchangesRepeat, onMemoryRrfScale, rankForInjection, type JointExchange, type JointMemory } from '../../../src/core/recall/inject';
 

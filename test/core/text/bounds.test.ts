@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitSentences } from '../../../src/core/extraction/text';
+import { splitSentences } from '../../../src/core/text/sentences';
 import { boundMessage, cutAt, MAX_MESSAGE_CHARS, MAX_SENTENCE_CHARS, splitLongSentence, squeezeSpaces } from '../../../src/core/text/bounds';
 import { parseReminderRequest } from '../../../src/core/time/reminder-request';
 

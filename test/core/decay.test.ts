@@ -9,8 +9,8 @@ import {
   defaultExpiry,
   shouldArchive,
   shouldDeprioritize,
-} from '../../../src/core/lifecycle/decay';
-import type { ImportanceLevel } from '../../../src/core/types';
+} from '../../src/core/decay';
+import type { ImportanceLevel } from '../../src/core/types';
 
 const NOW = new Date('2026-09-01T00:00:00Z');
 const DAY = 86_400_000;

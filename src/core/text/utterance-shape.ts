@@ -9,7 +9,7 @@
  * addressed to the assistant, a failure predicate — never at its topic. Pure; every pattern is
  * linear (lint's regexp/no-super-linear-* rules).
  */
-import type { Lang } from './text';
+import type { Lang } from './sentences';
 
 /**
  * Phatic material: greetings, thanks, acknowledgements, laughter, "nothing, just asking". A clause

@@ -8,7 +8,7 @@ import {
   graphemes,
   selectWithinBudget,
   truncateToTokens,
-} from '../../../src/core/recall/budget';
+} from '../../../src/core/text/token-budget';
 import { mulberry32 } from '../../support/prng';
 
 const PIECES = ['用户对花生过敏', '最近在学 Rust', 'payment-svc 又挂了', '😀', '👨‍👩‍👧‍👦', '🇨🇳', '👍🏽', 'deploy on Friday', '以后回复用中文', '𠮷野家', ' ', '，', 'ok'];
