@@ -4,7 +4,12 @@
  * of that day. Pure: the adapters fetch rows, this module pairs, filters and orders them.
  */
 import type { DateRange } from '../time/query-dates';
-import {
+import { messageKey, type ExchangeCandidate, type StoredLine } from '../exchange-lines';
+import { fuseRankings, type RouteRanking } from './rrf';
+
+// The line shape and how lines pair are the conversation's too (its exchange index, the ports,
+// episodes), so they live in the kernel; recall code and tests keep importing them from here.
+export {
   indexableLines,
   MAX_EXCHANGE_TEXT_CODE_POINTS,
   messageKey,
@@ -18,26 +23,7 @@ import {
   type ShownLine,
   type StoredLine,
 } from '../exchange-lines';
-import { cutCodePoints } from '../text/code-points';
-import { fuseRankings, type RouteRanking } from './rrf';
-
-// The line shape and how lines pair are the conversation's too (its exchange index, the ports,
-// episodes), so they live in the kernel; recall code and tests keep importing them from here.
-export {
-  cutCodePoints,
-  indexableLines,
-  MAX_EXCHANGE_TEXT_CODE_POINTS,
-  messageKey,
-  pairExchange,
-  pairLines,
-  type ExchangeCandidate,
-  type IndexableExchange,
-  type IndexableLine,
-  type MessageHit,
-  type MessageRef,
-  type ShownLine,
-  type StoredLine,
-};
+export { cutCodePoints } from '../text/code-points';
 
 /** An exchange chosen by {@link rankExchanges}. */
 export interface RankedExchange extends ExchangeCandidate {
