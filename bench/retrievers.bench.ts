@@ -141,16 +141,18 @@ async function ourFused(deps: Deps, userId: string, query: string, k: number): P
 
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
+  // Off by default: production never runs ANALYZE by hand (analyzeAfterBulkLoad).
+  const analyze = args.includes('--analyze');
   const bench = await startBenchStack();
   try {
-    if (!args.includes('--no-quality')) await compareQuality(bench.runtime, bench.config.tenants[0]!.key);
-    if (!args.includes('--no-latency')) await compareLatency(bench.runtime, quick);
+    if (!args.includes('--no-quality')) await compareQuality(bench.runtime, bench.config.tenants[0]!.key, analyze);
+    if (!args.includes('--no-latency')) await compareLatency(bench.runtime, quick, analyze);
   } finally {
     await bench.stop();
   }
 }
 
-async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
+async function compareQuality(runtime: Runtime, apiKey: string, analyze: boolean): Promise<void> {
   const deps: Deps = { ...runtime.deps, pool: runtime.pool };
   const service = await serveInProcess(runtime, apiKey);
   const { client } = service;
@@ -162,7 +164,7 @@ async function compareQuality(runtime: Runtime, apiKey: string): Promise<void> {
     const comboVectors = await deps.embedder.embedDocuments({ texts: DISTRACTOR_COMBOS.map((c) => c.text) });
     const scenarioUsers = [...new Set(scenarios.flatMap((s) => s.checks.map((c) => `${runId}-${c.user}`)))];
     for (const userId of scenarioUsers) await loadUser(runtime, comboVectors, userId, DISTRACTORS_PER_USER, 0, distractor);
-    await analyzeAfterBulkLoad(runtime);
+    if (analyze) await analyzeAfterBulkLoad(runtime);
 
     const arms: Record<string, (userId: string, query: string) => Promise<string[]>> = {
       'ours: SQL BM25 (jieba)': async (u, q) => (await hydrate(deps, u, await ourBm25(deps, u, q, TOP_K))).map((d) => d.pageContent),
@@ -306,7 +308,7 @@ export async function langchainOverhead(iterations = 20_000): Promise<string[]> 
   return rows.map(([name, us]) => `  ${name.padEnd(62)} ${us.toFixed(1).padStart(7)} µs/call`);
 }
 
-async function compareLatency(runtime: Runtime, quick: boolean): Promise<void> {
+async function compareLatency(runtime: Runtime, quick: boolean, analyze: boolean): Promise<void> {
   console.log(`LangChain's own cost per call (CPU only, 20k calls each):\n${(await langchainOverhead()).join('\n')}`);
   const deps: Deps = { ...runtime.deps, pool: runtime.pool };
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
@@ -322,7 +324,7 @@ async function compareLatency(runtime: Runtime, quick: boolean): Promise<void> {
   for (const n of sizes) {
     const user = `cmp-target-${n}`;
     await loadUser(runtime, pool, user, n, 2_000_000);
-    await analyzeAfterBulkLoad(runtime);
+    if (analyze) await analyzeAfterBulkLoad(runtime);
     const [docs, loadMs] = await timed(() => activeDocuments(deps, user));
     const [prebuilt, buildMs] = await timed(async () => SegmentedBM25Retriever.fromDocuments(docs, { k: 20 }));
     const ensemble = new EnsembleRetriever({ retrievers: [new UserAnnRetriever(deps, user, 20), prebuilt] });
