@@ -62,7 +62,6 @@ const KNOWN_VIOLATIONS = {
   // their own, not a kernel one); the direct write's provenance screen is explained above. (User
   // settings and the exchange line shape are kernel now.)
   'capabilities-depend-one-way': [
-    ['src/account/page-tokens.ts', 'src/privacy/user-purge.ts'],
     ['src/lifecycle/lifecycle-sweep.ts', 'src/conversation/exchange-index.ts'],
     ['activities/lifecycle/reconcilers.ts', 'src/conversation/contract.ts'],
     ['activities/lifecycle/reconcilers.ts', 'src/conversation/exchange-index.ts'],
