@@ -70,8 +70,6 @@ const KNOWN_VIOLATIONS = {
     ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
     ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
-    // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
-    ['src/proactive/reminder-requests.ts', 'src/conversation/conversation-messages.ts'],
   ],
   // Workflows that type another capability's activities: the extraction reconciler the
   // conversation's, and the weekly reinforcement (a memory workflow) the lifecycle step that shares
