@@ -10,6 +10,7 @@ import type { PurgeAuditLog, UserKeyDestroyer, UserExportSource } from '../core/
 import type { UserApiKeyRepository } from '../core/ports/account';
 import type { UnitOfWork } from '../core/ports/transaction';
 import type { PersonaCondenser, PersonaStore, SceneStore } from '../core/persona/ports';
+import type { ProvenanceScreen } from '../core/memory/direct-write';
 import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';
 
@@ -63,6 +64,11 @@ export interface ServiceDeps {
   /** How far each conversation is in `exchangeVectors` (the exchange indexer's watermark). */
   exchangeIndex?: ExchangeIndexWatermarks;
   extractor: Extractor;
+  /**
+   * Extraction's provenance screen (the conversation's `screenCandidates`, wired in src/runtime.ts),
+   * which a direct write (memory, below conversation) runs before anything is durable.
+   */
+  provenanceScreen: ProvenanceScreen;
   /**
    * Where the CPU-heavy rule work of extraction runs, with a time limit per message (the worker
    * pool, src/adapters/extraction/rule-pool.ts); without it, inline on the caller's thread.
