@@ -2,15 +2,15 @@
  * A user's registration, time zone and proactive settings. The time zone is read here and only
  * here, so every feature that turns "tomorrow" into a date reads the same zone.
  */
-import { IANAZone } from 'luxon';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { resolveSettings, type ClockTime, type ProactiveSettings, type UserSettings } from '../core/user-settings';
 import type { ServiceDeps } from '../shared/deps';
+import { isValidTimeZone } from '../core/time/zones';
 
 /** The user's stored zone when it is a valid IANA zone ('UTC' until set); undefined for an unknown user. */
 export async function storedTimeZone(deps: Pick<ServiceDeps, 'settings'>, userId: string): Promise<string | undefined> {
   const zone = await deps.settings.timeZone({ userId });
-  return zone !== undefined && IANAZone.isValidZone(zone) ? zone : undefined;
+  return isValidTimeZone(zone) ? zone : undefined;
 }
 
 /** The zone a user's dates mean: the stored one, else UTC. */
@@ -42,7 +42,7 @@ export async function updateSettings(
   deps: Pick<ServiceDeps, 'settings' | 'config'>,
   input: { userId: string; timezone?: string; digestTime?: ClockTime; proactive?: Partial<ProactiveSettings> },
 ): Promise<UserSettings> {
-  if (input.timezone !== undefined && !IANAZone.isValidZone(input.timezone)) {
+  if (input.timezone !== undefined && !isValidTimeZone(input.timezone)) {
     throw new MemoryServiceError(ErrorCode.validationFailed, `unknown IANA timezone "${input.timezone}"`, { field: 'timezone' });
   }
   const current = await userSettings(deps, input.userId);

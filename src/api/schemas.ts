@@ -1,8 +1,8 @@
-import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ALL_ROUTES } from '../core/recall/routes';
 import { MEMORY_STATUSES, MEMORY_TYPES, MEMORY_VIAS, MemoryVia } from '../core/types';
 import { MAX_MESSAGE_ID_LENGTH, messageIdProblem } from '../core/conversation/message-ids';
+import { isValidTimeZone } from '../core/time/zones';
 
 /**
  * Every id a client chooses (user, conversation, request) is 1–128 ASCII letters,
@@ -58,7 +58,7 @@ export const isoDate = z.string().datetime({ offset: true });
 export const ianaZone = z
   .string()
   .max(64)
-  .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone such as "Asia/Shanghai" or "UTC"');
+  .refine((zone) => isValidTimeZone(zone), 'must be an IANA time zone such as "Asia/Shanghai" or "UTC"');
 
 /**
  * Bounds on free-form JSON a client may attach (memory `metadata`): it is stored in PostgreSQL

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 import type { AppConfig } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { uuidFromKey } from '../shared/ids';
@@ -22,6 +22,7 @@ import { dismissSignal, ProactiveWorkflows, reminderWorkflowId, rescheduleUpdate
 import { ReminderStatusKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ServiceDeps } from '../shared/deps';
 import { userTimeZone } from '../account/settings';
+import { isValidTimeZone } from '../core/time/zones';
 
 export interface ReminderDeps extends Pick<ServiceDeps, 'reminders' | 'settings'> {
   temporal: Client;
@@ -51,7 +52,7 @@ export async function resolveDue(
   now: Date,
 ): Promise<{ timeZone: string; dueAt: Date; seriesStart?: Date }> {
   const timeZone = req.timezone ?? (await userTimeZone(deps, req.userId));
-  if (!IANAZone.isValidZone(timeZone)) throw invalid(`unknown IANA timezone "${timeZone}"`, 'timezone');
+  if (!isValidTimeZone(timeZone)) throw invalid(`unknown IANA timezone "${timeZone}"`, 'timezone');
   // A dueAt without an offset ("2026-12-01T15:00") is wall-clock time in the reminder's zone.
   const parsed = DateTime.fromISO(req.dueAt, { zone: timeZone });
   if (!parsed.isValid) throw invalid(`dueAt is not an ISO 8601 time: ${parsed.invalidExplanation ?? req.dueAt}`, 'dueAt');

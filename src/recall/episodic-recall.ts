@@ -5,13 +5,13 @@
  * date, or the memory hits are weak), and turns found exchanges into the injected section.
  * Kept apart from recall.ts so the memory hot path stays readable.
  */
-import { IANAZone } from 'luxon';
 import { storedTimeZone } from '../account/settings';
 import type { PastExchange } from '../core/recall/format';
 import { cutCodePoints, inRanges, type RankedExchange } from '../core/recall/exchanges';
 import { parseQueryDates, refersToSharedPast, type DateRange } from '../core/time/query-dates';
 import { searchExchanges, type ExchangeSearchResult } from './exchange-search';
 import type { ServiceDeps } from '../shared/deps';
+import { isValidTimeZone } from '../core/time/zones';
 
 /** What the episodic routes read: the message and episode stores, and the episode and exchange vectors when configured. */
 export type EpisodicDeps = Pick<ServiceDeps, 'messageSearch' | 'episodes' | 'episodeVectors' | 'exchangeVectors'>;
@@ -63,7 +63,7 @@ async function storedZone(deps: Pick<ServiceDeps, 'settings'>, userId: string): 
 }
 
 function validZone(zone: string | undefined): string | undefined {
-  return zone !== undefined && IANAZone.isValidZone(zone) ? zone : undefined;
+  return isValidTimeZone(zone) ? zone : undefined;
 }
 
 /**

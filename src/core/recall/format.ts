@@ -10,10 +10,11 @@
  * its block, open a new one, or pose as a role/system line. The combined output never exceeds
  * the token budget.
  */
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 import type { Memory } from '../types';
 import { neutralizeText } from '../text/neutralize';
 import { countTokens, selectWithinBudget, type Chosen, type RenderedLine } from '../text/token-budget';
+import { isValidTimeZone } from '../time/zones';
 
 // The persona block and the MCP tools neutralize stored text the same way (a kernel text helper).
 export { neutralizeText };
@@ -228,7 +229,7 @@ function selectScenes(block: FormatContextInput['scenes'], budget: number): stri
  */
 export function formatContext(input: FormatContextInput): FormattedContext {
   const budget = input.budget ?? DEFAULT_CONTEXT_BUDGET;
-  const zone = input.timeZone !== undefined && IANAZone.isValidZone(input.timeZone) ? input.timeZone : 'UTC';
+  const zone = isValidTimeZone(input.timeZone) ? input.timeZone : 'UTC';
 
   const persona = selectPersona(input.persona, Math.floor(budget * Math.min(1, Math.max(0, input.personaShare ?? DEFAULT_PERSONA_SHARE))));
   const seen = new Set<string>(persona.memoryIds);
