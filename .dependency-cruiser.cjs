@@ -70,11 +70,6 @@ const KNOWN_VIOLATIONS = {
   'capabilities-depend-one-way': [
     ['src/account/page-tokens.ts', 'src/privacy/user-purge.ts'],
     ['src/lifecycle/lifecycle-sweep.ts', 'src/conversation/exchange-index.ts'],
-    ['activities/lifecycle/reconcilers.ts', 'src/conversation/contract.ts'],
-    ['activities/lifecycle/reconcilers.ts', 'src/conversation/exchange-index.ts'],
-    ['activities/lifecycle/reconcilers.ts', 'src/conversation/extraction-runs.ts'],
-    ['activities/lifecycle/reconcilers.ts', 'src/proactive/reminder-reconciler.ts'],
-    ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
     ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
     // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
@@ -84,7 +79,6 @@ const KNOWN_VIOLATIONS = {
   // conversation's, and the weekly reinforcement (a memory workflow) the lifecycle step that shares
   // the sweep's paging and heartbeats. Moving each workflow to the capability it drives removes them.
   'workflows-import-only-their-own-activity-types': [
-    ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
     ['workflows/memory/weekly-reinforcement.ts', 'activities/lifecycle/lifecycle.ts'],
   ],
 };

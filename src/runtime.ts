@@ -7,7 +7,8 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { createPrivacyActivities } from '../activities/privacy/privacy';
-import { createReconcilerActivities } from '../activities/lifecycle/reconcilers';
+import { createConversationReconcilerActivities } from '../activities/conversation/reconcilers';
+import { createReminderReconcilerActivities } from '../activities/proactive/reminder-reconciler';
 import { createCallerExtractionActivities } from '../activities/conversation/callers';
 import { createDecisionActivities } from '../activities/memory/decisions';
 import { createRecallActivities } from '../activities/recall/recall';
@@ -227,7 +228,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         activities: {
           ...createActivities(activityDeps),
           ...createPrivacyActivities(activityDeps, { client: temporal, namespace: config.temporal.namespace }),
-          ...createReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
+          ...createConversationReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
+          ...createReminderReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue }),
           ...createDecisionActivities(activityDeps),
           // The persona (read path L3), rebuilt by RebuildPersona when memories change.
           ...createPersonaActivities(activityDeps),

@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { digestWorkflow } from '../workflows/proactive/digest';
-import { extractionReconcilerWorkflow, vectorOutboxWorkflow } from '../workflows/lifecycle/reconcilers';
+import { extractionReconcilerWorkflow, vectorOutboxWorkflow } from '../workflows/conversation/reconcilers';
 import { memorySweepWorkflow } from '../workflows/lifecycle/memory-sweep';
 import { nudgeWorkflow } from '../workflows/proactive/nudge';
 import { weeklyReinforcementWorkflow } from '../workflows/memory/weekly-reinforcement';
