@@ -69,7 +69,6 @@ const KNOWN_VIOLATIONS = {
   // settings and the exchange line shape are kernel now.)
   'capabilities-depend-one-way': [
     ['src/account/page-tokens.ts', 'src/privacy/user-purge.ts'],
-    ['src/lifecycle/lifecycle-sweep.ts', 'src/conversation/exchange-index.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
     ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
     // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.

@@ -34,6 +34,7 @@ import { LangChainDigestModel } from './adapters/llm/digest-model';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './memory/reinforcement-signal';
+import { exchangeVectorEraser } from './conversation/exchange-index';
 import { signalRecallHits } from './proactive/recall-nudge-signal';
 import { ensureLifecycleSchedules } from './lifecycle/lifecycle-schedules';
 import { ensureReliabilitySchedules } from './lifecycle/reliability-schedules';
@@ -151,6 +152,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     vectors,
     episodeVectors,
     exchangeVectors,
+    // The retention sweep (lifecycle) erases expired messages' vectors through this port of its own.
+    messageVectorEraser: exchangeVectorEraser({ exchangeVectors }),
     extractor: createExtractor(config, models.endpoint, rules),
     rules,
     quarantine,

@@ -9,6 +9,7 @@ import type { DigestModel, DigestRepository, NotificationRepository, PageTokenRe
 import type { PurgeAuditLog, UserKeyDestroyer, UserExportSource } from '../core/ports/privacy';
 import type { UserApiKeyRepository } from '../core/ports/account';
 import type { UnitOfWork } from '../core/ports/transaction';
+import type { MessageVectorEraser } from '../core/ports/lifecycle';
 import type { PersonaCondenser, PersonaStore, SceneStore } from '../core/persona/ports';
 import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';
@@ -62,6 +63,8 @@ export interface ServiceDeps {
   exchangeVectors?: ExchangeVectorIndex;
   /** How far each conversation is in `exchangeVectors` (the exchange indexer's watermark). */
   exchangeIndex?: ExchangeIndexWatermarks;
+  /** The retention sweep's way to the vectors of the messages it deletes (the conversation's exchange vectors). */
+  messageVectorEraser: MessageVectorEraser;
   extractor: Extractor;
   /**
    * Where the CPU-heavy rule work of extraction runs, with a time limit per message (the worker
