@@ -70,7 +70,6 @@ const KNOWN_VIOLATIONS = {
   'capabilities-depend-one-way': [
     ['src/account/page-tokens.ts', 'src/privacy/user-purge.ts'],
     ['src/core/memory/direct-write.ts', 'src/core/extraction/provenance.ts'],
-    ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
     // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
     ['src/proactive/reminder-requests.ts', 'src/conversation/conversation-messages.ts'],
   ],

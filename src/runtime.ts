@@ -35,6 +35,7 @@ import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './memory/reinforcement-signal';
 import { exchangeVectorEraser } from './conversation/exchange-index';
+import { privacyMemoryEraser } from './privacy/memory-erase';
 import { signalRecallHits } from './proactive/recall-nudge-signal';
 import { ensureLifecycleSchedules } from './lifecycle/lifecycle-schedules';
 import { ensureReliabilitySchedules } from './lifecycle/reliability-schedules';
@@ -233,7 +234,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           ...createPrivacyActivities(activityDeps, { client: temporal, namespace: config.temporal.namespace }),
           ...createConversationReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
           ...createReminderReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue }),
-          ...createDecisionActivities(activityDeps),
+          ...createDecisionActivities(activityDeps, { eraser: privacyMemoryEraser(activityDeps) }),
           // The persona (read path L3), rebuilt by RebuildPersona when memories change.
           ...createPersonaActivities(activityDeps),
           // The Temporal contract for callers (src/client/temporal-contract.ts): recall and ExtractMemories' steps.
