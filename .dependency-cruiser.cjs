@@ -73,12 +73,10 @@ const KNOWN_VIOLATIONS = {
     // Reminder requests read the conversation's recent messages; a port of the conversation's removes it.
     ['src/proactive/reminder-requests.ts', 'src/conversation/conversation-messages.ts'],
   ],
-  // Workflows that type another capability's activities: the extraction reconciler the
-  // conversation's, and the weekly reinforcement (a memory workflow) the lifecycle step that shares
-  // the sweep's paging and heartbeats. Moving each workflow to the capability it drives removes them.
-  'workflows-import-only-their-own-activity-types': [
-    ['workflows/memory/weekly-reinforcement.ts', 'activities/lifecycle/lifecycle.ts'],
-  ],
+  // None left: the reconcilers live with the state they repair (workflows/conversation/,
+  // workflows/proactive/) and the weekly reinforcement with the lifecycle sweep whose paging and
+  // heartbeats it shares (workflows/lifecycle/).
+  'workflows-import-only-their-own-activity-types': [],
 };
 
 const esc = (p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
