@@ -47,8 +47,8 @@ async function load(pool: import('pg').Pool, count: number, base: Date): Promise
       [count, users, base],
     );
     await c.query(
-      `INSERT INTO memory_terms (user_id, term, memory_id, tf)
-       SELECT user_id, term, id, 1 FROM memories, unnest(ARRAY['memory', 'topic', split_part(text, ' ', 5)]) AS term WHERE user_id LIKE 'bench-u%'`,
+      `INSERT INTO memory_terms (user_id, term, memory_id, tf, doc_length)
+       SELECT user_id, term, id, 1, doc_length FROM memories, unnest(ARRAY['memory', 'topic', split_part(text, ' ', 5)]) AS term WHERE user_id LIKE 'bench-u%'`,
     );
     await c.query(
       `INSERT INTO user_index_stats (user_id, doc_count, total_length)

@@ -92,10 +92,10 @@ export async function loadUser(
        ON CONFLICT DO NOTHING`,
       [userId, rows.map((r) => r.id), rows.map((r) => r.text), rows.map((r) => normalizeFact(r.text)), rows.map((r) => r.type), rows.map((r) => r.importance), rows.map((r) => r.tokens.length), rows.map((r) => r.at)],
     );
-    const postings = rows.flatMap((r) => [...termFrequencies(r.tokens)].map(([term, tf]) => ({ id: r.id, term, tf })));
+    const postings = rows.flatMap((r) => [...termFrequencies(r.tokens)].map(([term, tf]) => ({ id: r.id, term, tf, len: r.tokens.length })));
     await db.query(
-      `INSERT INTO memory_terms (user_id, term, memory_id, tf) SELECT $1, t, id, tf FROM unnest($2::text[], $3::uuid[], $4::int[]) AS x(t, id, tf) ON CONFLICT DO NOTHING`,
-      [userId, postings.map((p) => p.term), postings.map((p) => p.id), postings.map((p) => p.tf)],
+      `INSERT INTO memory_terms (user_id, term, memory_id, tf, doc_length) SELECT $1, t, id, tf, len FROM unnest($2::text[], $3::uuid[], $4::int[], $5::int[]) AS x(t, id, tf, len) ON CONFLICT DO NOTHING`,
+      [userId, postings.map((p) => p.term), postings.map((p) => p.id), postings.map((p) => p.tf), postings.map((p) => p.len)],
     );
     totalLength += rows.reduce((s, r) => s + r.tokens.length, 0);
     await runtime.deps.vectors.upsert({

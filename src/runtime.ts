@@ -29,6 +29,7 @@ import { bundlerLogger, createLogger, temporalLogger } from './logging';
 import type { ServiceDeps } from './shared/deps';
 import { createEmbeddings, createExtractor } from './runtime/models';
 import { postgresPorts } from './runtime/postgres-ports';
+import { screenCandidates } from './core/extraction/provenance';
 import { createChatModel, loadChatModel, openChatModel } from './adapters/llm/chat-model';
 import { LangChainDigestModel } from './adapters/llm/digest-model';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
@@ -156,6 +157,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     // The retention sweep (lifecycle) erases expired messages' vectors through this port of its own.
     messageVectorEraser: exchangeVectorEraser({ exchangeVectors }),
     extractor: createExtractor(config, models.endpoint, rules),
+    provenanceScreen: screenCandidates,
     rules,
     quarantine,
     config,
@@ -263,6 +265,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           episodeVectors,
           exchangeVectors,
           queryRewriter: deps.queryRewriter,
+          provenanceScreen: deps.provenanceScreen,
           quarantine,
           // The API's own PostgreSQL uses: the health ping, the shared rate-limit counters, the live events' LISTEN.
           pingPostgres: () => pool.query('SELECT 1'),

@@ -6,6 +6,9 @@ import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-reposi
 import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
+import { BM25_POSTINGS_PER_TERM, BM25_RESCORED_MIN, BM25_RESCORED_PER_K } from '../src/adapters/postgres/bm25-sql';
+import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
+import { termFrequencies } from '../src/core/text/tokenize';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
@@ -112,6 +115,10 @@ async function postingsOf(table: string, userId: string): Promise<number> {
 }
 
 let fresh: string;
+/** A never-analysed user whose common words are each in far more memories than one term's cut. */
+let large: string;
+let largeMemories: BulkMemory[];
+const LARGE = 4_000;
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -132,7 +139,26 @@ beforeAll(async () => {
   await insertBulkMemories(pool, memories(fresh, 40, 600));
   await appendMessages(fresh, 50, 600);
   await writeEpisodes(fresh, 60, 150);
+  large = await newUser('never-analysed-large');
+  largeMemories = memories(large, 70, LARGE);
+  for (let i = 0; i < LARGE; i += 1000) await insertBulkMemories(pool, largeMemories.slice(i, i + 1000));
 }, 600_000);
+
+/** The exact score of every memory of the list that has a query term, by the pure reference over all postings. */
+function exactScores(list: BulkMemory[], query: string): Map<string, number> {
+  const docs = list.map((m) => {
+    const tokens = tokenizeForIndex(m.text);
+    return { id: m.id, tf: termFrequencies(tokens), length: tokens.length };
+  });
+  const docFrequency = new Map<string, number>();
+  for (const d of docs) for (const term of d.tf.keys()) docFrequency.set(term, (docFrequency.get(term) ?? 0) + 1);
+  const stats = { docCount: docs.length, avgDocLength: bm25AvgDocLength(docs.reduce((s, d) => s + d.length, 0), docs.length), docFrequency };
+  const terms = tokenizeForIndex(query);
+  return new Map(docs.map((d) => [d.id, bm25Document(terms, d.tf, d.length, stats)] as const).filter(([, score]) => score > 0));
+}
+
+/** Scores tie often in a small vocabulary: compare by score, not by which of the tied ids came first. */
+const SCORE_EPSILON = 1e-9;
 
 afterAll(async () => {
   await ctx?.close();
@@ -164,6 +190,34 @@ describe('BM25 plans for a user the statistics have never seen', () => {
     const postings = await postingsOf('episode_terms', fresh);
     expect(postings).toBeGreaterThan(100);
     expect(await explainReads(last(), 'episode_terms')).toBeLessThanOrEqual(postings * 2);
+  });
+
+  it('memories: a common term costs one bounded cut of its postings, not a row per memory that has it', async () => {
+    const { db, last } = capturing();
+    const terms = [...new Set(tokenizeForIndex(QUERY))];
+    const hits = await new PostgresMemoryRepository(db).bm25({ userId: large, tokens: tokenizeForIndex(QUERY), k: 10 });
+    const postings = await postingsOf('memory_terms', large);
+    // Sorted access: one cut per term; random access: each term's posting of each rescored candidate.
+    const bound = terms.length * (BM25_POSTINGS_PER_TERM + Math.max(10 * BM25_RESCORED_PER_K, BM25_RESCORED_MIN));
+    // The query's terms are in thousands of memories: reading them all would cost several times the bound.
+    expect(postings).toBeGreaterThan(2 * bound);
+    expect(await explainReads(last(), 'memory_terms')).toBeLessThanOrEqual(bound);
+    expect(await explainReads(last(), 'memories')).toBe(0);
+    // What the cut leaves unread weighs least: every memory found is one of the best by its exact
+    // score (ties aside), and the best ones are found.
+    const exact = exactScores(largeMemories, QUERY);
+    const ranked = [...exact.values()].sort((a, b) => b - a);
+    const tenth = ranked[9]!;
+    const foundExact = hits.map((h) => exact.get(h.id)!);
+    expect(foundExact[0]).toBeCloseTo(ranked[0]!, 9);
+    expect(foundExact.filter((score) => score >= tenth - SCORE_EPSILON).length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('memories: a type filter scores every posting, so the cut cannot drop a memory of that type', async () => {
+    const hits = await new PostgresMemoryRepository(pool).bm25({ userId: large, tokens: tokenizeForIndex(QUERY), k: 10, types: ['fact'] });
+    const ranked = [...exactScores(largeMemories, QUERY).values()].sort((a, b) => b - a);
+    expect(hits.map((h) => h.score)).toHaveLength(10);
+    hits.forEach((h, i) => expect(Math.abs(h.score - ranked[i]!)).toBeLessThan(SCORE_EPSILON));
   });
 
   it('document frequencies in the df tables equal a count over the postings, after writes and deletes', async () => {

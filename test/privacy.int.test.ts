@@ -11,7 +11,7 @@ import { PURGE_TABLES } from '../src/adapters/postgres/purge-repository';
 import { digestScheduleId, nudgeScheduleId } from '../src/proactive/proactive-schedules';
 import { EXPORT_SECTIONS, openUserExport } from '../src/privacy/user-export';
 import { exchangeVectorId, indexExchanges, lineVectorId } from '../src/conversation/exchange-index';
-import { purgeUserRef } from '../src/privacy/user-purge';
+import { purgeUserRef } from '../src/security/purge-user-ref';
 import { memorySweepWorkflow } from '../workflows/lifecycle/memory-sweep';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryAnnRetriever } from '../src/adapters/retrievers/ann-retriever';
-import { MemoryBm25Retriever } from '../src/adapters/retrievers/bm25-retriever';
-import { memoryIds } from '../src/adapters/retrievers/memory-route';
-import { ExchangeRetriever, exchangesOf } from '../src/adapters/retrievers/exchange-retriever';
-import { QueryEmbeddings } from '../src/adapters/retrievers/query-embeddings';
+import { MemoryAnnRetriever } from '../src/recall/retrievers/ann-retriever';
+import { MemoryBm25Retriever } from '../src/recall/retrievers/bm25-retriever';
+import { memoryIds } from '../src/recall/retrievers/memory-route';
+import { ExchangeRetriever, exchangesOf } from '../src/recall/retrievers/exchange-retriever';
+import { QueryEmbeddings } from '../src/recall/retrievers/query-embeddings';
 import { ChromaVectorIndex } from '../src/adapters/chroma/chroma-vector-index';
 import { chromaClient, nearestOwned } from '../src/adapters/chroma/user-collections';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';

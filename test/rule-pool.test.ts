@@ -4,7 +4,7 @@ import { RulePool } from '../src/adapters/extraction/rule-pool';
 import { inlineRuleWork, RuleWorkError, scanPage } from '../src/shared/rule-work';
 import { loadConfig } from '../src/config';
 import type { ConversationMessage } from '../src/core/types';
-import { storeMessages } from '../src/conversation/conversation-messages';
+import { allConversationMessages, storeMessages } from '../src/conversation/conversation-messages';
 import { conversationReminderRequests } from '../src/proactive/reminder-requests';
 import { InMemoryConversationSide } from './support/conversation-fakes';
 
@@ -103,7 +103,7 @@ describe('rule pool', () => {
       ],
       maxMessages: 10,
     });
-    const { ticks, result } = await ticksDuring(conversationReminderRequests({ ...f.deps, config: loadConfig({ NODE_ENV: 'test' }), rules: slow }, { userId: userKey, conversationId: 'c1' }));
+    const { ticks, result } = await ticksDuring(conversationReminderRequests({ ...f.deps, config: loadConfig({ NODE_ENV: 'test' }), rules: slow }, (q) => allConversationMessages(f.deps, q), { userId: userKey, conversationId: 'c1' }));
     expect(result.status).toBe('fulfilled');
     const requests = (result as PromiseFulfilledResult<Awaited<ReturnType<typeof conversationReminderRequests>>>).value;
     expect(requests.map((r) => r.source.messageId)).toEqual(['r1']);

@@ -6,7 +6,7 @@ import { ErrorCode, MemoryServiceError } from '../../src/core/errors';
 import type { SubjectKeys } from '../../src/security/subject';
 import type { ServiceDeps } from '../../src/shared/deps';
 import { withTypedFailures } from '../shared/failures';
-import { storeCallerMessages } from '../../src/conversation/conversation-messages';
+import { allConversationMessages, storeCallerMessages } from '../../src/conversation/conversation-messages';
 import { conversationReminderRequests } from '../../src/proactive/reminder-requests';
 
 /**
@@ -94,7 +94,7 @@ export function createCallerExtractionActivities(deps: ServiceDeps, callers: Cal
      * whether or not the workflows have written their rows yet.
      */
     async conversationReminders(input: { userKey: string; conversationId: string }): Promise<ExtractedReminder[]> {
-      const requests = await conversationReminderRequests(deps, { userId: input.userKey, conversationId: input.conversationId, onPage: (afterSeq) => Context.current().heartbeat(afterSeq) });
+      const requests = await conversationReminderRequests(deps, (q) => allConversationMessages(deps, q), { userId: input.userKey, conversationId: input.conversationId, onPage: (afterSeq) => Context.current().heartbeat(afterSeq) });
       return requests.map((r): ExtractedReminder => {
         const source = r.source as { messageId?: string };
         return { reminderId: r.reminderId, workflowId: reminderWorkflowId(input.userKey, r.reminderId), messageId: source.messageId ?? '', text: r.text, dueAt: r.dueAt, timeZone: r.timeZone };

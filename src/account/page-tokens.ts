@@ -2,10 +2,10 @@
  * The memory page's one-time tokens: a sign-in code is exchanged once, a signed-out session stays
  * signed out until it would have expired anyway.
  */
+import { purgeUserRef } from '../security/purge-user-ref';
 import type { ServiceSecrets } from '../security/secrets';
 import type { SubjectKeys } from '../security/subject';
 import type { ServiceDeps } from '../shared/deps';
-import { purgeUserRef } from '../privacy/user-purge';
 
 /** Redeems a sign-in code; false when it was redeemed before (by this or a concurrent request). */
 export async function redeemSignInCode(deps: Pick<ServiceDeps, 'pageTokens'>, input: { codeId: string; expiresAt: Date; now: Date }): Promise<boolean> {

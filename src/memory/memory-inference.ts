@@ -26,7 +26,7 @@ function strongest(candidates: readonly MemoryCandidate[]): MemoryCandidate | un
 }
 
 /** The request as given when it has a type; otherwise with what the extractor infers from its text. */
-export async function inferStoreRequest(deps: Pick<ServiceDeps, 'extractor' | 'settings'>, store: StoreMemoryInput): Promise<TypedStoreMemoryInput> {
+export async function inferStoreRequest(deps: Pick<ServiceDeps, 'extractor' | 'settings' | 'provenanceScreen'>, store: StoreMemoryInput): Promise<TypedStoreMemoryInput> {
   if (store.type) return { ...store, type: store.type };
   const timezone = await userTimeZone(deps, store.userId);
   const { candidates, report } = await deps.extractor.extract({
@@ -42,7 +42,7 @@ export async function inferStoreRequest(deps: Pick<ServiceDeps, 'extractor' | 's
   const type: MemoryType = best?.type ?? 'fact';
   const scope = store.scope ?? best?.scope;
   if (type !== 'fact') {
-    const refusal = screenDirectWrite({ text: store.text, type, scope }, jiebaSegmenter, timezone);
+    const refusal = screenDirectWrite({ text: store.text, type, scope }, { provenanceScreen: deps.provenanceScreen, segmenter: jiebaSegmenter }, timezone);
     if (refusal) throw new MemoryServiceError(ErrorCode.provenanceRefused, `refused by the provenance screen extraction applies: ${refusal.reason}`, { reason: refusal.reason, via: store.via ?? 'api', type });
   }
   return {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { MemoryReader } from '../core/ports/memory';
-import { screenDirectWrite } from '../core/memory/direct-write';
+import { screenDirectWrite, type ProvenanceScreen } from '../core/memory/direct-write';
 import type { Memory } from '../core/types';
 import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { MemoryWorkflows, type StoreMemoryInput, type StoreMemoryWorkflow } from './contract';
@@ -17,6 +17,8 @@ export interface StoreMemoryDeps {
   temporal: Client;
   taskQueue: string;
   subjects: SubjectKeys;
+  /** Extraction's provenance screen, which the direct write runs (ServiceDeps.provenanceScreen). */
+  provenanceScreen: ProvenanceScreen;
   /** WORKFLOW_WAIT_TIMEOUT_MS and TEMPORAL_CALL_TIMEOUT_MS (docs/reliability.md). */
   config: { reliability: Pick<AppConfig['reliability'], 'workflowWaitMs' | 'temporalCallMs'> };
 }
@@ -41,7 +43,7 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
   // Extraction's provenance screen, before anything is durable: what it would refuse in the user's
   // message, a direct write refuses, whole, with the screen's reason (nothing half-written).
   // Without a type, screened as the plain fact it is until the worker's extractor infers more (and screens again).
-  const refusal = screenDirectWrite({ text: body.text, type: body.type ?? 'fact', scope: body.scope }, jiebaSegmenter);
+  const refusal = screenDirectWrite({ text: body.text, type: body.type ?? 'fact', scope: body.scope }, { provenanceScreen: deps.provenanceScreen, segmenter: jiebaSegmenter });
   if (refusal) throw new MemoryServiceError(ErrorCode.provenanceRefused, `refused by the provenance screen extraction applies: ${refusal.reason}`, { reason: refusal.reason, via });
   const requestId = body.requestId ?? randomUUID();
   const workflowId = `store:${userKey}:${deps.subjects.ref(userKey, 'request', requestId)}`;

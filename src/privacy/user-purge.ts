@@ -7,7 +7,6 @@
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { USER_KEY_PATTERN, type PurgeCounts } from '../core/privacy/purge';
-import type { ServiceSecrets } from '../security/secrets';
 import type { ServiceDeps } from '../shared/deps';
 import { digestScheduleId, nudgeScheduleId } from '../proactive/proactive-schedules';
 
@@ -29,15 +28,6 @@ export const PURGE_BATCH = 5000;
 /** Refuses a key that could break out of a quoted visibility query; such a key is no user key. */
 export function assertUserKey(userKey: string): void {
   if (!USER_KEY_PATTERN.test(userKey)) throw new MemoryServiceError(ErrorCode.validationFailed, 'not a user key', { field: 'userKey' });
-}
-
-/**
- * The audit's reference to a user: a MAC of the user key under its own HKDF purpose. Only the
- * service (holding SECRET_KEY) can compute it, so the audit table names nobody to a reader of the
- * database, yet "was this user purged?" can be answered by recomputing it.
- */
-export function purgeUserRef(secrets: ServiceSecrets, userKey: string): string {
-  return secrets.mac('purge-audit', userKey).toString('hex').slice(0, 32);
 }
 
 /**

@@ -2,7 +2,6 @@ import { uuidFromKey } from '../shared/ids';
 import { inlineRuleWork, scanPage } from '../shared/rule-work';
 import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import type { ReminderWorkflowInput } from './contract';
-import { allConversationMessages } from '../conversation/conversation-messages';
 import type { ServiceDeps } from '../shared/deps';
 import { userTimeZone } from '../account/settings';
 
@@ -40,15 +39,25 @@ export function reminderRequestsFrom(userId: string, conversationId: string, det
 }
 
 /**
+ * Reads every message of one of the user's conversations in arrival order, page by page
+ * (`onPage` after each, e.g. a heartbeat). The conversation owns its messages and sits above
+ * proactive, so its caller hands this reader in (the conversation's `allConversationMessages`).
+ */
+export type ConversationMessagesReader = (input: { userId: string; conversationId: string; onPage?: (afterSeq: number) => void }) => Promise<
+  readonly { id: string; role: string; content: string; at: Date }[]
+>;
+
+/**
  * The reminder requests of a whole conversation, in the user's zone: the same detection and the
  * same deterministic ids as the extraction that started their workflows.
  */
 export async function conversationReminderRequests(
-  deps: Pick<ServiceDeps, 'conversations' | 'settings' | 'config' | 'rules'>,
+  deps: Pick<ServiceDeps, 'settings' | 'config' | 'rules'>,
+  readMessages: ConversationMessagesReader,
   input: { userId: string; conversationId: string; onPage?: (afterSeq: number) => void },
 ): Promise<ReminderRequestDTO[]> {
   const timeZone = await userTimeZone(deps, input.userId);
-  const messages = await allConversationMessages(deps, input);
+  const messages = await readMessages(input);
   // The time patterns run on the rule pool, each message with its time limit: a message whose
   // rules fail there (the one extraction quarantines) gives no reminder instead of stalling the loop.
   const users = messages.filter((m) => m.role === 'user').map((m) => ({ id: m.id, role: 'user' as const, content: m.content, at: m.at }));

@@ -7,7 +7,7 @@ import type { MemoryLists } from '../core/recall/memory-lists';
 import { ALL_ROUTES, type RecallRoute } from '../core/recall/routes';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import type { MemoryScope, MemorySource, MemoryType, MemoryVia } from '../core/types';
-import { QueryEmbeddings } from '../adapters/retrievers/query-embeddings';
+import { QueryEmbeddings } from './retrievers/query-embeddings';
 import type { ServiceDeps } from '../shared/deps';
 import type { EpisodicDeps, RecalledExchange } from './episodic-recall';
 import type { ExchangeRoute } from './exchange-search';

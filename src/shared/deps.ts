@@ -11,6 +11,7 @@ import type { UserApiKeyRepository } from '../core/ports/account';
 import type { UnitOfWork } from '../core/ports/transaction';
 import type { MessageVectorEraser } from '../core/ports/lifecycle';
 import type { PersonaCondenser, PersonaStore, SceneStore } from '../core/persona/ports';
+import type { ProvenanceScreen } from '../core/memory/direct-write';
 import type { ServiceSecrets } from '../security/secrets';
 import type { AppConfig } from '../config';
 
@@ -66,6 +67,11 @@ export interface ServiceDeps {
   /** The retention sweep's way to the vectors of the messages it deletes (the conversation's exchange vectors). */
   messageVectorEraser: MessageVectorEraser;
   extractor: Extractor;
+  /**
+   * Extraction's provenance screen (the conversation's `screenCandidates`, wired in src/runtime.ts),
+   * which a direct write (memory, below conversation) runs before anything is durable.
+   */
+  provenanceScreen: ProvenanceScreen;
   /**
    * Where the CPU-heavy rule work of extraction runs, with a time limit per message (the worker
    * pool, src/adapters/extraction/rule-pool.ts); without it, inline on the caller's thread.

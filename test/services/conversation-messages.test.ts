@@ -67,8 +67,9 @@ describe('the user’s time zone, read one way', () => {
     // 10:00 in Shanghai on 10 June: "tomorrow 3 pm" is 11 June 15:00 +08:00.
     await storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m1'], '提醒我明天下午三点开会'), maxMessages: 10 });
     const deps = { ...f.deps, config };
-    const [request] = await conversationReminderRequests(deps, { userId: user, conversationId: 'c1' });
+    const read = (q: { userId: string; conversationId: string }) => allConversationMessages(f.deps, q);
+    const [request] = await conversationReminderRequests(deps, read, { userId: user, conversationId: 'c1' });
     expect(request).toMatchObject({ userId: user, timeZone: 'Asia/Shanghai', dueAt: '2026-06-11T07:00:00.000Z', source: { via: 'conversation', conversationId: 'c1', messageId: 'm1' } });
-    expect((await conversationReminderRequests(deps, { userId: user, conversationId: 'c1' }))[0]!.reminderId).toBe(request!.reminderId);
+    expect((await conversationReminderRequests(deps, read, { userId: user, conversationId: 'c1' }))[0]!.reminderId).toBe(request!.reminderId);
   });
 });

@@ -45,10 +45,10 @@ export async function insertBulkMemories(pool: pg.Pool, memories: BulkMemory[], 
       [JSON.stringify(rows.map(({ tokens: _t, ...r }) => r))],
     );
     const active = rows.filter((r) => r.status === 'active');
-    const postings = active.flatMap((r) => [...termFrequencies(r.tokens)].map(([term, tf]) => ({ userId: r.userId, term, memoryId: r.id, tf })));
+    const postings = active.flatMap((r) => [...termFrequencies(r.tokens)].map(([term, tf]) => ({ userId: r.userId, term, memoryId: r.id, tf, docLength: r.docLength })));
     await client.query(
-      `INSERT INTO memory_terms (user_id, term, memory_id, tf)
-       SELECT "userId", term, "memoryId", tf FROM jsonb_to_recordset($1::jsonb) AS x("userId" text, term text, "memoryId" uuid, tf int)`,
+      `INSERT INTO memory_terms (user_id, term, memory_id, tf, doc_length)
+       SELECT "userId", term, "memoryId", tf, "docLength" FROM jsonb_to_recordset($1::jsonb) AS x("userId" text, term text, "memoryId" uuid, tf int, "docLength" int)`,
       [JSON.stringify(postings)],
     );
     await client.query(

@@ -29,17 +29,21 @@ export class PostgresConversationRepository implements ConversationRepository {
       [userId, conversationId, messages.map((m) => m.id), messages.map((m) => m.role), messages.map((m) => m.content), messages.map((m) => m.at), messages.map((m) => m.truncated)],
     );
     const inserted = new Set(rows.map((r) => r.message_id));
-    const terms: { term: string; id: string; tf: number }[] = [];
+    const terms: { term: string; id: string; tf: number; docLength: number }[] = [];
     for (const m of messages) {
       if (!inserted.has(m.id)) continue;
-      for (const [term, tf] of termFrequencies(tokenizeForIndex(m.content))) terms.push({ term, id: m.id, tf });
+      const tfs = termFrequencies(tokenizeForIndex(m.content));
+      // The message's length as the messages.doc_length trigger counts it: the sum of its postings' tf.
+      let docLength = 0;
+      for (const tf of tfs.values()) docLength += tf;
+      for (const [term, tf] of tfs) terms.push({ term, id: m.id, tf, docLength });
     }
     if (terms.length > 0) {
       await this.q.query(
-        `INSERT INTO message_terms (user_id, term, conversation_id, message_id, tf)
-         SELECT $1, t, $2, id, tf FROM unnest($3::text[], $4::text[], $5::int[]) AS x(t, id, tf)
+        `INSERT INTO message_terms (user_id, term, conversation_id, message_id, tf, doc_length)
+         SELECT $1, t, $2, id, tf, dl FROM unnest($3::text[], $4::text[], $5::int[], $6::int[]) AS x(t, id, tf, dl)
          ON CONFLICT DO NOTHING`,
-        [userId, conversationId, terms.map((t) => t.term), terms.map((t) => t.id), terms.map((t) => t.tf)],
+        [userId, conversationId, terms.map((t) => t.term), terms.map((t) => t.id), terms.map((t) => t.tf), terms.map((t) => t.docLength)],
       );
     }
     return { inserted: [...inserted], duplicates: messages.filter((m) => !inserted.has(m.id)).map((m) => m.id) };

@@ -5,7 +5,7 @@ import type { EpisodeStore } from '../../core/ports/recall';
 import { episodeId, shortHash } from '../../shared/ids';
 import { termFrequencies } from '../../core/text/tokenize';
 import { tokenizeForIndex } from '../text/jieba';
-import { bm25Ctes, bm25TermSql } from './bm25-sql';
+import { bm25TopCtes } from './bm25-sql';
 import { inUserTransaction } from './pool';
 
 export type { Episode, EpisodeWrite } from '../../core/episodes/ports';
@@ -90,16 +90,9 @@ export class PostgresEpisodeStore implements EpisodeStore {
     const terms = [...termFrequencies(tokens).keys()];
     if (terms.length === 0 && ranges.length === 0) return { byWords: [], byDate: [] };
     const { rows } = await this.pool.query<EpisodeRow & { words_score: number | null; date_rank: string | null }>(
-      `WITH ${bm25Ctes({ postings: 'episode_terms', stats: 'episode_index_stats', df: 'episode_term_df' })},
+      `WITH ${bm25TopCtes({ postings: 'episode_terms', stats: 'episode_index_stats', df: 'episode_term_df' }, '$3')},
             by_words AS (
-              SELECT t.episode_id AS id, sum(${bm25TermSql('e.doc_length')})::float8 AS score
-                FROM postings t JOIN df USING (term)
-                JOIN episodes e ON e.id = t.episode_id AND e.user_id = $1
-                CROSS JOIN stats
-               WHERE t.user_id = $1
-               GROUP BY t.episode_id
-               ORDER BY score DESC, t.episode_id
-               LIMIT $3),
+              SELECT episode_id AS id, score FROM top ORDER BY score DESC, episode_id LIMIT $3),
             by_date AS (
               SELECT e.id, row_number() OVER (ORDER BY e.started_at DESC, e.id) AS rank
                 FROM episodes e
@@ -185,8 +178,8 @@ async function replaceIn(
     const tf = termFrequencies(tokens);
     if (tf.size > 0) {
       await c.query(
-        `INSERT INTO episode_terms (user_id, term, episode_id, tf) SELECT $1, t, $2, f FROM unnest($3::text[], $4::int[]) AS x(t, f)`,
-        [input.userId, id, [...tf.keys()], [...tf.values()]],
+        `INSERT INTO episode_terms (user_id, term, episode_id, tf, doc_length) SELECT $1, t, $2, f, $5 FROM unnest($3::text[], $4::int[]) AS x(t, f)`,
+        [input.userId, id, [...tf.keys()], [...tf.values()], tokens.length],
       );
     }
     await adjustStats(c, input.userId, old ? 0 : 1, tokens.length - (old?.doc_length ?? 0));

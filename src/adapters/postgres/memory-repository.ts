@@ -1,7 +1,7 @@
 import type { ImportancePatch, MemoryRepository, NewMemory } from '../../core/ports/memory';
 import type { ImportanceLevel, Memory, MemoryScope, MemorySource, MemoryStatus, MemoryType, MemoryVia } from '../../core/types';
 import { termFrequencies } from '../../core/text/tokenize';
-import { bm25Ctes, bm25TermSql } from './bm25-sql';
+import { bm25Ctes, bm25TermSql, bm25TopCtes } from './bm25-sql';
 import type { Queryable } from './pool';
 
 export interface MemoryRow {
@@ -133,23 +133,36 @@ export class PostgresMemoryRepository implements MemoryRepository {
 
   /**
    * BM25 over the user's active memories, computed in SQL from the postings so nothing is rebuilt
-   * per query. Returns ids best first.
+   * per query. Returns ids best first. Postings exist only for active memories (every status
+   * change adds or removes them in its own transaction), and each carries its memory's length,
+   * so an unfiltered search reads no memory row and a bounded number of postings
+   * ({@link bm25TopCtes}). A type filter joins each posting to its memory and reads every posting
+   * of the query terms, so the cut per term cannot drop a memory the filter keeps.
    */
   async bm25({ userId, tokens, k, types }: { userId: string; tokens: string[]; k: number; types?: MemoryType[] }): Promise<{ id: string; score: number }[]> {
     const tf = termFrequencies(tokens);
     if (tf.size === 0) return [];
+    const tables = { postings: 'memory_terms', stats: 'user_index_stats', df: 'memory_term_df' } as const;
+    const terms = [...tf.keys()];
+    if (types === undefined || types.length === 0) {
+      const { rows } = await this.db.query<{ id: string; score: number }>(
+        `WITH ${bm25TopCtes(tables, '$3')}
+         SELECT memory_id AS id, score FROM top ORDER BY score DESC, memory_id LIMIT $3`,
+        [userId, terms, k],
+      );
+      return rows;
+    }
     const { rows } = await this.db.query<{ id: string; score: number }>(
-      `WITH ${bm25Ctes({ postings: 'memory_terms', stats: 'user_index_stats', df: 'memory_term_df' })}
-       SELECT t.memory_id AS id, sum(${bm25TermSql('m.doc_length')})::float8 AS score
+      `WITH ${bm25Ctes(tables, { allPostings: true })}
+       SELECT t.memory_id AS id, sum(${bm25TermSql('t.doc_length')})::float8 AS score
          FROM postings t
          JOIN df USING (term)
-         JOIN memories m ON m.id = t.memory_id AND m.user_id = $1 AND m.status = 'active'
+         JOIN memories m ON m.id = t.memory_id AND m.user_id = $1 AND m.status = 'active' AND m.type = ANY($4::text[])
          CROSS JOIN stats
-        WHERE t.user_id = $1 AND ($4::text[] IS NULL OR m.type = ANY($4::text[]))
         GROUP BY t.memory_id
         ORDER BY score DESC, t.memory_id
         LIMIT $3`,
-      [userId, [...tf.keys()], k, types && types.length > 0 ? types : null],
+      [userId, terms, k, types],
     );
     return rows;
   }
@@ -305,10 +318,10 @@ export class PostgresMemoryRepository implements MemoryRepository {
 async function indexPostings(c: Queryable, userId: string, id: string, tf: Map<string, number>, docLength: number): Promise<void> {
   if (tf.size > 0) {
     await c.query(
-      `INSERT INTO memory_terms (user_id, term, memory_id, tf)
-       SELECT $1, t, $2, f FROM unnest($3::text[], $4::int[]) AS x(t, f)
+      `INSERT INTO memory_terms (user_id, term, memory_id, tf, doc_length)
+       SELECT $1, t, $2, f, $5 FROM unnest($3::text[], $4::int[]) AS x(t, f)
        ON CONFLICT DO NOTHING`,
-      [userId, id, [...tf.keys()], [...tf.values()]],
+      [userId, id, [...tf.keys()], [...tf.values()], docLength],
     );
   }
   await c.query(

@@ -1,7 +1,7 @@
 import type { MessageHit, MessageRef, ShownLine, StoredLine } from '../../core/recall/exchanges';
 import type { MessageSearch } from '../../core/ports/recall';
 import { termFrequencies } from '../../core/text/tokenize';
-import { bm25Ctes, bm25TermSql } from './bm25-sql';
+import { bm25Ctes, bm25TermSql, bm25TopCtes } from './bm25-sql';
 import type { Queryable } from './pool';
 
 export type { MessageHit, MessageRef, ShownLine } from '../../core/recall/exchanges';
@@ -20,9 +20,12 @@ function toLine(r: LineRow): StoredLine {
 }
 
 /** Per-user collection statistics and document frequencies of the query terms ($1 user, $2 terms). */
-const BM25_CTES = bm25Ctes({ postings: 'message_terms', stats: 'message_index_stats', df: 'message_term_df' });
+const BM25_TABLES = { postings: 'message_terms', stats: 'message_index_stats', df: 'message_term_df' } as const;
+const BM25_TOP = bm25TopCtes(BM25_TABLES, '$3');
+/** Every posting of the query terms: the time route scores only the messages of its days, which the cut per term must not lose. */
+const BM25_CTES_ALL_POSTINGS = bm25Ctes(BM25_TABLES, { allPostings: true });
 /** One term's Okapi BM25 contribution, the same definition as every other index. */
-const BM25_TERM = bm25TermSql('m.doc_length');
+const BM25_TERM = bm25TermSql('t.doc_length');
 /**
  * Forget requests of user $1: the decision rows of "忘掉…/forget…" candidates, whether they
  * expired memories (action forget, affectedIds) or named nothing stored (ignored). The predicate
@@ -43,20 +46,18 @@ const rangeArrays = (ranges: readonly { start: Date; end: Date }[]): [Date[], Da
 export class PostgresMessageSearch implements MessageSearch {
   constructor(private readonly db: Queryable) {}
 
-  /** BM25 over the user's messages, best first. Document frequencies come from message_term_df. */
+  /**
+   * BM25 over the user's messages, best first. Document frequencies come from message_term_df;
+   * each posting carries its message's length, and every path that deletes a message deletes its
+   * postings in the same statement or transaction (retention, erase, purge), so no message row is read.
+   */
   async bm25({ userId, tokens, k }: { userId: string; tokens: string[]; k: number }): Promise<MessageHit[]> {
     const terms = [...termFrequencies(tokens).keys()];
     if (terms.length === 0) return [];
     const { rows } = await this.db.query<{ conversation_id: string; message_id: string; score: number; matched: string[] }>(
-      `WITH ${BM25_CTES}
-       SELECT t.conversation_id, t.message_id, sum(${BM25_TERM})::float8 AS score, array_agg(t.term) AS matched
-         FROM postings t
-         JOIN df USING (term)
-         JOIN messages m ON m.user_id = $1 AND m.conversation_id = t.conversation_id AND m.message_id = t.message_id
-         CROSS JOIN stats
-        WHERE t.user_id = $1
-        GROUP BY t.conversation_id, t.message_id
-        ORDER BY score DESC, t.conversation_id, t.message_id
+      `WITH ${BM25_TOP}
+       SELECT conversation_id, message_id, score, matched FROM top
+        ORDER BY score DESC, conversation_id, message_id
         LIMIT $3`,
       [userId, terms, k],
     );
@@ -71,7 +72,7 @@ export class PostgresMessageSearch implements MessageSearch {
     if (ranges.length === 0) return [];
     const [starts, ends] = rangeArrays(ranges);
     const { rows } = await this.db.query<{ conversation_id: string; message_id: string; score: number | null; matched: string[] | null }>(
-      `WITH ${BM25_CTES},
+      `WITH ${BM25_CTES_ALL_POSTINGS},
             inside AS (
               SELECT DISTINCT m.conversation_id, m.message_id, m.seq, m.said_at, m.doc_length
                 FROM unnest($4::timestamptz[], $5::timestamptz[]) AS r(s, x)

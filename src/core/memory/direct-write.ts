@@ -6,10 +6,10 @@
  * instruction that no sentence of it gives to the assistant — a direct write refuses too, with the
  * screen's own reason. The screen's patterns are only called here, never copied.
  */
-import { screenCandidates } from '../extraction/provenance';
+import type { RejectedCandidate } from '../ports/conversation';
 import { ownWords } from '../text/quoted';
 import type { Segmenter } from '../text/segmenter';
-import type { MemoryCandidate, MemoryScope, MemoryType } from '../types';
+import type { ConversationMessage, MemoryCandidate, MemoryScope, MemoryType } from '../types';
 
 /** The id of the one message a direct write is read as. */
 const DIRECT_MESSAGE_ID = 'direct-write';
@@ -31,8 +31,25 @@ const REPORTED_ZH = /(?:根据|据|按照)(?:网页|网站|页面|搜索结果|�
 
 const squash = (text: string) => text.replace(/\s+/gu, ' ').trim();
 
+/**
+ * Extraction's provenance screen (the conversation's `screenCandidates`): which candidates the
+ * messages they came from do not support, with the reason. The conversation owns it and sits above
+ * memory, so the direct write takes it from its caller (ServiceDeps.provenanceScreen, wired in
+ * src/runtime.ts) instead of importing it.
+ */
+export type ProvenanceScreen = (
+  candidates: readonly MemoryCandidate[],
+  messages: readonly ConversationMessage[],
+  segmenter: Segmenter,
+  timezone?: string,
+) => { rejected: readonly Pick<RejectedCandidate, 'reason'>[] };
+
 /** Null when the text passes the screen extraction applies, else the refusal. */
-export function screenDirectWrite(input: { text: string; type: MemoryType; scope?: MemoryScope }, segmenter: Segmenter, timezone = 'UTC'): DirectWriteRefusal | null {
+export function screenDirectWrite(
+  input: { text: string; type: MemoryType; scope?: MemoryScope },
+  screen: { provenanceScreen: ProvenanceScreen; segmenter: Segmenter },
+  timezone = 'UTC',
+): DirectWriteRefusal | null {
   // A memory is one statement: any quoted, pasted or forwarded material in it (which extraction
   // would leave out of the user's own words) is someone else's text, even when the rest would
   // carry enough words to pass the screen's support test.
@@ -60,6 +77,6 @@ export function screenDirectWrite(input: { text: string; type: MemoryType; scope
     intent: 'assert',
   };
   const message = { id: DIRECT_MESSAGE_ID, role: candidate.role, content: input.text, at };
-  const { rejected } = screenCandidates([candidate], [message], segmenter, timezone);
+  const { rejected } = screen.provenanceScreen([candidate], [message], screen.segmenter, timezone);
   return rejected[0] ? { code: 'provenance_refused', reason: rejected[0].reason } : null;
 }

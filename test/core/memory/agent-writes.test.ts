@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { jiebaSegmenter } from '../../../src/adapters/text/jieba';
+import { screenCandidates } from '../../../src/core/extraction/provenance';
 import { screenDirectWrite } from '../../../src/core/memory/direct-write';
 import { DIRECT_WRITE_MAX_CONFIDENCE, directWriteConfidence, pendingOnWrite } from '../../../src/core/memory/via';
 import { formatContext, type FormattableMemory } from '../../../src/core/recall/format';
@@ -8,7 +9,7 @@ import { MEMORY_TYPES, MEMORY_VIAS } from '../../../src/core/types';
 import { neutralizeStructured } from '../../../src/mcp/tools';
 import { candidateOfStoreRequest, heldBack } from '../../../src/memory/memory-writer';
 
-const screen = (text: string, type: (typeof MEMORY_TYPES)[number] = 'instruction') => screenDirectWrite({ text, type }, jiebaSegmenter);
+const screen = (text: string, type: (typeof MEMORY_TYPES)[number] = 'instruction') => screenDirectWrite({ text, type }, { provenanceScreen: screenCandidates, segmenter: jiebaSegmenter });
 
 describe('direct writes pass the provenance screen of extraction', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { Document } from '@langchain/core/documents';
 import type { MemoryRepository } from '../../core/ports/memory';
-import { tokenizeForIndex } from '../text/jieba';
+import { tokenizeForIndex } from '../../shared/segmentation';
 import { MemoryRouteRetriever, type MemoryRouteInput, type MemoryRouteMetadata } from './memory-route';
 
 export interface MemoryBm25RetrieverInput extends MemoryRouteInput {
