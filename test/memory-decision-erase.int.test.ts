@@ -28,14 +28,14 @@ describe('hard erase through the MemoryDecision workflow', () => {
     const personas = ctx.runtime.deps.personas!;
     const city = await remember(user, '我住在上海', 'fact');
     const allergy = await remember(user, '我对花生过敏，吃了会起疹子', 'fact');
-    const built = await poll(() => personas.get({ userId: key }), (p) => p?.memoryIds.length === 2, 30_000);
+    const built = await poll(() => personas.get({ userId: key }), (p) => p?.memoryIds.length === 2, 60_000);
     expect(built?.memoryIds.sort()).toEqual([city, allergy].sort());
 
     const res = await ctx.call('DELETE', `/v1/users/${user}/memories/${allergy}?hard=true`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect((await ctx.call('GET', `/v1/users/${user}/memories/${allergy}`)).status).toBe(404);
 
-    const rebuilt = await poll(() => personas.get({ userId: key }), (p) => p?.memoryIds.length === 1, 30_000);
+    const rebuilt = await poll(() => personas.get({ userId: key }), (p) => p?.memoryIds.length === 1, 60_000);
     expect(rebuilt?.memoryIds).toEqual([city]);
-  }, 90_000);
+  }, 180_000);
 });
