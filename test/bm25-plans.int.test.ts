@@ -220,6 +220,14 @@ describe('BM25 plans for a user the statistics have never seen', () => {
     hits.forEach((h, i) => expect(Math.abs(h.score - ranked[i]!)).toBeLessThan(SCORE_EPSILON));
   });
 
+  it('memories: the recent route reads the first k of the index in order, not every active memory of the user', async () => {
+    const { db, last } = capturing();
+    const ids = await new PostgresMemoryRepository(db).recent({ userId: large, k: 10 });
+    expect(ids).toHaveLength(10);
+    // An index without importance made the planner sort all 4,000 for a user it estimates at one row.
+    expect(await explainReads(last(), 'memories')).toBeLessThanOrEqual(10);
+  });
+
   it('document frequencies in the df tables equal a count over the postings, after writes and deletes', async () => {
     // Deletes by every path the triggers must follow: a cascade from the document, a direct delete of postings.
     await pool.query(`DELETE FROM memories WHERE user_id = $1 AND id IN (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 50)`, [fresh]);
