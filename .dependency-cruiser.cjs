@@ -55,26 +55,17 @@ const KNOWN_VIOLATIONS = {
   // per-request query embeddings, which do no I/O of their own but adapt recall's ports, are
   // recall's code (src/recall/retrievers/).
   'use-cases-never-import-adapters': [],
-  // Against the order of CAPABILITIES. The lifecycle reconcilers and sweep, the page tokens' and
-  // the decisions' erase paths orchestrate other capabilities and belong above them (a move of
-  // their own, not a kernel one); the direct write's provenance screen is explained above. (User
-  // settings and the exchange line shape are kernel now.)
-  'capabilities-depend-one-way': [
-    ['src/lifecycle/lifecycle-sweep.ts', 'src/conversation/exchange-index.ts'],
-    ['activities/lifecycle/reconcilers.ts', 'src/conversation/contract.ts'],
-    ['activities/lifecycle/reconcilers.ts', 'src/conversation/exchange-index.ts'],
-    ['activities/lifecycle/reconcilers.ts', 'src/conversation/extraction-runs.ts'],
-    ['activities/lifecycle/reconcilers.ts', 'src/proactive/reminder-reconciler.ts'],
-    ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
-    ['activities/memory/decisions.ts', 'src/privacy/memory-erase.ts'],
-  ],
-  // Workflows that type another capability's activities: the extraction reconciler the
-  // conversation's, and the weekly reinforcement (a memory workflow) the lifecycle step that shares
-  // the sweep's paging and heartbeats. Moving each workflow to the capability it drives removes them.
-  'workflows-import-only-their-own-activity-types': [
-    ['workflows/lifecycle/reconcilers.ts', 'activities/conversation/extraction-runs.ts'],
-    ['workflows/memory/weekly-reinforcement.ts', 'activities/lifecycle/lifecycle.ts'],
-  ],
+  // None left: none may be added. Each reconciler lives with the state it repairs (conversation's
+  // and proactive's activities and workflows), the reliability schedules stay in lifecycle naming
+  // them by the public contract; the retention sweep erases expired messages' vectors through the
+  // lifecycle MessageVectorEraser port (ServiceDeps.messageVectorEraser) and a MemoryDecision's
+  // erase goes through the memory MemoryEraser port, both wired in src/runtime.ts; the page
+  // tokens', direct write's and reminder requests' edges went the same way.
+  'capabilities-depend-one-way': [],
+  // None left: the reconcilers live with the state they repair (workflows/conversation/,
+  // workflows/proactive/) and the weekly reinforcement with the lifecycle sweep whose paging and
+  // heartbeats it shares (workflows/lifecycle/).
+  'workflows-import-only-their-own-activity-types': [],
 };
 
 const esc = (p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -7,7 +7,8 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { createPrivacyActivities } from '../activities/privacy/privacy';
-import { createReconcilerActivities } from '../activities/lifecycle/reconcilers';
+import { createConversationReconcilerActivities } from '../activities/conversation/reconcilers';
+import { createReminderReconcilerActivities } from '../activities/proactive/reminder-reconciler';
 import { createCallerExtractionActivities } from '../activities/conversation/callers';
 import { createDecisionActivities } from '../activities/memory/decisions';
 import { createRecallActivities } from '../activities/recall/recall';
@@ -34,6 +35,8 @@ import { LangChainDigestModel } from './adapters/llm/digest-model';
 import { LlmQueryRewriter } from './adapters/llm/query-rewriter';
 import { LlmConflictJudge } from './adapters/llm/conflict-judge';
 import { signalRecalled } from './memory/reinforcement-signal';
+import { exchangeVectorEraser } from './conversation/exchange-index';
+import { privacyMemoryEraser } from './privacy/memory-erase';
 import { signalRecallHits } from './proactive/recall-nudge-signal';
 import { ensureLifecycleSchedules } from './lifecycle/lifecycle-schedules';
 import { ensureReliabilitySchedules } from './lifecycle/reliability-schedules';
@@ -151,6 +154,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     vectors,
     episodeVectors,
     exchangeVectors,
+    // The retention sweep (lifecycle) erases expired messages' vectors through this port of its own.
+    messageVectorEraser: exchangeVectorEraser({ exchangeVectors }),
     extractor: createExtractor(config, models.endpoint, rules),
     provenanceScreen: screenCandidates,
     rules,
@@ -229,8 +234,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         activities: {
           ...createActivities(activityDeps),
           ...createPrivacyActivities(activityDeps, { client: temporal, namespace: config.temporal.namespace }),
-          ...createReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
-          ...createDecisionActivities(activityDeps),
+          ...createConversationReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue, subjects }),
+          ...createReminderReconcilerActivities(activityDeps, { client: temporal, taskQueue: o.taskQueue ?? config.temporal.taskQueue }),
+          ...createDecisionActivities(activityDeps, { eraser: privacyMemoryEraser(activityDeps) }),
           // The persona (read path L3), rebuilt by RebuildPersona when memories change.
           ...createPersonaActivities(activityDeps),
           // The Temporal contract for callers (src/client/temporal-contract.ts): recall and ExtractMemories' steps.

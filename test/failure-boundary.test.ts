@@ -14,6 +14,7 @@ import { causeChain, serviceErrorOfWorkflowFailure, workflowCallError } from '..
 import { loadConfig } from '../src/config';
 import { ErrorCode, httpStatusFor, MemoryServiceError } from '../src/core/errors';
 import type { ServiceDeps } from '../src/shared/deps';
+import type { MemoryEraser } from '../src/core/ports/memory';
 
 const env = () => new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf-1', runId: 'run-1' } });
 
@@ -91,7 +92,7 @@ describe('activity side: MemoryServiceError → typed ApplicationFailure', () =>
     const activities = {
       ...createActivities(deps),
       ...createPrivacyActivities(deps, temporal),
-      ...createDecisionActivities(deps),
+      ...createDecisionActivities(deps, { eraser: new Proxy({} as MemoryEraser, { get: notFound }) }),
       ...createCallerExtractionActivities(deps, callers),
       ...createRecallActivities(deps, callers),
     } as unknown as Record<string, (arg: unknown) => Promise<unknown>>;

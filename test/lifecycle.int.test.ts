@@ -6,7 +6,7 @@ import { DECAY_SCORE_TOLERANCE, sweepDecision, type LifecycleTransition } from '
 import type { ImportanceLevel, MemoryStatus, MemoryType } from '../src/core/types';
 import { ensureLifecycleSchedules, reinforcementScheduleId, sweepScheduleId } from '../src/lifecycle/lifecycle-schedules';
 import { memorySweepWorkflow, type MemorySweepResult } from '../workflows/lifecycle/memory-sweep';
-import { weeklyReinforcementWorkflow } from '../workflows/memory/weekly-reinforcement';
+import { weeklyReinforcementWorkflow } from '../workflows/lifecycle/weekly-reinforcement';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, OTHER_TENANT_KEY, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';

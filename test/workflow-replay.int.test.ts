@@ -4,10 +4,10 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { digestWorkflow } from '../workflows/proactive/digest';
-import { extractionReconcilerWorkflow, vectorOutboxWorkflow } from '../workflows/lifecycle/reconcilers';
+import { extractionReconcilerWorkflow, vectorOutboxWorkflow } from '../workflows/conversation/reconcilers';
 import { memorySweepWorkflow } from '../workflows/lifecycle/memory-sweep';
 import { nudgeWorkflow } from '../workflows/proactive/nudge';
-import { weeklyReinforcementWorkflow } from '../workflows/memory/weekly-reinforcement';
+import { weeklyReinforcementWorkflow } from '../workflows/lifecycle/weekly-reinforcement';
 import { createTestContext, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 

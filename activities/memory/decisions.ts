@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ErrorCode, MemoryServiceError } from '../../src/core/errors';
 import type { ServiceDeps } from '../../src/shared/deps';
 import { confirmMemory } from '../../src/memory/memory-confirm';
-import { eraseMemory } from '../../src/privacy/memory-erase';
+import type { MemoryEraser } from '../../src/core/ports/memory';
 import { forgetMemory, restoreMemory } from '../../src/memory/memory-lifecycle';
 import type { MemoryDecisionInput, MemoryDecisionOutcome } from '../../src/memory/contract';
 import { withTypedFailures } from '../shared/failures';
@@ -12,8 +12,12 @@ import { withTypedFailures } from '../shared/failures';
  * made directly before, now with the workflow in the audit event. A retry after an attempt that
  * committed but did not report back (a worker crash, a timeout) finds its own audit event and
  * answers as the first attempt would have, instead of "already active" or "not found".
+ *
+ * An erase is the privacy capability's work, above memory: it comes in as the `eraser` port, built
+ * by the worker (src/runtime.ts) over the same deps as these activities, so it signals the persona
+ * rebuild like every other memory write of the worker.
  */
-export function createDecisionActivities(deps: ServiceDeps) {
+export function createDecisionActivities(deps: ServiceDeps, ports: { eraser: MemoryEraser }) {
   return withTypedFailures({
     async applyMemoryDecision(input: MemoryDecisionInput): Promise<MemoryDecisionOutcome> {
       const info = Context.current().info;
@@ -46,7 +50,7 @@ export function createDecisionActivities(deps: ServiceDeps) {
         }
         case 'erase': {
           try {
-            const erased = await eraseMemory(deps, { userKey, id: memoryId, now, actor: input.actor });
+            const erased = await ports.eraser.eraseMemory({ userKey, id: memoryId, now, actor: input.actor });
             return { action: 'erase', memoryId, removed: { ...erased.removed }, vectorRemoved: erased.vectorRemoved, conversations: erased.conversations, episodesRebuilt: erased.episodesRebuilt };
           } catch (err) {
             const event = retried && err instanceof MemoryServiceError && err.code === ErrorCode.notFound ? await ownEvent('erase', now) : undefined;

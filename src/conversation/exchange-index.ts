@@ -1,6 +1,7 @@
 import { uuidFromKey } from '../shared/ids';
 import { indexableLines, messageKey, pairExchange, pairLines, type MessageRef, type StoredLine } from '../core/exchange-lines';
 import type { ExchangeVectorUnit } from '../core/ports/recall';
+import type { MessageVectorEraser } from '../core/ports/lifecycle';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ServiceDeps } from '../shared/deps';
 
@@ -149,4 +150,9 @@ export async function eraseExchangeVectors(deps: Pick<ServiceDeps, 'exchangeVect
   const ids = [...new Set(erased.flatMap((m) => [lineVectorId(userId, m.conversationId, m.messageId), exchangeVectorId(userId, m.conversationId, m.messageId)]))];
   await deps.exchangeVectors.remove({ userId, ids });
   return ids.length;
+}
+
+/** The lifecycle sweep's {@link MessageVectorEraser}: the exchange vectors of the messages retention deletes. */
+export function exchangeVectorEraser(deps: Pick<ServiceDeps, 'exchangeVectors'>): MessageVectorEraser {
+  return { eraseMessageVectors: ({ userId, messages }) => eraseExchangeVectors(deps, userId, messages) };
 }

@@ -23,7 +23,6 @@ import {
 } from '../core/lifecycle/retention';
 import type { MessageRef } from '../core/exchange-lines';
 import type { ServiceDeps } from '../shared/deps';
-import { eraseExchangeVectors } from '../conversation/exchange-index';
 
 export type { LifecycleStepResult, RetentionStepResult };
 
@@ -206,7 +205,7 @@ interface RetentionCursor {
  * Idempotent: a repeated page finds nothing. Cursor: JSON of the kind and the last key.
  */
 export async function sweepRetention(
-  deps: Pick<ServiceDeps, 'unitOfWork' | 'episodeVectors' | 'exchangeVectors' | 'config'>,
+  deps: Pick<ServiceDeps, 'unitOfWork' | 'episodeVectors' | 'messageVectorEraser' | 'config'>,
   input: RetentionStepInput,
 ): Promise<RetentionStepResult> {
   const kinds = RETENTION_KINDS.filter((k) => deps.config.retention[k] !== null);
@@ -235,7 +234,7 @@ export async function sweepRetention(
 
 async function retentionPage(
   tx: Pick<MemoryTransaction, 'retention'>,
-  deps: Pick<ServiceDeps, 'episodeVectors' | 'exchangeVectors'>,
+  deps: Pick<ServiceDeps, 'episodeVectors' | 'messageVectorEraser'>,
   kind: RetentionKind,
   page: { cutoff: Date; after: RetentionKey | null; limit: number },
 ): Promise<{ scanned: number; last: RetentionKey | null; counts: Partial<RetentionCounts> }> {
@@ -247,7 +246,7 @@ async function retentionPage(
       const byUser = new Map<string, MessageRef[]>();
       for (const m of r.messages) byUser.set(m.userId, [...(byUser.get(m.userId) ?? []), { conversationId: m.conversationId, messageId: m.messageId }]);
       let exchangeVectorsRemoved = 0;
-      for (const [userId, messages] of byUser) exchangeVectorsRemoved += await eraseExchangeVectors(deps, userId, messages);
+      for (const [userId, messages] of byUser) exchangeVectorsRemoved += await deps.messageVectorEraser.eraseMessageVectors({ userId, messages });
       const conversations = await tx.retention.dropEmptyConversations({ conversations: r.conversations, cutoff: page.cutoff });
       return { scanned: r.scanned, last: r.last, counts: { messages: r.deleted, messagePostings: r.postings, exchangeVectorsRemoved, conversations } };
     }

@@ -6,6 +6,13 @@ import { ensureSchedule, sameActionAndPolicies, type ScheduleOutcome } from './l
  * The reconcilers' Temporal Schedules (docs/reliability.md), created or updated at worker start
  * like the lifecycle schedules, and visible in Temporal UI. Ids carry the task queue, so two
  * deployments sharing a namespace keep their own.
+ *
+ * The reconcilers themselves live with the state they repair (workflows/conversation/reconcilers.ts,
+ * workflows/proactive/reminder-reconciler.ts); only their schedules stay here, in lifecycle, because
+ * a schedule names its workflow by the public contract's type name (`WorkflowType`,
+ * src/client/temporal-contract.ts, no capability's code): lifecycle imports nothing of conversation
+ * or proactive for it, so this is the smallest change that leaves no known violation, and the
+ * schedule ids, their interval check and their one call at worker start stay as they were.
  */
 export const extractionReconcilerScheduleId = (taskQueue: string): string => `reconcile:extractions:${taskQueue}`;
 export const reminderReconcilerScheduleId = (taskQueue: string): string => `reconcile:reminders:${taskQueue}`;

@@ -1,19 +1,11 @@
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import type { EraseCounts } from '../core/ports/privacy';
+import type { MemoryEraser, MemoryEraseResult } from '../core/ports/memory';
 import type { ServiceDeps } from '../shared/deps';
 import { writeEpisodes, type EpisodeWriterDeps } from '../conversation/episodes';
 import { eraseExchangeVectors } from '../conversation/exchange-index';
 
-export interface EraseResult {
-  id: string;
-  erased: true;
-  removed: EraseCounts;
-  /** False when Chroma could not delete the vector now: the outbox keeps the delete for the daily sweep. */
-  vectorRemoved: boolean;
-  /** Conversations whose episodes were rebuilt without the erased messages; false if that failed (see `episodesRebuilt`). */
-  conversations: string[];
-  episodesRebuilt: boolean;
-}
+/** The erase's result; the shape is the memory capability's port's, which this file implements. */
+export type EraseResult = MemoryEraseResult;
 
 /** An erase writes in one transaction and removes the vector, then rebuilds the episodes of the conversations that lost messages. */
 export type EraseDeps = Pick<ServiceDeps, 'unitOfWork' | 'vectors'> & EpisodeWriterDeps;
@@ -61,4 +53,9 @@ export async function eraseMemory(
     }
   }
   return { id: input.id, erased: true, removed: erased.counts, vectorRemoved, conversations: erased.conversations, episodesRebuilt };
+}
+
+/** The memory capability's {@link MemoryEraser} (the MemoryDecision's erase), over the deps the worker's activities run with. */
+export function privacyMemoryEraser(deps: EraseDeps): MemoryEraser {
+  return { eraseMemory: (input) => eraseMemory(deps, input) };
 }

@@ -9,6 +9,7 @@ import type { DigestModel, DigestRepository, NotificationRepository, PageTokenRe
 import type { PurgeAuditLog, UserKeyDestroyer, UserExportSource } from '../core/ports/privacy';
 import type { UserApiKeyRepository } from '../core/ports/account';
 import type { UnitOfWork } from '../core/ports/transaction';
+import type { MessageVectorEraser } from '../core/ports/lifecycle';
 import type { PersonaCondenser, PersonaStore, SceneStore } from '../core/persona/ports';
 import type { ProvenanceScreen } from '../core/memory/direct-write';
 import type { ServiceSecrets } from '../security/secrets';
@@ -63,6 +64,8 @@ export interface ServiceDeps {
   exchangeVectors?: ExchangeVectorIndex;
   /** How far each conversation is in `exchangeVectors` (the exchange indexer's watermark). */
   exchangeIndex?: ExchangeIndexWatermarks;
+  /** The retention sweep's way to the vectors of the messages it deletes (the conversation's exchange vectors). */
+  messageVectorEraser: MessageVectorEraser;
   extractor: Extractor;
   /**
    * Extraction's provenance screen (the conversation's `screenCandidates`, wired in src/runtime.ts),

@@ -1,4 +1,5 @@
 /** Ports of decay, reinforcement and the lifecycle sweeps (src/core/ports.ts re-exports every port). */
+import type { MessageRef } from '../exchange-lines';
 import type { ImportanceLevel } from '../types';
 import type { ImportancePatch } from './memory';
 
@@ -86,4 +87,14 @@ export interface LifecycleRepository {
   clearVectorDeletes(input: { entries: VectorDeletion[] }): Promise<number>;
   /** Records a failed deletion attempt (the entries stay for the next drain). */
   failVectorDeletes(input: { entries: VectorDeletion[]; error: string }): Promise<void>;
+}
+
+/**
+ * What the retention sweep asks of the conversation capability, which sits above lifecycle: the
+ * vectors derived from the messages a page deletes (the exchange index's lines and pairs) go inside
+ * that page's transaction. Implemented by src/conversation/exchange-index.ts, wired in src/runtime.ts.
+ */
+export interface MessageVectorEraser {
+  /** Removes the vectors of one user's messages; resolves to the number of vector ids removed (0 without an exchange index). */
+  eraseMessageVectors(input: { userId: string; messages: readonly MessageRef[] }): Promise<number>;
 }

@@ -1,6 +1,7 @@
 /** Ports of memories, their vectors, events, graph and the vector outbox (src/core/ports.ts re-exports every port). */
 import type { EntityRef, ImportanceLevel, Memory, MemoryScope, MemoryStatus, MemoryType, MemoryVia, RelationRef } from '../types';
 import type { VectorHit } from '../vector-hit';
+import type { EraseCounts } from './privacy';
 
 export type { VectorHit };
 
@@ -238,4 +239,25 @@ export interface ConflictJudge {
   /** Shown in audit reasons, e.g. "llm:gpt-4o-mini". */
   readonly name: string;
   propose(input: { system: string; prompt: string }): Promise<{ proposal: LlmProposal } | { unusable: string }>;
+}
+
+/** What the hard erase of one memory did. */
+export interface MemoryEraseResult {
+  id: string;
+  erased: true;
+  removed: EraseCounts;
+  /** False when Chroma could not delete the vector now: the outbox keeps the delete for the daily sweep. */
+  vectorRemoved: boolean;
+  /** Conversations whose episodes were rebuilt without the erased messages; false if that failed (see `episodesRebuilt`). */
+  conversations: string[];
+  episodesRebuilt: boolean;
+}
+
+/**
+ * The hard erase of one memory, as a MemoryDecision "erase" asks for it (activities/memory/decisions.ts).
+ * The privacy capability, above memory, implements it (src/privacy/memory-erase.ts); the worker
+ * wires it in src/runtime.ts. Unknown id: not_found (an erased memory is unknown afterwards).
+ */
+export interface MemoryEraser {
+  eraseMemory(input: { userKey: string; id: string; now: Date; actor: string }): Promise<MemoryEraseResult>;
 }

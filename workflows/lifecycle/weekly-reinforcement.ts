@@ -42,6 +42,8 @@ export interface WeeklyReinforcementResult {
  * Weekly reinforcement (Monday 04:00): high and critical memories get their last access
  * refreshed — decay back to 1 — and their importance recomputed, so what matters most is not
  * forgotten merely because it was not mentioned for a while. Paged, idempotent per `now`, audited.
+ * A lifecycle workflow: its step is the lifecycle sweep's (activities/lifecycle/lifecycle.ts), with
+ * the same paging and heartbeats; its Schedule is in src/lifecycle/lifecycle-schedules.ts.
  */
 export async function weeklyReinforcementWorkflow(input: WeeklyReinforcementInput = {}): Promise<WeeklyReinforcementResult> {
   const now = input.now ?? new Date().toISOString();

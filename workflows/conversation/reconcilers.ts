@@ -1,17 +1,17 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DrainSummary } from '../../activities/conversation/extraction-runs';
-import type { ExchangeIndexResult, ReconcileResult, ReminderReconcileResult } from '../../activities/lifecycle/reconcilers';
+import type { ExchangeIndexResult, ReconcileResult } from '../../activities/conversation/reconcilers';
 
 // Activity signatures only (type imports): the workflow bundle never loads activity code.
-interface ReconcilerActivities {
+interface ConversationReconcilerActivities {
   reconcileConversations(input: { limit: number; idleSeconds?: number }): Promise<ReconcileResult>;
   drainVectorOutbox(input: { userId?: string; budgetMs?: number }): Promise<DrainSummary>;
   indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult>;
-  reconcileReminders(input: { limit: number; graceSeconds: number }): Promise<ReminderReconcileResult>;
 }
 
-// The schedule runs these every minute or two; a failed tick is simply the next tick's work.
-const { reconcileConversations, drainVectorOutbox, indexExchanges, reconcileReminders } = proxyActivities<ReconcilerActivities>({
+// The schedules run these every minute or two; a failed tick is simply the next tick's work.
+// (The same options as the reminder reconciler's: all of them shared one proxy before the move.)
+const { reconcileConversations, drainVectorOutbox, indexExchanges } = proxyActivities<ConversationReconcilerActivities>({
   startToCloseTimeout: '2m',
   heartbeatTimeout: '1m',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
@@ -35,7 +35,8 @@ export async function extractionReconcilerWorkflow(input: ExtractionReconcilerIn
 
 /**
  * Vector outbox drain (Schedule `drain:vector-outbox:<taskQueue>`): writes due entries to Chroma,
- * backing failed ones off and dead-lettering those that keep failing (docs/reliability.md).
+ * backing failed ones off and dead-lettering those that keep failing (docs/reliability.md). Here
+ * because its activity is the extraction run's own drain (activities/conversation/extraction-runs.ts).
  */
 export async function vectorOutboxWorkflow(input: { budgetMs?: number } = {}): Promise<DrainSummary> {
   return drainVectorOutbox({ ...(input.budgetMs === undefined ? {} : { budgetMs: input.budgetMs }) });
@@ -48,19 +49,4 @@ export async function vectorOutboxWorkflow(input: { budgetMs?: number } = {}): P
  */
 export async function exchangeIndexWorkflow(input: { limit?: number; budgetMs?: number } = {}): Promise<ExchangeIndexResult> {
   return indexExchanges({ limit: input.limit ?? 200, budgetMs: input.budgetMs ?? 90_000 });
-}
-
-export interface ReminderReconcilerInput {
-  /** Reminders per tick (default 100); the rest wait for the next tick, oldest first. */
-  limit?: number;
-  /** Age of a row before its missing workflow is started (default 60 s): a start in flight finishes first. */
-  graceSeconds?: number;
-}
-
-/**
- * Reminder reconciler (Schedule `reconcile:reminders:<taskQueue>`): open reminders whose row was
- * committed but whose workflow never ran get it started, once, under the reminder's workflow id.
- */
-export async function reminderReconcilerWorkflow(input: ReminderReconcilerInput = {}): Promise<ReminderReconcileResult> {
-  return reconcileReminders({ limit: input.limit ?? 100, graceSeconds: input.graceSeconds ?? 60 });
 }

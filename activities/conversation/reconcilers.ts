@@ -4,14 +4,11 @@ import { claimStaleConversations } from '../../src/conversation/extraction-runs'
 import type { SubjectKeys } from '../../src/security/subject';
 import type { ServiceDeps } from '../../src/shared/deps';
 import { indexExchanges, type ExchangeIndexDeps, type ExchangeIndexResult } from '../../src/conversation/exchange-index';
-
-export type { ExchangeIndexResult } from '../../src/conversation/exchange-index';
-import { reconcileReminders, type ReminderReconcileResult } from '../../src/proactive/reminder-reconciler';
 import { ConversationWorkflows, extractWorkflowId, type ExtractMemoriesWorkflow } from '../../src/conversation/contract';
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 import { asActivity } from '../shared/as-activity';
 
-export type { ReminderReconcileResult };
+export type { ExchangeIndexResult } from '../../src/conversation/exchange-index';
 
 export interface ReconcileResult {
   /** Conversations found idle with messages after their watermark. */
@@ -22,11 +19,13 @@ export interface ReconcileResult {
 }
 
 /**
- * The extraction reconciler's activity (workflows/lifecycle/reconcilers.ts). It needs a Temporal client: the
- * extraction is started the way the API starts one, with the user's search attributes, so its
- * payloads are encrypted under that user's key and a purge finds it.
+ * The conversation's reconciler activities (workflows/conversation/reconcilers.ts): each repairs
+ * the conversation's own state — extractions that never ran, exchanges not yet indexed. The
+ * extraction reconciler needs a Temporal client: the extraction is started the way the API starts
+ * one, with the user's search attributes, so its payloads are encrypted under that user's key and
+ * a purge finds it.
  */
-export function createReconcilerActivities(deps: Pick<ServiceDeps, 'extractionRuns' | 'reminders' | 'config'> & ExchangeIndexDeps, opts: { client: Client; taskQueue: string; subjects: SubjectKeys }) {
+export function createConversationReconcilerActivities(deps: Pick<ServiceDeps, 'extractionRuns' | 'config'> & ExchangeIndexDeps, opts: { client: Client; taskQueue: string; subjects: SubjectKeys }) {
   return {
     /**
      * Starts ExtractMemories for conversations idle for CONVERSATION_IDLE_SECONDS with messages
@@ -60,22 +59,9 @@ export function createReconcilerActivities(deps: Pick<ServiceDeps, 'extractionRu
       });
     },
 
-    /** One exchange indexer tick (workflows/lifecycle/reconcilers.ts): see indexExchanges. */
+    /** One exchange indexer tick (workflows/conversation/reconcilers.ts): see indexExchanges. */
     async indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult> {
       return asActivity(() => indexExchanges(deps, { ...input, onProgress: (r) => Context.current().heartbeat(r) }));
-    },
-
-    /**
-     * Starts the workflow of open reminders whose row was committed but whose workflow never ran
-     * (the process died between the two), after `graceSeconds` (src/proactive/reminder-reconciler.ts).
-     */
-    async reconcileReminders(input: { limit: number; graceSeconds: number }): Promise<ReminderReconcileResult> {
-      return asActivity(() =>
-        reconcileReminders(
-          { reminders: deps.reminders, temporal: opts.client, taskQueue: opts.taskQueue, config: deps.config },
-          { limit: input.limit, graceSeconds: input.graceSeconds, onProgress: (r) => Context.current().heartbeat(r) },
-        ),
-      );
     },
   };
 }
