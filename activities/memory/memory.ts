@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { AppliedDecision } from '../../src/core/dto';
-import type { ServiceDeps } from '../../src/shared/deps';
+import type { MemoryPorts, ServiceDeps, SharedPorts } from '../../src/shared/deps';
 import { applyStoreRequest } from '../../src/memory/memory-writer';
 import { inferStoreRequest } from '../../src/memory/memory-inference';
 import { applyRecallReinforcement } from '../../src/memory/reinforcement';
@@ -11,8 +11,9 @@ import { withTypedFailures } from '../shared/failures';
 /**
  * The memory workflows' activities (StoreMemory, RecallReinforcement), in a factory of their own
  * so those workflows type exactly what they call. The names are the ones recorded histories replay.
+ * Memory's slice, and the settings (the user's zone) and extractor a store request's inference reads.
  */
-export function createMemoryActivities(deps: ServiceDeps) {
+export function createMemoryActivities(deps: MemoryPorts & SharedPorts & Pick<ServiceDeps, 'config' | 'settings' | 'extractor'>) {
   return withTypedFailures({
     async storeMemory(input: StoreMemoryInput): Promise<AppliedDecision> {
       return applyStoreRequest(deps, { store: await inferStoreRequest(deps, input), audit: { ...auditOf(), actor: input.via ?? 'api' } });

@@ -1,12 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { ErrorCode, MemoryServiceError } from '../../src/core/errors';
-import type { ServiceDeps } from '../../src/shared/deps';
+import type { MemoryPorts, PersonaPorts, ServiceDeps, SharedPorts } from '../../src/shared/deps';
 import { rebuildPersona, type PersonaRebuildResult } from '../../src/persona/persona';
 import { rebuildScenes, type SceneRebuildResult } from '../../src/persona/scenes';
 import { withTypedFailures } from '../shared/failures';
 
-/** The activity of RebuildPersona (workflows/persona/persona.ts). */
-export function createPersonaActivities(deps: ServiceDeps) {
+/** The activity of RebuildPersona (workflows/persona/persona.ts): persona's slice and the memories it condenses. */
+export function createPersonaActivities(deps: PersonaPorts & MemoryPorts & SharedPorts & Pick<ServiceDeps, 'config'>) {
   return withTypedFailures({
     async rebuildPersona(input: { userKey: string }): Promise<PersonaRebuildResult> {
       const personas = deps.personas;
