@@ -55,6 +55,9 @@ const KNOWN_VIOLATIONS = {
   // per-request query embeddings, which do no I/O of their own but adapt recall's ports, are
   // recall's code (src/recall/retrievers/).
   'use-cases-never-import-adapters': [],
+  // None left: none may be added. The live events' LISTEN is the ProactiveEventFeed port
+  // (src/core/ports/proactive.ts) over PostgresProactiveEventFeed, wired in src/runtime.ts.
+  'capabilities-never-import-pg': [],
   // None left: none may be added. Each reconciler lives with the state it repairs (conversation's
   // and proactive's activities and workflows), the reliability schedules stay in lifecycle naming
   // them by the public contract; the retention sweep erases expired messages' vectors through the
@@ -144,6 +147,14 @@ const rules = [
     to: { path: '^src/adapters/text/' },
   },
   {
+    name: 'capabilities-never-import-pg',
+    comment: 'Use cases reach PostgreSQL through their ports (the adapters in src/adapters/postgres/ hold every pg import), so src/<capability>/ imports no pg, not even its types (no known violations: none may be added).',
+    severity: 'error',
+    from: { path: capabilityFiles(CAPABILITIES).replace('(?:src|workflows|activities)', 'src') },
+    // Resolved into node_modules (pg or its types), or the bare name where it is not installed.
+    to: { path: '(?:^pg$|(?:^|/)node_modules/(?:@types/)?pg/)' },
+  },
+  {
     name: 'use-cases-never-import-adapters',
     comment: 'Use cases take their adapters as ports; only src/runtime.ts wires them (no known violations: none may be added).',
     severity: 'error',
@@ -194,8 +205,10 @@ const rules = [
 module.exports = {
   forbidden: rules.flatMap(withKnown),
   options: {
+    // Packages stay in the graph, unfollowed, so a rule can name one (capabilities-never-import-pg);
+    // only built output is left out.
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(?:^|/)(?:node_modules|dist)/' },
+    exclude: { path: '^src/client/dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },

@@ -21,6 +21,7 @@ import { PostgresMessageQuarantine } from './adapters/postgres/message-quarantin
 import { ChromaExchangeIndex } from './adapters/chroma/chroma-exchange-index';
 import { assertSchemaCurrent, migrate } from './adapters/postgres/migrate';
 import { createPool } from './adapters/postgres/pool';
+import { PostgresProactiveEventFeed } from './adapters/postgres/proactive-listener';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
 import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona-signal';
 import type { buildApi } from './api/server';
@@ -270,7 +271,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           // The API's own PostgreSQL uses: the health ping, the shared rate-limit counters, the live events' LISTEN.
           pingPostgres: () => pool.query('SELECT 1'),
           rateLimitDb: pool,
-          listenPool: pool,
+          proactiveEvents: new PostgresProactiveEventFeed(pool),
           config,
           temporal: o.temporal ?? temporal,
           codecServer: payloadEncryption && { codec: payloadEncryption.codec, ...config.codec },

@@ -9,7 +9,7 @@ import type { Queryable } from '../adapters/postgres/pool';
 import type { ProactiveListenerDeps } from '../proactive/notifications';
 
 /** Without the ports only the worker's jobs use: the retention sweep's message vector eraser. */
-export interface ApiDeps extends Omit<ServiceDeps, 'extractor' | 'config' | 'quarantine' | 'messageVectorEraser'>, Pick<HealthDeps, 'pingPostgres'>, Pick<ProactiveListenerDeps, 'listenPool'> {
+export interface ApiDeps extends Omit<ServiceDeps, 'extractor' | 'config' | 'quarantine' | 'messageVectorEraser'>, Pick<HealthDeps, 'pingPostgres'>, Pick<ProactiveListenerDeps, 'proactiveEvents'> {
   /** The extraction quarantine, always wired here: /healthz and /metrics count it. */
   quarantine: NonNullable<ServiceDeps['quarantine']>;
   /** Where the shared rate-limit counters live (rate_limit_counters), wired in runtime.ts. */

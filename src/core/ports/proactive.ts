@@ -157,13 +157,31 @@ export interface DigestModel {
 
 /**
  * The PostgreSQL channel that carries "something new for user X" from workers to API processes:
- * the notification repository NOTIFYs on it, the live listener (src/proactive/notifications.ts) LISTENs.
+ * the notification repository NOTIFYs on it, the event feed (src/adapters/postgres/proactive-listener.ts) LISTENs.
  */
 export const PROACTIVE_CHANNEL = 'jarvis_proactive';
 
 export type ProactiveEvent =
   | { type: 'notification'; userId: string; id: string; seq: number }
   | { type: 'reminder'; userId: string; reminderId: string; status: string };
+
+/**
+ * The announcements of proactive events as they are made, in any process (the NOTIFYs on
+ * {@link PROACTIVE_CHANNEL} in production). Best effort: while the feed is down it reconnects with
+ * backoff and events are missed; a page recovers them by its Last-Event-ID resume.
+ */
+export interface ProactiveEventFeed {
+  /**
+   * Delivers each well-formed event to `onEvent` until closed; a lost connection, a failed
+   * reconnect or a rejected `onEvent` goes to `log` and never ends the feed.
+   */
+  listen(input: { onEvent: (event: ProactiveEvent) => Promise<void>; log: (msg: string, err?: unknown) => void }): ProactiveFeedSubscription;
+}
+
+export interface ProactiveFeedSubscription {
+  /** Stops listening and hands the connection back; resolves once it has. */
+  close(): Promise<void>;
+}
 
 /** The user's notifications (fired reminders, digests, nudges) and the announcements of new ones. */
 export interface NotificationRepository {
