@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
+import { HEALTH_PROBE_TIMEOUT_MS } from '../src/shared/health';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_SECURITY_HEADERS, PAGE_CSP } from '../src/api/page-session';
 import { logPseudonym } from '../src/logging';
@@ -155,6 +156,9 @@ describe('/healthz', () => {
       expect(tenant.json().checks.temporal).toEqual({ status: 'down' });
     } finally {
       await api.close();
+      // The probes' calls retry the dead server until their deadline; a retry timer that fires
+      // after the connection is closed throws from the timer, so close it only past the deadline.
+      await new Promise((r) => setTimeout(r, HEALTH_PROBE_TIMEOUT_MS + 1000));
       await deadTemporal.connection.close().catch(() => undefined);
     }
   });

@@ -62,13 +62,26 @@ async function quarantineCheck(deps: HealthDeps, timeoutMs: number): Promise<Dep
   return quarantined === undefined ? probed : { ...probed, quarantined };
 }
 
+/**
+ * The Temporal probe under a gRPC deadline. The client retries an unavailable server with backoff
+ * for far longer than a probe waits; without the deadline every probe of a down Temporal left a
+ * call retrying in the background after its answer, and a retry firing after the connection was
+ * closed at shutdown threw from a timer ("Channel has been shut down").
+ */
+function temporalSystemInfo(temporal: Client, timeoutMs: number): Promise<unknown> {
+  return temporal.connection.withDeadline(Date.now() + timeoutMs, () => temporal.connection.workflowService.getSystemInfo({}));
+}
+
+/** How long a probe waits for each dependency, and the deadline of the Temporal call. */
+export const HEALTH_PROBE_TIMEOUT_MS = 3000;
+
 /** Every dependency's status and latency, probed in parallel. */
-export async function checkDependencies(deps: HealthDeps, timeoutMs = 3000): Promise<Record<string, DependencyCheck>> {
+export async function checkDependencies(deps: HealthDeps, timeoutMs = HEALTH_PROBE_TIMEOUT_MS): Promise<Record<string, DependencyCheck>> {
   const entries = await Promise.all(
     [
       ['outbox', outboxCheck(deps, timeoutMs)] as const,
       ['extractionQuarantine', quarantineCheck(deps, timeoutMs)] as const,
-      ['temporal', probe(() => deps.temporal.connection.workflowService.getSystemInfo({}), timeoutMs)] as const,
+      ['temporal', probe(() => temporalSystemInfo(deps.temporal, timeoutMs), timeoutMs)] as const,
       ['postgres', probe(() => deps.pingPostgres(), timeoutMs)] as const,
       ['chroma', probe(() => deps.vectors.heartbeat(), timeoutMs)] as const,
       ...Object.entries(deps.probes).map(([name, fn]) => [name, probe(fn, timeoutMs)] as const),
