@@ -5,9 +5,8 @@ import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-reposi
 import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-repository';
 import { inUserTransaction } from '../src/adapters/postgres/pool';
 import type { NewMemory } from '../src/core/ports/memory';
-import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
-import { termFrequencies } from '../src/core/text/tokenize';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
+import { referenceBm25Scores } from './support/bm25-reference';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
 
@@ -47,24 +46,6 @@ function randomCorpus(seed: number, idOf: (i: number) => string): Corpus {
   return { docs, queries };
 }
 
-/** The reference: every document's BM25 for the query, from the same tokens the index stored. */
-function referenceScores(corpus: Corpus, query: string): Map<string, number> {
-  const docs = corpus.docs.map((d) => {
-    const tokens = tokenizeForIndex(d.text);
-    return { id: d.id, tf: termFrequencies(tokens), length: tokens.length };
-  });
-  const docFrequency = new Map<string, number>();
-  for (const d of docs) for (const term of d.tf.keys()) docFrequency.set(term, (docFrequency.get(term) ?? 0) + 1);
-  const stats = { docCount: docs.length, avgDocLength: bm25AvgDocLength(docs.reduce((s, d) => s + d.length, 0), docs.length), docFrequency };
-  const queryTerms = tokenizeForIndex(query);
-  const out = new Map<string, number>();
-  for (const d of docs) {
-    const score = bm25Document(queryTerms, d.tf, d.length, stats);
-    if (score > 0) out.set(d.id, score);
-  }
-  return out;
-}
-
 function expectSameScores(sql: { id: string; score: number }[], reference: Map<string, number>, label: string): void {
   expect(new Set(sql.map((h) => h.id)), `${label}: the documents found`).toEqual(new Set(reference.keys()));
   for (const hit of sql) {
@@ -98,7 +79,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     });
     for (const query of corpus.queries) {
       const hits = await new PostgresMemoryRepository(ctx.runtime.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
-      expectSameScores(hits, referenceScores(corpus, query), `memories seed ${seed} "${query}"`);
+      expectSameScores(hits, referenceBm25Scores(corpus.docs, query), `memories seed ${seed} "${query}"`);
     }
   });
 
@@ -110,7 +91,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     );
     for (const query of corpus.queries) {
       const hits = await new PostgresMessageSearch(ctx.runtime.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
-      expectSameScores(hits.map((h) => ({ id: h.messageId, score: h.score })), referenceScores(corpus, query), `messages seed ${seed} "${query}"`);
+      expectSameScores(hits.map((h) => ({ id: h.messageId, score: h.score })), referenceBm25Scores(corpus.docs, query), `messages seed ${seed} "${query}"`);
     }
   });
 
@@ -132,7 +113,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
       episodeOf.set(written.written[0]!, d.id);
     }
     for (const query of corpus.queries) {
-      const reference = referenceScores(corpus, query);
+      const reference = referenceBm25Scores(corpus.docs, query);
       const { byWords } = await new PostgresEpisodeStore(ctx.runtime.pool).search({ userId, tokens: tokenizeForIndex(query), ranges: [], k: 1000 });
       const found = byWords.map((e) => episodeOf.get(e.id)!);
       expect(new Set(found), `episodes seed ${seed} "${query}"`).toEqual(new Set(reference.keys()));

@@ -7,8 +7,7 @@ import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-r
 import { inUserTransaction } from '../src/adapters/postgres/pool';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { BM25_POSTINGS_PER_TERM, BM25_RESCORED_MIN, BM25_RESCORED_PER_K } from '../src/adapters/postgres/bm25-sql';
-import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
-import { termFrequencies } from '../src/core/text/tokenize';
+import { referenceBm25Scores } from './support/bm25-reference';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
@@ -144,19 +143,6 @@ beforeAll(async () => {
   for (let i = 0; i < LARGE; i += 1000) await insertBulkMemories(pool, largeMemories.slice(i, i + 1000));
 }, 600_000);
 
-/** The exact score of every memory of the list that has a query term, by the pure reference over all postings. */
-function exactScores(list: BulkMemory[], query: string): Map<string, number> {
-  const docs = list.map((m) => {
-    const tokens = tokenizeForIndex(m.text);
-    return { id: m.id, tf: termFrequencies(tokens), length: tokens.length };
-  });
-  const docFrequency = new Map<string, number>();
-  for (const d of docs) for (const term of d.tf.keys()) docFrequency.set(term, (docFrequency.get(term) ?? 0) + 1);
-  const stats = { docCount: docs.length, avgDocLength: bm25AvgDocLength(docs.reduce((s, d) => s + d.length, 0), docs.length), docFrequency };
-  const terms = tokenizeForIndex(query);
-  return new Map(docs.map((d) => [d.id, bm25Document(terms, d.tf, d.length, stats)] as const).filter(([, score]) => score > 0));
-}
-
 /** Scores tie often in a small vocabulary: compare by score, not by which of the tied ids came first. */
 const SCORE_EPSILON = 1e-9;
 
@@ -205,7 +191,7 @@ describe('BM25 plans for a user the statistics have never seen', () => {
     expect(await explainReads(last(), 'memories')).toBe(0);
     // What the cut leaves unread weighs least: every memory found is one of the best by its exact
     // score (ties aside), and the best ones are found.
-    const exact = exactScores(largeMemories, QUERY);
+    const exact = referenceBm25Scores(largeMemories, QUERY);
     const ranked = [...exact.values()].sort((a, b) => b - a);
     const tenth = ranked[9]!;
     const foundExact = hits.map((h) => exact.get(h.id)!);
@@ -215,7 +201,7 @@ describe('BM25 plans for a user the statistics have never seen', () => {
 
   it('memories: a type filter scores every posting, so the cut cannot drop a memory of that type', async () => {
     const hits = await new PostgresMemoryRepository(pool).bm25({ userId: large, tokens: tokenizeForIndex(QUERY), k: 10, types: ['fact'] });
-    const ranked = [...exactScores(largeMemories, QUERY).values()].sort((a, b) => b - a);
+    const ranked = [...referenceBm25Scores(largeMemories, QUERY).values()].sort((a, b) => b - a);
     expect(hits.map((h) => h.score)).toHaveLength(10);
     hits.forEach((h, i) => expect(Math.abs(h.score - ranked[i]!)).toBeLessThan(SCORE_EPSILON));
   });
