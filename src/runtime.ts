@@ -48,6 +48,7 @@ import { SubjectKeys } from './security/subject';
 import { createPayloadEncryption, type PayloadEncryption } from './security/payload-encryption';
 import { subjectActivityInterceptor, subjectClientInterceptors } from './security/payload-subject';
 import { warmFollowUpPrototypes } from './recall/follow-up-net';
+import { warmScenePrototypes } from './persona/scenes';
 import { loadWorkflowBundle, sourcesHashAtStart } from './shared/workflow-bundle';
 import { flushTracing } from './observability/tracing';
 import { startTracing, tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
@@ -314,7 +315,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       return { ...lifecycle, ...reliability };
     },
     async warmUp() {
-      await warmFollowUpPrototypes(deps.embedder, config, (message) => logger.warn(message));
+      const warn = (message: string) => logger.warn(message);
+      await Promise.all([warmFollowUpPrototypes(deps.embedder, config, warn), warmScenePrototypes(deps.embedder, config, warn)]);
     },
     async close() {
       await rules.close();

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { AppConfig } from '../config';
 import type { Embedder } from '../core/ports/memory';
 import type { SceneStore, StoredScenes } from '../core/persona/ports';
 import { personaLanguage, personaTokens } from '../core/persona/profile';
@@ -6,6 +8,7 @@ import { groupScenes, hasScene, isSceneId, prototypeTexts, sceneBlock, sceneLabe
 import { MEMORY_TYPES, type Memory } from '../core/types';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { ServiceDeps } from '../shared/deps';
+import { cachedPrototypeVectors, type PrototypeCache } from '../shared/prototype-vectors';
 
 /** What rebuilding the scenes needs: the memory reader, the embedder, the scenes table. */
 export type SceneDeps = Pick<ServiceDeps, 'memories' | 'config' | 'embedder' | 'vectors'> & { scenes: SceneStore };
@@ -26,17 +29,32 @@ export function scenesTokenBudget(config: Pick<ServiceDeps['config'], 'recall'>)
   return Math.floor(config.recall.tokenBudget * config.recall.scenesShare);
 }
 
-// The prototypes never change for one embedder: embedded once per process.
+// The prototypes never change for one embedder: embedded once per process, and kept in DATA_DIR
+// between starts (checked against the model id and two probes) once a process has warmed them.
 const prototypeCache = new WeakMap<Embedder, Promise<Map<SceneId, number[]>>>();
 
-function prototypesOf(embedder: Embedder): Promise<Map<SceneId, number[]>> {
+function prototypesOf(embedder: Embedder, cache?: PrototypeCache): Promise<Map<SceneId, number[]>> {
   let cached = prototypeCache.get(embedder);
   if (!cached) {
-    cached = embedder.embedDocuments({ texts: prototypeTexts(), lane: 'background' }).then(scenePrototypes);
+    const embed = (texts: readonly string[]) => embedder.embedDocuments({ texts: [...texts], lane: 'background' });
+    const texts = prototypeTexts();
+    cached = (cache ? cachedPrototypeVectors(texts, embed, { ...cache, label: 'scene prototype' }) : embed(texts)).then(scenePrototypes);
     cached.catch(() => prototypeCache.delete(embedder));
     prototypeCache.set(embedder, cached);
   }
   return cached;
+}
+
+/**
+ * What a process warms up after it starts serving: the scene prototypes' vectors, from the file of
+ * its last start in DATA_DIR when the model still agrees with it, so the first rebuild after a
+ * restart does not put every prototype on the embedder.
+ */
+export async function warmScenePrototypes(embedder: Embedder, config: Pick<AppConfig, 'embedder' | 'dataDir'>, warn: (message: string) => void): Promise<void> {
+  // Without a data directory (tests, embedded uses) there is nowhere to keep them between starts;
+  // the hashing embedder computes them in microseconds and has no model id to check them against.
+  if (!config.dataDir || config.embedder.provider !== 'openai-compatible') return;
+  await prototypesOf(embedder, { path: join(config.dataDir, 'scene-prototypes.json'), model: config.embedder.model, warn });
 }
 
 /**

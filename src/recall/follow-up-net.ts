@@ -5,14 +5,7 @@ import { detectFollowUp, followUpByMeaning, followUpPrototypeIndex, netMayJudge,
 import type { Embedder } from '../core/ports/memory';
 import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { withDeadline } from './deadline';
-import { probeIndexes, probesAgree, prototypeTextsHash, readVectorsFile, usableVectors, writeVectorsFile } from './prototype-cache';
-
-/** Where the prototypes' vectors are kept between starts, and for which model (src/recall/prototype-cache.ts). */
-export interface PrototypeCache {
-  path: string;
-  model: string;
-  warn: (message: string) => void;
-}
+import { cachedPrototypeVectors, type PrototypeCache } from '../shared/prototype-vectors';
 
 /** The prototypes' vectors, per embedder (one per process): embedded once, a failed attempt is not kept. */
 const indexes = new WeakMap<Embedder, Promise<FollowUpPrototypeIndex>>();
@@ -30,25 +23,9 @@ async function embedAll(embedder: Embedder, texts: readonly string[]): Promise<n
   return vectors;
 }
 
-/** The cached vectors when they are for this model and these texts and the model still agrees on the probes; else embedded (and cached) again. */
-async function cachedOrEmbedded(embedder: Embedder, texts: readonly string[], cache: PrototypeCache): Promise<number[][]> {
-  const usable = usableVectors(await readVectorsFile(cache.path), cache.model, texts);
-  if ('vectors' in usable) {
-    const probes = new Map<number, number[]>();
-    for (const i of probeIndexes(texts.length)) probes.set(i, await embedder.embedQuery({ text: texts[i]! }));
-    if (probesAgree(usable.vectors, probes)) return usable.vectors;
-    cache.warn(`follow-up prototype vectors in ${cache.path} do not match what model "${cache.model}" answers now: embedding them again`);
-  } else if (usable.reason !== 'not a prototype vectors file') {
-    cache.warn(`follow-up prototype vectors in ${cache.path} not used (${usable.reason}): embedding them again`);
-  }
-  const vectors = await embedAll(embedder, texts);
-  await writeVectorsFile(cache.path, { model: cache.model, textsHash: prototypeTextsHash(texts), vectors }).catch((err: unknown) => cache.warn(`follow-up prototype vectors not cached: ${String(err)}`));
-  return vectors;
-}
-
 async function embedPrototypes(embedder: Embedder, cache: PrototypeCache | undefined): Promise<FollowUpPrototypeIndex> {
   const texts = FOLLOW_UP_PROTOTYPES.map((p) => p.text);
-  const vectors = cache ? await cachedOrEmbedded(embedder, texts, cache) : await embedAll(embedder, texts);
+  const vectors = cache ? await cachedPrototypeVectors(texts, (some) => embedAll(embedder, some), { ...cache, label: 'follow-up prototype' }) : await embedAll(embedder, texts);
   return followUpPrototypeIndex(FOLLOW_UP_PROTOTYPES, vectors);
 }
 

@@ -3,8 +3,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
- * The follow-up prototypes' vectors kept in a file between starts, so a process embeds two of
- * them to check the model instead of all of them. A file is used only for the model id and the
+ * Prototype vectors (the follow-up net's, the scenes') kept in a file between starts, so a process
+ * embeds two of them to check the model instead of all of them. A file is used only for the model id and the
  * exact texts it was written for, and only while the model still gives the same vectors for the
  * probes: a server that now serves other weights under the same name must not be judged with
  * vectors of another model.
@@ -82,4 +82,36 @@ export async function writeVectorsFile(path: string, file: PrototypeVectorsFile)
   const tmp = `${path}.${process.pid}.tmp`;
   await writeFile(tmp, JSON.stringify(file));
   await rename(tmp, path);
+}
+
+/** Where one set of prototype vectors is kept between starts, and for which model. */
+export interface PrototypeCache {
+  path: string;
+  model: string;
+  warn: (message: string) => void;
+}
+
+/**
+ * The cached vectors when they are for this model and these texts and the model still agrees on
+ * the probes; else all of them embedded (and written) again. `embed` is the caller's own way of
+ * embedding (a query or a passage prefix changes e5's vectors), used for the probes too.
+ */
+export async function cachedPrototypeVectors(
+  texts: readonly string[],
+  embed: (texts: readonly string[]) => Promise<number[][]>,
+  cache: PrototypeCache & { label: string },
+): Promise<number[][]> {
+  const usable = usableVectors(await readVectorsFile(cache.path), cache.model, texts);
+  if ('vectors' in usable) {
+    const indexes = probeIndexes(texts.length);
+    const fresh = await embed(indexes.map((i) => texts[i]!));
+    const probes = new Map(indexes.map((i, n) => [i, fresh[n]!] as const));
+    if (probesAgree(usable.vectors, probes)) return usable.vectors;
+    cache.warn(`${cache.label} vectors in ${cache.path} do not match what model "${cache.model}" answers now: embedding them again`);
+  } else if (usable.reason !== 'not a prototype vectors file') {
+    cache.warn(`${cache.label} vectors in ${cache.path} not used (${usable.reason}): embedding them again`);
+  }
+  const vectors = await embed(texts);
+  await writeVectorsFile(cache.path, { model: cache.model, textsHash: prototypeTextsHash(texts), vectors }).catch((err: unknown) => cache.warn(`${cache.label} vectors not cached: ${String(err)}`));
+  return vectors;
 }

@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FOLLOW_UP_PROTOTYPES } from '../src/core/recall/follow-up-prototypes';
 import type { Embedder } from '../src/core/ports/memory';
 import { followUpPrototypes } from '../src/recall/follow-up-net';
-import { probeIndexes, probesAgree, prototypeTextsHash, usableVectors } from '../src/recall/prototype-cache';
+import { prototypeTexts } from '../src/core/persona/scenes';
+import { warmScenePrototypes } from '../src/persona/scenes';
+import { probeIndexes, probesAgree, prototypeTextsHash, usableVectors } from '../src/shared/prototype-vectors';
 
 // The follow-up prototypes' vectors are kept between starts, but never used for another model,
 // other texts, or a model that now answers differently.
@@ -13,11 +15,16 @@ import { probeIndexes, probesAgree, prototypeTextsHash, usableVectors } from '..
 /** A deterministic stand-in for the embedding model: `seed` plays the weights. */
 function fakeModel(seed: number): Embedder & { calls: string[] } {
   const calls: string[] = [];
+  const vector = (text: string) => Array.from({ length: 8 }, (_, i) => Math.sin(seed * 31 + i * 7 + [...text].reduce((s, c) => s + c.charCodeAt(0), 0)));
   return {
     calls,
     async embedQuery({ text }: { text: string }) {
       calls.push(text);
-      return Array.from({ length: 8 }, (_, i) => Math.sin(seed * 31 + i * 7 + [...text].reduce((s, c) => s + c.charCodeAt(0), 0)));
+      return vector(text);
+    },
+    async embedDocuments({ texts }: { texts: string[] }) {
+      calls.push(...texts);
+      return texts.map(vector);
     },
   } as unknown as Embedder & { calls: string[] };
 }
@@ -112,5 +119,31 @@ describe('prototype vectors file check', () => {
     expect(probesAgree(cached, new Map([[0, [1, 0.1, 0]], [1, [0, 1, 0]]]))).toBe(false);
     expect(probesAgree(cached, new Map([[0, [1, 0]]]))).toBe(false);
     expect(probesAgree(cached, new Map())).toBe(false);
+  });
+});
+
+describe('scene prototype vectors kept between starts', () => {
+  const sceneTexts = prototypeTexts();
+  const config = (model = 'multilingual-e5-small-q4') => ({ dataDir: dir, embedder: { provider: 'openai-compatible', model } }) as Parameters<typeof warmScenePrototypes>[1];
+
+  it('are embedded on the first start, then checked with two probes on the next', async () => {
+    const first = fakeModel(1);
+    await warmScenePrototypes(first, config(), (m) => warnings.push(m));
+    expect(first.calls).toHaveLength(sceneTexts.length);
+    const restarted = fakeModel(1);
+    await warmScenePrototypes(restarted, config(), (m) => warnings.push(m));
+    expect(restarted.calls).toEqual(probeIndexes(sceneTexts.length).map((i) => sceneTexts[i]));
+    expect(warnings).toEqual([]);
+  });
+
+  it('are embedded again for another model id, and not kept at all without a data directory', async () => {
+    await warmScenePrototypes(fakeModel(1), config('other-model'), (m) => warnings.push(m));
+    const model = fakeModel(1);
+    await warmScenePrototypes(model, config(), (m) => warnings.push(m));
+    expect(model.calls).toHaveLength(sceneTexts.length);
+    expect(warnings.join('\n')).toMatch(/other-model/);
+    const nowhere = fakeModel(1);
+    await warmScenePrototypes(nowhere, { ...config(), dataDir: '' }, () => undefined);
+    expect(nowhere.calls).toHaveLength(0);
   });
 });
