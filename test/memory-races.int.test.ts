@@ -49,11 +49,16 @@ it('random concurrent forget / restore / delete / re-statement of one memory nev
     );
     expect(answers.filter((a) => a.status >= 500), `seed ${SEED} round ${round}: ${ops.join(',')}`).toEqual([]);
     const { rows } = await ctx.runtime.pool.query('SELECT status FROM memories WHERE user_id = $1 AND id = $2', [ctx.userKey(user), id]);
-    const events = await ctx.runtime.pool.query('SELECT action, after FROM memory_events WHERE user_id = $1 AND memory_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1', [ctx.userKey(user), id]);
     if (rows.length === 0) continue; // hard-deleted: its history went with it
-    const last = events.rows[0] as { action: string; after: { status?: string } | null } | undefined;
-    // The memory is what its last recorded decision made it.
-    expect(last?.after?.status, `seed ${SEED} round ${round}: ${ops.join(',')}`).toBe(rows[0].status);
+    // Replayed in the order the decisions were applied (under the memory's lock), as GET …/history
+    // lists them; created_at is when each request was made, and a request made first can be applied
+    // last. A create records its candidate and makes the memory active; a decision that changes no
+    // status (a reinforcement) records no status and leaves the memory as it was.
+    const events = await ctx.runtime.pool.query('SELECT action, after FROM memory_events WHERE user_id = $1 AND memory_id = $2 ORDER BY id', [ctx.userKey(user), id]);
+    let explained: string | undefined;
+    for (const e of events.rows as { action: string; after: { status?: string } | null }[]) explained = e.action === 'create' ? 'active' : (e.after?.status ?? explained);
+    // The memory is what its history made it.
+    expect(explained, `seed ${SEED} round ${round}: ${ops.join(',')}`).toBe(rows[0].status);
     // A racing re-statement either landed or says why not: a 409 names the conflict.
     for (const a of answers.filter((x) => x.op === 'restate' && x.status === 409)) expect(JSON.parse(a.body).error.code).toBe('conflict');
   }
