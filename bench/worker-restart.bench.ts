@@ -88,7 +88,7 @@ function report(label: string, samples: Sample[]): void {
 
 /**
  * `npm run bench:restart -- [--runs N] [--entry src|built|both] [--cwd DIR]`: starts the real
- * worker process N times against the stack of the environment (source /work/shared-stack/env.sh,
+ * worker process N times against the stack of the environment (TEMPORAL_ADDRESS, DATABASE_URL, CHROMA_URL of a running stack,
  * or any TEMPORAL_ADDRESS, DATABASE_URL, CHROMA_URL, EMBEDDINGS_URL), each on its own task queue
  * and in the database `bench_restart`, and prints the median and p95 of every phase of its start
  * (from --timings) and of "spawn → Temporal lists its poller", measured from outside. The first
@@ -106,7 +106,7 @@ export async function run(args: string[]): Promise<void> {
   const entries = (which === 'both' ? (['src', 'built'] as const) : ([which] as Entry[])).filter((e) => e === 'src' || existsSync(join(cwd, ENTRIES[e][0])));
   if (entries.length === 0) throw new Error('nothing to start: `npm run build:workflows` writes .build/worker.mjs');
   const config = loadConfig();
-  if (!config.postgres.url || !config.temporal.address || !config.chroma.url) throw new Error('set the stack variables first: source /work/shared-stack/env.sh');
+  if (!config.postgres.url || !config.temporal.address || !config.chroma.url) throw new Error('set the stack variables first: TEMPORAL_ADDRESS, DATABASE_URL and CHROMA_URL of a running stack (e.g. the one `npm run dev` starts)');
   const db = new URL(config.postgres.url);
   const admin = new URL(db);
   admin.pathname = '/postgres';

@@ -6,7 +6,7 @@ const ours = '/home/me/jarvis/.data/postgres';
 const procs: ProcInfo[] = [
   { pid: 10, comm: 'postgres', cwd: ours, args: ['/usr/lib/postgresql/18/bin/postgres', '-D', ours, '-p', '5433'] },
   { pid: 11, comm: 'postgres', cwd: ours, args: ['postgres: postgres jarvis 127.0.0.1(5000) SELECT'] },
-  { pid: 12, comm: 'postgres', cwd: '/work/shared-stack/data/postgres', args: ['postgres: checkpointer'] },
+  { pid: 12, comm: 'postgres', cwd: '/srv/other-stack/data/postgres', args: ['postgres: checkpointer'] },
   { pid: 13, comm: 'postgres', cwd: '/', args: ['/usr/bin/postgres', '-D', '/home/me/jarvis/.data/postgres-old'] },
   { pid: 14, comm: 'bash', cwd: ours, args: ['bash'] },
   { pid: 15, comm: 'postgres', cwd: '/home/me/jarvis', args: ['postgres', '-D', '.data/postgres'] },
