@@ -88,8 +88,8 @@ function report(label: string, samples: Sample[]): void {
 
 /**
  * `npm run bench:restart -- [--runs N] [--entry src|built|both] [--cwd DIR]`: starts the real
- * worker process N times against the stack of the environment (TEMPORAL_ADDRESS, DATABASE_URL, CHROMA_URL of a running stack,
- * or any TEMPORAL_ADDRESS, DATABASE_URL, CHROMA_URL, EMBEDDINGS_URL), each on its own task queue
+ * worker process N times against the running stack the environment names (TEMPORAL_ADDRESS,
+ * DATABASE_URL, CHROMA_URL, EMBEDDINGS_URL), each on its own task queue
  * and in the database `bench_restart`, and prints the median and p95 of every phase of its start
  * (from --timings) and of "spawn → Temporal lists its poller", measured from outside. The first
  * start of each entry is a warm-up (it migrates the database, fills tsx's cache) and is left out.
