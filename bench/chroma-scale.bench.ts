@@ -26,7 +26,8 @@ import { fmt, stats, timed } from './support';
  * Flags: --quick | --sizes=1000,10000,50000 --rss-cap-gib=6 --cache=256 --budget-s=900
  *        --shard-users=50,200,1000 --shards=4 --only=per-user,lru,shards --concurrency=4
  *        --nofile=200000 (run the server under `prlimit` with that open-file limit; needs the
- *        right to raise the hard limit)
+ *        right to raise the hard limit) --sync-threshold=N (collections' hnsw batch_size and
+ *        sync_threshold, default Chroma's 100 / 1,000)
  */
 const DIM = 384;
 const PER_USER = 20;
@@ -137,7 +138,7 @@ const pq = (xs: number[]) => {
   return `p50 ${fmt(s.p50)} p95 ${fmt(s.p95)}`;
 };
 
-const collectionConfig = { hnsw: { space: 'cosine' as const } };
+let collectionConfig: { hnsw: { space: 'cosine'; batch_size?: number; sync_threshold?: number } } = { hnsw: { space: 'cosine' } };
 
 async function addUser(c: Collection, userId: string): Promise<void> {
   await c.add({
@@ -282,12 +283,16 @@ export async function run(args: string[]): Promise<void> {
   const only = (flag(args, 'only') ?? 'per-user,lru,shards').split(',');
   const concurrency = Number(flag(args, 'concurrency') ?? 4);
   nofile = flag(args, 'nofile') ? Number(flag(args, 'nofile')) : undefined;
+  // Persist each small index at its first add (defaults: batch 100, sync 1,000 vectors), so an
+  // evicted index is on disk: the workaround to try for "Nothing found on disk".
+  const sync = flag(args, 'sync-threshold');
+  if (sync) collectionConfig = { hnsw: { space: 'cosine', batch_size: Math.min(Number(sync), 100), sync_threshold: Number(sync) } };
   // The CLI's --version prints the bundled Rust frontend's version; the package's is the server's.
   const python = join(dirname(chromaPath), 'python');
   const version = `chromadb ${execFileSync(python, ['-c', 'import chromadb; print(chromadb.__version__)'], { encoding: 'utf8' }).trim()}`;
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  const lines: string[] = [`${new Date().toISOString()} commit ${head}, ${version}, load average at start ${load} (shared machine), ${PER_USER} vectors of ${DIM} dims per user`];
+  const lines: string[] = [`${new Date().toISOString()} commit ${head}, ${version}, load average at start ${load} (shared machine), ${PER_USER} vectors of ${DIM} dims per user, hnsw ${JSON.stringify(collectionConfig.hnsw)}`];
   console.log(lines[0]);
   if (only.includes('per-user')) lines.push(...(await perUser(chromaPath, sizes, { rssCapMiB, budgetMs, label: 'per-user       ', concurrency })));
   if (only.includes('lru')) lines.push(...(await perUser(chromaPath, sizes, { rssCapMiB, budgetMs, cache, label: `per-user LRU ${cache}`, concurrency })));
