@@ -44,8 +44,10 @@ function attemptId(): string {
  * vector outbox drain (workflows/lifecycle/reconcilers.ts).
  */
 export function createExtractionRunActivities(deps: ServiceDeps) {
-  // The decisions running at once on this worker share embedder requests (src/conversation/extraction-embedder.ts).
-  const deciding = { ...deps, embedder: batchingEmbedder(deps.embedder) };
+  // The decisions running at once on this worker share embedder requests (src/conversation/extraction-embedder.ts);
+  // built on the first decision, so the factory itself touches no dependency.
+  let deciding: ServiceDeps | undefined;
+  const decidingDeps = (): ServiceDeps => (deciding ??= { ...deps, embedder: batchingEmbedder(deps.embedder) });
   return {
     /**
      * One page of messages after the watermark (or `afterSeq`), extracted once: the extractor
@@ -79,7 +81,7 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
       const info = Context.current().info;
       const { userId, conversationId, watermark } = input;
       return asActivity(() =>
-        applyCandidate(deciding, {
+        applyCandidate(decidingDeps(), {
           userId,
           candidate: candidateFromDTO(input.candidate),
           key: input.key,
