@@ -27,7 +27,7 @@ import { fmt, stats, timed } from './support';
  *        --shard-users=50,200,1000 --shards=4 --only=per-user,lru,shards --concurrency=4
  *        --nofile=200000 (run the server under `prlimit` with that open-file limit; needs the
  *        right to raise the hard limit) --sync-threshold=N (collections' hnsw batch_size and
- *        sync_threshold, default Chroma's 100 / 1,000)
+ *        sync_threshold, default Chroma's 100 / 1,000) --add-batch=N (vectors per add, default 20)
  */
 const DIM = 384;
 const PER_USER = 20;
@@ -140,12 +140,18 @@ const pq = (xs: number[]) => {
 
 let collectionConfig: { hnsw: { space: 'cosine'; batch_size?: number; sync_threshold?: number } } = { hnsw: { space: 'cosine' } };
 
+/** Vectors per add: 20 (a backfill) by default; --add-batch=1 writes them one by one, as decisions do. */
+let addBatch = PER_USER;
+
 async function addUser(c: Collection, userId: string): Promise<void> {
-  await c.add({
-    ids: Array.from({ length: PER_USER }, (_, i) => `${userId}-${i}`),
-    embeddings: Array.from({ length: PER_USER }, vector),
-    metadatas: Array.from({ length: PER_USER }, () => ({ user_id: userId, type: 'fact' })),
-  });
+  for (let from = 0; from < PER_USER; from += addBatch) {
+    const n = Math.min(addBatch, PER_USER - from);
+    await c.add({
+      ids: Array.from({ length: n }, (_, i) => `${userId}-${from + i}`),
+      embeddings: Array.from({ length: n }, vector),
+      metadatas: Array.from({ length: n }, () => ({ user_id: userId, type: 'fact' })),
+    });
+  }
 }
 
 /** One collection per user, grown through `sizes`; returns the report lines. */
@@ -285,6 +291,7 @@ export async function run(args: string[]): Promise<void> {
   nofile = flag(args, 'nofile') ? Number(flag(args, 'nofile')) : undefined;
   // Persist each small index at its first add (defaults: batch 100, sync 1,000 vectors), so an
   // evicted index is on disk: the workaround to try for "Nothing found on disk".
+  addBatch = Number(flag(args, 'add-batch') ?? PER_USER);
   const sync = flag(args, 'sync-threshold');
   if (sync) collectionConfig = { hnsw: { space: 'cosine', batch_size: Math.min(Number(sync), 100), sync_threshold: Number(sync) } };
   // The CLI's --version prints the bundled Rust frontend's version; the package's is the server's.
@@ -292,7 +299,7 @@ export async function run(args: string[]): Promise<void> {
   const version = `chromadb ${execFileSync(python, ['-c', 'import chromadb; print(chromadb.__version__)'], { encoding: 'utf8' }).trim()}`;
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  const lines: string[] = [`${new Date().toISOString()} commit ${head}, ${version}, load average at start ${load} (shared machine), ${PER_USER} vectors of ${DIM} dims per user, hnsw ${JSON.stringify(collectionConfig.hnsw)}`];
+  const lines: string[] = [`${new Date().toISOString()} commit ${head}, ${version}, load average at start ${load} (shared machine), ${PER_USER} vectors of ${DIM} dims per user in adds of ${addBatch}, hnsw ${JSON.stringify(collectionConfig.hnsw)}`];
   console.log(lines[0]);
   if (only.includes('per-user')) lines.push(...(await perUser(chromaPath, sizes, { rssCapMiB, budgetMs, label: 'per-user       ', concurrency })));
   if (only.includes('lru')) lines.push(...(await perUser(chromaPath, sizes, { rssCapMiB, budgetMs, cache, label: `per-user LRU ${cache}`, concurrency })));
