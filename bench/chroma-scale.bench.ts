@@ -279,7 +279,8 @@ async function shards(chromaPath: string, usersPerShard: number[], shardCount: n
 
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
-  const chromaPath = findExecutable('chroma', { stackDir: process.env.STACK_DIR ?? '.stack' }) ?? '/work/main/.stack/venv/bin/chroma';
+  const chromaPath = findExecutable('chroma', { stackDir: process.env.STACK_DIR ?? '.stack' });
+  if (!chromaPath) throw new Error('chroma missing: run npm run setup');
   const sizes = numbers(flag(args, 'sizes') ?? (quick ? '100,300' : '1000,10000,50000'));
   const rssCapMiB = Number(flag(args, 'rss-cap-gib') ?? 6) * 1024;
   const budgetMs = Number(flag(args, 'budget-s') ?? (quick ? 90 : 900)) * 1000;
