@@ -11,6 +11,7 @@ import { startLocalPostgres } from '../src/stack/local-postgres';
 import { startLocalTemporal } from '../src/stack/local-temporal';
 import { freePort, type ManagedProcess } from '../src/stack/managed-process';
 import { ensureNamespace } from '../src/stack/temporal-namespace';
+import { EmbedderProxy } from './chaos-probe';
 
 /**
  * The chaos benchmark's cluster: its own Temporal dev server (SQLite file, so a restart keeps
@@ -49,10 +50,13 @@ export class ChaosCluster {
   /** Child exits the bench did not ask for (a crash), restarted like a supervisor would. */
   crashes: string[] = [];
   private stopping = false;
+  /** With `probeEmbedder`, the apps reach the embedder through this counting proxy. */
+  embedderProxy?: EmbedderProxy;
 
   constructor(
     readonly root: string,
     readonly env: Record<string, string>,
+    private readonly probeEmbedder = false,
   ) {
     this.dataDir = resolve(root);
     this.logs = join(this.dataDir, 'logs');
@@ -74,6 +78,10 @@ export class ChaosCluster {
     this.services.set('embedder', e.process);
     this.databaseUrl = p.url;
     this.embeddingsUrl = e.url;
+    if (this.probeEmbedder) {
+      this.embedderProxy = new EmbedderProxy(new URL(e.url));
+      this.embeddingsUrl = await this.embedderProxy.start();
+    }
     const connection = await Connection.connect({ address: this.temporalAddress });
     try {
       await ensureNamespace(connection, NAMESPACE, RETENTION_DAYS);
@@ -244,6 +252,14 @@ export class ChaosCluster {
     }
   }
 
+  /** The pids of each part of the cluster, for CPU accounting (each counted with its descendants). */
+  processRoots(): Record<string, number[]> {
+    const pids = (apps: AppProcess[]) => apps.flatMap((a) => (a.down || !a.child?.pid ? [] : [a.child.pid]));
+    const roots: Record<string, number[]> = { api: pids(this.apis), worker: pids(this.workers), bench: [process.pid] };
+    for (const [name, proc] of this.services) if (proc.child.pid) roots[name] = [proc.child.pid];
+    return roots;
+  }
+
   liveApis(): AppProcess[] {
     return this.apis.filter((a) => !a.down);
   }
@@ -255,5 +271,6 @@ export class ChaosCluster {
       app.child?.kill('SIGKILL');
     }
     for (const name of ['temporal', 'chroma', 'embedder', 'postgres'] as const) await this.services.get(name)?.stop();
+    await this.embedderProxy?.stop();
   }
 }

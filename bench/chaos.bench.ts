@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
 import { ChaosCluster, CHAOS_KEY, type AppProcess } from './chaos-cluster';
+import { activityTimes, cpuLine, cpuSeconds, trafficLine, WaitSampler } from './chaos-probe';
 import { compareRuns, settled, type Findings, type RunUser } from './chaos-check';
 import { buildScript, ChaosClient, newStats, playUser, rng, type ClientStats, type UserScript } from './chaos-script';
 import { fmt, stats } from './support';
@@ -40,7 +41,7 @@ export async function run(args: string[]): Promise<void> {
   const seedArg = args.find((a) => a.startsWith('--seed='));
   const seed = seedArg ? Number(seedArg.slice('--seed='.length)) : randomInt(1, 2 ** 31 - 1);
   const dataDir = `.data/chaos-${process.pid}`;
-  const cluster = new ChaosCluster(dataDir, ENV);
+  const cluster = new ChaosCluster(dataDir, ENV, args.includes('--throughput'));
   let runtime: Runtime | undefined;
   const t0 = performance.now();
   let verdict: string | undefined;
@@ -212,12 +213,24 @@ async function throughput(cluster: ChaosCluster, runtime: Runtime, quick: boolea
     if (workers === 1) await cluster.stopApp(cluster.workers[1]!);
     else await cluster.restartApp(cluster.workers[1]!);
     const phaseStart = new Date();
+    // What bounds it (bench/chaos-probe.ts): embedder traffic, CPU per process, PostgreSQL waits, activity times.
+    cluster.embedderProxy?.take();
+    const cpuBefore = cpuSeconds(cluster.processRoots());
+    const waits = new WaitSampler(cluster.databaseUrl);
+    waits.start();
     const measured = await loadWindow(cluster, `tp${workers}`, windowMs);
-    const spread = await activitiesByWorker(runtime, phaseStart);
+    const cpuAfter = cpuSeconds(cluster.processRoots());
+    const waitLine = await waits.stop();
+    const traffic = cluster.embedderProxy?.take();
+    const times = await activityTimes(runtime.temporal, phaseStart);
     rows.push(
-      `${workers} worker${workers > 1 ? 's' : ''}: ${measured.messages} messages in ${measured.conversations} conversations, ${(measured.messages / (measured.drainedMs / 1000)).toFixed(1)} messages/s ingested+extracted (all extracted ${(measured.drainedMs / 1000).toFixed(1)} s after the start of a ${windowMs / 1000} s window), POST …/messages p50/p95 ${fmt(measured.ingest.p50)}/${fmt(measured.ingest.p95)}; ${(measured.recall.n / (windowMs / 1000)).toFixed(1)} recalls/s, p50/p95 ${fmt(measured.recall.p50)}/${fmt(measured.recall.p95)}; activities by worker ${spread}`,
+      `${workers} worker${workers > 1 ? 's' : ''}: ${measured.messages} messages in ${measured.conversations} conversations, ${(measured.messages / (measured.drainedMs / 1000)).toFixed(1)} messages/s ingested+extracted (all extracted ${(measured.drainedMs / 1000).toFixed(1)} s after the start of a ${windowMs / 1000} s window), POST …/messages p50/p95 ${fmt(measured.ingest.p50)}/${fmt(measured.ingest.p95)}; ${(measured.recall.n / (windowMs / 1000)).toFixed(1)} recalls/s, p50/p95 ${fmt(measured.recall.p50)}/${fmt(measured.recall.p95)}; activities by worker ${times.byWorker}`,
+      `  ${cpuLine(cpuBefore, cpuAfter, measured.drainedMs)}`,
+      ...(traffic ? [`  ${trafficLine(traffic, measured.drainedMs, measured.messages)}`] : []),
+      `  ${waitLine}`,
+      `  activities (sampled extraction runs): ${times.byType}`,
     );
-    console.log(rows.at(-1));
+    for (const r of rows.slice(-5)) console.log(r);
   }
   // Recall alone (no ingestion): recalls/s at each concurrency, to find the rate that keeps p95 under 100 ms.
   for (const loops of [1, 2, 4]) {
@@ -245,21 +258,6 @@ async function recallWindow(cluster: ChaosCluster, loops: number, ms: number) {
     }),
   );
   return { ...stats(s.recallMs), perSecond: s.recallMs.length / (ms / 1000) };
-}
-
-/** Which worker process ran the activities of the extractions started since `from` (a sample of 40). */
-async function activitiesByWorker(runtime: Runtime, from: Date): Promise<string> {
-  const counts = new Map<string, number>();
-  let n = 0;
-  for await (const wf of runtime.temporal.workflow.list({ query: `WorkflowType = 'extractMemoriesWorkflow' AND StartTime > '${from.toISOString()}'` })) {
-    if (n++ >= 40) break;
-    const history = await runtime.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    for (const e of history.events ?? []) {
-      const identity = e.activityTaskStartedEventAttributes?.identity;
-      if (identity) counts.set(identity, (counts.get(identity) ?? 0) + 1);
-    }
-  }
-  return [...counts].map(([who, c]) => `${who.split('@')[0]} ${c}`).join(', ') || 'none sampled';
 }
 
 async function loadWindow(cluster: ChaosCluster, prefix: string, windowMs: number) {

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ChromaClient, Collection } from 'chromadb';
 import { chromaClient, forEachLimited } from '../src/adapters/chroma/user-collections';
 import { findExecutable } from '../src/stack/binaries';
@@ -24,7 +24,10 @@ import { fmt, stats, timed } from './support';
  * Random unit vectors; benchmarks assert nothing.
  *
  * Flags: --quick | --sizes=1000,10000,50000 --rss-cap-gib=6 --cache=256 --budget-s=900
- *        --shard-users=50,200,1000 --shards=4 --only=per-user,lru,shards
+ *        --shard-users=50,200,1000 --shards=4 --only=per-user,lru,shards --concurrency=4
+ *        --nofile=200000 (run the server under `prlimit` with that open-file limit; needs the
+ *        right to raise the hard limit) --sync-threshold=N (collections' hnsw batch_size and
+ *        sync_threshold, default Chroma's 100 / 1,000) --add-batch=N (vectors per add, default 20)
  */
 const DIM = 384;
 const PER_USER = 20;
@@ -53,10 +56,13 @@ interface Server {
   stop(): Promise<void>;
 }
 
+/** The server's open-file limit: 4 HNSW files per loaded collection pass a default 20,000 at 5k. */
+let nofile: number | undefined;
+
 async function startServer(chromaPath: string, cache?: number): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'chroma-scale-'));
   const port = await freePort();
-  const args = ['-n', '10', chromaPath, 'run'];
+  const args = ['-n', '10', ...(nofile ? ['prlimit', `--nofile=${nofile}:${nofile}`] : []), chromaPath, 'run'];
   // `chroma run` takes either flags or a config file, not both.
   if (cache === undefined) args.push('--path', join(dir, 'data'), '--host', '127.0.0.1', '--port', String(port));
   else {
@@ -89,7 +95,7 @@ async function startServer(chromaPath: string, cache?: number): Promise<Server> 
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  // `nice` execs the chroma script, so the child's pid is the server's.
+  // `nice` (and `prlimit`) exec the chroma script, so the child's pid is the server's.
   const pid = child.pid!;
   return {
     pid,
@@ -132,18 +138,24 @@ const pq = (xs: number[]) => {
   return `p50 ${fmt(s.p50)} p95 ${fmt(s.p95)}`;
 };
 
-const collectionConfig = { hnsw: { space: 'cosine' as const } };
+let collectionConfig: { hnsw: { space: 'cosine'; batch_size?: number; sync_threshold?: number } } = { hnsw: { space: 'cosine' } };
+
+/** Vectors per add: 20 (a backfill) by default; --add-batch=1 writes them one by one, as decisions do. */
+let addBatch = PER_USER;
 
 async function addUser(c: Collection, userId: string): Promise<void> {
-  await c.add({
-    ids: Array.from({ length: PER_USER }, (_, i) => `${userId}-${i}`),
-    embeddings: Array.from({ length: PER_USER }, vector),
-    metadatas: Array.from({ length: PER_USER }, () => ({ user_id: userId, type: 'fact' })),
-  });
+  for (let from = 0; from < PER_USER; from += addBatch) {
+    const n = Math.min(addBatch, PER_USER - from);
+    await c.add({
+      ids: Array.from({ length: n }, (_, i) => `${userId}-${from + i}`),
+      embeddings: Array.from({ length: n }, vector),
+      metadatas: Array.from({ length: n }, () => ({ user_id: userId, type: 'fact' })),
+    });
+  }
 }
 
 /** One collection per user, grown through `sizes`; returns the report lines. */
-async function perUser(chromaPath: string, sizes: number[], opts: { rssCapMiB: number; budgetMs: number; cache?: number; label: string }): Promise<string[]> {
+async function perUser(chromaPath: string, sizes: number[], opts: { rssCapMiB: number; budgetMs: number; cache?: number; label: string; concurrency: number }): Promise<string[]> {
   const server = await startServer(chromaPath, opts.cache);
   const lines: string[] = [];
   const limit = fdLimit(server.pid);
@@ -153,11 +165,12 @@ async function perUser(chromaPath: string, sizes: number[], opts: { rssCapMiB: n
   try {
     for (const target of sizes) {
       const createMs: number[] = [];
+      const stepStart = performance.now();
       const todo = Array.from({ length: target - names.length }, (_, i) => names.length + i);
       let halted = false;
-      // Grow in slices so the caps are checked often; 4 in flight like a busy API.
+      // Grow in slices so the caps are checked often; --concurrency in flight like a busy API.
       for (let i = 0; i < todo.length && !halted; i += 100) {
-        await forEachLimited(todo.slice(i, i + 100), 4, async (n) => {
+        await forEachLimited(todo.slice(i, i + 100), opts.concurrency, async (n) => {
           const name = `scale_u${String(n).padStart(6, '0')}`;
           const [, ms] = await timed(async () => {
             const c = await server.client.createCollection({ name, embeddingFunction: null, configuration: collectionConfig });
@@ -172,6 +185,7 @@ async function perUser(chromaPath: string, sizes: number[], opts: { rssCapMiB: n
         else if (Date.now() - t0 > opts.budgetMs) [halted, stopped] = [true, `time budget of ${(opts.budgetMs / 1000).toFixed(0)} s spent`];
       }
       const n = names.length;
+      const rate = createMs.length / ((performance.now() - stepStart) / 1000);
       // First query of collections not queried before (spread over all created), then warm.
       const sample = Array.from({ length: Math.min(30, n) }, (_, i) => names[Math.floor((i * n) / Math.min(30, n))]!);
       const first: number[] = [];
@@ -200,7 +214,7 @@ async function perUser(chromaPath: string, sizes: number[], opts: { rssCapMiB: n
       const failed = [...errors.values()].reduce((a, b) => a + b, 0);
       const u = usage(server);
       lines.push(
-        `${opts.label} ${String(n).padStart(6)} collections | create+add ${pq(createMs)} | first query (get+query) ${pq(first)} | warm ${pq(warm)} | RSS ${mib(u.rssMiB)} (${(u.rssMiB / n).toFixed(2)} MiB/coll) | fds ${u.fds} | disk ${mib(u.diskMiB)} (${((u.diskMiB * 1024) / n).toFixed(0)} KiB/coll)${failed ? ` | ${failed} of ${sample.length * 4} queries FAILED: ${[...errors.keys()].join('; ')}` : ''}`,
+        `${opts.label} ${String(n).padStart(6)} collections | create+add ${pq(createMs)} (${rate.toFixed(1)}/s) | first query (get+query) ${pq(first)} | warm ${pq(warm)} | RSS ${mib(u.rssMiB)} (${(u.rssMiB / n).toFixed(2)} MiB/coll) | fds ${u.fds} | disk ${mib(u.diskMiB)} (${((u.diskMiB * 1024) / n).toFixed(0)} KiB/coll)${failed ? ` | ${failed} of ${sample.length * 4} queries FAILED: ${[...errors.keys()].join('; ')}` : ''}`,
       );
       console.log(lines.at(-1));
       if (stopped) break;
@@ -265,7 +279,8 @@ async function shards(chromaPath: string, usersPerShard: number[], shardCount: n
 
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
-  const chromaPath = findExecutable('chroma', { stackDir: process.env.STACK_DIR ?? '.stack' }) ?? '/work/main/.stack/venv/bin/chroma';
+  const chromaPath = findExecutable('chroma', { stackDir: process.env.STACK_DIR ?? '.stack' });
+  if (!chromaPath) throw new Error('chroma missing: run npm run setup');
   const sizes = numbers(flag(args, 'sizes') ?? (quick ? '100,300' : '1000,10000,50000'));
   const rssCapMiB = Number(flag(args, 'rss-cap-gib') ?? 6) * 1024;
   const budgetMs = Number(flag(args, 'budget-s') ?? (quick ? 90 : 900)) * 1000;
@@ -273,13 +288,22 @@ export async function run(args: string[]): Promise<void> {
   const shardUsers = numbers(flag(args, 'shard-users') ?? (quick ? '50,200' : '50,200,1000'));
   const shardCount = Number(flag(args, 'shards') ?? (quick ? 2 : 4));
   const only = (flag(args, 'only') ?? 'per-user,lru,shards').split(',');
-  const version = execFileSync(chromaPath, ['--version'], { encoding: 'utf8' }).trim().split('\n').at(-1);
+  const concurrency = Number(flag(args, 'concurrency') ?? 4);
+  nofile = flag(args, 'nofile') ? Number(flag(args, 'nofile')) : undefined;
+  // Persist each small index at its first add (defaults: batch 100, sync 1,000 vectors), so an
+  // evicted index is on disk: the workaround to try for "Nothing found on disk".
+  addBatch = Number(flag(args, 'add-batch') ?? PER_USER);
+  const sync = flag(args, 'sync-threshold');
+  if (sync) collectionConfig = { hnsw: { space: 'cosine', batch_size: Math.min(Number(sync), 100), sync_threshold: Number(sync) } };
+  // The CLI's --version prints the bundled Rust frontend's version; the package's is the server's.
+  const python = join(dirname(chromaPath), 'python');
+  const version = `chromadb ${execFileSync(python, ['-c', 'import chromadb; print(chromadb.__version__)'], { encoding: 'utf8' }).trim()}`;
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  const lines: string[] = [`${new Date().toISOString()} commit ${head}, ${version}, load average at start ${load} (shared machine), ${PER_USER} vectors of ${DIM} dims per user`];
+  const lines: string[] = [`${new Date().toISOString()} commit ${head}, ${version}, load average at start ${load} (shared machine), ${PER_USER} vectors of ${DIM} dims per user in adds of ${addBatch}, hnsw ${JSON.stringify(collectionConfig.hnsw)}`];
   console.log(lines[0]);
-  if (only.includes('per-user')) lines.push(...(await perUser(chromaPath, sizes, { rssCapMiB, budgetMs, label: 'per-user       ' })));
-  if (only.includes('lru')) lines.push(...(await perUser(chromaPath, sizes, { rssCapMiB, budgetMs, cache, label: `per-user LRU ${cache}` })));
+  if (only.includes('per-user')) lines.push(...(await perUser(chromaPath, sizes, { rssCapMiB, budgetMs, label: 'per-user       ', concurrency })));
+  if (only.includes('lru')) lines.push(...(await perUser(chromaPath, sizes, { rssCapMiB, budgetMs, cache, label: `per-user LRU ${cache}`, concurrency })));
   if (only.includes('shards')) lines.push(...(await shards(chromaPath, shardUsers, shardCount)));
   lines.push(`load average at end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   console.log('\nChroma layout at scale');

@@ -5,6 +5,7 @@ import { extractRunPage, finishRunPass, type RunPage } from '../../src/conversat
 import { applyCandidate } from '../../src/memory/memory-writer';
 import { drainVectorOutbox, type DrainSummary } from '../../src/memory/outbox-drain';
 import { asActivity } from '../shared/as-activity';
+import { batchingEmbedder } from '../../src/conversation/extraction-embedder';
 import { reminderRequestsFrom, type ReminderRequestDTO } from '../../src/proactive/reminder-requests';
 
 export interface ExtractPageInput {
@@ -43,6 +44,10 @@ function attemptId(): string {
  * vector outbox drain (workflows/lifecycle/reconcilers.ts).
  */
 export function createExtractionRunActivities(deps: ServiceDeps) {
+  // The decisions running at once on this worker share embedder requests (src/conversation/extraction-embedder.ts);
+  // built on the first decision, so the factory itself touches no dependency.
+  let deciding: ServiceDeps | undefined;
+  const decidingDeps = (): ServiceDeps => (deciding ??= { ...deps, embedder: batchingEmbedder(deps.embedder) });
   return {
     /**
      * One page of messages after the watermark (or `afterSeq`), extracted once: the extractor
@@ -76,7 +81,7 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
       const info = Context.current().info;
       const { userId, conversationId, watermark } = input;
       return asActivity(() =>
-        applyCandidate(deps, {
+        applyCandidate(decidingDeps(), {
           userId,
           candidate: candidateFromDTO(input.candidate),
           key: input.key,
