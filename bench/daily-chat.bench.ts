@@ -19,7 +19,10 @@ import { cosine, startBenchStack } from './support';
  * turns of RRF" — what a plain retriever would hand a model in the same space.
  *
  * `npm run bench -- daily-chat [--dev | --held-out]` (default both). Tune on --dev only; the
- * held-out users are reported once per chosen variant. DAILY_CHAT_VERBOSE=1 lists the misses.
+ * held-out users are reported once per chosen variant. DAILY_CHAT_VERBOSE=1 lists the misses
+ * where the RRF baseline hits (=all: every miss). `--reuse <tag>` keeps the replayed users under
+ * that tag (their Chroma collection and user ids) and, when they are already there, asks again
+ * without replaying: for iterating on recall's ranking, never for a reported figure.
  */
 const RRF_DEPTH = 30;
 const METHODS = ['search5', 'search10', 'bm25@5', 'dense@5', 'rrf@5', 'bm25@10', 'dense@10', 'rrf@10', 'recall', 'recallEvidence', 'rrfAnswer@5'] as const;
@@ -53,7 +56,10 @@ function printTable(title: string, rows: Map<string, Row>, order: string[]): voi
 export async function run(args: string[]): Promise<void> {
   const only = args.includes('--held-out') ? 'held-out' : args.includes('--dev') ? 'dev' : undefined;
   const users = loadDailyChat().filter((u) => only === undefined || u.split === only);
-  const verbose = Boolean(process.env.DAILY_CHAT_VERBOSE);
+  const verbose = process.env.DAILY_CHAT_VERBOSE;
+  const reuseAt = args.indexOf('--reuse');
+  const reuse = reuseAt >= 0 ? args[reuseAt + 1] : undefined;
+  if (reuseAt >= 0 && !/^[a-z0-9]+$/u.test(reuse ?? '')) throw new Error('--reuse takes a tag of lower-case letters and digits');
   const commit = (() => {
     try {
       return execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
@@ -62,16 +68,21 @@ export async function run(args: string[]): Promise<void> {
     }
   })();
   // Conversations close 5 s after their last message, as a short idle timeout would in production.
-  const bench = await startBenchStack({ CONVERSATION_IDLE_SECONDS: '5', RATE_LIMIT_RECALL_PER_USER: '1000000' });
+  const bench = await startBenchStack({ CONVERSATION_IDLE_SECONDS: '5', RATE_LIMIT_RECALL_PER_USER: '1000000', ...(reuse ? { CHROMA_COLLECTION: `bench_daily_${reuse}` } : {}) });
   const runtime = bench.runtime;
   const service = await serveInProcess(runtime, runtime.config.tenants[0]!.key);
-  const runId = randomBytes(3).toString('hex');
+  const runId = reuse ?? randomBytes(3).toString('hex');
   const userIdOf = (u: DailyUser) => `daily-${u.user}-${runId}`;
   try {
     const t0 = performance.now();
     const sessionCount = users.reduce((s, u) => s + u.sessions.length, 0);
     let replayed = 0;
-    for (const u of users) {
+    const keys = users.map((u) => runtime.subjects.userKey({ tenantId: runtime.config.tenants[0]!.tenantId, userId: userIdOf(u) }));
+    const present = reuse
+      ? Number((await runtime.pool.query<{ n: string }>('SELECT count(*) AS n FROM conversations WHERE user_id = ANY($1)', [keys])).rows[0]!.n) === sessionCount
+      : false;
+    if (present) console.log(`  reusing the users replayed under "${reuse}"`);
+    for (const u of present ? [] : users) {
       for (const s of u.sessions) {
         const start = Date.parse(s.at);
         await service.client.addMessages(
@@ -85,7 +96,6 @@ export async function run(args: string[]): Promise<void> {
         if (replayed % 10 === 0 || replayed === sessionCount) console.log(`  replayed and extracted ${replayed}/${sessionCount} sessions (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
       }
     }
-    const keys = users.map((u) => runtime.subjects.userKey({ tenantId: runtime.config.tenants[0]!.tenantId, userId: userIdOf(u) }));
     const done = await waitUntilIndexed(runtime, keys, { extraction: true, timeoutMs: 30 * 60_000 });
     console.log(
       `${users.length} users, ${sessionCount} sessions replayed, extracted and indexed in ${((performance.now() - t0) / 1000).toFixed(0)} s` +
@@ -144,7 +154,8 @@ export async function run(args: string[]): Promise<void> {
           recallEvidence: q.evidence.every((e) => inContext(normalise(context), textOf.get(e)!)),
           'rrfAnswer@5': answersIn(rrf.slice(0, 5).map((id) => textOf.get(id)!).join('\n'), q.answer),
         };
-        if (verbose && ((!hit.search5 && hit['rrf@5']) || (!hit.recall && hit['rrfAnswer@5']))) {
+        const missed = verbose === 'all' ? !hit.search5 || !hit.recall : (!hit.search5 && hit['rrf@5']) || (!hit.recall && hit['rrfAnswer@5']);
+        if (verbose && missed) {
           misses.push(
             `${q.id} [${q.kind}] "${q.question}" evidence ${q.evidence.join(',')} answer ${q.answer.join(',')}\n` +
               `    search5 ${hit.search5 ? 'hit' : 'MISS'} got ${five.join(',')}; rrf@5 ${rrf.slice(0, 5).join(',')}\n` +
