@@ -115,7 +115,7 @@ export function checkDailyChat(users: DailyUser[]): string[] {
       if (s.turns.length < 6 || s.turns.length > 20) problems.push(`${u.user} ${s.session}: ${s.turns.length} turns (6–20 expected)`);
       for (const t of s.turns) {
         if (turnText.has(t.id)) problems.push(`${u.user}: turn id ${t.id} twice`);
-        if (!/^[A-Za-z0-9._@-]+$/u.test(t.id)) problems.push(`${u.user}: turn id ${t.id} is not a valid message id`);
+        if (!/^[\w.@-]+$/u.test(t.id)) problems.push(`${u.user}: turn id ${t.id} is not a valid message id`);
         if (t.role !== 'user' && t.role !== 'assistant') problems.push(`${u.user} ${t.id}: role ${t.role}`);
         if (t.text.trim() === '') problems.push(`${u.user} ${t.id}: empty text`);
         turnText.set(t.id, t.text);

@@ -159,7 +159,7 @@ export async function run(args: string[]): Promise<void> {
           misses.push(
             `${q.id} [${q.kind}] "${q.question}" evidence ${q.evidence.join(',')} answer ${q.answer.join(',')}\n` +
               `    search5 ${hit.search5 ? 'hit' : 'MISS'} got ${five.join(',')}; rrf@5 ${rrf.slice(0, 5).join(',')}\n` +
-              `    recall ${hit.recall ? 'hit' : 'MISS'}: ${recall.memories.length} memories, ${recall.pastExchanges.length} exchanges (${recall.pastExchanges.map((x) => x.messageIds.join('+')).join(' ')}), routes ${recall.routes.map((r) => `${r.route}:${r.hits}`).join(' ')}\n` +
+              `    recall ${hit.recall ? 'hit' : 'MISS'}: ${recall.tokens} tokens, ${recall.memories.length} memories, ${recall.pastExchanges.length} exchanges (${recall.pastExchanges.map((x) => x.messageIds.join('+')).join(' ')}), routes ${recall.routes.map((r) => `${r.route}:${r.hits}`).join(' ')}\n` +
               `    memories: ${recall.memories.map((m) => m.text.slice(0, 60)).join(' | ')}`,
           );
         }
