@@ -104,6 +104,10 @@ export async function run(args: string[]): Promise<void> {
     );
 
     const rows = new Map<string, Row>();
+    // A route that failed (a deadline on a loaded machine) answers nothing: counted, so a figure
+    // that measured the machine rather than the ranking is seen as such.
+    const failedRoutes = new Map<string, number>();
+    let questionsWithFailures = 0;
     const misses: string[] = [];
     for (const u of users) {
       const userId = userIdOf(u);
@@ -124,10 +128,12 @@ export async function run(args: string[]): Promise<void> {
         };
         const lines = async (maxLines: number) => {
           const r = await service.client.searchConversations(userId, { query: q.question, maxLines, now: q.asked });
+          for (const route of r.routes) if (!route.ok) failed.add(`search:${route.route}`);
           const ids = r.exchanges.flatMap((x) => x.messageIds);
           if (ids.length > maxLines) throw new Error(`search returned ${ids.length} lines for a budget of ${maxLines}`);
           return ids;
         };
+        const failed = new Set<string>();
         const [five, ten] = [await lines(5), await lines(10)];
         const qv = await runtime.deps.embedder.embedQuery({ text: q.question });
         const dense = turns
@@ -141,6 +147,9 @@ export async function run(args: string[]): Promise<void> {
         ]).map((f) => f.id);
         const recall = await service.client.recall(userId, { query: q.question, now: q.asked });
         const context = `${recall.context.system}\n${recall.context.userPrefix}`;
+        for (const route of recall.routes) if (!route.ok) failed.add(`recall:${route.route}`);
+        if (failed.size > 0) questionsWithFailures++;
+        for (const f of failed) failedRoutes.set(f, (failedRoutes.get(f) ?? 0) + 1);
         const hit: Record<Method, boolean> = {
           search5: all(five),
           search10: all(ten),
@@ -166,6 +175,11 @@ export async function run(args: string[]): Promise<void> {
         return hit;
       }
     }
+    const asked = users.reduce((n, u) => n + u.questions.length, 0);
+    console.log(
+      `\nquestions with a failed route (search or recall): ${questionsWithFailures} of ${asked}` +
+        (failedRoutes.size > 0 ? ` (${[...failedRoutes].map(([r, n]) => `${r} ×${n}`).join(', ')})` : ''),
+    );
     if (misses.length > 0) console.log(`\nmisses where the RRF baseline hits:\n  ${misses.join('\n  ')}`);
     const splits = [...new Set(users.map((u) => u.split))];
     console.log(
