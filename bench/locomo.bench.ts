@@ -34,7 +34,7 @@ const TOP_TURNS = TOP_EXCHANGES * 2;
 const RRF_DEPTH = 30;
 const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 
-interface Turn {
+export interface Turn {
   diaId: string;
   speaker: string;
   text: string;
@@ -131,7 +131,7 @@ export function normalise(text: string): string {
 }
 
 /** The evidence turn is in the context: its whole text, or (the context cut it) its first 60 normalised characters. */
-function inContext(context: string, turn: string): boolean {
+export function inContext(context: string, turn: string): boolean {
   const t = normalise(turn);
   return t === '' || context.includes(t) || (t.length > 60 && context.includes(t.slice(0, 60)));
 }
@@ -141,7 +141,7 @@ const messageIdOf = (diaId: string) => diaId.replace(':', '-');
 const diaIdOf = (messageId: string) => messageId.replace('-', ':');
 
 /** In-memory BM25 over single turns, with the project's tokenizer and scorer. */
-function bm25Ranker(turns: Turn[]): (query: string, k: number) => string[] {
+export function bm25Ranker(turns: Turn[]): (query: string, k: number) => string[] {
   const docs = turns.map((t) => {
     const tokens = tokenizeForIndex(t.text);
     return { id: t.diaId, tf: termFrequencies(tokens), length: tokens.length };
@@ -174,7 +174,7 @@ function add(t: Map<string, Tally>, key: string, method: Method, hit: boolean): 
 }
 
 /** Turn vectors for the dense baseline: small batches, retried, since a busy e5 server times out on large ones. */
-async function embedPatiently(runtime: Runtime, texts: string[]): Promise<number[][]> {
+export async function embedPatiently(runtime: Runtime, texts: string[]): Promise<number[][]> {
   const out: number[][] = [];
   for (let i = 0; i < texts.length; i += 16) {
     for (let attempt = 1; ; attempt++) {
@@ -189,7 +189,7 @@ async function embedPatiently(runtime: Runtime, texts: string[]): Promise<number
   return out;
 }
 
-async function waitUntilIndexed(runtime: Runtime, users: string[], opts: { extraction: boolean; timeoutMs: number }): Promise<{ exchanges: boolean; extracted: boolean }> {
+export async function waitUntilIndexed(runtime: Runtime, users: string[], opts: { extraction: boolean; timeoutMs: number }): Promise<{ exchanges: boolean; extracted: boolean }> {
   const until = Date.now() + opts.timeoutMs;
   const owed = async (column: string) =>
     Number((await runtime.pool.query<{ n: string }>(`SELECT count(*) AS n FROM conversations WHERE user_id = ANY($1) AND last_seq > ${column}`, [users])).rows[0]!.n);
