@@ -1,6 +1,6 @@
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { serveInProcess } from '../src/cli/in-process';
@@ -318,6 +318,10 @@ export async function run(args: string[]): Promise<void> {
           rrf: all(rrf.slice(0, TOP_TURNS)),
           recall: q.evidence.every((e) => inContext(context, textOf.get(e)!)),
         };
+        // One JSON line per question (LOCOMO_DUMP=<file>), to read misses question by question on the dev split.
+        if (process.env.LOCOMO_DUMP) {
+          appendFileSync(process.env.LOCOMO_DUMP, `${JSON.stringify({ conversation: s.id, category: q.category, question: q.question, evidence: q.evidence, search: searchTurns, rrf: rrf.slice(0, TOP_TURNS), hit })}\n`);
+        }
         if (!hit.search && hit.rrf && process.env.LOCOMO_VERBOSE) misses.push(`${s.id} c${q.category} "${q.question}" evidence ${q.evidence.join(',')} got ${searchTurns.join(',')}`);
         for (const key of [`${q.category} ${CATEGORY_NAMES[q.category]}`, 'all']) {
           for (const m of METHODS) add(byCategory, key, m, hit[m]);

@@ -152,6 +152,31 @@ describe('exchange index', () => {
     expect(whole.exchanges[0]!.messageIds).toEqual([`${conversation}-m3`, `${conversation}-m4`]);
   });
 
+  it('under a line budget, a found question brings the line that answers it, which the pair index never keys with it', { timeout: 120_000 }, async () => {
+    const u = 'asked-and-answered';
+    await say(u, 'c1', '2026-04-01T10:00:00Z', [
+      ['user', 'I finished that novel about the lighthouse keeper last night.'],
+      ['assistant', 'Lovely! What did you take away from the lighthouse keeper novel?'],
+      ['user', 'Mostly that patience pays off even when nobody is watching.'],
+      ['assistant', 'A good lesson to keep.'],
+    ]);
+    await indexerTick('asked-1');
+    const search = await client.searchConversations(u, { query: 'What did I take away from the lighthouse keeper novel?', maxLines: 4, now: '2026-04-02T10:00:00Z' });
+    const lines = search.exchanges.flatMap((x) => x.messageIds);
+    expect(lines.length).toBeLessThanOrEqual(4);
+    const question = search.exchanges.findIndex((x) => x.messageIds.includes('c1-m2'));
+    expect(question, JSON.stringify(search.exchanges)).toBeGreaterThanOrEqual(0);
+    // The answer comes right after its question, as a line of its own carried by the question's routes.
+    const answer = search.exchanges[question + 1];
+    expect(answer?.messageIds, JSON.stringify(search.exchanges)).toEqual(['c1-m3']);
+    expect(answer!.user?.text).toBe('Mostly that patience pays off even when nobody is watching.');
+    expect(answer!.routes).toEqual(search.exchanges[question]!.routes);
+    expect(lines.filter((m) => m === 'c1-m3')).toHaveLength(1);
+    // Whole exchanges (no line budget) are answered as before.
+    const whole = await client.searchConversations(u, { query: 'What did I take away from the lighthouse keeper novel?', topK: 1, now: '2026-04-02T10:00:00Z' });
+    expect(whole.exchanges[0]!.messageIds).toEqual(['c1-m1', 'c1-m2']);
+  });
+
   it('never returns a line the user asked to forget, and takes the vector of its exchange out of Chroma', { timeout: 180_000 }, async () => {
     const u = 'dense-forget';
     await say(u, 'c1', '2026-02-01T10:00:00Z', [

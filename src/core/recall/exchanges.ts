@@ -119,28 +119,56 @@ export function episodeBoosts(input: {
   });
 }
 
+/** A line that ends by asking (its last sentence is a question): the line after it is its answer. */
+export function asksQuestion(content: string): boolean {
+  return /[?？][\s"'”’)）]*$/u.test(content.trim());
+}
+
 /**
  * Fits ranked exchanges into a budget counted in lines: each exchange, best first, keeps the lines
  * some route found (`found`, message keys) and drops a partner nothing found, which would spend a
  * line of the budget on words that matched nothing; an exchange whose lines none was found (it
- * came in by date or episode alone) keeps both. The last exchange is cut to the lines that still
- * fit, its found line first. Order, scores and routes are unchanged.
+ * came in by date or episode alone) keeps both. A kept line that asks a question brings its answer
+ * (`answers`: message key → the line after it): its partner when that is the reply, else the next
+ * line, shown right after the exchange (same score and routes). A line is shown once. The last
+ * exchange is cut to the lines that still fit, its found line first. Order, scores and routes are
+ * unchanged.
  */
-export function fitLines(ranked: readonly RankedExchange[], found: ReadonlySet<string>, maxLines: number): RankedExchange[] {
+export function fitLines(ranked: readonly RankedExchange[], found: ReadonlySet<string>, maxLines: number, answers: ReadonlyMap<string, StoredLine> = new Map()): RankedExchange[] {
   const out: RankedExchange[] = [];
+  const shown = new Set<string>();
+  const keyOf = (l: StoredLine) => messageKey(l.conversationId, l.messageId);
   let left = Math.max(0, maxLines);
-  for (const x of ranked) {
-    if (left === 0) break;
-    const lines = [x.user, x.assistant].filter((l): l is StoredLine => l !== undefined);
-    const hit = lines.filter((l) => found.has(messageKey(l.conversationId, l.messageId)));
-    const kept = (hit.length > 0 ? hit : lines).slice(0, left);
+  const emit = (x: RankedExchange, kept: StoredLine[]) => {
     const keep = new Set(kept);
-    if (kept.length === 0) continue;
+    for (const l of kept) shown.add(keyOf(l));
     left -= kept.length;
     const user = x.user && keep.has(x.user) ? x.user : undefined;
     const assistant = x.assistant && keep.has(x.assistant) ? x.assistant : undefined;
     const { user: _u, assistant: _a, ...rest } = x;
     out.push({ ...rest, ...(user ? { user } : {}), ...(assistant ? { assistant } : {}), date: (user ?? assistant ?? x.user ?? x.assistant)!.at, messageIds: [user, assistant].flatMap((l) => (l ? [l.messageId] : [])) });
+  };
+  for (const x of ranked) {
+    if (left === 0) break;
+    const lines = [x.user, x.assistant].filter((l): l is StoredLine => l !== undefined);
+    const hit = lines.filter((l) => found.has(keyOf(l)));
+    let kept = (hit.length > 0 ? hit : lines).filter((l) => !shown.has(keyOf(l)));
+    const follow: StoredLine[] = [];
+    for (const l of kept) {
+      const a = answers.get(keyOf(l));
+      if (!a || shown.has(keyOf(a)) || kept.includes(a) || follow.some((f) => keyOf(f) === keyOf(a))) continue;
+      const inside = lines.find((m) => keyOf(m) === keyOf(a));
+      if (inside) kept = lines.filter((m) => kept.includes(m) || m === inside);
+      else follow.push(a);
+    }
+    kept = kept.slice(0, left);
+    if (kept.length === 0) continue;
+    emit(x, kept);
+    for (const a of follow) {
+      if (left === 0) break;
+      const { user: _u, assistant: _a, ...rest } = x;
+      emit({ ...rest, key: keyOf(a), ...(a.role === 'user' ? { user: a } : { assistant: a }), date: a.at, messageIds: [a.messageId] }, [a]);
+    }
   }
   return out;
 }

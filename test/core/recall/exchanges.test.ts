@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { indexableLines, messageKey, pairExchange, type ExchangeCandidate, type StoredLine } from '../../../src/core/exchange-lines';
-import { episodeBoosts, fitLines, inRanges, rankExchanges, type RankedExchange } from '../../../src/core/recall/exchanges';
+import { asksQuestion, episodeBoosts, fitLines, inRanges, rankExchanges, type RankedExchange } from '../../../src/core/recall/exchanges';
 import { cutCodePoints } from '../../../src/core/text/code-points';
 
 const line = (conversationId: string, messageId: string, seq: number, role: 'user' | 'assistant', content: string, iso: string): StoredLine => ({
@@ -171,6 +171,50 @@ describe('fitLines: a budget counted in lines', () => {
   it('never shows more lines than the budget, nor anything for a budget of zero', () => {
     expect(fitLines([ranked('x')], found(), 0)).toEqual([]);
     expect(fitLines([ranked('x'), ranked('y')], found('xu', 'xa', 'yu', 'ya'), 1).flatMap((x) => x.messageIds)).toEqual(['xu']);
+  });
+});
+
+describe('fitLines: a question brings its answer', () => {
+  const ex = (id: string, seq: number, userText: string, assistantText: string): RankedExchange => ({
+    ...pairExchange(line('s1', `${id}u`, seq, 'user', userText, '2026-05-08T13:56:00Z'), undefined, line('s1', `${id}a`, seq + 1, 'assistant', assistantText, '2026-05-08T13:57:00Z')),
+    score: 1,
+    routes: ['exchange_line_ann'],
+    inRange: false,
+  });
+  const found = (...ids: string[]) => new Set(ids.map((m) => messageKey('s1', m)));
+  const x = ex('x', 1, 'I went to a talk yesterday.', 'Nice! What was it about?');
+  const y = ex('y', 3, 'It was about adoption and foster care.', 'Sounds moving.');
+  const z = ex('z', 5, 'Unrelated line that was found.', 'Another one.');
+  const answers = new Map([[messageKey('s1', 'xa'), y.user!]]);
+
+  it('shows the line after a found question right after it, within the budget', () => {
+    const out = fitLines([x, z], found('xa', 'zu'), 3, answers);
+    expect(out.map((e) => e.messageIds)).toEqual([['xa'], ['yu'], ['zu']]);
+    expect(out[1]!.user?.content).toBe('It was about adoption and foster care.');
+    expect(out[1]!.assistant).toBeUndefined();
+    expect(out[1]!.routes).toEqual(x.routes);
+    // The budget counts the answer: two lines leave no room for z.
+    expect(fitLines([x, z], found('xa', 'zu'), 2, answers).flatMap((e) => e.messageIds)).toEqual(['xa', 'yu']);
+  });
+
+  it('keeps the reply of a found user question even when nothing found the reply', () => {
+    const q = ex('q', 1, 'Do you remember what my sister likes?', 'She likes hiking.');
+    const out = fitLines([q], found('qu'), 10, new Map([[messageKey('s1', 'qu'), q.assistant!]]));
+    expect(out.map((e) => e.messageIds)).toEqual([['qu', 'qa']]);
+    expect(fitLines([q], found('qu'), 10).map((e) => e.messageIds)).toEqual([['qu']]);
+  });
+
+  it('never shows a line twice: the exchange of an answer already shown keeps only its other lines', () => {
+    const out = fitLines([x, y], found('xa', 'yu', 'ya'), 10, answers);
+    expect(out.flatMap((e) => e.messageIds)).toEqual(['xa', 'yu', 'ya']);
+  });
+
+  it('reads a question from how the line ends', () => {
+    expect(asksQuestion('Wow! What did you take away from it?')).toBe(true);
+    expect(asksQuestion('你后来去哪儿了？')).toBe(true);
+    expect(asksQuestion('"Is this yours?" ')).toBe(true);
+    expect(asksQuestion('Why? Because I loved it.')).toBe(false);
+    expect(asksQuestion('I went hiking.')).toBe(false);
   });
 });
 
