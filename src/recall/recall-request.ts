@@ -7,6 +7,7 @@ import type { MemoryLists } from '../core/recall/memory-lists';
 import { ALL_ROUTES, type RecallRoute } from '../core/recall/routes';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import type { MemoryScope, MemorySource, MemoryType, MemoryVia } from '../core/types';
+import type { Hydration } from './hydration';
 import { QueryEmbeddings } from './retrievers/query-embeddings';
 import type { ServiceDeps } from '../shared/deps';
 import type { EpisodicDeps, RecalledExchange } from './episodic-recall';
@@ -90,8 +91,14 @@ export interface RecallRequest {
   /** Epoch ms the request started, and after which a route counts as failed. */
   started: number;
   deadline: number;
-  /** The importance, type and instruction lists, read in one statement when the store offers it (startMemoryLists). */
+  /**
+   * The importance, type and instruction lists, and (as `listed` says) memory BM25, the persona
+   * and the scene block: read in one statement when the store offers it (startMemoryLists).
+   */
   lists?: Promise<MemoryLists>;
+  listed?: { bm25: boolean; persona: boolean; scenes: boolean };
+  /** The memories the routes found, loaded as each route answers (hydration.ts). */
+  hydration?: Hydration;
 }
 
 export function recallRequest(deps: Pick<RecallDeps, 'config' | 'embedder'>, userId: string, message: string, options: RecallOptions): RecallRequest {
