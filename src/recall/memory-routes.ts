@@ -32,8 +32,8 @@ export function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: Rec
           return ids;
         });
       case 'bm25':
-        // Read with the short lists, its memories with it (route-plan.ts), unless the request restricts the types.
-        if (req.lists && req.listed?.bm25) return req.lists.then((l) => l.bm25.map((h) => h.id));
+        // Read with its memories (route-plan.ts), unless the request restricts the types.
+        if (req.bm25) return req.bm25.then((r) => r.hits.map((h) => h.id));
         // The words of the last two chat lines count too (a follow-up rarely repeats its subject).
         return bm25Ids(deps, req, req.query, (req.options.recentMessages ?? []).slice(-2));
       case 'recent':

@@ -56,23 +56,26 @@ export async function planEpisodicRoutes(deps: RecallDeps, req: RecallRequest, f
  */
 export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: readonly RecallRoute[]): Promise<MemoryLists> | undefined {
   if (!deps.recallLists) return undefined;
-  // BM25 restricted to types scores every posting (a different statement): it keeps its own route.
-  const bm25 = planned.includes('bm25') && !req.types;
   const prefix = wantsStablePrefix(deps, req);
-  req.listed = { bm25, persona: prefix.persona, scenes: prefix.scenes };
+  req.listed = { persona: prefix.persona, scenes: prefix.scenes };
+  // BM25 restricted to types scores every posting (another statement): it keeps the retriever.
+  if (planned.includes('bm25') && !req.types) {
+    // The words of the last two chat lines count too (a follow-up rarely repeats its subject), as in memory-routes.ts.
+    req.bm25 = deps.recallLists.bm25WithMemories({ userId: req.userId, now: req.now, tokens: tokenizeForIndex(bm25Text(req)), k: CANDIDATES_PER_ROUTE });
+    req.bm25.catch(() => {});
+    req.hydration?.track(req.bm25.then((r) => ({ ids: r.hits.map((h) => h.id), memories: r.memories })));
+  }
   const lists = deps.recallLists.memoryLists({
     userId: req.userId,
     now: req.now,
     ...(planned.includes('important') ? { important: { k: IMPORTANT_K, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high, ...(req.types ? { types: req.types } : {}) } } : {}),
     ...(planned.includes('type') ? { byTypes: { types: req.types ?? planRoutes(req.query).types, k: TYPE_K } } : {}),
     instructions: { k: TYPE_K },
-    // The words of the last two chat lines count too (a follow-up rarely repeats its subject), as in memory-routes.ts.
-    ...(bm25 ? { bm25: { tokens: tokenizeForIndex(bm25Text(req)), k: CANDIDATES_PER_ROUTE } } : {}),
     persona: prefix.persona,
     scenes: prefix.scenes,
   });
   lists.catch(() => {});
-  req.hydration?.track(lists.then((l) => ({ ids: l.bm25.map((h) => h.id), memories: l.memories })));
+  req.hydration?.track(lists.then((l) => ({ ids: [], memories: l.memories })));
   return lists;
 }
 
