@@ -39,9 +39,13 @@ export class PostgresRecallLists implements MemoryListsSource {
          ORDER BY importance DESC, updated_at DESC
          LIMIT $9)
        UNION ALL
-       (SELECT 'instruction', NULL, ${COLUMNS} FROM memories
-         WHERE $10::boolean AND user_id = $1 AND ${live} AND type = 'instruction' AND scope = 'global' AND NOT pending
-         ORDER BY importance DESC, updated_at DESC
+       (SELECT 'instruction', NULL, i.* FROM (
+          -- Read by (user_id, status, type), then sorted: a user has few instructions. In
+          -- importance order the planner walked every memory of a never-analyzed user (10k rows, 8 ms).
+          SELECT ${COLUMNS} FROM memories
+           WHERE $10::boolean AND user_id = $1 AND ${live} AND type = 'instruction' AND scope = 'global' AND NOT pending
+          OFFSET 0) i
+         ORDER BY i.importance DESC, i.updated_at DESC
          LIMIT $11)
        UNION ALL
        (SELECT 'persona', to_jsonb(p), ${NO_MEMORY}
