@@ -40,7 +40,8 @@ export async function fuseAndHydrate(deps: Pick<RecallDeps, 'memories'>, req: Re
   const out: Fused = { fused, fusedById: new Map(fused.map((f) => [f.id, f])), hydrated: [], instructions: [] };
   try {
     [out.instructions, out.hydrated] = await withDeadline(
-      Promise.all([instructions, deps.memories.getActive({ userId: req.userId, ids: fused.map((f) => f.id), now: req.now })]),
+      // What the routes brought with them is not loaded again (hydration.ts).
+      Promise.all([instructions, req.hydration ? req.hydration.complete(fused.map((f) => f.id)) : deps.memories.getActive({ userId: req.userId, ids: fused.map((f) => f.id), now: req.now })]),
       req.deadline + HYDRATE_GRACE_MS,
     );
   } catch (err) {

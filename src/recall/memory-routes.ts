@@ -25,8 +25,15 @@ export function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: Rec
   const run = (): Promise<string[]> => {
     switch (route) {
       case 'ann':
-        return annHits(deps, req, req.query).then((hits) => hits.map((h) => h.id));
+        return annHits(deps, req, req.query).then((hits) => {
+          const ids = hits.map((h) => h.id);
+          // Loaded now, while the other routes still run: fusion then waits for no statement of its own.
+          req.hydration?.load(ids);
+          return ids;
+        });
       case 'bm25':
+        // Read with its memories (route-plan.ts), unless the request restricts the types.
+        if (req.bm25) return req.bm25.then((r) => r.hits.map((h) => h.id));
         // The words of the last two chat lines count too (a follow-up rarely repeats its subject).
         return bm25Ids(deps, req, req.query, (req.options.recentMessages ?? []).slice(-2));
       case 'recent':

@@ -16,11 +16,13 @@ export async function startPersona(
   userId: string,
   now: Date,
   deadline: number,
+  /** The read when it is shared with another statement (recall's short lists); default: the store's own. */
+  read?: () => Promise<RecalledPersona | undefined>,
 ): Promise<{ persona?: RecalledPersona; report: RouteReport<'persona'>[]; failures: RouteFailure[] }> {
   const personas = deps.personas;
   if (!personas) return { report: [], failures: [] };
   const since = Date.now();
-  const settled = await settleRoutes([startRoute({ route: 'persona' as const, run: () => personas.forRecall({ userId, now }) }, deadline)], { since, hits: (p) => p?.lines.length ?? 0 });
+  const settled = await settleRoutes([startRoute({ route: 'persona' as const, run: read ?? (() => personas.forRecall({ userId, now })) }, deadline)], { since, hits: (p) => p?.lines.length ?? 0 });
   return { persona: settled.results[0]?.value, report: settled.report, failures: settled.failures };
 }
 

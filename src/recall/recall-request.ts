@@ -3,10 +3,11 @@
  * read once that every stage of recall works from. Imports nothing of the stages, which import it.
  */
 import type { ErrorCode as Code } from '../core/errors';
-import type { MemoryLists } from '../core/recall/memory-lists';
+import type { Bm25WithMemories, MemoryLists } from '../core/recall/memory-lists';
 import { ALL_ROUTES, type RecallRoute } from '../core/recall/routes';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import type { MemoryScope, MemorySource, MemoryType, MemoryVia } from '../core/types';
+import type { Hydration } from './hydration';
 import { QueryEmbeddings } from './retrievers/query-embeddings';
 import type { ServiceDeps } from '../shared/deps';
 import type { EpisodicDeps, RecalledExchange } from './episodic-recall';
@@ -90,8 +91,16 @@ export interface RecallRequest {
   /** Epoch ms the request started, and after which a route counts as failed. */
   started: number;
   deadline: number;
-  /** The importance, type and instruction lists, read in one statement when the store offers it (startMemoryLists). */
+  /**
+   * The importance, type and instruction lists, and (as `listed` says) the persona and the scene
+   * block: read in one statement when the store offers it (startMemoryLists).
+   */
   lists?: Promise<MemoryLists>;
+  listed?: { persona: boolean; scenes: boolean };
+  /** Memory BM25 with its memories, one statement beside the lists' (startMemoryLists). */
+  bm25?: Promise<Bm25WithMemories>;
+  /** The memories the routes found, loaded as each route answers (hydration.ts). */
+  hydration?: Hydration;
 }
 
 export function recallRequest(deps: Pick<RecallDeps, 'config' | 'embedder'>, userId: string, message: string, options: RecallOptions): RecallRequest {

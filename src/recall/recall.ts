@@ -12,6 +12,7 @@ import type { RouteRanking } from '../core/recall/rrf';
 import type { RecallRoute } from '../core/recall/routes';
 import { startFollowUp } from './follow-up-route';
 import { fuseAndHydrate, rankFused, startInstructions } from './fusion';
+import { Hydration } from './hydration';
 import { jointInjection } from './joint-injection';
 import { dateAndGraphRoutes, memoryRouteTask, settleExchanges, startExchangeSearch } from './memory-routes';
 import { recallRequest, type RecallDeps, type RecallOptions, type RecallResult } from './recall-request';
@@ -39,6 +40,7 @@ export const EPISODIC_ROUTES: readonly RecallRoute[] = ['time', 'exchanges'];
 export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
   const startedAt = Date.now();
   const req = recallRequest(deps, userId, message, options);
+  req.hydration = new Hydration(deps.memories, userId, req.now);
   const failures: RouteFailure[] = [];
   const planned = planMemoryRoutes(req.query, options);
   req.lists = startMemoryLists(deps, req, planned);

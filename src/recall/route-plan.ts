@@ -9,7 +9,8 @@ import { planRoutes } from '../core/recall/query-intent';
 import { ALL_ROUTES, type RecallRoute } from '../core/recall/routes';
 import { withDeadline } from './deadline';
 import { planEpisodic, resolveTimeZone, resolveTimeZoneWithoutStore, type EpisodicPlan } from './episodic-recall';
-import { IMPORTANT_K, TYPE_K, type RecallDeps, type RecallOptions, type RecallRequest } from './recall-request';
+import { tokenizeForIndex } from '../shared/segmentation';
+import { CANDIDATES_PER_ROUTE, IMPORTANT_K, TYPE_K, type RecallDeps, type RecallOptions, type RecallRequest } from './recall-request';
 import type { RouteFailure } from './route-runner';
 
 /**
@@ -55,13 +56,36 @@ export async function planEpisodicRoutes(deps: RecallDeps, req: RecallRequest, f
  */
 export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: readonly RecallRoute[]): Promise<MemoryLists> | undefined {
   if (!deps.recallLists) return undefined;
+  const prefix = wantsStablePrefix(deps, req);
+  req.listed = { persona: prefix.persona, scenes: prefix.scenes };
+  // BM25 restricted to types scores every posting (another statement): it keeps the retriever.
+  if (planned.includes('bm25') && !req.types) {
+    // The words of the last two chat lines count too (a follow-up rarely repeats its subject), as in memory-routes.ts.
+    req.bm25 = deps.recallLists.bm25WithMemories({ userId: req.userId, now: req.now, tokens: tokenizeForIndex(bm25Text(req)), k: CANDIDATES_PER_ROUTE });
+    req.bm25.catch(() => {});
+    req.hydration?.track(req.bm25.then((r) => ({ ids: r.hits.map((h) => h.id), memories: r.memories })));
+  }
   const lists = deps.recallLists.memoryLists({
     userId: req.userId,
     now: req.now,
     ...(planned.includes('important') ? { important: { k: IMPORTANT_K, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high, ...(req.types ? { types: req.types } : {}) } } : {}),
     ...(planned.includes('type') ? { byTypes: { types: req.types ?? planRoutes(req.query).types, k: TYPE_K } } : {}),
     instructions: { k: TYPE_K },
+    persona: prefix.persona,
+    scenes: prefix.scenes,
   });
   lists.catch(() => {});
+  req.hydration?.track(lists.then((l) => ({ ids: [], memories: l.memories })));
   return lists;
+}
+
+/** The text memory BM25 searches: the query and the last two chat lines before it. */
+export function bm25Text(req: Pick<RecallRequest, 'query' | 'options'>): string {
+  return [req.query, ...(req.options.recentMessages ?? []).slice(-2)].join(' ');
+}
+
+/** Whether a recall reads the persona and the scene block: only for a full context (a request that restricts the routes gets neither). */
+export function wantsStablePrefix(deps: Pick<RecallDeps, 'personas' | 'scenes' | 'config'>, req: Pick<RecallRequest, 'options'>): { persona: boolean; scenes: boolean } {
+  const full = !req.options.routes;
+  return { persona: full && deps.personas !== undefined, scenes: full && deps.scenes !== undefined && deps.config.recall.scenesShare > 0 };
 }

@@ -13,12 +13,19 @@ export interface RecalledScenes {
  * Reads the user's scene navigation block (L2) beside the recall routes: one keyed row, reported
  * as route `scenes`; a failure is reported like any route's and the context is built without it.
  */
-export async function startScenes(deps: Pick<ServiceDeps, 'scenes'>, userId: string, deadline: number): Promise<{ scenes?: RecalledScenes; report: RouteReport<'scenes'>[]; failures: RouteFailure[] }> {
+export async function startScenes(
+  deps: Pick<ServiceDeps, 'scenes'>,
+  userId: string,
+  deadline: number,
+  /** The read when it is shared with another statement (recall's short lists); default: the store's own. */
+  read?: () => Promise<RecalledScenes | undefined>,
+): Promise<{ scenes?: RecalledScenes; report: RouteReport<'scenes'>[]; failures: RouteFailure[] }> {
   const store = deps.scenes;
   if (!store) return { report: [], failures: [] };
   const since = Date.now();
+  const run = read ?? (() => store.get({ userId }));
   const settled = await settleRoutes(
-    [startRoute({ route: 'scenes' as const, run: async () => { const s = await store.get({ userId }); return s && s.lines.length > 0 ? { language: s.language, lines: s.lines } : undefined; } }, deadline)],
+    [startRoute({ route: 'scenes' as const, run: async () => { const s = await run(); return s && s.lines.length > 0 ? { language: s.language, lines: s.lines } : undefined; } }, deadline)],
     { since, hits: (s) => s?.lines.length ?? 0 },
   );
   return { scenes: settled.results[0]?.value, report: settled.report, failures: settled.failures };

@@ -4,6 +4,7 @@
  */
 import { startPersona, type RecalledPersona } from './persona-recall';
 import type { RecallDeps, RecallRequest, RecallResult } from './recall-request';
+import { wantsStablePrefix } from './route-plan';
 import type { RouteFailure } from './route-runner';
 import { startScenes, type RecalledScenes } from './scenes-recall';
 
@@ -14,9 +15,11 @@ export interface StartedStablePrefix {
 }
 
 export function startStablePrefix(deps: RecallDeps, req: RecallRequest): StartedStablePrefix {
-  // The persona: one keyed row.
-  const persona = req.options.routes ? undefined : startPersona(deps, req.userId, req.now, req.deadline);
-  const scenes = req.options.routes || deps.config.recall.scenesShare <= 0 ? undefined : startScenes(deps, req.userId, req.deadline);
+  const wanted = wantsStablePrefix(deps, req);
+  // Each is one keyed row, read with the short lists when the store offers it (route-plan.ts).
+  const lists = req.lists;
+  const persona = !wanted.persona ? undefined : lists && req.listed?.persona ? startPersona(deps, req.userId, req.now, req.deadline, () => lists.then((l) => l.persona)) : startPersona(deps, req.userId, req.now, req.deadline);
+  const scenes = !wanted.scenes ? undefined : lists && req.listed?.scenes ? startScenes(deps, req.userId, req.deadline, () => lists.then((l) => l.scenes)) : startScenes(deps, req.userId, req.deadline);
   return { persona, scenes };
 }
 

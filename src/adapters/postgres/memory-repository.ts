@@ -106,10 +106,13 @@ export class PostgresMemoryRepository implements MemoryRepository {
   /** Active memories among `ids`, for hydrating search hits; order is not preserved. */
   async getActive({ userId, ids, now }: { userId: string; ids: string[]; now?: Date }): Promise<Memory[]> {
     if (ids.length === 0) return [];
+    // One primary-key probe per id: the lateral holds only the id, so the planner cannot read the
+    // user's memories by user_id instead (it did for a never-analyzed user: 8 ms at 10k for 20 ids).
     const { rows } = await this.db.query<MemoryRow>(
-      `SELECT ${COLUMNS} FROM memories WHERE user_id = $1 AND id = ANY($2::uuid[]) AND status = 'active'
-         AND (expires_at IS NULL OR expires_at > COALESCE($3::timestamptz, now()))`,
-      [userId, ids, now ?? null],
+      `SELECT m.* FROM unnest($2::uuid[]) AS i(id)
+         CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM memories x WHERE x.id = i.id OFFSET 0) m
+        WHERE m.user_id = $1 AND m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > COALESCE($3::timestamptz, now()))`,
+      [userId, [...new Set(ids)], now ?? null],
     );
     return rows.map(rowToMemory);
   }

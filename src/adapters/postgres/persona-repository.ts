@@ -18,6 +18,36 @@ function toStored(r: Record<string, unknown>): StoredPersona {
   };
 }
 
+/**
+ * The columns recall reads of a persona row aliased `p`, with `now` the SQL of the request's time:
+ * the row by its key, and which of its memories are gone (primary-key probes, a few dozen at most).
+ * Shared with the statement that reads recall's short lists (recall-lists-repository.ts).
+ */
+export function recallPersonaColumns(p: string, now: string): string {
+  return `${p}.lines, ${p}.language, ${p}.builder, ${p}.built_at,
+          ARRAY(SELECT s.id::text FROM unnest(${p}.memory_ids) AS s(id)
+                 WHERE NOT EXISTS (SELECT 1 FROM memories m
+                                    WHERE m.id = s.id AND m.user_id = ${p}.user_id AND m.status = 'active'
+                                      AND (m.expires_at IS NULL OR m.expires_at > ${now}))) AS gone`;
+}
+
+/** A persona row as {@link recallPersonaColumns} reads it (`built_at` a Date, or its JSON text). */
+export interface RecallPersonaRow {
+  lines: PersonaLine[];
+  language: string;
+  builder: string;
+  built_at: Date | string;
+  gone: string[];
+}
+
+/** The persona as recall injects it: lines stating a memory that is gone are left out; none left, no persona. */
+export function recallPersonaOf(r: RecallPersonaRow): RecallPersona | undefined {
+  const gone = new Set(r.gone);
+  const lines = r.lines.filter((l) => !l.memoryIds.some((id) => gone.has(id)));
+  if (lines.length === 0) return undefined;
+  return { language: r.language as PersonaLanguage, builder: r.builder as PersonaBuilder, lines, builtAt: new Date(r.built_at) };
+}
+
 /** The `user_profiles` table (migrations/1796550000000_user-profiles.sql). */
 export class PostgresPersonaStore implements PersonaStore {
   constructor(private readonly db: Queryable) {}
@@ -28,22 +58,8 @@ export class PostgresPersonaStore implements PersonaStore {
   }
 
   async forRecall({ userId, now }: { userId: string; now: Date }): Promise<RecallPersona | undefined> {
-    // The row by its key, and which of its memories are gone (primary-key probes, a few dozen at most).
-    const { rows } = await this.db.query(
-      `SELECT p.lines, p.language, p.builder, p.built_at,
-              ARRAY(SELECT s.id::text FROM unnest(p.memory_ids) AS s(id)
-                     WHERE NOT EXISTS (SELECT 1 FROM memories m
-                                        WHERE m.id = s.id AND m.user_id = p.user_id AND m.status = 'active'
-                                          AND (m.expires_at IS NULL OR m.expires_at > $2))) AS gone
-         FROM user_profiles p WHERE p.user_id = $1`,
-      [userId, now],
-    );
-    const r = rows[0];
-    if (!r) return undefined;
-    const gone = new Set(r.gone as string[]);
-    const lines = (r.lines as PersonaLine[]).filter((l) => !l.memoryIds.some((id) => gone.has(id)));
-    if (lines.length === 0) return undefined;
-    return { language: r.language as PersonaLanguage, builder: r.builder as PersonaBuilder, lines, builtAt: r.built_at as Date };
+    const { rows } = await this.db.query(`SELECT ${recallPersonaColumns('p', '$2')} FROM user_profiles p WHERE p.user_id = $1`, [userId, now]);
+    return rows[0] ? recallPersonaOf(rows[0] as RecallPersonaRow) : undefined;
   }
 
   async save({ userId, profile, memoryVersion, builtAt }: Parameters<PersonaStore['save']>[0]): Promise<'written' | 'unchanged' | 'stale'> {

@@ -1,42 +1,62 @@
-import type { MemoryLists, MemoryListsInput, MemoryListsSource } from '../../core/recall/memory-lists';
+import type { Bm25WithMemories, MemoryLists, MemoryListsInput, MemoryListsSource } from '../../core/recall/memory-lists';
+import { termFrequencies } from '../../core/text/tokenize';
+import type { PersonaLanguage } from '../../core/persona/profile';
+import { bm25TopCtes } from './bm25-sql';
 import { COLUMNS, rowToMemory, type MemoryRow } from './memory-repository';
+import { recallPersonaColumns, recallPersonaOf, type RecallPersonaRow } from './persona-repository';
 import type { Queryable } from './pool';
 
+const MEMORY_COLUMNS = COLUMNS.split(',').map((c) => c.trim());
+/** A branch that reads no memory fills the memory columns with NULLs (UNION ALL takes their types from the first branch). */
+const NO_MEMORY = MEMORY_COLUMNS.map(() => 'NULL').join(', ');
+
+type ListRow = MemoryRow & { list: 'important' | 'type' | 'instruction' | 'persona' | 'scenes'; extra: unknown };
+
 /**
- * Recall's short lists in one statement (issue #22: a few round trips per recall): the same three
- * queries as `mostImportant`, `byTypes` and `byTypes(instruction, global)` of the memory
- * repository, each its own parenthesised branch with its ORDER BY and LIMIT, glued by UNION ALL
- * and tagged. Each branch is planned on its own (the user_id/status/importance indexes as before);
- * a list not asked for is switched off by its flag, so it costs nothing.
+ * What recall reads from PostgreSQL beside its searches, in one statement (issue #22: a few round
+ * trips per recall): the same queries as `mostImportant`, `byTypes`, `byTypes(instruction,
+ * global)` of the memory repository, the persona's `forRecall` and the scene block's `get`, each
+ * its own parenthesised branch with its ORDER BY and LIMIT, glued by UNION ALL and tagged. Each
+ * branch is planned on its own (the user_id/status/importance indexes, primary keys); a part not
+ * asked for is switched off by its flag, so it costs nothing. Memory BM25 with its memories is a
+ * second statement run beside it ({@link PostgresRecallLists.bm25WithMemories}).
  */
 export class PostgresRecallLists implements MemoryListsSource {
   constructor(private readonly db: Queryable) {}
 
   async memoryLists(input: MemoryListsInput): Promise<MemoryLists> {
     const { important, byTypes, instructions } = input;
-    const { rows } = await this.db.query<MemoryRow & { list: 'important' | 'type' | 'instruction' }>(
-      `(SELECT 'important' AS list, ${COLUMNS} FROM memories
-         WHERE $2::boolean AND user_id = $1 AND status = 'active' AND type <> 'instruction' AND importance >= $4
+    const live = `status = 'active' AND (expires_at IS NULL OR expires_at > $2::timestamptz)`;
+    const { rows } = await this.db.query<ListRow>(
+      `(SELECT 'important' AS list, NULL::jsonb AS extra, ${COLUMNS} FROM memories
+         WHERE $3::boolean AND user_id = $1 AND ${live} AND type <> 'instruction' AND importance >= $4
            AND ($5::text[] IS NULL OR type = ANY($5::text[]))
-           AND (expires_at IS NULL OR expires_at > $3::timestamptz)
          ORDER BY importance DESC, updated_at DESC
          LIMIT $6)
        UNION ALL
-       (SELECT 'type', ${COLUMNS} FROM memories
-         WHERE $7::boolean AND user_id = $1 AND status = 'active' AND type = ANY($8::text[]) AND NOT pending
-           AND (expires_at IS NULL OR expires_at > $3::timestamptz)
+       (SELECT 'type', NULL, ${COLUMNS} FROM memories
+         WHERE $7::boolean AND user_id = $1 AND ${live} AND type = ANY($8::text[]) AND NOT pending
          ORDER BY importance DESC, updated_at DESC
          LIMIT $9)
        UNION ALL
-       (SELECT 'instruction', ${COLUMNS} FROM memories
-         WHERE $10::boolean AND user_id = $1 AND status = 'active' AND type = 'instruction' AND scope = 'global' AND NOT pending
-           AND (expires_at IS NULL OR expires_at > $3::timestamptz)
-         ORDER BY importance DESC, updated_at DESC
-         LIMIT $11)`,
+       (SELECT 'instruction', NULL, i.* FROM (
+          -- Read by (user_id, status, type), then sorted: a user has few instructions. In
+          -- importance order the planner walked every memory of a never-analyzed user (10k rows, 8 ms).
+          SELECT ${COLUMNS} FROM memories
+           WHERE $10::boolean AND user_id = $1 AND ${live} AND type = 'instruction' AND scope = 'global' AND NOT pending
+          OFFSET 0) i
+         ORDER BY i.importance DESC, i.updated_at DESC
+         LIMIT $11)
+       UNION ALL
+       (SELECT 'persona', to_jsonb(p), ${NO_MEMORY}
+          FROM (SELECT ${recallPersonaColumns('x', '$2::timestamptz')} FROM user_profiles x WHERE $12::boolean AND x.user_id = $1) p)
+       UNION ALL
+       (SELECT 'scenes', jsonb_build_object('language', s.language, 'lines', s.lines), ${NO_MEMORY}
+          FROM user_scenes s WHERE $13::boolean AND s.user_id = $1)`,
       [
         input.userId,
-        important !== undefined,
         input.now,
+        important !== undefined,
         important?.minImportance ?? 1,
         important?.types && important.types.length > 0 ? important.types : null,
         important?.k ?? 0,
@@ -45,10 +65,43 @@ export class PostgresRecallLists implements MemoryListsSource {
         byTypes?.k ?? 0,
         instructions !== undefined,
         instructions?.k ?? 0,
+        input.persona === true,
+        input.scenes === true,
       ],
     );
     // UNION ALL keeps each parenthesised branch's order in practice, but SQL does not promise it across branches: re-sort per list.
-    const of = (list: string) => rows.filter((r) => r.list === list).map(rowToMemory).sort((a, b) => b.importance - a.importance || b.updatedAt.getTime() - a.updatedAt.getTime());
-    return { important: of('important').map((m) => m.id), byTypes: of('type'), instructions: of('instruction') };
+    const of = (list: ListRow['list']) => rows.filter((r) => r.list === list).map(rowToMemory).sort((a, b) => b.importance - a.importance || b.updatedAt.getTime() - a.updatedAt.getTime());
+    const personaRow = rows.find((r) => r.list === 'persona')?.extra as RecallPersonaRow | undefined;
+    const scenesRow = rows.find((r) => r.list === 'scenes')?.extra as { language: PersonaLanguage; lines: string[] } | undefined;
+    const persona = personaRow ? recallPersonaOf(personaRow) : undefined;
+    return {
+      important: of('important').map((m) => m.id),
+      byTypes: of('type'),
+      instructions: of('instruction'),
+      memories: rows.filter((r) => ['important', 'type', 'instruction'].includes(r.list)).map(rowToMemory),
+      ...(persona ? { persona } : {}),
+      ...(scenesRow ? { scenes: { language: scenesRow.language, lines: scenesRow.lines } } : {}),
+    };
+  }
+
+  async bm25WithMemories({ userId, now, tokens, k }: { userId: string; now: Date; tokens: string[]; k: number }): Promise<Bm25WithMemories> {
+    const terms = [...termFrequencies(tokens).keys()];
+    if (terms.length === 0) return { hits: [], memories: [] };
+    // The k hits joined to their rows by primary key, after the ranking: the lateral holds only
+    // the id, so no other index can serve it (as a plain join on a never-analyzed user the planner
+    // read all 10k of the user's memories once and rescanned them per hit, 58 ms). The BM25 CTEs keep the
+    // shape that holds whatever the statistics say (bm25-sql.ts), and a hit whose memory expired
+    // keeps its rank in the route, as it did when fusion loaded it.
+    const { rows } = await this.db.query<MemoryRow & { score: number; live: boolean }>(
+      `WITH ${bm25TopCtes({ postings: 'memory_terms', stats: 'user_index_stats', df: 'memory_term_df' }, '$3')},
+            bm25 AS MATERIALIZED (SELECT memory_id, score FROM top ORDER BY score DESC, memory_id LIMIT $3)
+       SELECT b.score, m.id IS NOT NULL AS live, b.memory_id AS id, ${MEMORY_COLUMNS.slice(1).map((c) => `m.${c}`).join(', ')}
+         FROM bm25 b
+         LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM memories x WHERE x.id = b.memory_id OFFSET 0) m
+           ON m.user_id = $1 AND m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > $4::timestamptz)
+        ORDER BY b.score DESC, b.memory_id`,
+      [userId, terms, k, now],
+    );
+    return { hits: rows.map((r) => ({ id: r.id, score: r.score })), memories: rows.filter((r) => r.live).map(rowToMemory) };
   }
 }
