@@ -1,10 +1,9 @@
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { serveInProcess } from '../src/cli/in-process';
-import { fuseRankings } from '../src/core/recall/rrf';
 import { answersIn, KINDS, loadDailyChat, type DailyQuestion, type DailyUser } from './daily-chat-set';
-import { bm25Ranker, embedPatiently, inContext, normalise, waitUntilIndexed, type Turn } from './locomo.bench';
-import { cosine, startBenchStack } from './support';
+import { bm25Ranker, embedPatiently, inContext, normalise, turnBaselines, waitUntilIndexed, type Turn } from './locomo.bench';
+import { startBenchStack } from './support';
 
 /**
  * The project's own bilingual daily-chat set (test/fixtures/daily-chat): each user's sessions are
@@ -24,7 +23,6 @@ import { cosine, startBenchStack } from './support';
  * that tag (their Chroma collection and user ids) and, when they are already there, asks again
  * without replaying: for iterating on recall's ranking, never for a reported figure.
  */
-const RRF_DEPTH = 30;
 const METHODS = ['search5', 'search10', 'bm25@5', 'dense@5', 'rrf@5', 'bm25@10', 'dense@10', 'rrf@10', 'recall', 'recallEvidence', 'rrfAnswer@5'] as const;
 type Method = (typeof METHODS)[number];
 type Row = { n: number; hits: Record<Method, number> };
@@ -136,15 +134,7 @@ export async function run(args: string[]): Promise<void> {
         const failed = new Set<string>();
         const [five, ten] = [await lines(5), await lines(10)];
         const qv = await runtime.deps.embedder.embedQuery({ text: q.question });
-        const dense = turns
-          .map((t, i) => ({ id: t.diaId, s: cosine(qv, vectors[i]!) }))
-          .sort((a, b) => b.s - a.s)
-          .map((x) => x.id);
-        const lexical = bm25(q.question, RRF_DEPTH);
-        const rrf = fuseRankings([
-          { route: 'bm25', ids: lexical },
-          { route: 'dense', ids: dense.slice(0, RRF_DEPTH) },
-        ]).map((f) => f.id);
+        const { dense, lexical, rrf } = turnBaselines(q.question, qv, turns, vectors, bm25);
         const recall = await service.client.recall(userId, { query: q.question, now: q.asked });
         const context = `${recall.context.system}\n${recall.context.userPrefix}`;
         for (const route of recall.routes) if (!route.ok) failed.add(`recall:${route.route}`);

@@ -164,6 +164,23 @@ interface Tally {
   n: number;
   hits: Record<string, number>;
 }
+/**
+ * The plain retrievers over single turns that conversation search is held against, ranked for one
+ * question: dense e5 by cosine, BM25 (our tokenizer and scorer) and RRF of the two's top RRF_DEPTH.
+ */
+export function turnBaselines(question: string, questionVector: readonly number[], turns: readonly Turn[], vectors: readonly number[][], bm25: (query: string, k: number) => string[]): { dense: string[]; lexical: string[]; rrf: string[] } {
+  const dense = turns
+    .map((t, i) => ({ id: t.diaId, s: cosine(questionVector as number[], vectors[i]!) }))
+    .sort((a, b) => b.s - a.s)
+    .map((x) => x.id);
+  const lexical = bm25(question, RRF_DEPTH);
+  const rrf = fuseRankings([
+    { route: 'bm25', ids: lexical },
+    { route: 'dense', ids: dense.slice(0, RRF_DEPTH) },
+  ]).map((f) => f.id);
+  return { dense, lexical, rrf };
+}
+
 const METHODS = ['search', 'exchanges', 'bm25', 'dense', 'rrf', 'recall'] as const;
 type Method = (typeof METHODS)[number];
 
@@ -299,15 +316,7 @@ export async function run(args: string[]): Promise<void> {
         const byExchanges = await service.client.searchConversations(userId, { query: q.question, topK: TOP_EXCHANGES, now });
         const exchangeTurns = byExchanges.exchanges.flatMap((x) => x.messageIds.map(diaIdOf)).slice(0, TOP_TURNS);
         const qv = await runtime.deps.embedder.embedQuery({ text: q.question });
-        const dense = turns
-          .map((t, i) => ({ id: t.diaId, s: cosine(qv, vectors[i]!) }))
-          .sort((a, b) => b.s - a.s)
-          .map((x) => x.id);
-        const lexical = bm25(q.question, RRF_DEPTH);
-        const rrf = fuseRankings([
-          { route: 'bm25', ids: lexical },
-          { route: 'dense', ids: dense.slice(0, RRF_DEPTH) },
-        ]).map((f) => f.id);
+        const { dense, lexical, rrf } = turnBaselines(q.question, qv, turns, vectors, bm25);
         const recall = await service.client.recall(userId, { query: q.question, now });
         const context = normalise(`${recall.context.system}\n${recall.context.userPrefix}`);
         const hit: Record<Method, boolean> = {
