@@ -38,8 +38,10 @@ export function batchingEmbedder(inner: Embedder, maxBatch = MAX_BATCH): Embedde
       for (const t of next.texts) if (!distinct.has(t)) distinct.set(t, distinct.size);
     }
     state.busy = true;
-    inner
-      .embedDocuments({ texts: [...distinct.keys()], lane })
+    // Called inside a promise: an embedder that throws before returning one must fail this batch's
+    // decisions, not escape from the setImmediate callback and take the worker down.
+    Promise.resolve()
+      .then(() => inner.embedDocuments({ texts: [...distinct.keys()], lane }))
       .then(
         (vectors) => {
           for (const w of batch) w.resolve(w.texts.map((t) => vectors[distinct.get(t)!]!));
