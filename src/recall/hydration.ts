@@ -22,7 +22,9 @@ export class Hydration {
 
   /**
    * Memories some route read with their rows: `ids` were asked (those not in `memories` are not
-   * active); `read` settles with the rows. A failed read fails {@link complete}, as a failed load would.
+   * active); `read` settles with the rows. A failed read leaves its ids unasked, so
+   * {@link complete} loads them in its own statement: a route whose statement failed does not take
+   * the other routes' memories down with it.
    */
   track(read: Promise<{ ids: readonly string[]; memories: readonly Memory[] }>): void {
     const done = read.then(({ ids, memories }) => {
@@ -41,14 +43,23 @@ export class Hydration {
     const missing = [...new Set(ids)].filter((id) => !this.asked.has(id));
     if (missing.length === 0) return;
     for (const id of missing) this.asked.add(id);
-    this.track(this.memories.getActive({ userId: this.userId, ids: missing, now: this.now }).then((memories) => ({ ids: missing, memories })));
+    const read = this.memories.getActive({ userId: this.userId, ids: missing, now: this.now }).then((memories) => ({ ids: missing, memories }));
+    read.catch(() => {
+      for (const id of missing) this.asked.delete(id);
+    });
+    this.track(read);
   }
 
-  /** The active memories among `ids`, in their order: waits for the loads started, then loads the rest in one statement. */
+  /**
+   * The active memories among `ids`, in their order: waits for the reads started, then loads in
+   * one statement whatever they did not bring (a failed read's ids included). Only that last load's
+   * failure fails the hydration, as the single load before issue #22 did.
+   */
   async complete(ids: readonly string[]): Promise<Memory[]> {
-    await Promise.all(this.loading);
+    await Promise.allSettled(this.loading);
+    const started = this.loading.length;
     this.load(ids);
-    await Promise.all(this.loading);
+    await Promise.all(this.loading.slice(started));
     return ids.flatMap((id) => {
       const m = this.rows.get(id);
       return m ? [m] : [];
