@@ -9,6 +9,10 @@ import type { Queryable } from './pool';
 const MEMORY_COLUMNS = COLUMNS.split(',').map((c) => c.trim());
 /** A branch that reads no memory fills the memory columns with NULLs (UNION ALL takes their types from the first branch). */
 const NO_MEMORY = MEMORY_COLUMNS.map(() => 'NULL').join(', ');
+/** A BM25 hit's memory columns from the lateral `m`, but its id, which the hit itself carries. */
+const HIT_COLUMNS = MEMORY_COLUMNS.slice(1)
+  .map((c) => `m.${c}`)
+  .join(', ');
 
 type ListRow = MemoryRow & { list: 'important' | 'type' | 'instruction' | 'persona' | 'scenes'; extra: unknown };
 
@@ -95,7 +99,7 @@ export class PostgresRecallLists implements MemoryListsSource {
     const { rows } = await this.db.query<MemoryRow & { score: number; live: boolean }>(
       `WITH ${bm25TopCtes({ postings: 'memory_terms', stats: 'user_index_stats', df: 'memory_term_df' }, '$3')},
             bm25 AS MATERIALIZED (SELECT memory_id, score FROM top ORDER BY score DESC, memory_id LIMIT $3)
-       SELECT b.score, m.id IS NOT NULL AS live, b.memory_id AS id, ${MEMORY_COLUMNS.slice(1).map((c) => `m.${c}`).join(', ')}
+       SELECT b.score, m.id IS NOT NULL AS live, b.memory_id AS id, ${HIT_COLUMNS}
          FROM bm25 b
          LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM memories x WHERE x.id = b.memory_id OFFSET 0) m
            ON m.user_id = $1 AND m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > $4::timestamptz)
