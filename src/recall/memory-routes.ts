@@ -16,6 +16,7 @@ import { ExchangeRetriever, exchangesOf } from './retrievers/exchange-retriever'
 import { exchangeSearchForRecall, hasExchangeEvidence, type EpisodicPlan } from './episodic-recall';
 import type { ExchangeSearchResult } from './exchange-search';
 import { graphRouteIds } from './graph-route';
+import { bm25ChatContext } from './route-plan';
 import { CANDIDATES_PER_ROUTE, IMPORTANT_K, TYPE_K, type RecallDeps, type RecallRequest, type RecallResult } from './recall-request';
 import type { RouteFailure, RouteTask } from './route-runner';
 
@@ -34,8 +35,7 @@ export function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: Rec
       case 'bm25':
         // Read with its memories (route-plan.ts), unless the request restricts the types.
         if (req.bm25) return req.bm25.then((r) => r.hits.map((h) => h.id));
-        // The words of the last two chat lines count too (a follow-up rarely repeats its subject).
-        return bm25Ids(deps, req, req.query, (req.options.recentMessages ?? []).slice(-2));
+        return bm25Ids(deps, req, req.query, bm25ChatContext(req));
       case 'recent':
         return deps.memories.recent({ userId, k: Math.floor(CANDIDATES_PER_ROUTE / 2), types });
       case 'important':

@@ -92,11 +92,10 @@ export interface RecallRequest {
   started: number;
   deadline: number;
   /**
-   * The importance, type and instruction lists, and (as `listed` says) the persona and the scene
-   * block: read in one statement when the store offers it (startMemoryLists).
+   * The importance, type and instruction lists, and the persona and the scene block whenever the
+   * stable prefix wants them: read in one statement when the store offers it (startMemoryLists).
    */
   lists?: Promise<MemoryLists>;
-  listed?: { persona: boolean; scenes: boolean };
   /** Memory BM25 with its memories, one statement beside the lists' (startMemoryLists). */
   bm25?: Promise<Bm25WithMemories>;
   /** The memories the routes found, loaded as each route answers (hydration.ts). */

@@ -57,10 +57,8 @@ export async function planEpisodicRoutes(deps: RecallDeps, req: RecallRequest, f
 export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: readonly RecallRoute[]): Promise<MemoryLists> | undefined {
   if (!deps.recallLists) return undefined;
   const prefix = wantsStablePrefix(deps, req);
-  req.listed = { persona: prefix.persona, scenes: prefix.scenes };
   // BM25 restricted to types scores every posting (another statement): it keeps the retriever.
   if (planned.includes('bm25') && !req.types) {
-    // The words of the last two chat lines count too (a follow-up rarely repeats its subject), as in memory-routes.ts.
     req.bm25 = deps.recallLists.bm25WithMemories({ userId: req.userId, now: req.now, tokens: tokenizeForIndex(bm25Text(req)), k: CANDIDATES_PER_ROUTE });
     req.bm25.catch(() => {});
     req.hydration?.track(req.bm25.then((r) => ({ ids: r.hits.map((h) => h.id), memories: r.memories })));
@@ -79,9 +77,14 @@ export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: 
   return lists;
 }
 
-/** The text memory BM25 searches: the query and the last two chat lines before it. */
+/** The chat lines memory BM25 reads beside the query: the last two, since a follow-up rarely repeats its subject. */
+export function bm25ChatContext(req: Pick<RecallRequest, 'options'>): string[] {
+  return (req.options.recentMessages ?? []).slice(-2);
+}
+
+/** The text memory BM25 searches: the query and its chat context. */
 export function bm25Text(req: Pick<RecallRequest, 'query' | 'options'>): string {
-  return [req.query, ...(req.options.recentMessages ?? []).slice(-2)].join(' ');
+  return [req.query, ...bm25ChatContext(req)].join(' ');
 }
 
 /** Whether a recall reads the persona and the scene block: only for a full context (a request that restricts the routes gets neither). */

@@ -16,10 +16,11 @@ export interface StartedStablePrefix {
 
 export function startStablePrefix(deps: RecallDeps, req: RecallRequest): StartedStablePrefix {
   const wanted = wantsStablePrefix(deps, req);
-  // Each is one keyed row, read with the short lists when the store offers it (route-plan.ts).
+  // Each is one keyed row, read with the short lists when the store offers it: the lists read both
+  // exactly when this wants them (route-plan.ts).
   const lists = req.lists;
-  const persona = !wanted.persona ? undefined : lists && req.listed?.persona ? startPersona(deps, req.userId, req.now, req.deadline, () => lists.then((l) => l.persona)) : startPersona(deps, req.userId, req.now, req.deadline);
-  const scenes = !wanted.scenes ? undefined : lists && req.listed?.scenes ? startScenes(deps, req.userId, req.deadline, () => lists.then((l) => l.scenes)) : startScenes(deps, req.userId, req.deadline);
+  const persona = !wanted.persona ? undefined : lists ? startPersona(deps, req.userId, req.now, req.deadline, () => lists.then((l) => l.persona)) : startPersona(deps, req.userId, req.now, req.deadline);
+  const scenes = !wanted.scenes ? undefined : lists ? startScenes(deps, req.userId, req.deadline, () => lists.then((l) => l.scenes)) : startScenes(deps, req.userId, req.deadline);
   return { persona, scenes };
 }
 
