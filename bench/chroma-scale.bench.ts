@@ -11,7 +11,7 @@ import { fmt, stats, timed } from './support';
 
 /**
  * How the Chroma layout scales with users (#22 item 5), on a Chroma server this bench starts
- * itself (temp data dir, `nice -n 10`) so RSS, open files and disk are that server's alone:
+ * itself (temp data dir, `nice -n 19`) so RSS, open files and disk are that server's alone:
  *   per-user: one collection of 20 vectors per user, grown to each size in --sizes; at each size
  *     the create+add time, the first and a warm query of sampled collections, RSS, fds, disk.
  *     Growth stops when RSS passes --rss-cap-gib or fds near the server's limit, or after
@@ -62,7 +62,7 @@ let nofile: number | undefined;
 async function startServer(chromaPath: string, cache?: number): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'chroma-scale-'));
   const port = await freePort();
-  const args = ['-n', '10', ...(nofile ? ['prlimit', `--nofile=${nofile}:${nofile}`] : []), chromaPath, 'run'];
+  const args = ['-n', '19', ...(nofile ? ['prlimit', `--nofile=${nofile}:${nofile}`] : []), chromaPath, 'run'];
   // `chroma run` takes either flags or a config file, not both.
   if (cache === undefined) args.push('--path', join(dir, 'data'), '--host', '127.0.0.1', '--port', String(port));
   else {
@@ -180,15 +180,25 @@ async function perUser(chromaPath: string, sizes: number[], opts: { rssCapMiB: n
           names.push(name);
         });
         const u = usage(server);
-        if (u.rssMiB > opts.rssCapMiB) [halted, stopped] = [true, `RSS ${mib(u.rssMiB)} passed the cap of ${mib(opts.rssCapMiB)}`];
+        // Every 1,000 collections a progress line: whether RSS and open files stay flat between checkpoints.
+        if (names.length % 1000 === 0) console.log(`  ${opts.label} ${names.length} collections at ${((Date.now() - t0) / 1000).toFixed(0)} s: RSS ${mib(u.rssMiB)}, fds ${u.fds}, disk ${mib(u.diskMiB)}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
+        const freeMiB = Number(execFileSync('df', ['-k', '--output=avail', server.dir], { encoding: 'utf8' }).trim().split('\n').at(-1)) / 1024;
+        if (freeMiB < 4096) [halted, stopped] = [true, `free disk ${mib(freeMiB)} under 4 GiB`];
+        else if (u.rssMiB > opts.rssCapMiB) [halted, stopped] = [true, `RSS ${mib(u.rssMiB)} passed the cap of ${mib(opts.rssCapMiB)}`];
         else if (u.fds > limit * 0.9) [halted, stopped] = [true, `open files ${u.fds} near the limit ${limit}`];
         else if (Date.now() - t0 > opts.budgetMs) [halted, stopped] = [true, `time budget of ${(opts.budgetMs / 1000).toFixed(0)} s spent`];
       }
       const n = names.length;
       const rate = createMs.length / ((performance.now() - stepStart) / 1000);
-      // First query of collections not queried before (spread over all created), then warm.
-      const sample = Array.from({ length: Math.min(30, n) }, (_, i) => names[Math.floor((i * n) / Math.min(30, n))]!);
+      // First query of collections not queried before, spread over those created before the last
+      // `cache` (evicted, when the cache is bounded: "cold"), then warm. With a bounded cache a
+      // second sample, from the collections created last (still cached), is the "recent" first query.
+      const coldEnd = opts.cache !== undefined && n > opts.cache * 2 ? n - opts.cache * 2 : n;
+      const spread = (from: number, to: number, k: number) => Array.from({ length: Math.min(k, to - from) }, (_, i) => names[from + Math.floor((i * (to - from)) / Math.min(k, to - from))]!);
+      const sample = spread(0, coldEnd, 30);
+      const recent = opts.cache !== undefined && coldEnd < n ? spread(n - Math.min(30, Math.floor(opts.cache / 2)), n, 30) : [];
       const first: number[] = [];
+      const recentFirst: number[] = [];
       const warm: number[] = [];
       // A failed query is counted, not fatal: with a bounded HNSW cache Chroma 1.4.4 answers some
       // queries of evicted collections with "Nothing found on disk", which is itself the finding.
@@ -211,10 +221,17 @@ async function perUser(chromaPath: string, sizes: number[], opts: { rssCapMiB: n
           if (ms !== undefined) warm.push(ms);
         }
       }
+      for (const name of recent) {
+        const [c, getMs] = await timed(() => server.client.getCollection({ name }));
+        const qMs = await attempt(() => c.query({ queryEmbeddings: [vector()], nResults: 10, include: ['distances'] }));
+        if (qMs !== undefined) recentFirst.push(getMs + qMs);
+      }
       const failed = [...errors.values()].reduce((a, b) => a + b, 0);
+      const asked = sample.length * 4 + recent.length;
       const u = usage(server);
+      const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
       lines.push(
-        `${opts.label} ${String(n).padStart(6)} collections | create+add ${pq(createMs)} (${rate.toFixed(1)}/s) | first query (get+query) ${pq(first)} | warm ${pq(warm)} | RSS ${mib(u.rssMiB)} (${(u.rssMiB / n).toFixed(2)} MiB/coll) | fds ${u.fds} | disk ${mib(u.diskMiB)} (${((u.diskMiB * 1024) / n).toFixed(0)} KiB/coll)${failed ? ` | ${failed} of ${sample.length * 4} queries FAILED: ${[...errors.keys()].join('; ')}` : ''}`,
+        `${opts.label} ${String(n).padStart(6)} collections | load ${load} | create+add ${pq(createMs)} (${rate.toFixed(1)}/s) | first query (get+query) ${pq(first)}${recent.length ? ` | recent first ${pq(recentFirst)}` : ''} | warm ${pq(warm)} | RSS ${mib(u.rssMiB)} (${(u.rssMiB / n).toFixed(2)} MiB/coll) | fds ${u.fds} | disk ${mib(u.diskMiB)} (${((u.diskMiB * 1024) / n).toFixed(0)} KiB/coll)${failed ? ` | ${failed} of ${asked} queries FAILED: ${[...errors.keys()].join('; ')}` : ''}`,
       );
       console.log(lines.at(-1));
       if (stopped) break;

@@ -25,7 +25,14 @@ export function chromaClient(url: string): ChromaClient {
   return new ChromaClient({ host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), ssl: u.protocol === 'https:' });
 }
 
-const COLLECTION_CONFIG = { hnsw: { space: 'cosine' as const } };
+/**
+ * Every index is written to disk from its first write (`sync_threshold` 1; Chroma's default waits
+ * for 1,000 vectors). The server keeps a bounded number of indexes loaded (src/stack/local-chroma.ts)
+ * and reads an evicted one back from disk; an index never written there fails its next query with
+ * "Nothing found on disk" (chroma-core/chroma#4212), and most users hold far fewer than 1,000 vectors.
+ */
+export const PERSIST_FROM_FIRST_WRITE = { batch_size: 1, sync_threshold: 1 } as const;
+const COLLECTION_CONFIG = { hnsw: { space: 'cosine' as const, ...PERSIST_FROM_FIRST_WRITE } };
 
 /**
  * One Chroma collection per user. A metadata filter (`where: {user_id}`) on a shared collection
@@ -115,6 +122,11 @@ export class UserCollections {
         if (err instanceof ChromaNotFoundError) return undefined;
         throw err;
       }
+    }
+    // A collection created before the setting gets it here, once per process: its next write
+    // persists the index, so it survives eviction from then on.
+    if (collection.configuration?.hnsw?.sync_threshold !== PERSIST_FROM_FIRST_WRITE.sync_threshold) {
+      await collection.modify({ configuration: { hnsw: { ...PERSIST_FROM_FIRST_WRITE } } });
     }
     this.cache.set(userId, collection);
     if (this.cache.size > this.maxCached) this.cache.delete(this.cache.keys().next().value!);
