@@ -122,30 +122,37 @@ export function createExtractionRunActivities(deps: ServiceDeps) {
      * the Temporal server and the worker a schedule, a start, a completion and a workflow task).
      * Each decision is still its own audited transaction under its own key, so a retry of the page
      * replays what an earlier attempt decided (`replayed`) and applies only the rest; the watermark
-     * moves with the last decision. Heartbeats after each decision let a crashed worker's page be
-     * retried within the heartbeat timeout however long the page is.
+     * moves with the last decision. Heartbeats (after each decision, and every 5 s) let a crashed
+     * worker's page be retried within the heartbeat timeout however long the page is.
      */
     async decideCandidates(input: DecideCandidatesInput): Promise<{ decisions: KeyedDecision[] }> {
       const { userId, conversationId, candidates, watermark } = input;
       return asActivity(async () => {
         const ctx = Context.current();
-        // The page's candidate texts go to the embedder in one request, not one each.
-        const base = decidingDeps();
-        const page = { ...base, embedder: await pageEmbedder(base.embedder, candidates.map((c) => candidateFromDTO(c.candidate))) };
         const decisions: KeyedDecision[] = [];
-        for (const [i, item] of candidates.entries()) {
-          const last = i === candidates.length - 1;
-          const decision = await applyCandidate(page, {
-            userId,
-            candidate: candidateFromDTO(item.candidate),
-            key: item.key,
-            audit: audit(conversationId),
-            ...(last && watermark !== undefined ? { afterDecision: (tx) => tx.watermarks.advance({ userId, conversationId, seq: watermark }) } : {}),
-          });
-          decisions.push({ ...decision, key: item.key });
-          ctx.heartbeat({ decided: i + 1, of: candidates.length });
+        // Beats on a timer too: one request for the page's texts, or a decision's conflict judge,
+        // may outlast the heartbeat timeout on a busy machine without the worker being dead.
+        const beat = setInterval(() => ctx.heartbeat({ decided: decisions.length, of: candidates.length }), 5_000);
+        try {
+          // The page's candidate texts go to the embedder in one request, not one each.
+          const base = decidingDeps();
+          const page = { ...base, embedder: await pageEmbedder(base.embedder, candidates.map((c) => candidateFromDTO(c.candidate))) };
+          for (const [i, item] of candidates.entries()) {
+            const last = i === candidates.length - 1;
+            const decision = await applyCandidate(page, {
+              userId,
+              candidate: candidateFromDTO(item.candidate),
+              key: item.key,
+              audit: audit(conversationId),
+              ...(last && watermark !== undefined ? { afterDecision: (tx) => tx.watermarks.advance({ userId, conversationId, seq: watermark }) } : {}),
+            });
+            decisions.push({ ...decision, key: item.key });
+            ctx.heartbeat({ decided: i + 1, of: candidates.length });
+          }
+          return { decisions };
+        } finally {
+          clearInterval(beat);
         }
-        return { decisions };
       });
     },
 
