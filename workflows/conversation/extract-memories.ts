@@ -80,7 +80,7 @@ export async function extractMemoriesWorkflow(input: ExtractMemoriesInput): Prom
  * Each page's extractor output is stored and keyed by source messages, type and subject, so a
  * retry or a re-run decides the same statements under the same keys. The watermark moves in the
  * transaction of the last decision of every page but a pass's last one; the last page's share
- * moves with `finishExtraction`, after the episodes, so a run that dies before them is re-run by
+ * moves with `finishPass` (`finishExtraction` in runs older than ONE_FINISH_PATCH), after the episodes, so a run that dies before them is re-run by
  * the reconciler. Messages that arrive while the run goes on get another pass (up to
  * MAX_PASSES); later ones, a run of their own (the conversation workflow's follow-up, or the
  * reconciler).
