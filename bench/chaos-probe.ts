@@ -152,13 +152,42 @@ export function cpuSeconds(roots: Record<string, number[]>): Record<string, numb
   return out;
 }
 
-export function cpuLine(before: Record<string, number>, after: Record<string, number>, windowMs: number): string {
+export function cpuLine(before: Record<string, number>, after: Record<string, number>, windowMs: number, messages?: number): string {
   const parts = Object.keys(after).map((k) => [k, (after[k] ?? 0) - (before[k] ?? 0)] as const);
   const total = parts.reduce((s, [, v]) => s + v, 0);
+  // Per message: the figure that does not follow the machine's load (other work only slows the clock).
+  const perMessage = messages
+    ? `; ms per message: ${parts
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${((1000 * v) / messages).toFixed(0)}`)
+        .join(', ')}, total ${((1000 * total) / messages).toFixed(0)}`
+    : '';
   return `CPU seconds over ${(windowMs / 1000).toFixed(1)} s (2 cores = ${((2 * windowMs) / 1000).toFixed(0)} s): ${parts
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${v.toFixed(1)}`)
-    .join(', ')}; total ${total.toFixed(1)} (${((100 * total) / ((2 * windowMs) / 1000)).toFixed(0)} % of both cores)`;
+    .join(', ')}; total ${total.toFixed(1)} (${((100 * total) / ((2 * windowMs) / 1000)).toFixed(0)} % of both cores)${perMessage}`;
+}
+
+/**
+ * Temporal's work per message ingested in a phase: history events of every workflow started
+ * since `from` (by type, from the visibility store's history lengths), and the activities the
+ * extraction runs scheduled. Each event is a write in the server and, for workflow tasks and
+ * activities, a round trip to a worker.
+ */
+export async function temporalWork(temporal: Client, from: Date, messages: number): Promise<string> {
+  const byType = new Map<string, { runs: number; events: number }>();
+  for await (const wf of temporal.workflow.list({ query: `StartTime > '${from.toISOString()}'` })) {
+    const t = byType.get(wf.type) ?? { runs: 0, events: 0 };
+    t.runs++;
+    t.events += wf.historyLength;
+    byType.set(wf.type, t);
+  }
+  const events = [...byType.values()].reduce((s, t) => s + t.events, 0);
+  const per = (n: number) => (n / Math.max(1, messages)).toFixed(2);
+  return `Temporal per message: ${per(events)} history events (${[...byType]
+    .sort((a, b) => b[1].events - a[1].events)
+    .map(([k, t]) => `${k} ${per(t.events)} in ${t.runs} runs`)
+    .join(', ')})`;
 }
 
 // ─── PostgreSQL waits ────────────────────────────────────────────────────────────────────────────
@@ -208,13 +237,24 @@ export class WaitSampler {
 // ─── Activity times from histories ───────────────────────────────────────────────────────────────
 
 /** Per activity type: count, mean schedule→start and start→close (ms), over up to `limit` extraction workflows since `from`. */
-export async function activityTimes(temporal: Client, from: Date, limit = 40): Promise<{ byWorker: string; byType: string }> {
+export async function activityTimes(temporal: Client, from: Date, limit = 40): Promise<{ byWorker: string; byType: string; perMessage: string }> {
   const byWorker = new Map<string, number>();
   const byType = new Map<string, { n: number; queueMs: number; runMs: number }>();
   let n = 0;
+  let activities = 0;
+  let events = 0;
+  let messages = 0;
   for await (const wf of temporal.workflow.list({ query: `WorkflowType = 'extractMemoriesWorkflow' AND StartTime > '${from.toISOString()}'` })) {
     if (n++ >= limit) break;
-    const history = await temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    const handle = temporal.workflow.getHandle(wf.workflowId, wf.runId);
+    const history = await handle.fetchHistory();
+    // Runs still going are left out of the per-message figures: their messages are not counted yet.
+    const result = wf.status.name === 'COMPLETED' ? ((await handle.result()) as { messagesProcessed?: number }) : undefined;
+    if (result?.messagesProcessed) {
+      messages += result.messagesProcessed;
+      events += history.events?.length ?? 0;
+      activities += (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).length;
+    }
     const scheduled = new Map<string, { type: string; at: number }>();
     const started = new Map<string, number>();
     for (const e of history.events ?? []) {
@@ -245,5 +285,6 @@ export async function activityTimes(temporal: Client, from: Date, limit = 40): P
       .sort((a, b) => b[1].n * (b[1].queueMs + b[1].runMs) - a[1].n * (a[1].queueMs + a[1].runMs))
       .map(([k, t]) => `${k} ×${t.n} queued ${(t.queueMs / t.n).toFixed(0)} ms + ran ${(t.runMs / t.n).toFixed(0)} ms`)
       .join('; '),
+    perMessage: `${messages} messages in the sampled runs that read any: ${(activities / Math.max(1, messages)).toFixed(2)} activities and ${(events / Math.max(1, messages)).toFixed(2)} history events per message`,
   };
 }

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
 import { ChaosCluster, CHAOS_KEY, type AppProcess } from './chaos-cluster';
-import { activityTimes, cpuLine, cpuSeconds, trafficLine, WaitSampler } from './chaos-probe';
+import { activityTimes, cpuLine, cpuSeconds, temporalWork, trafficLine, WaitSampler } from './chaos-probe';
 import { compareRuns, settled, type Findings, type RunUser } from './chaos-check';
 import { buildScript, ChaosClient, newStats, playUser, rng, type ClientStats, type UserScript } from './chaos-script';
 import { fmt, stats } from './support';
@@ -223,14 +223,17 @@ async function throughput(cluster: ChaosCluster, runtime: Runtime, quick: boolea
     const waitLine = await waits.stop();
     const traffic = cluster.embedderProxy?.take();
     const times = await activityTimes(runtime.temporal, phaseStart);
+    const work = await temporalWork(runtime.temporal, phaseStart, measured.messages);
     rows.push(
       `${workers} worker${workers > 1 ? 's' : ''}: ${measured.messages} messages in ${measured.conversations} conversations, ${(measured.messages / (measured.drainedMs / 1000)).toFixed(1)} messages/s ingested+extracted (all extracted ${(measured.drainedMs / 1000).toFixed(1)} s after the start of a ${windowMs / 1000} s window), POST …/messages p50/p95 ${fmt(measured.ingest.p50)}/${fmt(measured.ingest.p95)}; ${(measured.recall.n / (windowMs / 1000)).toFixed(1)} recalls/s, p50/p95 ${fmt(measured.recall.p50)}/${fmt(measured.recall.p95)}; activities by worker ${times.byWorker}`,
-      `  ${cpuLine(cpuBefore, cpuAfter, measured.drainedMs)}`,
+      `  ${cpuLine(cpuBefore, cpuAfter, measured.drainedMs, measured.messages)}`,
+      `  ${work}`,
       ...(traffic ? [`  ${trafficLine(traffic, measured.drainedMs, measured.messages)}`] : []),
       `  ${waitLine}`,
       `  activities (sampled extraction runs): ${times.byType}`,
+      `  extraction runs: ${times.perMessage}`,
     );
-    for (const r of rows.slice(-5)) console.log(r);
+    for (const r of rows.slice(-7)) console.log(r);
   }
   // Recall alone (no ingestion): recalls/s at each concurrency, to find the rate that keeps p95 under 100 ms.
   for (const loops of [1, 2, 4]) {

@@ -77,7 +77,7 @@ describe('one chat message, traced end to end', () => {
     chain('conversationWorkflow', /^SignalWithStartWorkflow:conversationWorkflow$/, 'POST /v1/users/:userId/conversations/:conversationId/messages');
     const extraction = chain('extractMemoriesWorkflow', /^(StartWorkflow|SignalWithStartWorkflow):extractMemoriesWorkflow$/, 'POST /v1/users/:userId/conversations/:conversationId/end');
     const activityRuns = spans.filter((s) => s.name.startsWith('RunActivity:') && parentOf(parentOf(s)!) === extraction);
-    expect(activityRuns.map((s) => s.name), names.join('\n')).toEqual(expect.arrayContaining(['RunActivity:extractPage', 'RunActivity:finishExtraction']));
+    expect(activityRuns.map((s) => s.name), names.join('\n')).toEqual(expect.arrayContaining(['RunActivity:extractPage', 'RunActivity:finishPass']));
     for (const a of activityRuns) expect(parentOf(a)!.name).toBe(a.name.replace('RunActivity:', 'StartActivity:'));
 
     // The recall request's route spans, under its HTTP span.

@@ -16,6 +16,8 @@ import type { ExtractionReport, PageKey, StaleConversation, StoredMessage } from
 import { userTimeZone } from '../account/settings';
 import { inlineRuleWork, scanPage, type MessageFailure, type PageScan } from '../shared/rule-work';
 import type { ConversationReminderRequest } from '../core/proactive/conversation-reminders';
+import { DEFAULT_DECIDE_OPTIONS } from '../core/decisions/decide';
+import type { Embedder } from '../core/ports/memory';
 
 /** A candidate and the key its decision is recorded under. */
 export interface KeyedCandidate {
@@ -237,6 +239,22 @@ async function extractOnce(
     const stored = (await deps.extractionRuns.savePage({ key, output: extracted })) as StoredOutput;
     return { output: stored, reused: false };
   }
+}
+
+/**
+ * The embedder of one page's decisions: the texts the decisions will embed (a candidate below the
+ * confidence floor embeds nothing) go out in one request up front, and each decision's own
+ * request is then answered from it. Any other text passes through.
+ */
+export async function pageEmbedder(inner: Embedder, candidates: readonly Pick<MemoryCandidate, 'text' | 'confidence'>[]): Promise<Embedder> {
+  const texts = [...new Set(candidates.filter((c) => c.confidence >= DEFAULT_DECIDE_OPTIONS.minConfidence).map((c) => c.text))];
+  if (texts.length < 2) return inner;
+  const vectors = await inner.embedDocuments({ texts });
+  const known = new Map(texts.map((t, i) => [t, vectors[i]!]));
+  return {
+    embedQuery: (input) => inner.embedQuery(input),
+    embedDocuments: (input) => (input.texts.every((t) => known.has(t)) ? Promise.resolve(input.texts.map((t) => known.get(t)!)) : inner.embedDocuments(input)),
+  };
 }
 
 /**
