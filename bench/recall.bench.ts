@@ -214,6 +214,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
   }
   const p = (xs: number[]) => `${fmt(stats(xs).p50)}/${fmt(stats(xs).p95)}`;
   console.log(`        trace of ${n} warm recalls (p50/p95; recall ${p(recalls)}; its synchronous start ${p(beforeYield)}; event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)} p99 ${fmt(loop.percentile(99) / 1e6)} max ${fmt(loop.max / 1e6)}):`);
+  console.log('          (sent at: from the recall\'s start; server+wire: planning, execution, network and event-loop delay until the answer is read; alone: the same statement and parameters right after its recall)');
   console.log(`          ${'statement'.padEnd(20)} | inside a recall: sent at   wait for client  server+wire  rows   total | alone: server+wire  total`);
   for (const [name, r] of inside) {
     const a = alone.get(name);
