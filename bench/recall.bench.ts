@@ -1,4 +1,6 @@
-import { recall } from '../src/recall/recall';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { traceStatements, type StatementTiming } from '../src/adapters/postgres/pool';
+import { recall, type RecallDeps } from '../src/recall/recall';
 import { rebuildPersona } from '../src/persona/persona';
 import { fmt, startBenchStack, stats, timed } from './support';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser } from './synthetic';
@@ -22,7 +24,13 @@ export async function run(args: string[]): Promise<void> {
   const analyze = args.includes('--analyze');
   const withPersona = args.includes('--persona');
   const withExchanges = args.includes('--exchanges');
-  const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  // `--trace`: after the timed samples, where the time of a warm recall goes, statement by statement (traceRecalls).
+  const trace = args.includes('--trace');
+  // `--stock-pool`: also warm recall with pg-pool's own hand-out of clients (a later tick), interleaved, against the pool's (pool.ts).
+  const stockPool = args.includes('--stock-pool');
+  // `--sizes=10000` measures only the sizes named (the other users are loaded all the same).
+  const named = args.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length);
+  const sizes = named ? named.split(',').map(Number) : quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   const others = quick ? 20 : 100;
   const perOther = quick ? 200 : 500;
   const samples = quick ? 100 : 300;
@@ -51,6 +59,7 @@ export async function run(args: string[]): Promise<void> {
       const withoutVector: number[] = [];
       const without: number[] = [];
       const personaRead: number[] = [];
+      const stock: number[] = [];
       for (let i = 0; i < 20; i++) await recall(runtime.deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now }); // warm-up
       const warm: number[] = [];
       const perRoute = new Map<string, number[]>();
@@ -70,6 +79,15 @@ export async function run(args: string[]): Promise<void> {
           if (!r.context.system.includes('\n- ') || r0.context.system.includes('\n- ')) throw new Error('the persona A/B is not what it should be');
           without.push(w0);
           personaRead.push((await timed(() => runtime.deps.personas!.forRecall({ userId: user, now })))[1]);
+        }
+        if (stockPool) {
+          const eager = runtime.pool.connect;
+          runtime.pool.connect = Object.getPrototypeOf(runtime.pool).connect;
+          try {
+            stock.push((await timed(() => recall(runtime.deps, user, q, { now })))[1]);
+          } finally {
+            runtime.pool.connect = eager;
+          }
         }
         if (withExchanges) withoutVector.push((await timed(() => recall(noVectorEvidence, user, q, { now })))[1]);
         for (const route of r.routes) perRoute.set(route.route, [...(perRoute.get(route.route) ?? []), route.ms]);
@@ -99,11 +117,113 @@ export async function run(args: string[]): Promise<void> {
         const V = stats(withoutVector);
         console.log(`        exchange vector evidence: on p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | off p50 ${fmt(V.p50)} p95 ${fmt(V.p95)} (interleaved) | off/chroma p50 ×${(V.p50 / F.p50).toFixed(2)} p95 ×${(V.p95 / F.p95).toFixed(2)}`);
       }
+      if (stockPool) {
+        const K = stats(stock);
+        console.log(`        pool hand-out: at once p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | pg-pool's next tick p50 ${fmt(K.p50)} p95 ${fmt(K.p95)} (interleaved) | stock/chroma p50 ×${(K.p50 / F.p50).toFixed(2)} p95 ×${(K.p95 / F.p95).toFixed(2)}`);
+      }
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
+      if (trace) await traceRecalls(runtime.deps, runtime.pool, user, now, Math.min(100, samples));
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
     for (const r of rows) console.log(r);
   } finally {
     await bench.stop();
+  }
+}
+
+/** A statement's name in the trace, from what it reads. */
+function statementName(sql: string): string {
+  if (sql.includes("'important' AS list")) return 'short lists';
+  if (sql.includes('episode_terms')) return 'episode bm25';
+  if (sql.includes('memory_terms')) return 'memory bm25';
+  if (sql.includes('message_terms') || sql.includes('message_postings')) return 'message bm25';
+  if (sql.includes('CROSS JOIN LATERAL') && sql.includes('FROM messages')) return 'exchange neighbours';
+  if (sql.includes('entities')) return 'graph seeds';
+  if (sql.includes('unnest($2::uuid[])')) return 'ann hydrate';
+  if (sql.includes('DISTINCT ON (m.created_at')) return 'time route';
+  if (sql.startsWith('SELECT id FROM memories')) return 'recent route';
+  return sql.replace(/\s+/g, ' ').slice(0, 40);
+}
+
+/**
+ * Where a warm recall's time goes, read the same way on a quiet or a busy machine: each
+ * statement's steps inside `n` recalls — when recall asked for it ("sent at", from the recall's
+ * start), the wait for a pool client, server + wire (until the first message of the answer is
+ * handled: planning, execution, the network, and any event-loop delay), the rows (the rest of the
+ * answer received and parsed) — beside the same statement with the same parameters replayed alone
+ * right after its recall (so both see the same load), the Chroma query's span, the event loop's
+ * delay over those recalls, and the short lists' server-side planning and execution alone
+ * (EXPLAIN ANALYZE with the parameters of the last recall; it analyzes no table).
+ */
+async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: string, now: Date, n: number): Promise<void> {
+  type Step = 'at' | 'wait' | 'server' | 'rows' | 'total';
+  const inside = new Map<string, Record<Step, number[]>>();
+  const alone = new Map<string, Record<Step, number[]>>();
+  const chroma: { at: number[]; total: number[] } = { at: [], total: [] };
+  const add = (into: Map<string, Record<Step, number[]>>, t: StatementTiming, start: number) => {
+    const name = statementName(t.text);
+    const r = into.get(name) ?? { at: [], wait: [], server: [], rows: [], total: [] };
+    r.at.push(t.requested - start);
+    r.wait.push(t.acquired - t.requested);
+    r.server.push(t.answered - t.acquired);
+    r.rows.push(t.parsed - t.answered);
+    r.total.push(t.parsed - t.requested);
+    into.set(name, r);
+  };
+  let start = 0;
+  const seen: StatementTiming[] = [];
+  const restore = traceStatements(pool, (t) => seen.push(t));
+  const vectors = Object.assign(Object.create(deps.vectors) as RecallDeps['vectors'], {
+    query: async (...a: Parameters<RecallDeps['vectors']['query']>) => {
+      const t0 = performance.now();
+      chroma.at.push(t0 - start);
+      const out = await deps.vectors.query(...a);
+      chroma.total.push(performance.now() - t0);
+      return out;
+    },
+  });
+  const traced = { ...deps, vectors };
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  const recalls: number[] = [];
+  const beforeYield: number[] = [];
+  let last: StatementTiming | undefined;
+  try {
+    for (let i = 0; i < n; i++) {
+      const q = BENCH_QUERIES[i % BENCH_QUERIES.length]!;
+      seen.length = 0;
+      loop.enable();
+      start = performance.now();
+      const running = recall(traced, user, q, { now });
+      // Until recall first yields, no statement can leave: the pool hands out clients on a later tick.
+      beforeYield.push(performance.now() - start);
+      await running;
+      recalls.push(performance.now() - start);
+      loop.disable();
+      const ofRecall = [...seen];
+      for (const t of ofRecall) add(inside, t, start);
+      last = ofRecall.find((t) => statementName(t.text) === 'short lists') ?? last;
+      for (const t of ofRecall) {
+        seen.length = 0;
+        const s = performance.now();
+        await pool.query(t.text, t.values);
+        add(alone, seen[0]!, s);
+      }
+    }
+  } finally {
+    restore();
+  }
+  const p = (xs: number[]) => `${fmt(stats(xs).p50)}/${fmt(stats(xs).p95)}`;
+  console.log(`        trace of ${n} warm recalls (p50/p95; recall ${p(recalls)}; its synchronous start ${p(beforeYield)}; event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)} p99 ${fmt(loop.percentile(99) / 1e6)} max ${fmt(loop.max / 1e6)}):`);
+  console.log('          (sent at: from the recall\'s start; server+wire: planning, execution, network and event-loop delay until the answer is read; alone: the same statement and parameters right after its recall)');
+  console.log(`          ${'statement'.padEnd(20)} | inside a recall: sent at   wait for client  server+wire  rows   total | alone: server+wire  total`);
+  for (const [name, r] of inside) {
+    const a = alone.get(name);
+    console.log(`          ${name.padEnd(20)} | ${p(r.at)}  ${p(r.wait)}  ${p(r.server)}  ${p(r.rows)}  ${p(r.total)} | ${a ? `${p(a.server)}  ${p(a.total)}` : '—'}`);
+  }
+  if (chroma.total.length > 0) console.log(`          ${'chroma (memories)'.padEnd(20)} | sent at ${p(chroma.at)}  total ${p(chroma.total)}`);
+  if (last) {
+    const { rows } = await pool.query<{ 'QUERY PLAN': { 'Planning Time': number; 'Execution Time': number }[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${last.text}`, last.values);
+    const plan = rows[0]!['QUERY PLAN'][0]!;
+    console.log(`          short lists alone, EXPLAIN ANALYZE: planning ${fmt(plan['Planning Time'])}, execution ${fmt(plan['Execution Time'])}`);
   }
 }

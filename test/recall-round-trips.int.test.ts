@@ -94,4 +94,26 @@ describe('round trips of one recall', () => {
     expect(r.routes.filter((x) => !x.ok)).toEqual([]);
     expect(r.routes.map((x) => x.route)).toEqual(expect.arrayContaining(['ann', 'bm25', 'important', 'type']));
   });
+
+  it("a recall's first statements leave before its routes' promise callbacks run", { timeout: 120_000 }, async () => {
+    const { ctx } = stack;
+    const key = ctx.userKey(`${ctx.prefix}-eager`);
+    await seedMemories(ctx.runtime.deps, key, [{ text: 'payment-svc times out under load since Monday', type: 'pain_point', importance: 0.8 }]);
+    const now = new Date('2026-06-02T00:00:00Z');
+    // Warm: the pool holds idle clients, as it does between requests in production.
+    for (let i = 0; i < 2; i++) await recall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', { now });
+    const pool = ctx.runtime.pool;
+    const idle = pool.idleCount;
+    expect(idle).toBeGreaterThanOrEqual(2);
+    const running = recall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', { now });
+    // Read before anything else runs: with pg-pool's own pacing both statements would still be
+    // waiting for a client here, behind every promise callback the routes queued (pool.ts).
+    const taken = idle - pool.idleCount;
+    const waiting = pool.waitingCount;
+    const r = await running;
+    expect(r.error).toBeUndefined();
+    expect(waiting).toBe(0);
+    // The short lists and memory BM25, each on a client of its own.
+    expect(taken).toBeGreaterThanOrEqual(2);
+  });
 });

@@ -8,8 +8,30 @@ export function createPool(databaseUrl: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString: databaseUrl, max, connectionTimeoutMillis: 5000 });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  handOutAtOnce(pool);
   timePoolQueries(pool);
   return pool;
+}
+
+/**
+ * pg-pool hands an idle client out on a later tick (process.nextTick), and that tick comes only
+ * after every promise callback already queued has run. Inside a recall those are its routes' whole
+ * start (the LangChain retrievers, the Chroma request, the episodic plan), so none of its six
+ * statements left before them: 3.6 ms at p50 at load 17, 5–8 ms of each statement's time at
+ * load 15–24 (`npm run bench -- recall --trace`). Pulsing the pool's queue at once hands an idle
+ * client out inside `connect`, and `pool.query` writes its statement there and then. A pool
+ * without that internal keeps pg-pool's own pacing.
+ */
+function handOutAtOnce(pool: pg.Pool): void {
+  const pulse = (pool as unknown as { _pulseQueue?: () => void })._pulseQueue;
+  if (typeof pulse !== 'function') return;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  pool.connect = ((...args: unknown[]) => {
+    const result = connect(...args);
+    // While ending, the pulse would close idle clients: leave that to pg-pool's own end.
+    if (!pool.ending && pool.idleCount > 0 && pool.waitingCount > 0) pulse.call(pool);
+    return result;
+  }) as typeof pool.connect;
 }
 
 /** Every promise-style `pool.query` is timed (the transactions are timed whole, in {@link inTransaction}). */
@@ -53,4 +75,60 @@ export async function inUserTransaction<T>(pool: pg.Pool, userId: string, fn: (c
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 42))', [userId]);
     return fn(client);
   });
+}
+
+/** When one statement sent through `pool.query` reached each step, in `performance.now()` ms. */
+export interface StatementTiming {
+  text: string;
+  values: unknown[] | undefined;
+  /** `pool.query` called. */
+  requested: number;
+  /** A client handed out by the pool: the statement is written to its socket now. */
+  acquired: number;
+  /** The first message of the answer handled by the client (the server has planned and run it; the event loop got to the socket). */
+  answered: number;
+  /** ReadyForQuery handled: every row received and parsed, the caller's callback called. */
+  parsed: number;
+  rows: number;
+}
+
+interface TracedConnection {
+  once(event: string, fn: () => void): void;
+  removeListener(event: string, fn: () => void): void;
+}
+
+/**
+ * Opt-in (benchmarks): times every promise-style `pool.query` step by step, through the client
+ * the pool hands out (callbacks all the way, as `pool.query` itself does, so the trace adds no
+ * tick), so a statement's time inside a recall splits into the wait for a client, the server and
+ * the wire, and the parse. Returns the function that puts the pool back.
+ */
+export function traceStatements(pool: pg.Pool, sink: (t: StatementTiming) => void): () => void {
+  const original = pool.query;
+  pool.query = ((text: unknown, values?: unknown) => {
+    if (typeof values === 'function' || typeof text !== 'string') return (original as (...a: unknown[]) => unknown).call(pool, text, values);
+    const requested = performance.now();
+    return new Promise((resolve, reject) => {
+      pool.connect((err, client, release) => {
+        if (err || !client) return reject(err ?? new Error('no client'));
+        const acquired = performance.now();
+        let answered = Number.NaN;
+        const connection = (client as unknown as { connection: TracedConnection }).connection;
+        const first = () => (answered = Number.isNaN(answered) ? performance.now() : answered);
+        const events = ['parseComplete', 'rowDescription', 'errorMessage'];
+        for (const event of events) connection.once(event, first);
+        client.query(text, (values as unknown[] | undefined) ?? [], (queryErr: Error | undefined, result: pg.QueryResult) => {
+          const parsed = performance.now();
+          for (const event of events) connection.removeListener(event, first);
+          release(queryErr);
+          if (queryErr) return reject(queryErr);
+          sink({ text, values: values as unknown[] | undefined, requested, acquired, answered, parsed, rows: result.rowCount ?? result.rows.length });
+          resolve(result);
+        });
+      });
+    });
+  }) as typeof pool.query;
+  return () => {
+    pool.query = original;
+  };
 }
