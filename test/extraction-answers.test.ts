@@ -78,6 +78,10 @@ describe('a short answer to the assistant question (#23)', () => {
     expect(q('Great choice. Which airline do you fly with?')?.text).toBe('Which airline do you fly with');
     expect(q('Shall I add it to your list?')).toBeNull();
     expect(q('Here is the plan.')).toBeNull();
+    // A choice about the task at hand is a one-off, not a fact about the user.
+    expect(q('Which format do you want, PDF or Word?')).toBeNull();
+    expect(q('Which colour should the slides use?')).toBeNull();
+    expect(q('这份报告你想用哪个模板？')).toBeNull();
     expect(q('需要我帮你订票吗？')).toBeNull();
     expect(questionOf({ id: 'u', role: 'user', content: 'What do you play?', at: AT })).toBeNull();
   });

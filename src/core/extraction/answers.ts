@@ -23,6 +23,9 @@ import { stripTrailing } from '../text/strip';
 /** The assistant offering to do something ("Want me to…?", "要不要我…？"): a yes is an errand, not a fact. */
 const EN_OFFER = /\b(?:(?:would|do) you (?:like|want) me|want me|shall i|should i|can i|may i|need me|let me|me to)\b/iu;
 const ZH_OFFER = /要不要我|需要我|要我|我[来帮给替]你|我把|帮你/u;
+/** Questions about the task at hand ("Which format do you want, PDF or Word?", "这份用什么模板？"): the answer is a one-off choice. */
+const EN_TASK_Q = /\b(?:would you like|do you want(?! to\b)|do you need|should (?:it|i|the|this)|for (?:this|the|that) (?:one|task|report|email|trip|file|script|draft|meeting)|this (?:one|time|file|report|email|draft|script|version))\b/iu;
+const ZH_TASK_Q = /这[个份次篇段张回版]|那[个份篇段张]|要不要|需要什么|想要什么样/u;
 /** Questions about how something went or what the user thinks: the answer is a passing opinion. */
 const EN_PHATIC_Q = /^(?:how(?:'s| is| was| are| were| did)|what do you think|what did you think|how do you (?:feel|find)|anything else|what's up|what about)\b/iu;
 const ZH_PHATIC_Q = /怎么样|如何|觉得|还有(?:什么|别的)|在忙什么|有什么我能/u;
@@ -52,7 +55,7 @@ export function questionOf(message: ConversationMessage | undefined): { text: st
   // "That sounds lovely. What's your…?": the question is the last clause-group of the sentence.
   const text = trimPunct(last.text.replace(/^.*[,，](?=[^,，]*(?:[你您]|\byou\b|\byour\b))/iu, (m) => (/^(?:so|and|oh|nice|cool|great|ok(?:ay)?)\b/iu.test(m) || m.length < 20 ? '' : m)));
   const lang: Lang = /\p{Script=Han}/u.test(text) ? 'zh' : 'en';
-  if (lang === 'en' ? EN_OFFER.test(text) || EN_PHATIC_Q.test(text) || !EN_ABOUT_USER.test(text) : ZH_OFFER.test(text) || ZH_PHATIC_Q.test(text) || !ZH_ABOUT_USER.test(text)) return null;
+  if (lang === 'en' ? EN_OFFER.test(text) || EN_TASK_Q.test(text) || EN_PHATIC_Q.test(text) || !EN_ABOUT_USER.test(text) : ZH_OFFER.test(text) || ZH_TASK_Q.test(text) || ZH_PHATIC_Q.test(text) || !ZH_ABOUT_USER.test(text)) return null;
   return { text, lang };
 }
 
