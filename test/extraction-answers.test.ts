@@ -50,6 +50,15 @@ describe('a short answer to the assistant question (#23)', () => {
     expect(kept(turns(['assistant', "What's been bothering you at work?"], ['user', 'The open-plan noise.']))[0]?.type).toBe('pain_point');
   });
 
+  it('a yes/no question has no slot, and a clause with its own subject is a statement, not a value', () => {
+    const texts = (q: string, a: string) => kept(turns(['assistant', q], ['user', a])).map((c) => c.text);
+    expect(texts('Is Nala your cat?', 'Nala is my tabby, she is two.').filter((t) => /^is nala/iu.test(t))).toEqual([]);
+    expect(texts('Have you told your landlord?', 'Emailed him this morning.')).toEqual([]);
+    expect(texts('你爸爸退休了吗？', '去年就退了。')).toEqual([]);
+    expect(texts('你妈妈平时有什么爱好吗？', '她喜欢跳广场舞。').filter((t) => t.startsWith('我妈妈平时有'))).toEqual([]);
+    expect(texts('你姐姐生日是什么时候？', '八月底。')).toEqual(['我姐姐生日是八月底']);
+  });
+
   it('a hedge in the question ("what kind of") does not lower the answer, a hedge in the answer does', () => {
     expect(kept(turns(['assistant', 'What kind of bike do you ride?'], ['user', 'A steel touring bike.']))[0]?.confidence).toBeGreaterThanOrEqual(0.75);
     expect(kept(turns(['assistant', 'What kind of bike do you ride?'], ['user', 'Maybe a gravel bike, not sure.']))).toEqual([]);

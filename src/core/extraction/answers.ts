@@ -32,6 +32,13 @@ const ZH_PHATIC_Q = /怎么样|如何|觉得|还有(?:什么|别的)|在忙什�
 /** The question is about the user: addressed to them, or elliptical ("Any pets at home?", "Which gym?"). */
 const EN_ABOUT_USER = /\b(?:you|your|yours|you're|you've|yourself)\b|^(?:any|which|what kind of|what sort of)\b/iu;
 const ZH_ABOUT_USER = /[你您]/u;
+/**
+ * The question has a slot for a value: a wh-word, or an indefinite ("Do you take any…?", "Are you
+ * allergic to anything?"). "Is Biscuit your dog?" or "你妈妈开心吗？" is answered yes or no, with
+ * a statement of its own that the rules read.
+ */
+const EN_SLOT = /^(?:what|which|where|when|who|whose|how)\b|\b(?:any|anything|anyone|anywhere|something|someone)\b/iu;
+const ZH_SLOT = /什么|哪|谁|几|多少|怎么|怎样|多久|多长|多大|多远/u;
 
 /** An answer that declines, denies, jokes or defers holds no value. */
 const NEGATION = /^(?:no|nope|nah|not|none|never|nothing|hmm|dunno|i don't know|idk|没有?|不是|不|无|还没|暂时没)(?![a-z])/iu;
@@ -55,7 +62,7 @@ export function questionOf(message: ConversationMessage | undefined): { text: st
   // "That sounds lovely. What's your…?": the question is the last clause-group of the sentence.
   const text = trimPunct(last.text.replace(/^.*[,，](?=[^,，]*(?:[你您]|\byou\b|\byour\b))/iu, (m) => (/^(?:so|and|oh|nice|cool|great|ok(?:ay)?)\b/iu.test(m) || m.length < 20 ? '' : m)));
   const lang: Lang = /\p{Script=Han}/u.test(text) ? 'zh' : 'en';
-  if (lang === 'en' ? EN_OFFER.test(text) || EN_TASK_Q.test(text) || EN_PHATIC_Q.test(text) || !EN_ABOUT_USER.test(text) : ZH_OFFER.test(text) || ZH_TASK_Q.test(text) || ZH_PHATIC_Q.test(text) || !ZH_ABOUT_USER.test(text)) return null;
+  if (lang === 'en' ? EN_OFFER.test(text) || EN_TASK_Q.test(text) || EN_PHATIC_Q.test(text) || !EN_ABOUT_USER.test(text) || !EN_SLOT.test(text) : ZH_OFFER.test(text) || ZH_TASK_Q.test(text) || ZH_PHATIC_Q.test(text) || !ZH_ABOUT_USER.test(text) || !ZH_SLOT.test(text)) return null;
   return { text, lang };
 }
 
@@ -71,6 +78,9 @@ function valueOf(content: string, lang: Lang, segmenter: Segmenter): { value: st
   if (!value || size > MAX_VALUE[lang] || isSmallTalk(value, lang) || /^(?:this|that|it|these|those|这个?|那个?|它)$/iu.test(value)) return null;
   // A value addressed back to the assistant ("你看着办", "you decide") is no value of the user's.
   if (/^(?:[你您]|you\b)/iu.test(value)) return null;
+  // A clause with its own subject or verb ("她颈椎不好", "Biscuit is my beagle", "I go at 6") is a
+  // statement, not a value: the rules read it, or it is not about the user.
+  if (lang === 'zh' ? /^(?:[我他她它]|我们|他们|她们)/u.test(value) : /^(?:i|i'm|we|we're|he|she|they|it|it's|that|that's|there)\b|\b(?:is|are|was|were|am)\b/iu.test(value)) return null;
   // Names and things are often not nouns to the tagger ("乐乐", "楼上装修"): two characters do.
   if (lang === 'zh' ? !hasContent(value, lang, segmenter) && !/[A-Za-z0-9]|\p{Script=Han}{2,}/u.test(value) : !/[\p{L}\p{N}]{2,}/u.test(value)) return null;
   // The rest of the turn, as the user wrote it ("Cello. Started when I was eight.").
@@ -110,7 +120,7 @@ function enStatement(question: string): string {
 /** "你儿子叫什么名字" + "乐乐" → "我儿子叫乐乐"; null when the question names no slot for the value. */
 function zhStatement(question: string, value: string): string | null {
   const q = stripTrailing(question.replace(/[你您]/gu, '我'), /[吗呢呀啊吧]$/u, 1);
-  const slot = /叫什么名字|什么(?:东西|人|地方|事)?|哪(?:里的?|一个|[儿个家种些位所])?|谁|几点|多少|几岁/u;
+  const slot = /叫什么名字|什么(?:时候|东西|人|地方|事|样的?)?|哪(?:里的?|一个|[儿个家种些位所])?|谁|几点|多少|几岁/u;
   const m = slot.exec(q);
   if (!m) return null;
   const filled = m[0] === '叫什么名字' ? `叫${value}` : value;
