@@ -59,8 +59,11 @@ export function questionOf(message: ConversationMessage | undefined): { text: st
   const content = prepareText(boundMessage(message.content)).trim();
   const last = splitSentences(content).at(-1);
   if (!last?.question) return null;
-  // "That sounds lovely. What's your…?": the question is the last clause-group of the sentence.
-  const text = trimPunct(last.text.replace(/^.*[,，](?=[^,，]*(?:[你您]|\byou\b|\byour\b))/iu, (m) => (/^(?:so|and|oh|nice|cool|great|ok(?:ay)?)\b/iu.test(m) || m.length < 20 ? '' : m)));
+  // "Nice, which airline do you fly?": a short lead-in before the last comma is not the question.
+  const cut = Math.max(last.text.lastIndexOf(','), last.text.lastIndexOf('，'));
+  const head = last.text.slice(0, cut + 1);
+  const lead = cut >= 0 && /[你您]|\byou\b|\byour\b/iu.test(last.text.slice(cut + 1)) && (head.length < 20 || /^(?:so|and|oh|nice|cool|great|ok(?:ay)?)\b/iu.test(head));
+  const text = trimPunct(lead ? last.text.slice(cut + 1) : last.text);
   const lang: Lang = /\p{Script=Han}/u.test(text) ? 'zh' : 'en';
   if (lang === 'en' ? EN_OFFER.test(text) || EN_TASK_Q.test(text) || EN_PHATIC_Q.test(text) || !EN_ABOUT_USER.test(text) || !EN_SLOT.test(text) : ZH_OFFER.test(text) || ZH_TASK_Q.test(text) || ZH_PHATIC_Q.test(text) || !ZH_ABOUT_USER.test(text) || !ZH_SLOT.test(text)) return null;
   return { text, lang };
@@ -99,7 +102,7 @@ function enStatement(question: string): string {
     .replace(/\byour\b/giu, 'my')
     .replace(/\b(are|do|does|did|have|were|can|will|would) you\b/giu, '$1 I')
     // "bothering you", "slowing you down": an object pronoun.
-    .replace(/\b(\w+ing|to|for|with|at|about|of) you\b/giu, '$1 me')
+    .replace(/(ing|\bto|\bfor|\bwith|\bat|\babout|\bof) you\b/giu, '$1 me')
     .replace(/\byou\b/giu, 'I');
   q = q
     .replace(/^(?:what|who|where|when)(?:'s| is| are)\s+(my\b.*)$/iu, '$1')
