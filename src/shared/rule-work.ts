@@ -138,7 +138,9 @@ export async function scanPage(
       await onFailure?.(failure);
     }
   };
-  await Promise.all(messages.filter((m) => m.role === 'user').map((m) => run([m], 0, m)));
+  // A user turn is read with the assistant turn right before it: a short answer ("Cello.") takes
+  // its predicate from the question (src/core/extraction/answers.ts).
+  await Promise.all(messages.map((m, i) => (m.role !== 'user' ? undefined : messages[i - 1]?.role === 'assistant' ? run([messages[i - 1]!, m], 1, m) : run([m], 0, m))));
   const failed = new Set(failures.map((f) => f.messageId));
   const survivors = messages.filter((m) => !failed.has(m.id));
   await Promise.all(

@@ -24,7 +24,7 @@ const HEALTH_WORDS = /过敏|脱敏|血压|血糖|糖尿病|哮喘|\ballerg\w*|\
 export const TASK_SCOPE_DAYS = 3;
 
 /** Hedged statements ("maybe", "可能") stay below the 0.7 bar that ingestion applies. */
-const HEDGED_CEILING = 0.65;
+export const HEDGED_CEILING = 0.65;
 const MAX_TARGET = 60;
 
 /**

@@ -9,12 +9,13 @@
  */
 import type { Segmenter } from '../text/segmenter';
 import type { ConversationMessage, MemoryCandidate } from '../types';
+import { answerCandidate } from './answers';
 import { extractAssistantContribution } from './assistant';
 import { buildCandidate } from './candidate';
 import { type NetStatement, selectNetStatements } from './net-statements';
 import { oneVagueResolution } from './resolution';
 import { segmentMessage } from './segments';
-import { detectLang, normalizeFact, prepareText } from './text';
+import { detectLang, normalizeFact, prepareText, splitSentences } from './text';
 import { boundMessage } from '../text/bounds';
 
 /** Canonical form used to detect "the same normalised fact" (lowercase, no punctuation, no leading 我/I'm/My, half-width). */
@@ -33,7 +34,13 @@ const CHITCHAT =
   /^(?:hi|hey|hello|yo|thanks|thank you|thx|ty|lol|lmao|haha+|ok|okay|ok cool|cool|nice|great|awesome|good|sure|yes|yeah|yep|no|nope|bye|good night|good morning|gm|gn|你好|您好|嗨|哈喽|谢谢|谢了|多谢|哈{2,}|呵呵|好的|[好行]|嗯+|哦+|可以|晚安|早安|早|再见|拜拜|ok的|收到|明白|了解)[\s!！.。~～?？]*$/iu;
 
 
-function extractFromUser(message: ConversationMessage, zone: string, segmenter: Segmenter, withStatements: boolean): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
+function extractFromUser(
+  message: ConversationMessage,
+  previous: ConversationMessage | undefined,
+  zone: string,
+  segmenter: Segmenter,
+  withStatements: boolean,
+): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
   const content = prepareText(boundMessage(message.content)).trim();
   if (!content || CHITCHAT.test(content)) return { candidates: [], statements: [] };
   const lang = detectLang(content);
@@ -44,6 +51,16 @@ function extractFromUser(message: ConversationMessage, zone: string, segmenter: 
     if (!candidate) continue;
     candidates.push(candidate);
     covered.push(seg);
+  }
+  // A short answer to the assistant's question ("Cello.", "乐乐") states its value only; the
+  // question right before names what it is. A first sentence the rules already read is not one.
+  const firstEnd = splitSentences(content)[0]?.end ?? content.length;
+  if (!covered.some((c) => c.start < firstEnd)) {
+    const answer = answerCandidate(previous, message, content, lang, { zone, segmenter });
+    if (answer) {
+      candidates.unshift(answer);
+      covered.push({ start: 0, end: content.length });
+    }
   }
   return { candidates: oneVagueResolution(candidates), statements: withStatements ? selectNetStatements(message, content, lang, covered, segmenter) : [] };
 }
@@ -114,8 +131,8 @@ export function planOfflineExtraction(
 }
 
 /**
- * The rules' plan for the one message at `index` (its neighbours only give an assistant turn its
- * context), not deduplicated: a caller can bound the cost of each message on its own
+ * The rules' plan for the one message at `index` (its neighbours are context only: the user
+ * turns around an assistant turn, the assistant's question right before a user turn), not deduplicated: a caller can bound the cost of each message on its own
  * (src/adapters/extraction/rule-pool.ts) and merge with {@link dedupeCandidates}.
  */
 export function planOfflineMessage(
@@ -126,7 +143,7 @@ export function planOfflineMessage(
 ): { candidates: MemoryCandidate[]; statements: NetStatement[] } {
   const message = messages[index];
   if (!message) return { candidates: [], statements: [] };
-  if (message.role === 'user') return extractFromUser(message, options.timezone ?? 'UTC', options.segmenter, withStatements);
+  if (message.role === 'user') return extractFromUser(message, messages[index - 1], options.timezone ?? 'UTC', options.segmenter, withStatements);
   const contribution = extractAssistantContribution(message, neighbourUser(messages, index, -1), neighbourUser(messages, index, 1), options.segmenter);
   return { candidates: contribution ? [contribution] : [], statements: [] };
 }

@@ -12,8 +12,10 @@
  *    can only ever give an assistant_contribution, and only the user can ask to forget;
  * 3. its words come from what that party said: at least half of the memory's content words occur
  *    in the cited messages — for the user, in their own words only ({@link ownWords}: quoted,
- *    pasted and forwarded material removed). The one exception is a plain statement the user
- *    confirmed ("Are you vegetarian?" — "Yes"): the assistant's question counts then;
+ *    pasted and forwarded material removed). The exceptions are a plain statement the user
+ *    confirmed ("Are you vegetarian?" — "Yes") and a short answer ("What instrument do you
+ *    play?" — "Cello."): the assistant's question right before counts then, for an answer only
+ *    beside words of the user's own and never after a denial;
  * 4. a standing (global) instruction is stated as one: a sentence of the user's own words that
  *    the offline rules classify as an instruction, or that directs the assistant ("from now on…",
  *    "以后…", "please…", "别…"), holds at least half of its content words;
@@ -96,6 +98,9 @@ export function isDirective(sentence: string): boolean {
 /** "Yes" to the assistant's question: the question's content becomes the user's statement. */
 const AFFIRMATION = /^(?:yes|yeah|yep|yup|correct|right|exactly|that's right|that is right|indeed|absolutely|[对嗯]|是的|是啊|对的|对啊|没错|确实|是)(?![a-z])/iu;
 
+/** An answer that denies or declines: the question it answers is not the user's statement. */
+const DENIAL = /^(?:no|nope|nah|not|never|none|wrong|没有?|不是|不对|并没有|才不)(?![a-z])/iu;
+
 interface MessageView {
   message: ConversationMessage;
   index: number;
@@ -129,6 +134,10 @@ class Transcript {
 
   next(view: MessageView): MessageView | undefined {
     return this.ordered[view.index + 1];
+  }
+
+  previous(view: MessageView): MessageView | undefined {
+    return this.ordered[view.index - 1];
   }
 
   own(view: MessageView): string {
@@ -199,7 +208,18 @@ function problemOf(candidate: MemoryCandidate, transcript: Transcript): string |
       if (confirmed) sources.push(question.message.content);
     }
   }
-  const s = support(candidate.text, sources, transcript.segmenter);
+  let s = support(candidate.text, sources, transcript.segmenter);
+  if (s < MIN_SUPPORT && candidate.intent === 'assert' && candidate.type !== 'instruction') {
+    // "What instrument do you play?" — "Cello.": the question names what the user's value is. It
+    // counts only beside a value the user said (one of the memory's words at least), never for a
+    // denial, so the assistant's own words cannot become the user's fact.
+    const questions = users.flatMap((answer) => {
+      const before = transcript.previous(answer);
+      const own = transcript.own(answer).trim();
+      return before?.message.role === 'assistant' && /[?？]\s*$/u.test(before.message.content.trim()) && own && !DENIAL.test(own) ? [before.message.content] : [];
+    });
+    if (questions.length > 0 && support(candidate.text, own, transcript.segmenter) > 0) s = support(candidate.text, [...sources, ...questions], transcript.segmenter);
+  }
   if (s < MIN_SUPPORT) return `not said in the user’s own words in the cited messages (support ${ratio(s)}); quoted, pasted or assistant text does not count`;
 
   if (candidate.intent === 'update' && candidate.subject?.trim()) {
