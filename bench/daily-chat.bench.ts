@@ -66,7 +66,11 @@ export async function run(args: string[]): Promise<void> {
     }
   })();
   // Conversations close 5 s after their last message, as a short idle timeout would in production.
-  const bench = await startBenchStack({ CONVERSATION_IDLE_SECONDS: '5', RATE_LIMIT_RECALL_PER_USER: '1000000', ...(reuse ? { CHROMA_COLLECTION: `bench_daily_${reuse}` } : {}) });
+  // One collection prefix for every run of this bench: the exchange indexer of any runtime on the
+  // same database indexes every user's owed conversations into its own prefix, so two runs with
+  // two prefixes (a dev and a held-out run at once) left one run's users without exchange vectors.
+  // Collections are per user and user ids carry the run's tag, so runs never share a collection.
+  const bench = await startBenchStack({ CONVERSATION_IDLE_SECONDS: '5', RATE_LIMIT_RECALL_PER_USER: '1000000', CHROMA_COLLECTION: 'bench_daily' });
   const runtime = bench.runtime;
   const service = await serveInProcess(runtime, runtime.config.tenants[0]!.key);
   const runId = reuse ?? randomBytes(3).toString('hex');

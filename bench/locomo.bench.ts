@@ -250,7 +250,9 @@ export async function run(args: string[]): Promise<void> {
   // --extract recall answers from raw exchanges only (memories need extraction).
   const extraction = args.includes('--extract');
   // Every question asks conversation search and recall for one user, far above a person's pace.
-  const bench = await startBenchStack({ CONVERSATION_IDLE_SECONDS: extraction ? '5' : '86400', RATE_LIMIT_RECALL_PER_USER: '1000000' });
+  // One collection prefix for every run (see daily-chat.bench.ts): any runtime's exchange indexer on
+  // the same database writes every user's vectors under its own prefix. User ids carry the run id.
+  const bench = await startBenchStack({ CONVERSATION_IDLE_SECONDS: extraction ? '5' : '86400', RATE_LIMIT_RECALL_PER_USER: '1000000', CHROMA_COLLECTION: 'bench_locomo' });
   const runtime = bench.runtime;
   const apiKey = runtime.config.tenants[0]!.key;
   const service = await serveInProcess(runtime, apiKey);
