@@ -66,7 +66,11 @@ export async function run(args: string[]): Promise<void> {
     }
   })();
   // Conversations close 5 s after their last message, as a short idle timeout would in production.
-  const bench = await startBenchStack({ CONVERSATION_IDLE_SECONDS: '5', RATE_LIMIT_RECALL_PER_USER: '1000000', ...(reuse ? { CHROMA_COLLECTION: `bench_daily_${reuse}` } : {}) });
+  // One collection prefix for every run of this bench: the exchange indexer of any runtime on the
+  // same database indexes every user's owed conversations into its own prefix, so two runs with
+  // two prefixes (a dev and a held-out run at once) left one run's users without exchange vectors.
+  // Collections are per user and user ids carry the run's tag, so runs never share a collection.
+  const bench = await startBenchStack({ CONVERSATION_IDLE_SECONDS: '5', RATE_LIMIT_RECALL_PER_USER: '1000000', CHROMA_COLLECTION: 'bench_daily' });
   const runtime = bench.runtime;
   const service = await serveInProcess(runtime, runtime.config.tenants[0]!.key);
   const runId = reuse ?? randomBytes(3).toString('hex');
@@ -106,6 +110,9 @@ export async function run(args: string[]): Promise<void> {
     // that measured the machine rather than the ranking is seen as such.
     const failedRoutes = new Map<string, number>();
     let questionsWithFailures = 0;
+    // Searches that returned fewer lines than their budget, and recalls in which the exchange search
+    // found nothing by vector: counted, so a shortfall is seen without reading questions one by one.
+    const short = { five: 0, ten: 0, recallNoVector: 0, recallNoExchange: 0 };
     const misses: string[] = [];
     for (const u of users) {
       const userId = userIdOf(u);
@@ -133,11 +140,15 @@ export async function run(args: string[]): Promise<void> {
         };
         const failed = new Set<string>();
         const [five, ten] = [await lines(5), await lines(10)];
+        if (five.length < 5) short.five++;
+        if (ten.length < 10) short.ten++;
         const qv = await runtime.deps.embedder.embedQuery({ text: q.question });
         const { dense, lexical, rrf } = turnBaselines(q.question, qv, turns, vectors, bm25);
         const recall = await service.client.recall(userId, { query: q.question, now: q.asked });
         const context = `${recall.context.system}\n${recall.context.userPrefix}`;
         for (const route of recall.routes) if (!route.ok) failed.add(`recall:${route.route}`);
+        if (!recall.routes.some((r) => r.route === 'exchange_ann' && r.hits > 0)) short.recallNoVector++;
+        if (recall.pastExchanges.length === 0) short.recallNoExchange++;
         if (failed.size > 0) questionsWithFailures++;
         for (const f of failed) failedRoutes.set(f, (failedRoutes.get(f) ?? 0) + 1);
         const hit: Record<Method, boolean> = {
@@ -169,6 +180,9 @@ export async function run(args: string[]): Promise<void> {
     console.log(
       `\nquestions with a failed route (search or recall): ${questionsWithFailures} of ${asked}` +
         (failedRoutes.size > 0 ? ` (${[...failedRoutes].map(([r, n]) => `${r} ×${n}`).join(', ')})` : ''),
+    );
+    console.log(
+      `searches short of their budget: ${short.five} of ${asked} at 5 lines, ${short.ten} at 10; recalls with no exchange found by vector: ${short.recallNoVector}, with no past exchange injected: ${short.recallNoExchange}`,
     );
     if (misses.length > 0) console.log(`\nmisses where the RRF baseline hits:\n  ${misses.join('\n  ')}`);
     const splits = [...new Set(users.map((u) => u.split))];

@@ -3,12 +3,12 @@ import type { ExchangeVectorUnit } from '../core/ports/recall';
 import {
   asksQuestion,
   episodeBoosts,
-  fitLines,
   messageKey,
   type MessageHit,
   type MessageRef,
   pairExchange,
   rankExchanges,
+  rankLines,
   type ExchangeCandidate,
   type RankedExchange,
   type StoredLine,
@@ -65,8 +65,8 @@ export interface ExchangeSearchInput {
   minVectorSimilarity?: number;
   /**
    * A budget counted in lines instead of `limit` exchanges: lines are also searched by their own
-   * vectors, and an exchange shows only the lines some route found (its partner when that was
-   * found too), until this many lines are shown.
+   * vectors, the routes are fused over lines (rankLines), and the best lines fill the budget, a
+   * line that asks followed by its answer.
    */
   maxLines?: number;
 }
@@ -227,12 +227,32 @@ function shortlist(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[
 }
 
 /**
- * Lines an answering route found. Episode routes name sessions, not lines, and a pair vector does
- * not say which of its two lines matched: neither marks a line as found (counting a pair hit for
- * both of its lines kept partners that matched nothing: LoCoMo dev 0.667 → 0.640).
+ * The answering routes' rankings over lines, and the lines they can show (the shortlisted messages
+ * and their neighbours). A pair vector does not say which of its two lines matched, so a pair hit
+ * ranks both; episode routes name sessions, not lines, and rank nothing here.
  */
-function foundLines(outputs: readonly { route: ExchangeRoute; out: RouteOutput }[]): Set<string> {
-  return new Set(outputs.flatMap(({ out }) => (out.pairs ? [] : out.refs.map((r) => messageKey(r.conversationId, r.messageId)))));
+function lineRankings(
+  outputs: readonly { route: ExchangeRoute; out: RouteOutput }[],
+  neighbourhoods: readonly { anchor: StoredLine; previous?: StoredLine; next?: StoredLine }[],
+  exchanges: ReadonlyMap<string, ExchangeCandidate>,
+): { rankings: RouteRanking[]; lines: Map<string, StoredLine> } {
+  const lines = new Map<string, StoredLine>();
+  for (const n of neighbourhoods) for (const l of [n.anchor, n.previous, n.next]) if (l) lines.set(messageKey(l.conversationId, l.messageId), l);
+  const partners = new Map<string, string[]>();
+  for (const x of exchanges.values()) {
+    const keys = [x.user, x.assistant].flatMap((l) => (l ? [messageKey(l.conversationId, l.messageId)] : []));
+    for (const k of keys) partners.set(k, keys);
+  }
+  const rankings = outputs
+    .filter(({ out }) => !out.sessions)
+    .map(({ route, out }) => ({
+      route,
+      ids: out.refs.flatMap((r) => {
+        const key = messageKey(r.conversationId, r.messageId);
+        return out.pairs ? (partners.get(key) ?? [key]) : [key];
+      }),
+    }));
+  return { rankings, lines };
 }
 
 /** Fewest distinct query terms a fallback exchange must contain to count as evidence. */
@@ -246,8 +266,8 @@ export function minMatchedTerms(distinctQueryTerms: number): number {
  * on the dates the query names — the answering routes — fused with RRF; episodes found by
  * keywords, date and vector then boost the exchanges those routes found inside their sessions
  * (see episodeBoosts). Found messages are paired with their neighbours, cleared of what must stay
- * hidden, and ordered with the named dates first; with `maxLines`, each exchange then keeps only
- * the lines a route found (fitLines). Route failures are reported, never thrown: the other
+ * hidden, and ordered with the named dates first; with `maxLines`, the same routes are fused over
+ * lines instead and the best lines fill the budget (rankLines). Route failures are reported, never thrown: the other
  * routes still answer.
  */
 export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): Promise<ExchangeSearchResult> {
@@ -261,8 +281,9 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
     // Sessions are no evidence either: a weak fallback is never boosted by its episode.
     for (const o of outputs) if (!o.out.evidence) o.out = { refs: (o.out.matched ?? []).filter((h) => h.matched.length >= minTerms), matched: o.out.matched, hits: o.out.hits };
   }
-  // A line budget asks for as many lines as `limit` exchanges of two would show.
-  const perExchange = input.maxLines !== undefined ? Math.ceil(input.maxLines / 2) : input.limit;
+  // A line budget shortlists as many messages per line as `limit` does per exchange: only lines
+  // hydrated here can be ranked, and a shorter list left the line ranking short of its budget.
+  const perExchange = input.maxLines !== undefined ? input.maxLines : input.limit;
   const refs = shortlist(outputs, perExchange);
   if (refs.length === 0) return { exchanges: [], routes, failures };
 
@@ -286,6 +307,11 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
       exchanges.set(x.key, x);
       exchangeOf.set(messageKey(n.anchor.conversationId, n.anchor.messageId), x.key);
       for (const l of [n.anchor, n.previous, n.next]) if (l?.hidden) hidden.add(messageKey(l.conversationId, l.messageId));
+    }
+
+    if (input.maxLines !== undefined) {
+      const ranked = rankLines({ ...lineRankings(outputs, neighbourhoods, exchanges), ranges: input.ranges, hidden, answers, maxLines: input.maxLines, rrfK: EXCHANGE_RRF_K });
+      return { exchanges: ranked, routes, failures };
     }
 
     const matchedTerms = new Map<string, Set<string>>();
@@ -316,11 +342,10 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
       ranges: input.ranges,
       hidden,
       ...(minTerms > 0 ? { minMatchedTerms: minTerms, matchedTerms: new Map([...[...matchedTerms].map(([k, v]) => [k, v.size] as const), ...[...vouched].map((k) => [k, minTerms] as const)]) } : {}),
-      limit: input.maxLines ?? input.limit,
+      limit: input.limit,
       rrfK: EXCHANGE_RRF_K,
     });
-    if (input.maxLines === undefined) return { exchanges: ranked, routes, failures };
-    return { exchanges: fitLines(ranked, foundLines(outputs), input.maxLines, answers), routes, failures };
+    return { exchanges: ranked, routes, failures };
   } catch (err) {
     failures.push({ route: 'exchange_hydrate', err });
     return { exchanges: [], routes, failures };

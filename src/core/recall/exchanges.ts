@@ -172,3 +172,52 @@ export function fitLines(ranked: readonly RankedExchange[], found: ReadonlySet<s
   }
   return out;
 }
+
+/** Input of {@link rankLines}. */
+export interface RankLinesInput {
+  /** One ranking per answering route; ids are message keys (a pair hit ranks both of its lines). */
+  rankings: readonly RouteRanking[];
+  /** Episode matches: they boost only lines the answering routes found, in their sessions (episodeBoosts). */
+  episodes?: readonly EpisodeMatch[];
+  episodeBoostsPerRoute?: number;
+  /** The lines that can be shown, by message key. */
+  lines: ReadonlyMap<string, StoredLine>;
+  ranges: readonly Pick<DateRange, 'start' | 'end'>[];
+  hidden: ReadonlySet<string>;
+  /** Message key of a line that asks → the line after it, its answer (see fitLines). */
+  answers?: ReadonlyMap<string, StoredLine>;
+  maxLines: number;
+  rrfK?: number;
+}
+
+/**
+ * A budget counted in lines, filled from a ranking of lines: the answering routes' line rankings
+ * (BM25 over messages, line vectors, a pair vector for both of its lines, named dates) fused with
+ * RRF, episodes boosting lines they found, lines said on a named date first, a short line on its
+ * own ("Love it.") skipped, and a line that asks followed by its answer. Ranking exchanges first
+ * and trimming them to their found lines let a line ride on its partner's votes and cut the line
+ * ranking short of the budget; this is the plain fusion of the same routes over lines, which every
+ * route's best lines reach. Each line is returned as a one-line exchange, best first.
+ */
+export function rankLines(input: RankLinesInput): RankedExchange[] {
+  const single = (l: StoredLine): ExchangeCandidate => ({
+    key: messageKey(l.conversationId, l.messageId),
+    conversationId: l.conversationId,
+    ...(l.role === 'user' ? { user: l } : { assistant: l }),
+    date: l.at,
+    messageIds: [l.messageId],
+  });
+  const candidates = new Map([...input.lines].map(([k, l]) => [k, single(l)] as const));
+  const boosts = input.episodes
+    ? episodeBoosts({ answering: input.rankings, episodes: input.episodes, exchanges: candidates, perRoute: input.episodeBoostsPerRoute ?? 0, ...(input.rrfK !== undefined ? { rrfK: input.rrfK } : {}) })
+    : [];
+  const ranked = rankExchanges({
+    rankings: [...input.rankings, ...boosts],
+    exchanges: candidates,
+    ranges: input.ranges,
+    hidden: input.hidden,
+    limit: candidates.size,
+    ...(input.rrfK !== undefined ? { rrfK: input.rrfK } : {}),
+  });
+  return fitLines(ranked, new Set(ranked.map((x) => x.key)), input.maxLines, input.answers);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { indexableLines, messageKey, pairExchange, type ExchangeCandidate, type StoredLine } from '../../../src/core/exchange-lines';
-import { asksQuestion, episodeBoosts, fitLines, inRanges, rankExchanges, type RankedExchange } from '../../../src/core/recall/exchanges';
+import { asksQuestion, episodeBoosts, fitLines, inRanges, rankExchanges, rankLines, type RankedExchange } from '../../../src/core/recall/exchanges';
 import { cutCodePoints } from '../../../src/core/text/code-points';
 
 const line = (conversationId: string, messageId: string, seq: number, role: 'user' | 'assistant', content: string, iso: string): StoredLine => ({
@@ -241,5 +241,58 @@ describe('episodeBoosts: episodes point to sessions, exchanges answer', () => {
     expect(episodeBoosts({ answering: [{ route: 'exchange_ann', ids: [other.key] }], episodes: [{ route: 'episode_ann', messageKeys: session1 }], exchanges, perRoute: 5 })).toEqual([]);
     const both = episodeBoosts({ answering: [{ route: 'exchange_ann', ids: [opener.key, answer.key] }], episodes: [{ route: 'episode_ann', messageKeys: session1 }], exchanges, perRoute: 1 });
     expect(both).toEqual([{ route: 'episode_ann', ids: [opener.key] }]);
+  });
+});
+
+describe('rankLines: a budget filled from a ranking of lines', () => {
+  const at = (m: number) => `2026-05-08T13:${String(m).padStart(2, '0')}:00Z`;
+  const l = (id: string, seq: number, role: 'user' | 'assistant', content: string): StoredLine => line('s1', id, seq, role, content, at(seq));
+  const u1 = l('u1', 1, 'user', 'We finally booked the flights for the trip.');
+  const a1 = l('a1', 2, 'assistant', 'Exciting! Which airline did you go with?');
+  const u2 = l('u2', 3, 'user', 'The Portuguese one, it was the cheapest.');
+  const a2 = l('a2', 4, 'assistant', 'Nice, enjoy the trip and the food there.');
+  const u3 = l('u3', 5, 'user', 'Jess is coming along with me, by the way.');
+  const a3 = l('a3', 6, 'assistant', 'Love it.');
+  const u4 = l('u4', 7, 'user', 'Also renewed my passport last week, just in time.');
+  const lines = new Map([u1, a1, u2, a2, u3, a3, u4].map((x) => [messageKey('s1', x.messageId), x]));
+  const k = (...ids: string[]) => ids.map((id) => messageKey('s1', id));
+  const ids = (out: RankedExchange[]) => out.flatMap((x) => x.messageIds);
+
+  it('fills the budget with the best lines of every route, not their partners', () => {
+    // u1 is first by words and third by vector, u4 second by both: RRF over lines, k 5.
+    const out = rankLines({ rankings: [{ route: 'exchange_bm25', ids: k('u1', 'u4') }, { route: 'exchange_line_ann', ids: k('u3', 'u4', 'u1') }], lines, ranges: [], hidden: new Set(), maxLines: 3, rrfK: 5 });
+    expect(ids(out)).toEqual(['u1', 'u4', 'u3']);
+    expect(out.every((x) => x.messageIds.length === 1)).toBe(true);
+  });
+
+  it('gives a pair hit to both of its lines, skips a short lone line, and follows a question with its answer', () => {
+    const out = rankLines({
+      rankings: [{ route: 'exchange_ann', ids: k('u3', 'a3', 'u1', 'a1') }],
+      lines,
+      ranges: [],
+      hidden: new Set(),
+      answers: new Map([[messageKey('s1', 'a1'), u2]]),
+      maxLines: 10,
+      rrfK: 5,
+    });
+    // "Love it." (a3) is too short to be worth a line on its own; a1 asks, so u2 comes right after it.
+    expect(ids(out)).toEqual(['u3', 'u1', 'a1', 'u2']);
+  });
+
+  it('puts lines said on a named date first, never shows a hidden line, and never exceeds the budget', () => {
+    const ranges = [{ start: new Date(at(7)), end: new Date(at(8)) }];
+    const out = rankLines({ rankings: [{ route: 'exchange_bm25', ids: k('u1', 'u2', 'u3', 'u4') }], lines, ranges, hidden: new Set(k('u2')), maxLines: 3, rrfK: 5 });
+    expect(ids(out)).toEqual(['u4', 'u1', 'u3']);
+    expect(out[0]!.inRange).toBe(true);
+    expect(rankLines({ rankings: [{ route: 'exchange_bm25', ids: k('u1', 'u2') }], lines, ranges: [], hidden: new Set(), maxLines: 0 })).toEqual([]);
+  });
+
+  it('lets an episode boost only lines the answering routes found inside its sessions', () => {
+    const rankings = [{ route: 'exchange_bm25', ids: k('u1', 'u4', 'u3') }];
+    const base = ids(rankLines({ rankings, lines, ranges: [], hidden: new Set(), maxLines: 2, rrfK: 5 }));
+    const boosted = ids(rankLines({ rankings, episodes: [{ route: 'episode_bm25', messageKeys: new Set(k('u3', 'a3', 'u2')) }], episodeBoostsPerRoute: 5, lines, ranges: [], hidden: new Set(), maxLines: 2, rrfK: 5 }));
+    expect(base).toEqual(['u1', 'u4']);
+    expect(boosted).toEqual(['u3', 'u1']);
+    expect(boosted).not.toContain('u2');
   });
 });
