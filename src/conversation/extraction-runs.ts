@@ -143,7 +143,7 @@ export async function extractRunPage(
   const beat = setInterval(() => hooks.heartbeat({ phase: 'scanning', messages: open.length }), hooks.heartbeatMs ?? 5000);
   let scan: PageScan;
   try {
-    scan = await scanPage(deps.rules ?? inlineRuleWork, open, timeZone, true, quarantine.record);
+    scan = await scanPage(deps.rules ?? inlineRuleWork, open, timeZone, true, quarantine.record, open[0] === messages[0] ? await turnBefore(deps, { userId, conversationId }, fromSeq) : undefined);
   } finally {
     clearInterval(beat);
   }
@@ -156,6 +156,18 @@ export async function extractRunPage(
   const key: PageKey = { userId, conversationId, fromSeq, toSeq: lastSeq!, variant: `${deps.extractor.name}|${timeZone}` };
   const { output, reused } = await extractOnce(deps, key, survivors, timeZone, scan, hooks);
   return { ...page, candidates: output.candidates, report: output.report, reused };
+}
+
+/**
+ * The last message an earlier page or run covered (at or before `coveredSeq`), when it is the
+ * assistant's and not quarantined: the question a short answer at the top of this page answers.
+ */
+async function turnBefore(deps: ExtractionRunDeps, conv: { userId: string; conversationId: string }, coveredSeq: number): Promise<StoredMessage | undefined> {
+  if (coveredSeq < 1) return undefined;
+  const previous = await deps.conversations.lastUpTo({ ...conv, seq: coveredSeq });
+  if (previous?.role !== 'assistant') return undefined;
+  const held = deps.quarantine ? await deps.quarantine.held({ ...conv, fromSeq: previous.seq - 1, toSeq: previous.seq }) : new Set<number>();
+  return held.has(previous.seq) ? undefined : previous;
 }
 
 /** A message's rule work that failed again after an error: the activity retries the page. */

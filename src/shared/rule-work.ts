@@ -125,6 +125,12 @@ export async function scanPage(
   withStatements: boolean,
   /** Told of each failure as it happens, so it is recorded even if the caller's time runs out. */
   onFailure?: (failure: MessageFailure) => Promise<void>,
+  /**
+   * The message just before the page (the end of an earlier page or run): read only as the turn
+   * before the page's first message, never planned itself, so an answer at the top of a page still
+   * sees the question it answers.
+   */
+  previous?: ConversationMessage,
 ): Promise<PageScan> {
   const plans = new Map<string, MessagePlan>();
   const failures: MessageFailure[] = [];
@@ -140,7 +146,14 @@ export async function scanPage(
   };
   // A user turn is read with the assistant turn right before it: a short answer ("Cello.") takes
   // its predicate from the question (src/core/extraction/answers.ts).
-  await Promise.all(messages.map((m, i) => (m.role !== 'user' ? undefined : messages[i - 1]?.role === 'assistant' ? run([messages[i - 1]!, m], 1, m) : run([m], 0, m))));
+  const turnBefore = (i: number) => (i === 0 ? previous : messages[i - 1]);
+  await Promise.all(
+    messages.map((m, i) => {
+      if (m.role !== 'user') return undefined;
+      const before = turnBefore(i);
+      return before?.role === 'assistant' ? run([before, m], 1, m) : run([m], 0, m);
+    }),
+  );
   const failed = new Set(failures.map((f) => f.messageId));
   const survivors = messages.filter((m) => !failed.has(m.id));
   await Promise.all(

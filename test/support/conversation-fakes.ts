@@ -91,6 +91,10 @@ export class InMemoryConversationSide {
         .filter((m) => m.seq > afterSeq)
         .slice(0, limit)
         .map((m) => this.strip(m)),
+    lastUpTo: async ({ userId, conversationId, seq }) => {
+      const last = this.messagesOf(userId, conversationId).findLast((m) => m.seq <= seq);
+      return last ? this.strip(last) : undefined;
+    },
     exists: async ({ userId, conversationId }) => this.state.conversations.has(`${userId}/${conversationId}`),
     markEnded: async ({ userId, conversationId }) => {
       const c = this.state.conversations.get(`${userId}/${conversationId}`);

@@ -69,6 +69,17 @@ export class PostgresConversationRepository implements ConversationRepository {
     return rows.map((r) => ({ seq: Number(r.seq), conversationId: r.conversation_id, id: r.message_id, role: r.role, content: r.content, at: r.said_at }));
   }
 
+  async lastUpTo({ userId, conversationId, seq }: { userId: string; conversationId: string; seq: number }): Promise<StoredMessage | undefined> {
+    const { rows } = await this.q.query(
+      `SELECT seq, conversation_id, message_id, role, content, said_at FROM messages
+        WHERE user_id = $1 AND conversation_id = $2 AND seq <= $3
+        ORDER BY seq DESC LIMIT 1`,
+      [userId, conversationId, seq],
+    );
+    const r = rows[0];
+    return r ? { seq: Number(r.seq), conversationId: r.conversation_id, id: r.message_id, role: r.role, content: r.content, at: r.said_at } : undefined;
+  }
+
   async exists({ userId, conversationId }: { userId: string; conversationId: string }): Promise<boolean> {
     const { rowCount } = await this.q.query('SELECT 1 FROM conversations WHERE user_id = $1 AND conversation_id = $2', [userId, conversationId]);
     return (rowCount ?? 0) > 0;

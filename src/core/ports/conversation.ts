@@ -136,6 +136,8 @@ export interface ConversationRepository {
   lockForAppend(input: { userId: string; conversationId: string; ids: string[] }): Promise<{ total: number; known: number }>;
   /** A page of a conversation's messages in arrival order, after `afterSeq`. */
   page(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredMessage[]>;
+  /** The conversation's last message at or before `seq` (seqs may have gaps), if any. */
+  lastUpTo(input: { userId: string; conversationId: string; seq: number }): Promise<StoredMessage | undefined>;
   exists(input: { userId: string; conversationId: string }): Promise<boolean>;
   /** Records that the conversation ended (its extraction ran). */
   markEnded(input: { userId: string; conversationId: string }): Promise<void>;
