@@ -11,6 +11,7 @@
  * src/shared/segmentation.ts).
  */
 import type { Segmenter } from './segmenter';
+import { englishStem } from './stem';
 
 /**
  * Words that carry no retrieval signal in either language. Deliberately small: over-eager
@@ -92,6 +93,30 @@ export function indexTokens(text: string, segmenter: Segmenter): string[] {
     last = start + match[0].length;
   }
   if (last < normalised.length) otherTokens(normalised.slice(last), segmenter, out);
+  return out;
+}
+
+/**
+ * The BM25 analysis of `text`: {@link indexTokens}, each English word followed by its Porter2
+ * stem when the stem differs ("painted" → "painted", "paint"; "paint" → "paint"). Documents and
+ * queries both go through it, so "painting" finds a document that says "painted" through the
+ * stem, and a document with the query's exact form scores higher than one that only shares the
+ * stem (both terms match). Keeping the surface form is also what keeps the postings written
+ * before stemming (surface forms only) matching every query they matched then: a query still
+ * asks for its words as written (docs/decisions.md, "English stems beside the words").
+ */
+export function analyzeForIndex(text: string, segmenter: Segmenter): string[] {
+  return withStems(indexTokens(text, segmenter));
+}
+
+/** `tokens` with each one's English stem after it when the stem differs (see {@link analyzeForIndex}). */
+export function withStems(tokens: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const token of tokens) {
+    out.push(token);
+    const stem = englishStem(token);
+    if (stem !== token && stem.length > 0 && !STOPWORDS.has(stem)) out.push(stem);
+  }
   return out;
 }
 

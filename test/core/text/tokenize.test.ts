@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Segmenter } from '../../../src/core/text/segmenter';
-import { indexTokens, STOPWORDS, termFrequencies } from '../../../src/core/text/tokenize';
-import { tokenizeForIndex } from '../../../src/adapters/text/jieba';
+import { analyzeForIndex, indexTokens, STOPWORDS, termFrequencies, withStems } from '../../../src/core/text/tokenize';
+import { surfaceTokensForIndex, tokenizeForIndex } from '../../../src/adapters/text/jieba';
 
 describe('tokenizeForIndex', () => {
   // Loads the jieba dictionary once so the individual tests measure tokenising only.
@@ -85,5 +85,35 @@ describe('indexTokens (core, segmenter injected)', () => {
     const spy: Segmenter = { ...chars, cutForSearch: (text) => (seen.push(text), chars.cutForSearch(text)) };
     expect(indexTokens('Ｐａｙｍｅｎｔ-svc 超时了', spy)).toEqual(['payment-svc', 'payment', 'svc', '超', '时']);
     expect(seen).toEqual([' 超时了']);
+  });
+});
+
+describe('analyzeForIndex (words and English stems)', () => {
+  const chars: Segmenter = { cutForSearch: (text) => [...text], tag: (text) => [...text].map((word) => ({ word, tag: 'x' })) };
+
+  it('puts the stem after each English word whose stem differs, and nothing after the others', () => {
+    expect(analyzeForIndex('She painted walls; painting relaxes her', chars)).toEqual([
+      'painted', 'paint', 'walls', 'wall', 'painting', 'paint', 'relaxes', 'relax',
+    ]);
+    expect(analyzeForIndex('paint', chars)).toEqual(['paint']);
+  });
+
+  it('makes a query meet a document through the stem and keeps exact forms as terms', () => {
+    const doc = new Set(tokenizeForIndex('I have allergies to peanuts'));
+    const query = tokenizeForIndex('what allergy do I have');
+    expect(query.filter((t) => doc.has(t))).toEqual(['allergi']);
+    // A surface-only document (postings written before stemming) still meets the surface form.
+    const oldDoc = new Set(surfaceTokensForIndex('I have allergies to peanuts'));
+    expect(tokenizeForIndex('my allergies').filter((t) => oldDoc.has(t))).toEqual(['allergies']);
+  });
+
+  it('leaves Chinese, numbers and identifiers as indexTokens has them', () => {
+    const text = '当前主力项目为payment-svc，预算 3.14 万，用 node.js 18';
+    expect(analyzeForIndex(text, chars)).toEqual(indexTokens(text, chars));
+    expect(tokenizeForIndex('用户对花生过敏')).toEqual(surfaceTokensForIndex('用户对花生过敏'));
+  });
+
+  it('counts a stem shared by two forms once per form in term frequencies', () => {
+    expect(termFrequencies(withStems(['painted', 'painting', 'paint'])).get('paint')).toBe(3);
   });
 });
