@@ -34,7 +34,7 @@ export function tokenizeForIndex(text: string): string[] {
 }
 
 /**
- * The words alone, without English stems: the analysis every index used before stemming. Kept for
+ * The words as written, without English stems: the analysis every index used before stemming. Kept for
  * the benches' plain BM25 baselines, which must stay the baseline they were, not for any index.
  */
 export function surfaceTokensForIndex(text: string): string[] {

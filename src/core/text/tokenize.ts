@@ -97,27 +97,23 @@ export function indexTokens(text: string, segmenter: Segmenter): string[] {
 }
 
 /**
- * The BM25 analysis of `text`: {@link indexTokens}, each English word followed by its Porter2
- * stem when the stem differs ("painted" → "painted", "paint"; "paint" → "paint"). Documents and
- * queries both go through it, so "painting" finds a document that says "painted" through the
- * stem, and a document with the query's exact form scores higher than one that only shares the
- * stem (both terms match). Keeping the surface form is also what keeps the postings written
- * before stemming (surface forms only) matching every query they matched then: a query still
- * asks for its words as written (docs/decisions.md, "English stems beside the words").
+ * The BM25 analysis of `text`: {@link indexTokens} with each English word replaced by its Porter2
+ * stem ("painted", "painting" → "paint"), for documents and queries alike, so "painting" finds a
+ * document that says "painted". Every word stays one term, so no query word weighs more than
+ * another for having a stem. A word whose stem is a stopword ("having" → "have") keeps its form.
+ * Postings written before stemming are re-posted by migration 1797200000000 (docs/decisions.md,
+ * "English stems").
  */
 export function analyzeForIndex(text: string, segmenter: Segmenter): string[] {
-  return withStems(indexTokens(text, segmenter));
+  return toStems(indexTokens(text, segmenter));
 }
 
-/** `tokens` with each one's English stem after it when the stem differs (see {@link analyzeForIndex}). */
-export function withStems(tokens: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const token of tokens) {
-    out.push(token);
+/** `tokens` with each English word replaced by its stem (see {@link analyzeForIndex}). */
+export function toStems(tokens: readonly string[]): string[] {
+  return tokens.map((token) => {
     const stem = englishStem(token);
-    if (stem !== token && stem.length > 0 && !STOPWORDS.has(stem)) out.push(stem);
-  }
-  return out;
+    return stem.length > 0 && !STOPWORDS.has(stem) ? stem : token;
+  });
 }
 
 /** Counts each term's occurrences (the tf of BM25). */

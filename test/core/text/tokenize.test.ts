@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Segmenter } from '../../../src/core/text/segmenter';
-import { analyzeForIndex, indexTokens, STOPWORDS, termFrequencies, withStems } from '../../../src/core/text/tokenize';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { analyzeForIndex, indexTokens, STOPWORDS, termFrequencies, toStems } from '../../../src/core/text/tokenize';
 import { surfaceTokensForIndex, tokenizeForIndex } from '../../../src/adapters/text/jieba';
 
 describe('tokenizeForIndex', () => {
@@ -88,23 +90,22 @@ describe('indexTokens (core, segmenter injected)', () => {
   });
 });
 
-describe('analyzeForIndex (words and English stems)', () => {
+describe('analyzeForIndex (English words as their stems)', () => {
   const chars: Segmenter = { cutForSearch: (text) => [...text], tag: (text) => [...text].map((word) => ({ word, tag: 'x' })) };
 
-  it('puts the stem after each English word whose stem differs, and nothing after the others', () => {
-    expect(analyzeForIndex('She painted walls; painting relaxes her', chars)).toEqual([
-      'painted', 'paint', 'walls', 'wall', 'painting', 'paint', 'relaxes', 'relax',
-    ]);
+  it('replaces each English word by its Porter2 stem, one term per word', () => {
+    expect(analyzeForIndex('She painted walls; painting relaxes her', chars)).toEqual(['paint', 'wall', 'paint', 'relax']);
     expect(analyzeForIndex('paint', chars)).toEqual(['paint']);
   });
 
-  it('makes a query meet a document through the stem and keeps exact forms as terms', () => {
+  it('makes a query meet a document through another form of its word', () => {
     const doc = new Set(tokenizeForIndex('I have allergies to peanuts'));
-    const query = tokenizeForIndex('what allergy do I have');
-    expect(query.filter((t) => doc.has(t))).toEqual(['allergi']);
-    // A surface-only document (postings written before stemming) still meets the surface form.
-    const oldDoc = new Set(surfaceTokensForIndex('I have allergies to peanuts'));
-    expect(tokenizeForIndex('my allergies').filter((t) => oldDoc.has(t))).toEqual(['allergies']);
+    expect(tokenizeForIndex('what allergy do I have').filter((t) => doc.has(t))).toEqual(['allergi']);
+    expect(surfaceTokensForIndex('what allergy do I have').filter((t) => doc.has(t))).toEqual([]);
+  });
+
+  it('keeps a word whose stem is a stopword ("having" → "have")', () => {
+    expect(toStems(['having', 'hiking'])).toEqual(['having', 'hike']);
   });
 
   it('leaves Chinese, numbers and identifiers as indexTokens has them', () => {
@@ -113,7 +114,10 @@ describe('analyzeForIndex (words and English stems)', () => {
     expect(tokenizeForIndex('用户对花生过敏')).toEqual(surfaceTokensForIndex('用户对花生过敏'));
   });
 
-  it('counts a stem shared by two forms once per form in term frequencies', () => {
-    expect(termFrequencies(withStems(['painted', 'painting', 'paint'])).get('paint')).toBe(3);
+  it("migration 1797200000000 re-posts old postings with the tokenizer's English stopwords", () => {
+    const sql = readFileSync(join(__dirname, '../../../migrations/1797200000000_bm25-english-stems.sql'), 'utf8');
+    const list = /SELECT bm25_restem_postings\(NULL, ARRAY\[([^\]]*)\]/u.exec(sql)?.[1] ?? '';
+    const inMigration = [...list.matchAll(/'((?:[^']|'')*)'/gu)].map((m) => m[1]!.replace(/''/gu, "'"));
+    expect(inMigration.sort()).toEqual([...STOPWORDS].filter((w) => /^[a-z']+$/u.test(w)).sort());
   });
 });
