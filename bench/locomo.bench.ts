@@ -2,7 +2,7 @@ import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tokenizeForIndex } from '../src/adapters/text/jieba';
+import { surfaceTokensForIndex } from '../src/adapters/text/jieba';
 import { serveInProcess } from '../src/cli/in-process';
 import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
 import { fuseRankings } from '../src/core/recall/rrf';
@@ -140,17 +140,20 @@ export function inContext(context: string, turn: string): boolean {
 const messageIdOf = (diaId: string) => diaId.replace(':', '-');
 const diaIdOf = (messageId: string) => messageId.replace('-', ':');
 
-/** In-memory BM25 over single turns, with the project's tokenizer and scorer. */
+/**
+ * In-memory BM25 over single turns, with the project's scorer and its tokenizer as it was before
+ * English stemming (the words alone), so the baseline stays the one earlier runs measured.
+ */
 export function bm25Ranker(turns: Turn[]): (query: string, k: number) => string[] {
   const docs = turns.map((t) => {
-    const tokens = tokenizeForIndex(t.text);
+    const tokens = surfaceTokensForIndex(t.text);
     return { id: t.diaId, tf: termFrequencies(tokens), length: tokens.length };
   });
   const docFrequency = new Map<string, number>();
   for (const d of docs) for (const term of d.tf.keys()) docFrequency.set(term, (docFrequency.get(term) ?? 0) + 1);
   const stats = { docCount: docs.length, avgDocLength: bm25AvgDocLength(docs.reduce((s, d) => s + d.length, 0), docs.length), docFrequency };
   return (query, k) => {
-    const terms = tokenizeForIndex(query);
+    const terms = surfaceTokensForIndex(query);
     return docs
       .map((d) => ({ id: d.id, score: bm25Document(terms, d.tf, d.length, stats) }))
       .filter((s) => s.score > 0)

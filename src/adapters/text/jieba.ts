@@ -8,7 +8,7 @@ import { Jieba } from '@node-rs/jieba';
 // (tsx, node, Temporal workers) does not resolve the extensionless "@node-rs/jieba/dict" subpath.
 import { dict } from '@node-rs/jieba/dict.js';
 import type { Segmenter } from '../../core/text/segmenter';
-import { indexTokens } from '../../core/text/tokenize';
+import { analyzeForIndex, indexTokens } from '../../core/text/tokenize';
 
 let jieba: Jieba | undefined;
 
@@ -25,9 +25,18 @@ export const jiebaSegmenter: Segmenter = {
 };
 
 /**
- * Index terms of `text` for the BM25 indexes and queries ({@link indexTokens} with jieba). The same
- * function must tokenize documents and queries, otherwise terms never meet.
+ * Index terms of `text` for the BM25 indexes and queries ({@link analyzeForIndex} with jieba: the
+ * words, and the stems of English ones). The same function must tokenize documents and queries,
+ * otherwise terms never meet.
  */
 export function tokenizeForIndex(text: string): string[] {
+  return analyzeForIndex(text, jiebaSegmenter);
+}
+
+/**
+ * The words as written, without English stems: the analysis every index used before stemming. Kept for
+ * the benches' plain BM25 baselines, which must stay the baseline they were, not for any index.
+ */
+export function surfaceTokensForIndex(text: string): string[] {
   return indexTokens(text, jiebaSegmenter);
 }

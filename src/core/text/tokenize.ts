@@ -11,6 +11,7 @@
  * src/shared/segmentation.ts).
  */
 import type { Segmenter } from './segmenter';
+import { englishStem } from './stem';
 
 /**
  * Words that carry no retrieval signal in either language. Deliberately small: over-eager
@@ -93,6 +94,26 @@ export function indexTokens(text: string, segmenter: Segmenter): string[] {
   }
   if (last < normalised.length) otherTokens(normalised.slice(last), segmenter, out);
   return out;
+}
+
+/**
+ * The BM25 analysis of `text`: {@link indexTokens} with each English word replaced by its Porter2
+ * stem ("painted", "painting" → "paint"), for documents and queries alike, so "painting" finds a
+ * document that says "painted". Every word stays one term, so no query word weighs more than
+ * another for having a stem. A word whose stem is a stopword ("having" → "have") keeps its form.
+ * Postings written before stemming are re-posted by migration 1797200000000 (docs/decisions.md,
+ * "English stems").
+ */
+export function analyzeForIndex(text: string, segmenter: Segmenter): string[] {
+  return toStems(indexTokens(text, segmenter));
+}
+
+/** `tokens` with each English word replaced by its stem (see {@link analyzeForIndex}). */
+export function toStems(tokens: readonly string[]): string[] {
+  return tokens.map((token) => {
+    const stem = englishStem(token);
+    return stem.length > 0 && !STOPWORDS.has(stem) ? stem : token;
+  });
 }
 
 /** Counts each term's occurrences (the tf of BM25). */

@@ -4,7 +4,7 @@
  * query-dates.ts, where rule matches win over chrono's.
  */
 import { DateTime } from 'luxon';
-import { daySpan, localDate, monthSpan, rangeSpan, weekdayBefore, weekdayInWeek, weekdayOnOrBefore, weekendSpan, weekSpan, type Candidate, type Span } from './query-date-spans';
+import { daySpan, localDate, monthSpan, pastDayOfMonth, pastMonthDay, rangeSpan, weekdayBefore, weekdayInWeek, weekdayOnOrBefore, weekendSpan, weekSpan, type Candidate, type Span } from './query-date-spans';
 import { EN_NUMBER_SOURCE, EN_WEEKDAY, ZH_NUMBER_SOURCE, ZH_WEEKDAY, ZH_WEEKDAY_CHAR_SOURCE, parseChineseNumber, parseEnglishNumber } from './time-words';
 
 const EN_WEEKDAY_SOURCE = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
@@ -23,6 +23,34 @@ const ZH_DAY_OFFSET: Readonly<Record<string, number>> = {
 const ZH_WEEK_OFFSET: Readonly<Record<string, number>> = { 上上: -2, 上: -1, 这: 0, 本: 0, 下: 1, 下下: 2 };
 
 const NUM = ZH_NUMBER_SOURCE;
+
+const EN_MONTH: Readonly<Record<string, number>> = {
+  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12,
+};
+/** English month names, as alternatives: always inside a group of the pattern that uses them. */
+const EN_MONTH_NAME = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
+/** A month after a day: "of May" always, a bare month name but "may" ("the 5th may be…"). */
+const EN_MONTH_AFTER_DAY = `(?:,?\\s+of\\s+(${EN_MONTH_NAME})|,?\\s+(?!may\\b)(${EN_MONTH_NAME}))\\b`;
+/** A clock time after a number ("Thursday the 5 pm") makes the number an hour, not a day. */
+const NOT_A_TIME = "(?!\\s*(?:am\\b|pm\\b|a\\.m|p\\.m|:|o'clock|h\\b))";
+/** What follows a Chinese "N号" that numbers a thing (5号线, 3号楼, 五号电池, 8号选手), not a day. */
+const ZH_NOT_A_DAY_AFTER = '(?![线楼房室门位车店床机口座柜台桌馆院栋单层选手球员字码电池人病])';
+
+function enMonth(word: string | undefined): number | undefined {
+  return word === undefined ? undefined : EN_MONTH[word.slice(0, 3).toLowerCase()];
+}
+
+/**
+ * A day of month with an optional month: with the month, the most recent such month-day; without,
+ * the most recent date with that day of month. A weekday said with it ("Thursday the 5th", "周四5号")
+ * does not move the date: when both agree it is that date; when they disagree the day of month
+ * wins (docs/recall.md, "A weekday with a day of month").
+ */
+function dayOfMonthSpan(today: DateTime, day: number | undefined, month?: number): Span | undefined {
+  if (day === undefined) return undefined;
+  const dt = month === undefined ? pastDayOfMonth(today, day) : pastMonthDay(today, month, day);
+  return dt ? daySpan(dt) : undefined;
+}
 
 const RULES: readonly Rule[] = [
   // 今天/昨天/前天/大前天/明天/后天…: chrono.zh misses 后天/大后天, so all day words are here.
@@ -78,6 +106,36 @@ const RULES: readonly Rule[] = [
       }
       return daySpan(weekdayInWeek(today, ZH_WEEK_OFFSET[modifier] ?? 0, weekday));
     },
+  },
+  // 周四5号 / 星期天（8号）/ 周四3月5号: a weekday with a day of month is that date (the weekday
+  // rule alone would read it as the last such weekday).
+  {
+    pattern: new RegExp(
+      `(?:(?:上上|上|这|本|下下|下)(?:一|个)?)?(?:周|星期|礼拜)${ZH_WEEKDAY_CHAR_SOURCE}[\\s,，、(（]{0,4}(?:(${NUM})\\s*月\\s*)?(${NUM})\\s*[号日]${ZH_NOT_A_DAY_AFTER}\\s*[)）]?`,
+      'gu',
+    ),
+    resolve: (m, today) => {
+      const month = m[1] === undefined ? undefined : parseChineseNumber(m[1]);
+      if (m[1] !== undefined && (month === undefined || month < 1 || month > 12)) return undefined;
+      return dayOfMonthSpan(today, parseChineseNumber(m[2] ?? ''), month);
+    },
+  },
+  // 5号周四 / 3月5号（周四）: the same, day first.
+  {
+    pattern: new RegExp(
+      `(?<![\\d零〇一二两三四五六七八九十百年第.])(?:(${NUM})\\s*月\\s*)?(${NUM})\\s*[号日][\\s,，、(（]{0,4}(?:周|星期|礼拜)${ZH_WEEKDAY_CHAR_SOURCE}\\s*[)）]?`,
+      'gu',
+    ),
+    resolve: (m, today) => {
+      const month = m[1] === undefined ? undefined : parseChineseNumber(m[1]);
+      if (m[1] !== undefined && (month === undefined || month < 1 || month > 12)) return undefined;
+      return dayOfMonthSpan(today, parseChineseNumber(m[2] ?? ''), month);
+    },
+  },
+  // A bare "5号" ("5号那天"): the most recent 5th. Only 号: a bare "N日" is as often N days (5日游).
+  {
+    pattern: new RegExp(`(?<![\\d零〇一二两三四五六七八九十百月年第.])(${NUM})\\s*号${ZH_NOT_A_DAY_AFTER}`, 'gu'),
+    resolve: (m, today) => dayOfMonthSpan(today, parseChineseNumber(m[1] ?? '')),
   },
   // 上周 / 这周 / 本星期 / 上上周 / 下周 (not 周围/周边/周期/周年…, not a weekday that follows).
   {
@@ -168,6 +226,31 @@ const RULES: readonly Rule[] = [
         default:
           return daySpan(weekdayOnOrBefore(today, weekday));
       }
+    },
+  },
+  // "Thursday the 5th", "Sunday, the 8th of March", "Thursday, March 5th": a weekday with a day
+  // of month is that date, not the last such weekday (the weekday rule above alone).
+  {
+    pattern: new RegExp(
+      `\\b(?:(?:last|this|past|previous)\\s+)?${EN_WEEKDAY_SOURCE},?\\s+(?:(?:the\\s+(\\d{1,2})(?:st|nd|rd|th)?|(\\d{1,2})(?:st|nd|rd|th))\\b${NOT_A_TIME}(?:${EN_MONTH_AFTER_DAY})?|(?:the\\s+)?(${EN_MONTH_NAME})\\.?\\s+(?:the\\s+)?(\\d{1,2})(?:st|nd|rd|th)?\\b${NOT_A_TIME})`,
+      'giu',
+    ),
+    resolve: (m, today) => {
+      const day = Number(m[2] ?? m[3] ?? m[7]);
+      const month = enMonth(m[4] ?? m[5] ?? m[6]);
+      return dayOfMonthSpan(today, day, month);
+    },
+  },
+  // "on the 5th", "on the 5th of last month": the most recent 5th. Only after "on" and before the
+  // end of the clause or a small word, so "on the 5th floor" or "the 5th time" is no date.
+  {
+    pattern: /\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?:\s+of\s+(this|last|the\s+previous|previous)\s+month\b)?(?=\s*(?:$|[,.;:!?)\]]|(?:at|in|when|and|or|but|we|i|you|he|she|they|did|was|were|is|before|after)\b))/giu,
+    resolve: (m, today) => {
+      const day = Number(m[1]);
+      if (m[2] === undefined) return dayOfMonthSpan(today, day);
+      const month = today.plus({ months: m[2].toLowerCase() === 'this' ? 0 : -1 });
+      const dt = localDate(month.year, month.month, day, today.zoneName ?? 'UTC');
+      return dt ? daySpan(dt) : undefined;
     },
   },
   // last/this/next week|month|year|weekend, "the week before last", "over the weekend".

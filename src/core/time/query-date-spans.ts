@@ -90,3 +90,20 @@ export function pastMonthDay(today: DateTime, month: number, day: number): DateT
   }
   return undefined;
 }
+
+/**
+ * The most recent date on or before `today` whose day of month is `day` ("the 5th", "5号" said on
+ * March 10 → March 5; said on March 2 → February 5; "the 30th" on March 2 → January 30, February
+ * having none). Undefined for a day no month has.
+ */
+export function pastDayOfMonth(today: DateTime, day: number): DateTime | undefined {
+  if (!Number.isInteger(day) || day < 1 || day > 31) return undefined;
+  const zone = today.zoneName ?? 'UTC';
+  let month = today.startOf('month');
+  // Every day 1–31 occurs within any run of two months but February and a 30-day month; three suffice.
+  for (let i = 0; i < 3; i += 1, month = month.minus({ months: 1 })) {
+    const dt = localDate(month.year, month.month, day, zone);
+    if (dt && dt <= today) return dt;
+  }
+  return undefined;
+}

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Segmenter } from '../../../src/core/text/segmenter';
-import { indexTokens, STOPWORDS, termFrequencies } from '../../../src/core/text/tokenize';
-import { tokenizeForIndex } from '../../../src/adapters/text/jieba';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { analyzeForIndex, indexTokens, STOPWORDS, termFrequencies, toStems } from '../../../src/core/text/tokenize';
+import { surfaceTokensForIndex, tokenizeForIndex } from '../../../src/adapters/text/jieba';
 
 describe('tokenizeForIndex', () => {
   // Loads the jieba dictionary once so the individual tests measure tokenising only.
@@ -85,5 +87,37 @@ describe('indexTokens (core, segmenter injected)', () => {
     const spy: Segmenter = { ...chars, cutForSearch: (text) => (seen.push(text), chars.cutForSearch(text)) };
     expect(indexTokens('Ｐａｙｍｅｎｔ-svc 超时了', spy)).toEqual(['payment-svc', 'payment', 'svc', '超', '时']);
     expect(seen).toEqual([' 超时了']);
+  });
+});
+
+describe('analyzeForIndex (English words as their stems)', () => {
+  const chars: Segmenter = { cutForSearch: (text) => [...text], tag: (text) => [...text].map((word) => ({ word, tag: 'x' })) };
+
+  it('replaces each English word by its Porter2 stem, one term per word', () => {
+    expect(analyzeForIndex('She painted walls; painting relaxes her', chars)).toEqual(['paint', 'wall', 'paint', 'relax']);
+    expect(analyzeForIndex('paint', chars)).toEqual(['paint']);
+  });
+
+  it('makes a query meet a document through another form of its word', () => {
+    const doc = new Set(tokenizeForIndex('I have allergies to peanuts'));
+    expect(tokenizeForIndex('what allergy do I have').filter((t) => doc.has(t))).toEqual(['allergi']);
+    expect(surfaceTokensForIndex('what allergy do I have').filter((t) => doc.has(t))).toEqual([]);
+  });
+
+  it('keeps a word whose stem is a stopword ("having" → "have")', () => {
+    expect(toStems(['having', 'hiking'])).toEqual(['having', 'hike']);
+  });
+
+  it('leaves Chinese, numbers and identifiers as indexTokens has them', () => {
+    const text = '当前主力项目为payment-svc，预算 3.14 万，用 node.js 18';
+    expect(analyzeForIndex(text, chars)).toEqual(indexTokens(text, chars));
+    expect(tokenizeForIndex('用户对花生过敏')).toEqual(surfaceTokensForIndex('用户对花生过敏'));
+  });
+
+  it("migration 1797200000000 re-posts old postings with the tokenizer's English stopwords", () => {
+    const sql = readFileSync(join(__dirname, '../../../migrations/1797200000000_bm25-english-stems.sql'), 'utf8');
+    const list = /SELECT bm25_restem_postings\(NULL, ARRAY\[([^\]]*)\]/u.exec(sql)?.[1] ?? '';
+    const inMigration = [...list.matchAll(/'((?:[^']|'')*)'/gu)].map((m) => m[1]!.replace(/''/gu, "'"));
+    expect(inMigration.sort()).toEqual([...STOPWORDS].filter((w) => /^[a-z']+$/u.test(w)).sort());
   });
 });
