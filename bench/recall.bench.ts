@@ -27,6 +27,8 @@ export async function run(args: string[]): Promise<void> {
   const withExchanges = args.includes('--exchanges');
   // `--trace`: after the timed samples, where the time of a warm recall goes, statement by statement (traceRecalls).
   const trace = args.includes('--trace');
+  // `--profile`: a CPU profile of this process over 100 more warm recalls: where the Node side of a recall spends its time, by function and by file.
+  const profile = args.includes('--profile');
   // `--stock-pool`: also warm recall with pg-pool's own hand-out of clients (a later tick), interleaved, against the pool's (pool.ts).
   const stockPool = args.includes('--stock-pool');
   // `--unnamed`: also warm recall with every statement sent unnamed (planned on every call), interleaved, against the named statements (prepared.ts).
@@ -144,6 +146,7 @@ export async function run(args: string[]): Promise<void> {
       }
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
       if (trace) await traceRecalls(runtime.deps, runtime.pool, user, now, Math.min(100, samples));
+      if (profile) await profileRecalls(runtime.deps, user, now, 100);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
     for (const r of rows) console.log(r);
@@ -265,6 +268,13 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
     const { rows } = await pool.query<{ 'QUERY PLAN': { 'Planning Time': number; 'Execution Time': number }[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${last.text}`, last.values);
     const plan = rows[0]!['QUERY PLAN'][0]!;
     console.log(`          short lists alone, EXPLAIN ANALYZE: planning ${fmt(plan['Planning Time'])}, execution ${fmt(plan['Execution Time'])}`);
+    const analyzed = await pool.query<{ relname: string; at: Date | null }>(`SELECT relname, COALESCE(last_analyze, last_autoanalyze) AS at FROM pg_stat_user_tables WHERE relname IN ('memories', 'memory_terms', 'messages', 'episodes', 'entities') ORDER BY relname`);
+    console.log(`          tables analyzed: ${analyzed.rows.map((r) => `${r.relname} ${r.at ? r.at.toISOString().slice(11, 19) : 'never'}`).join(', ')}`);
+    if (plan['Execution Time'] > 2) {
+      type Node = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows': number; 'Actual Loops': number; 'Actual Total Time': number; Plans?: Node[] };
+      const walk = (n: Node, depth: number): string[] => [`            ${'  '.repeat(depth)}${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''} rows ${n['Actual Rows']}×${n['Actual Loops']} ${fmt(n['Actual Total Time'])}`, ...(n.Plans ?? []).flatMap((c) => walk(c, depth + 1))];
+      console.log(walk((plan as unknown as { Plan: Node }).Plan, 0).join('\n'));
+    }
   }
 }
 
@@ -311,4 +321,46 @@ function traceStatements(pool: pg.Pool, sink: (t: NamedTiming) => void): () => v
   return () => {
     pool.query = original;
   };
+}
+
+/**
+ * Self time of this process's functions over `n` warm recalls (node:inspector's sampling
+ * profiler, 100 µs): the JavaScript a recall runs — segmentation, fusion, the budget cut,
+ * formatting, the clients' parsing — against the idle time it waits for PostgreSQL and Chroma.
+ */
+async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: number): Promise<void> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await recall(deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now });
+  const wall = performance.now() - t0;
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
+  const nodes = new Map((profile.nodes as Node[]).map((x) => [x.id, x]));
+  const interval = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples?.length ?? 1);
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  let idle = 0;
+  for (const id of profile.samples ?? []) {
+    const node = nodes.get(id)!;
+    if (node.callFrame.functionName === '(idle)') {
+      idle += interval;
+      continue;
+    }
+    const file = node.callFrame.url.replace(/^.*node_modules\//u, 'nm:').replace(/^.*\/(src|bench)\//u, '$1/') || node.callFrame.functionName;
+    const fn = `${node.callFrame.functionName || '(anonymous)'} ${file}:${node.callFrame.lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + interval);
+    byFile.set(file, (byFile.get(file) ?? 0) + interval);
+  }
+  const per = (ms: number) => `${fmt(ms / n)}`;
+  console.log(`        profile of ${n} warm recalls: ${fmt(wall / n)} per recall, of which this process was busy ${per(wall - idle)} (samples every 0.1 ms); self time per recall:`);
+  const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
+  for (const [name, ms] of top(byFile, 15)) console.log(`          ${per(ms).padStart(9)}  ${name}`);
+  console.log('        by function:');
+  for (const [name, ms] of top(byFunction, 25)) console.log(`          ${per(ms).padStart(9)}  ${name}`);
 }
