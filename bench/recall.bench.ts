@@ -104,6 +104,7 @@ export async function run(args: string[]): Promise<void> {
             const [rv, ms] = await timed(() => recall(deps, user, q, { now }));
             if (JSON.stringify(rv.memories) !== JSON.stringify(r.memories) || rv.context.system !== r.context.system) throw new Error(`recall ${v} answered otherwise`);
             variantMs.get(v)!.push(ms);
+            for (const route of rv.routes) perRoute.set(`${v}:${route.route}`, [...(perRoute.get(`${v}:${route.route}`) ?? []), route.ms]);
           } finally {
             restore();
           }
