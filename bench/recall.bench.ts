@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { traceStatements, type StatementTiming } from '../src/adapters/postgres/pool';
+import type pg from 'pg';
+import type { StatementTiming } from '../src/adapters/postgres/pool';
 import { recall, type RecallDeps } from '../src/recall/recall';
 import { rebuildPersona } from '../src/persona/persona';
 import { fmt, startBenchStack, stats, timed } from './support';
@@ -26,8 +27,14 @@ export async function run(args: string[]): Promise<void> {
   const withExchanges = args.includes('--exchanges');
   // `--trace`: after the timed samples, where the time of a warm recall goes, statement by statement (traceRecalls).
   const trace = args.includes('--trace');
+  // `--profile`: a CPU profile of this process over 100 more warm recalls: where the Node side of a recall spends its time, by function and by file.
+  const profile = args.includes('--profile');
   // `--stock-pool`: also warm recall with pg-pool's own hand-out of clients (a later tick), interleaved, against the pool's (pool.ts).
   const stockPool = args.includes('--stock-pool');
+  // `--unnamed`: also warm recall with every statement sent unnamed (planned on every call), interleaved, against the named statements (prepared.ts).
+  // `--ungated`: also warm recall with every route run whatever the user's stores hold (history-gate.ts), interleaved.
+  // `--before`: also warm recall with both (statements unnamed, routes ungated), interleaved: this branch's before.
+  const variants = (['unnamed', 'ungated', 'before'] as const).filter((v) => args.includes(`--${v}`));
   // `--sizes=10000` measures only the sizes named (the other users are loaded all the same).
   const named = args.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length);
   const sizes = named ? named.split(',').map(Number) : quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
@@ -60,6 +67,7 @@ export async function run(args: string[]): Promise<void> {
       const without: number[] = [];
       const personaRead: number[] = [];
       const stock: number[] = [];
+      const variantMs = new Map<string, number[]>(variants.map((v) => [v, []]));
       for (let i = 0; i < 20; i++) await recall(runtime.deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now }); // warm-up
       const warm: number[] = [];
       const perRoute = new Map<string, number[]>();
@@ -87,6 +95,18 @@ export async function run(args: string[]): Promise<void> {
             stock.push((await timed(() => recall(runtime.deps, user, q, { now })))[1]);
           } finally {
             runtime.pool.connect = eager;
+          }
+        }
+        for (const v of variants) {
+          const restore = v === 'ungated' ? () => {} : sendUnnamed(runtime.pool);
+          const deps = v === 'unnamed' ? runtime.deps : ungated(runtime.deps);
+          try {
+            const [rv, ms] = await timed(() => recall(deps, user, q, { now }));
+            if (JSON.stringify(rv.memories) !== JSON.stringify(r.memories) || rv.context.system !== r.context.system) throw new Error(`recall ${v} answered otherwise`);
+            variantMs.get(v)!.push(ms);
+            for (const route of rv.routes) perRoute.set(`${v}:${route.route}`, [...(perRoute.get(`${v}:${route.route}`) ?? []), route.ms]);
+          } finally {
+            restore();
           }
         }
         if (withExchanges) withoutVector.push((await timed(() => recall(noVectorEvidence, user, q, { now })))[1]);
@@ -121,14 +141,38 @@ export async function run(args: string[]): Promise<void> {
         const K = stats(stock);
         console.log(`        pool hand-out: at once p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | pg-pool's next tick p50 ${fmt(K.p50)} p95 ${fmt(K.p95)} (interleaved) | stock/chroma p50 ×${(K.p50 / F.p50).toFixed(2)} p95 ×${(K.p95 / F.p95).toFixed(2)}`);
       }
+      for (const [v, ms] of variantMs) {
+        const U = stats(ms);
+        console.log(`        this branch p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | ${v} p50 ${fmt(U.p50)} p95 ${fmt(U.p95)} (interleaved) | ${v}/chroma p50 ×${(U.p50 / F.p50).toFixed(2)} p95 ×${(U.p95 / F.p95).toFixed(2)}`);
+      }
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
       if (trace) await traceRecalls(runtime.deps, runtime.pool, user, now, Math.min(100, samples));
+      if (profile) await profileRecalls(runtime.deps, user, now, 100);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
     for (const r of rows) console.log(r);
   } finally {
     await bench.stop();
   }
+}
+
+/** Sends every statement of the pool unnamed (parsed and planned on each call) until the returned function is called. */
+function sendUnnamed(pool: pg.Pool): () => void {
+  const original = pool.query;
+  pool.query = ((first: unknown, ...rest: unknown[]) => {
+    const config = typeof first === 'object' && first !== null && 'name' in first ? { ...(first as { name?: string }), name: undefined } : first;
+    return (original as (...a: unknown[]) => unknown).call(pool, config, ...rest);
+  }) as typeof pool.query;
+  return () => {
+    pool.query = original;
+  };
+}
+
+/** Recall's deps with the short lists asked no history: every route runs, as before history-gate.ts. */
+function ungated(deps: RecallDeps): RecallDeps {
+  const lists = deps.recallLists;
+  if (!lists) return deps;
+  return { ...deps, recallLists: Object.assign(Object.create(lists) as typeof lists, { memoryLists: (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists({ ...input, history: false }) }) };
 }
 
 /** A statement's name in the trace, from what it reads. */
@@ -160,7 +204,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
   const inside = new Map<string, Record<Step, number[]>>();
   const alone = new Map<string, Record<Step, number[]>>();
   const chroma: { at: number[]; total: number[] } = { at: [], total: [] };
-  const add = (into: Map<string, Record<Step, number[]>>, t: StatementTiming, start: number) => {
+  const add = (into: Map<string, Record<Step, number[]>>, t: NamedTiming, start: number) => {
     const name = statementName(t.text);
     const r = into.get(name) ?? { at: [], wait: [], server: [], rows: [], total: [] };
     r.at.push(t.requested - start);
@@ -171,7 +215,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
     into.set(name, r);
   };
   let start = 0;
-  const seen: StatementTiming[] = [];
+  const seen: NamedTiming[] = [];
   const restore = traceStatements(pool, (t) => seen.push(t));
   const vectors = Object.assign(Object.create(deps.vectors) as RecallDeps['vectors'], {
     query: async (...a: Parameters<RecallDeps['vectors']['query']>) => {
@@ -186,7 +230,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
   const loop = monitorEventLoopDelay({ resolution: 1 });
   const recalls: number[] = [];
   const beforeYield: number[] = [];
-  let last: StatementTiming | undefined;
+  let last: NamedTiming | undefined;
   try {
     for (let i = 0; i < n; i++) {
       const q = BENCH_QUERIES[i % BENCH_QUERIES.length]!;
@@ -225,5 +269,99 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
     const { rows } = await pool.query<{ 'QUERY PLAN': { 'Planning Time': number; 'Execution Time': number }[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${last.text}`, last.values);
     const plan = rows[0]!['QUERY PLAN'][0]!;
     console.log(`          short lists alone, EXPLAIN ANALYZE: planning ${fmt(plan['Planning Time'])}, execution ${fmt(plan['Execution Time'])}`);
+    const analyzed = await pool.query<{ relname: string; at: Date | null }>(`SELECT relname, COALESCE(last_analyze, last_autoanalyze) AS at FROM pg_stat_user_tables WHERE relname IN ('memories', 'memory_terms', 'messages', 'episodes', 'entities') ORDER BY relname`);
+    console.log(`          tables analyzed: ${analyzed.rows.map((r) => `${r.relname} ${r.at ? r.at.toISOString().slice(11, 19) : 'never'}`).join(', ')}`);
+    if (plan['Execution Time'] > 2) {
+      type Node = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows': number; 'Actual Loops': number; 'Actual Total Time': number; Plans?: Node[] };
+      const walk = (n: Node, depth: number): string[] => [`            ${'  '.repeat(depth)}${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''} rows ${n['Actual Rows']}×${n['Actual Loops']} ${fmt(n['Actual Total Time'])}`, ...(n.Plans ?? []).flatMap((c) => walk(c, depth + 1))];
+      console.log(walk((plan as unknown as { Plan: Node }).Plan, 0).join('\n'));
+    }
   }
+}
+
+/** A statement's timing, and its name when it was sent as a named (prepared) statement. */
+type NamedTiming = StatementTiming & { name?: string };
+
+interface TracedConnection {
+  once(event: string, fn: () => void): void;
+  removeListener(event: string, fn: () => void): void;
+}
+
+/**
+ * `traceStatements` of pool.ts, also for statements sent as a query config (`{ name, text, values }`,
+ * the named statements of prepared.ts): each statement through `pool.query` timed step by step, through
+ * the client the pool hands out, callbacks all the way so the trace adds no tick.
+ */
+function traceStatements(pool: pg.Pool, sink: (t: NamedTiming) => void): () => void {
+  const original = pool.query;
+  pool.query = ((first: unknown, second?: unknown) => {
+    if (typeof second === 'function' || (typeof first !== 'string' && (typeof first !== 'object' || first === null))) return (original as (...a: unknown[]) => unknown).call(pool, first, second);
+    const config = typeof first === 'string' ? { text: first, values: (second as unknown[] | undefined) ?? [] } : (first as { name?: string; text: string; values?: unknown[] });
+    const requested = performance.now();
+    return new Promise((resolve, reject) => {
+      pool.connect((err, client, release) => {
+        if (err || !client) return reject(err ?? new Error('no client'));
+        const acquired = performance.now();
+        let answered = Number.NaN;
+        const connection = (client as unknown as { connection: TracedConnection }).connection;
+        const mark = () => (answered = Number.isNaN(answered) ? performance.now() : answered);
+        // A named statement already parsed on this client answers with bindComplete first.
+        const events = ['parseComplete', 'bindComplete', 'rowDescription', 'errorMessage'];
+        for (const event of events) connection.once(event, mark);
+        client.query({ ...config, values: config.values ?? [] }, (queryErr: Error | undefined, result: pg.QueryResult) => {
+          const parsed = performance.now();
+          for (const event of events) connection.removeListener(event, mark);
+          release(queryErr);
+          if (queryErr) return reject(queryErr);
+          sink({ text: config.text, values: config.values, ...(config.name ? { name: config.name } : {}), requested, acquired, answered, parsed, rows: result.rowCount ?? result.rows.length });
+          resolve(result);
+        });
+      });
+    });
+  }) as typeof pool.query;
+  return () => {
+    pool.query = original;
+  };
+}
+
+/**
+ * Self time of this process's functions over `n` warm recalls (node:inspector's sampling
+ * profiler, 100 µs): the JavaScript a recall runs — segmentation, fusion, the budget cut,
+ * formatting, the clients' parsing — against the idle time it waits for PostgreSQL and Chroma.
+ */
+async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: number): Promise<void> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await recall(deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now });
+  const wall = performance.now() - t0;
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
+  const nodes = new Map((profile.nodes as Node[]).map((x) => [x.id, x]));
+  const interval = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples?.length ?? 1);
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  let idle = 0;
+  for (const id of profile.samples ?? []) {
+    const node = nodes.get(id)!;
+    if (node.callFrame.functionName === '(idle)') {
+      idle += interval;
+      continue;
+    }
+    const file = node.callFrame.url.replace(/^.*node_modules\//u, 'nm:').replace(/^.*\/(src|bench)\//u, '$1/') || node.callFrame.functionName;
+    const fn = `${node.callFrame.functionName || '(anonymous)'} ${file}:${node.callFrame.lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + interval);
+    byFile.set(file, (byFile.get(file) ?? 0) + interval);
+  }
+  const per = (ms: number) => `${fmt(ms / n)}`;
+  console.log(`        profile of ${n} warm recalls: ${fmt(wall / n)} per recall, of which this process was busy ${per(wall - idle)} (samples every 0.1 ms); self time per recall:`);
+  const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
+  for (const [name, ms] of top(byFile, 15)) console.log(`          ${per(ms).padStart(9)}  ${name}`);
+  console.log('        by function:');
+  for (const [name, ms] of top(byFunction, 25)) console.log(`          ${per(ms).padStart(9)}  ${name}`);
 }

@@ -11,6 +11,9 @@ import { referenceBm25Scores } from './support/bm25-reference';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
+import { explainGeneric, sentStatement, type SentStatement } from './support/statements';
+import { PostgresRecallLists } from '../src/adapters/postgres/recall-lists-repository';
+import { PostgresGraphRecall } from '../src/adapters/postgres/graph-recall-repository';
 
 /**
  * BM25 plans must not depend on fresh table statistics (issue #22). Users analysed once, then a
@@ -74,9 +77,10 @@ function capturing(): { db: pg.Pool; last: () => { sql: string; params: unknown[
   const db = new Proxy(pool, {
     get(target, prop, receiver) {
       if (prop === 'query') {
-        return (sql: string, params: unknown[]) => {
-          last = { sql, params };
-          return target.query(sql, params);
+        return (first: unknown, second?: unknown) => {
+          const sent = sentStatement(first, second);
+          last = { sql: sent.text, params: sent.values };
+          return (target.query as (...a: unknown[]) => unknown)(first, second);
         };
       }
       return Reflect.get(target, prop, receiver) as unknown;
@@ -257,3 +261,70 @@ describe('BM25 plans for a user the statistics have never seen', () => {
     }
   });
 });
+
+/** Every statement a repository sends, as it sent it (named or not). */
+function recording(): { db: pg.Pool; sent: SentStatement[] } {
+  const sent: SentStatement[] = [];
+  const db = new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query') {
+        return (first: unknown, second?: unknown) => {
+          sent.push(sentStatement(first, second));
+          return (target.query as (...a: unknown[]) => unknown)(first, second);
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { db, sent };
+}
+
+/**
+ * Recall's statements are named (src/adapters/postgres/prepared.ts): after five executions on a
+ * connection PostgreSQL may plan them once, without the parameters' values, and reuse that generic
+ * plan. It must read what the plan made for the values reads, for a never-analysed user too.
+ */
+describe("recall's named statements: the generic plan reads what the custom plan reads", () => {
+  async function compare(statement: SentStatement, tables: string[]): Promise<void> {
+    expect(statement.name, 'sent as a named statement').toMatch(/^jm_/u);
+    const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.values);
+    const custom = rows[0]!['QUERY PLAN'][0].Plan;
+    const generic = (await explainGeneric<[{ Plan: PlanNode }]>(pool, statement))[0].Plan;
+    for (const table of tables) {
+      const c = tuplesRead(custom, table);
+      const g = tuplesRead(generic, table);
+      // A few tuples of slack: the two plans may stop a scan one row apart.
+      expect(g, `${table}: generic ${g} vs custom ${c}`).toBeLessThanOrEqual(Math.max(2 * c, c + 20));
+    }
+  }
+
+  it('the short lists', async () => {
+    for (const user of [fresh, large]) {
+      const { db, sent } = recording();
+      await new PostgresRecallLists(db).memoryLists({
+        userId: user, now: AT, important: { k: 5, minImportance: 0.4 }, byTypes: { types: ['fact'], k: 10 }, instructions: { k: 10 }, persona: true, scenes: true,
+      });
+      await compare(sent[0]!, ['memories']);
+    }
+  });
+
+  it("the ANN ids' memories and the graph seeds", async () => {
+    const { db, sent } = recording();
+    await new PostgresMemoryRepository(db).getActive({ userId: large, ids: largeMemories.slice(0, 20).map((m) => m.id), now: AT });
+    await new PostgresGraphRecall(db).entitiesByKey({ userId: fresh, keys: ['worda', 'wordb'], limit: 200 });
+    expect(sent).toHaveLength(2);
+    await compare(sent[0]!, ['memories']);
+    await compare(sent[1]!, ['entities']);
+  });
+
+  it('the BM25 statements stay unnamed: their generic plans probe postings through the document index', async () => {
+    // Named, the memory BM25 statement's generic plan read 10,900 postings where its custom plan
+    // read 2,400, and episode search 700 episodes against 300: each call is planned with its values.
+    const { db, sent } = recording();
+    await new PostgresRecallLists(db).bm25WithMemories({ userId: large, now: AT, tokens: tokenizeForIndex(QUERY), k: 20 });
+    await new PostgresMessageSearch(db).bm25({ userId: fresh, tokens: tokenizeForIndex(QUERY), k: 30 });
+    await new PostgresEpisodeStore(db).search({ userId: fresh, tokens: tokenizeForIndex(QUERY), ranges: [], k: 8 });
+    expect(sent.map((x) => x.name)).toEqual([undefined, undefined, undefined]);
+  });
+});
+

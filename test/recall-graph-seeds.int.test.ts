@@ -6,6 +6,7 @@ import { graphRouteIds } from '../src/recall/graph-route';
 import { createTestContext, type TestContext } from './support/harness';
 import { seedMemories } from './support/seed';
 import { readFileSync } from 'node:fs';
+import { explainGeneric, sentStatement, type SentStatement } from './support/statements';
 
 // The graph route's seeds come from an index lookup of the query's candidate keys, not from a scan
 // of the user's entity names (which stopped at 2,000): the cost follows the query, and an entity
@@ -48,11 +49,11 @@ describe('graph route seeds by canonical key', () => {
     expect(await graphRouteIds(ctx.runtime.deps.graphRecall!, { userId: user, query, now, k: 10 })).toEqual([zeppelin]);
 
     // The statement the route runs, captured and explained as it is.
-    const seen: { text: string; values: unknown[] }[] = [];
+    const seen: SentStatement[] = [];
     const recorder: Queryable = {
-      query: ((text: string, values: unknown[]) => {
-        seen.push({ text, values });
-        return ctx.runtime.pool.query(text, values);
+      query: ((first: unknown, second?: unknown) => {
+        seen.push(sentStatement(first, second));
+        return (ctx.runtime.pool.query as (...a: unknown[]) => unknown)(first, second);
       }) as Queryable['query'],
     };
     const found = await new PostgresGraphRecall(recorder).entitiesByKey({ userId: user, keys: candidateKeys(query), limit: 200 });
@@ -66,6 +67,10 @@ describe('graph route seeds by canonical key', () => {
     // The keys are an index condition, not a filter over every entity of the user.
     expect(text).toMatch(/Index Scan using entities_user_canonical_key_idx on entities[^\n]*\n\s*Index Cond: \(\(user_id = [^\n]*\) AND \(canonical_key = /u);
     expect(text).not.toMatch(/Seq Scan on entities|Filter: [^\n]*canonical_key/u);
+    // Sent named (prepared.ts): the plan PostgreSQL may cache without the values reads the same index.
+    const generic = JSON.stringify(await explainGeneric(ctx.runtime.pool, seen[0]!));
+    expect(generic).toMatch(/"Index Name":\s*"entities_user_canonical_key_idx"/u);
+    expect(generic).not.toMatch(/"Node Type":\s*"Seq Scan",[^}]*"Relation Name":\s*"entities"/u);
   });
 
   it('keys each entity by its canonical name, finds kinship through the key, and looks up only the asking user', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { recall, type RecallDeps } from '../src/recall/recall';
 import { useTestContext } from './support/harness';
 import { seedMemories } from './support/seed';
+import { forgetHistory } from '../src/recall/history-gate';
 
 const stack = useTestContext({ RECALL_TIMEOUT_MS: '20000' });
 
@@ -115,5 +116,69 @@ describe('round trips of one recall', () => {
     expect(waiting).toBe(0);
     // The short lists and memory BM25, each on a client of its own.
     expect(taken).toBeGreaterThanOrEqual(2);
+  });
+
+  /** The recall deps with the short lists asked no history: every route runs, as before the gate. */
+  function ungated(deps: RecallDeps): RecallDeps {
+    const lists = deps.recallLists!;
+    return { ...deps, recallLists: Object.assign(Object.create(lists) as typeof lists, { memoryLists: (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists({ ...input, history: false }) }) };
+  }
+
+  /** What a recall answers, without its timings. */
+  const answer = (r: Awaited<ReturnType<typeof recall>>) => ({ ...r, routes: r.routes.map((x) => ({ route: x.route, ok: x.ok, hits: x.hits })).sort((a, b) => a.route.localeCompare(b.route)) });
+
+  it('a user with no messages, episodes or entities: the routes over them do not run, and the answer is the same', { timeout: 120_000 }, async () => {
+    const { ctx } = stack;
+    const key = ctx.userKey(`${ctx.prefix}-nohistory`);
+    await seedMemories(ctx.runtime.deps, key, [
+      { text: 'payment-svc times out under load since Monday', type: 'pain_point', importance: 0.8 },
+      { text: 'My sister moved to Berlin last year', type: 'fact' },
+    ]);
+    await ctx.runtime.pool.query('DELETE FROM entities WHERE user_id = $1', [key]);
+    const now = new Date('2026-06-02T00:00:00Z');
+    // A question about the past runs every exchange route (episodes and their vectors too); it names an entity.
+    const query = 'what did we say about my sister and payment-svc last week';
+    for (let i = 0; i < 2; i++) await recall(ctx.runtime.deps, key, query, { now });
+    const gated = counting(ctx.runtime.deps, ctx.runtime.pool);
+    let r;
+    try {
+      r = await recall(gated.deps, key, query, { now });
+    } finally {
+      gated.restore();
+    }
+    const all = counting(ungated(ctx.runtime.deps), ctx.runtime.pool);
+    let before;
+    try {
+      before = await recall(all.deps, key, query, { now });
+    } finally {
+      all.restore();
+    }
+    expect(r.error).toBeUndefined();
+    expect(answer(r)).toEqual(answer(before));
+    // Message BM25, the messages of last week, episode search, graph seeds; the exchange and episode vectors.
+    expect(all.counts.statements - gated.counts.statements).toBeGreaterThanOrEqual(4);
+    expect(gated.counts.chroma).toBe(1);
+    expect(all.counts.chroma).toBe(3);
+  });
+
+  it("a user with messages: the first recall in a process waits for the lists' answer and finds the exchange", { timeout: 120_000 }, async () => {
+    const { ctx, client } = stack;
+    const user = `${ctx.prefix}-history`;
+    const key = ctx.userKey(user);
+    await seedMemories(ctx.runtime.deps, key, [{ text: 'I prefer oat milk in my coffee', type: 'preference' }]);
+    await client.addMessages(user, 'c1', [
+      { id: 'm1', role: 'user', content: 'payment-svc 又超时了，重试也没用', at: '2026-05-20T10:00:00Z' },
+      { id: 'm2', role: 'assistant', content: '先看看连接池的大小和数据库的慢查询', at: '2026-05-20T10:00:30Z' },
+    ]);
+    const now = new Date('2026-06-02T00:00:00Z');
+    const query = '我们之前聊过 payment-svc 超时 怎么办';
+    forgetHistory();
+    const first = await recall(ctx.runtime.deps, key, query, { now });
+    const known = await recall(ctx.runtime.deps, key, query, { now });
+    const before = await recall(ungated(ctx.runtime.deps), key, query, { now });
+    expect(first.error).toBeUndefined();
+    expect(first.pastExchanges.map((x) => x.messageIds)).toContainEqual(['m1', 'm2']);
+    expect(answer(first)).toEqual(answer(before));
+    expect(answer(known)).toEqual(answer(before));
   });
 });

@@ -16,6 +16,7 @@ import { ExchangeRetriever, exchangesOf } from './retrievers/exchange-retriever'
 import { exchangeSearchForRecall, hasExchangeEvidence, type EpisodicPlan } from './episodic-recall';
 import type { ExchangeSearchResult } from './exchange-search';
 import { graphRouteIds } from './graph-route';
+import { gated, historyGate } from './history-gate';
 import { bm25ChatContext } from './route-plan';
 import { CANDIDATES_PER_ROUTE, IMPORTANT_K, TYPE_K, type RecallDeps, type RecallRequest, type RecallResult } from './recall-request';
 import type { RouteFailure, RouteTask } from './route-runner';
@@ -86,7 +87,7 @@ export function startExchangeSearch(deps: RecallDeps, req: RecallRequest, episod
   return episodic && req.enabled.has('exchanges') && hasExchangeEvidence(queryTokens, episodic)
     ? retrieveExchanges(
         (q) =>
-          exchangeSearchForRecall(deps, req.userId, {
+          exchangeSearchForRecall(overHistory(deps, req), req.userId, {
             // The query was segmented once above (jieba is the costliest CPU step of a recall).
             tokens: q === req.query ? queryTokens : tokenizeForIndex(q),
             plan: episodic,
@@ -115,7 +116,42 @@ export function dateAndGraphRoutes(deps: RecallDeps, req: RecallRequest, ranges:
   if (ranges.length > 0) tasks.push({ route: 'time', run: () => deps.timeRoute.memoriesSaidIn({ userId: req.userId, ranges, k: CANDIDATES_PER_ROUTE, now: req.now }) });
   const graph = deps.graphRecall;
   if (graph && req.enabled.has('graph') && req.query.length > 0) {
-    tasks.push({ route: 'graph', run: () => graphRouteIds(graph, { userId: req.userId, query: req.query, now: req.now, k: CANDIDATES_PER_ROUTE }) });
+    const open = historyGate(req.userId, req.lists);
+    tasks.push({ route: 'graph', run: () => gated(open('entities'), () => graphRouteIds(graph, { userId: req.userId, query: req.query, now: req.now, k: CANDIDATES_PER_ROUTE }), []) });
   }
   return tasks;
+}
+
+/**
+ * The exchange search's stores, each route over the messages or the episodes run only when the
+ * user has any (history-gate.ts): a message or an exchange vector hit is shown from its message
+ * row, an episode hit from its episode row, so over an empty store each answers nothing anyway.
+ */
+function overHistory(deps: RecallDeps, req: RecallRequest): RecallDeps {
+  const open = historyGate(req.userId, req.lists);
+  const { messageSearch, episodes, exchangeVectors, episodeVectors } = deps;
+  return {
+    ...deps,
+    messageSearch: Object.assign(Object.create(messageSearch) as typeof messageSearch, {
+      bm25: (input: Parameters<typeof messageSearch.bm25>[0]) => gated(open('messages'), () => messageSearch.bm25(input), []),
+      saidIn: (input: Parameters<typeof messageSearch.saidIn>[0]) => gated(open('messages'), () => messageSearch.saidIn(input), []),
+    }),
+    episodes: Object.assign(Object.create(episodes) as typeof episodes, {
+      search: (input: Parameters<typeof episodes.search>[0]) => gated(open('episodes'), () => episodes.search(input), { byWords: [], byDate: [] }),
+    }),
+    ...(exchangeVectors
+      ? {
+          exchangeVectors: Object.assign(Object.create(exchangeVectors) as typeof exchangeVectors, {
+            query: (input: Parameters<typeof exchangeVectors.query>[0]) => gated(open('messages'), () => exchangeVectors.query(input), []),
+          }),
+        }
+      : {}),
+    ...(episodeVectors
+      ? {
+          episodeVectors: Object.assign(Object.create(episodeVectors) as typeof episodeVectors, {
+            query: (input: Parameters<typeof episodeVectors.query>[0]) => gated(open('episodes'), () => episodeVectors.query(input), []),
+          }),
+        }
+      : {}),
+  };
 }

@@ -71,6 +71,8 @@ export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: 
     instructions: { k: TYPE_K },
     persona: prefix.persona,
     scenes: prefix.scenes,
+    // Which stores hold anything: the routes over an empty one need not run (history-gate.ts).
+    history: true,
   });
   lists.catch(() => {});
   req.hydration?.track(lists.then((l) => ({ ids: [], memories: l.memories })));

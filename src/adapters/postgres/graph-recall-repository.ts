@@ -1,11 +1,30 @@
 import type { GraphHit, GraphRecallSource } from '../../core/recall/graph';
 import type { Queryable } from './pool';
+import { bind, prepared } from './prepared';
 
 /**
  * An entity mentioned by more active memories than this is a hub ("coffee" for a barista): walking
  * through it would reach most of the user's memories, so a walk stops there instead of passing on.
  */
 const HUB_MEMORIES = 40;
+
+/** The seed lookup (see {@link PostgresGraphRecall.entitiesByKey}), a named statement (prepared.ts). */
+const SEEDS = prepared(
+  `SELECT e.id, e.name, e.canonical_key AS key
+         FROM unnest($2::text[]) AS k(key)
+         CROSS JOIN LATERAL (
+           SELECT x.id, x.name, x.canonical_key FROM entities x
+            WHERE x.user_id = $1 AND x.canonical_key = k.key
+            LIMIT $3
+         ) e
+         LEFT JOIN LATERAL (
+           SELECT 1 AS live FROM memory_entities me JOIN memories m ON m.id = me.memory_id
+            WHERE me.entity_id = e.id AND m.user_id = $1 AND m.status = 'active'
+            LIMIT 1
+         ) a ON true
+        ORDER BY a.live IS NOT NULL DESC, e.name
+        LIMIT $3`,
+);
 
 /** The graph read by recall: seed 003's entities, relations and memory links, walked in PostgreSQL. */
 export class PostgresGraphRecall implements GraphRecallSource {
@@ -23,21 +42,7 @@ export class PostgresGraphRecall implements GraphRecallSource {
   async entitiesByKey({ userId, keys, limit }: { userId: string; keys: readonly string[]; limit: number }): Promise<{ id: string; name: string; key: string }[]> {
     if (keys.length === 0) return [];
     const { rows } = await this.db.query<{ id: string; name: string; key: string }>(
-      `SELECT e.id, e.name, e.canonical_key AS key
-         FROM unnest($2::text[]) AS k(key)
-         CROSS JOIN LATERAL (
-           SELECT x.id, x.name, x.canonical_key FROM entities x
-            WHERE x.user_id = $1 AND x.canonical_key = k.key
-            LIMIT $3
-         ) e
-         LEFT JOIN LATERAL (
-           SELECT 1 AS live FROM memory_entities me JOIN memories m ON m.id = me.memory_id
-            WHERE me.entity_id = e.id AND m.user_id = $1 AND m.status = 'active'
-            LIMIT 1
-         ) a ON true
-        ORDER BY a.live IS NOT NULL DESC, e.name
-        LIMIT $3`,
-      [userId, [...new Set(keys)], limit],
+      bind(SEEDS, [userId, [...new Set(keys)], limit]),
     );
     return rows;
   }

@@ -3,6 +3,7 @@ import type { ImportanceLevel, Memory, MemoryScope, MemorySource, MemoryStatus, 
 import { termFrequencies } from '../../core/text/tokenize';
 import { bm25Ctes, bm25TermSql, bm25TopCtes } from './bm25-sql';
 import type { Queryable } from './pool';
+import { bind, prepared } from './prepared';
 
 export interface MemoryRow {
   id: string;
@@ -66,6 +67,13 @@ export const COLUMNS = `id, user_id, text, type, status, scope, confidence, impo
   decay_score, emotion_tags, associated_topics, keywords, source, metadata, created_at, updated_at,
   last_recalled_at, last_accessed_at, expires_at, supersedes, superseded_by, via, pending`;
 
+/** {@link PostgresMemoryRepository.getActive}'s statement, named (prepared.ts): recall runs it for the ANN ids on every request. */
+const GET_ACTIVE = prepared(
+  `SELECT m.* FROM unnest($2::uuid[]) AS i(id)
+     CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM memories x WHERE x.id = i.id OFFSET 0) m
+    WHERE m.user_id = $1 AND m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > COALESCE($3::timestamptz, now()))`,
+);
+
 /**
  * PostgreSQL persistence of memories and their BM25 postings. Every query takes a user id and
  * filters by it; postings exist only for active memories, so a search can never see dead ones.
@@ -108,12 +116,7 @@ export class PostgresMemoryRepository implements MemoryRepository {
     if (ids.length === 0) return [];
     // One primary-key probe per id: the lateral holds only the id, so the planner cannot read the
     // user's memories by user_id instead (it did for a never-analyzed user: 8 ms at 10k for 20 ids).
-    const { rows } = await this.db.query<MemoryRow>(
-      `SELECT m.* FROM unnest($2::uuid[]) AS i(id)
-         CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM memories x WHERE x.id = i.id OFFSET 0) m
-        WHERE m.user_id = $1 AND m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > COALESCE($3::timestamptz, now()))`,
-      [userId, [...new Set(ids)], now ?? null],
-    );
+    const { rows } = await this.db.query<MemoryRow>(bind(GET_ACTIVE, [userId, [...new Set(ids)], now ?? null]));
     return rows.map(rowToMemory);
   }
 

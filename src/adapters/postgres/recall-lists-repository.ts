@@ -1,10 +1,11 @@
-import type { Bm25WithMemories, MemoryLists, MemoryListsInput, MemoryListsSource } from '../../core/recall/memory-lists';
+import type { Bm25WithMemories, MemoryLists, MemoryListsInput, MemoryListsSource, UserHistory } from '../../core/recall/memory-lists';
 import { termFrequencies } from '../../core/text/tokenize';
 import type { PersonaLanguage } from '../../core/persona/profile';
 import { bm25TopCtes } from './bm25-sql';
 import { COLUMNS, rowToMemory, type MemoryRow } from './memory-repository';
 import { recallPersonaColumns, recallPersonaOf, type RecallPersonaRow } from './persona-repository';
 import type { Queryable } from './pool';
+import { bind, prepared } from './prepared';
 
 const MEMORY_COLUMNS = COLUMNS.split(',').map((c) => c.trim());
 /** A branch that reads no memory fills the memory columns with NULLs (UNION ALL takes their types from the first branch). */
@@ -14,7 +15,57 @@ const HIT_COLUMNS = MEMORY_COLUMNS.slice(1)
   .map((c) => `m.${c}`)
   .join(', ');
 
-type ListRow = MemoryRow & { list: 'important' | 'type' | 'instruction' | 'persona' | 'scenes'; extra: unknown };
+type ListRow = MemoryRow & { list: 'important' | 'type' | 'instruction' | 'persona' | 'scenes' | 'history'; extra: unknown };
+
+const LIVE = `status = 'active' AND (expires_at IS NULL OR expires_at > $2::timestamptz)`;
+/** The short lists' statement (see {@link PostgresRecallLists}). */
+const LISTS = prepared(
+  `(SELECT 'important' AS list, NULL::jsonb AS extra, ${COLUMNS} FROM memories
+         WHERE $3::boolean AND user_id = $1 AND ${LIVE} AND type <> 'instruction' AND importance >= $4
+           AND ($5::text[] IS NULL OR type = ANY($5::text[]))
+         ORDER BY importance DESC, updated_at DESC
+         LIMIT $6)
+       UNION ALL
+       (SELECT 'type', NULL, ${COLUMNS} FROM memories
+         WHERE $7::boolean AND user_id = $1 AND ${LIVE} AND type = ANY($8::text[]) AND NOT pending
+         ORDER BY importance DESC, updated_at DESC
+         LIMIT $9)
+       UNION ALL
+       (SELECT 'instruction', NULL, i.* FROM (
+          -- Read by (user_id, status, type), then sorted: a user has few instructions. In
+          -- importance order the planner walked every memory of a never-analyzed user (10k rows, 8 ms).
+          SELECT ${COLUMNS} FROM memories
+           WHERE $10::boolean AND user_id = $1 AND ${LIVE} AND type = 'instruction' AND scope = 'global' AND NOT pending
+          OFFSET 0) i
+         ORDER BY i.importance DESC, i.updated_at DESC
+         LIMIT $11)
+       UNION ALL
+       (SELECT 'persona', to_jsonb(p), ${NO_MEMORY}
+          FROM (SELECT ${recallPersonaColumns('x', '$2::timestamptz')} FROM user_profiles x WHERE $12::boolean AND x.user_id = $1) p)
+       UNION ALL
+       (SELECT 'scenes', jsonb_build_object('language', s.language, 'lines', s.lines), ${NO_MEMORY}
+          FROM user_scenes s WHERE $13::boolean AND s.user_id = $1)
+       UNION ALL
+       -- Three index probes: a recall skips the routes over a store the user has nothing in.
+       (SELECT 'history', jsonb_build_object(
+                 'messages', EXISTS (SELECT 1 FROM messages WHERE user_id = $1),
+                 'episodes', EXISTS (SELECT 1 FROM episodes WHERE user_id = $1),
+                 'entities', EXISTS (SELECT 1 FROM entities WHERE user_id = $1)), ${NO_MEMORY}
+         WHERE $14::boolean)`,
+);
+/**
+ * Memory BM25 with its memories (see {@link PostgresRecallLists.bm25WithMemories}). Sent unnamed,
+ * so planned with its values on every call: its generic plan probes the cut terms' postings through
+ * the memory_id index instead of the primary key (4× the postings read, test/bm25-plans.int.test.ts).
+ */
+const BM25 = 
+  `WITH ${bm25TopCtes({ postings: 'memory_terms', stats: 'user_index_stats', df: 'memory_term_df' }, '$3')},
+            bm25 AS MATERIALIZED (SELECT memory_id, score FROM top ORDER BY score DESC, memory_id LIMIT $3)
+       SELECT b.score, m.id IS NOT NULL AS live, b.memory_id AS id, ${HIT_COLUMNS}
+         FROM bm25 b
+         LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM memories x WHERE x.id = b.memory_id OFFSET 0) m
+           ON m.user_id = $1 AND m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > $4::timestamptz)
+        ORDER BY b.score DESC, b.memory_id`;
 
 /**
  * What recall reads from PostgreSQL beside its searches, in one statement (issue #22: a few round
@@ -30,34 +81,8 @@ export class PostgresRecallLists implements MemoryListsSource {
 
   async memoryLists(input: MemoryListsInput): Promise<MemoryLists> {
     const { important, byTypes, instructions } = input;
-    const live = `status = 'active' AND (expires_at IS NULL OR expires_at > $2::timestamptz)`;
     const { rows } = await this.db.query<ListRow>(
-      `(SELECT 'important' AS list, NULL::jsonb AS extra, ${COLUMNS} FROM memories
-         WHERE $3::boolean AND user_id = $1 AND ${live} AND type <> 'instruction' AND importance >= $4
-           AND ($5::text[] IS NULL OR type = ANY($5::text[]))
-         ORDER BY importance DESC, updated_at DESC
-         LIMIT $6)
-       UNION ALL
-       (SELECT 'type', NULL, ${COLUMNS} FROM memories
-         WHERE $7::boolean AND user_id = $1 AND ${live} AND type = ANY($8::text[]) AND NOT pending
-         ORDER BY importance DESC, updated_at DESC
-         LIMIT $9)
-       UNION ALL
-       (SELECT 'instruction', NULL, i.* FROM (
-          -- Read by (user_id, status, type), then sorted: a user has few instructions. In
-          -- importance order the planner walked every memory of a never-analyzed user (10k rows, 8 ms).
-          SELECT ${COLUMNS} FROM memories
-           WHERE $10::boolean AND user_id = $1 AND ${live} AND type = 'instruction' AND scope = 'global' AND NOT pending
-          OFFSET 0) i
-         ORDER BY i.importance DESC, i.updated_at DESC
-         LIMIT $11)
-       UNION ALL
-       (SELECT 'persona', to_jsonb(p), ${NO_MEMORY}
-          FROM (SELECT ${recallPersonaColumns('x', '$2::timestamptz')} FROM user_profiles x WHERE $12::boolean AND x.user_id = $1) p)
-       UNION ALL
-       (SELECT 'scenes', jsonb_build_object('language', s.language, 'lines', s.lines), ${NO_MEMORY}
-          FROM user_scenes s WHERE $13::boolean AND s.user_id = $1)`,
-      [
+      bind(LISTS, [
         input.userId,
         input.now,
         important !== undefined,
@@ -71,13 +96,15 @@ export class PostgresRecallLists implements MemoryListsSource {
         instructions?.k ?? 0,
         input.persona === true,
         input.scenes === true,
-      ],
+        input.history === true,
+      ]),
     );
     // UNION ALL keeps each parenthesised branch's order in practice, but SQL does not promise it across branches: re-sort per list.
     const of = (list: ListRow['list']) => rows.filter((r) => r.list === list).map(rowToMemory).sort((a, b) => b.importance - a.importance || b.updatedAt.getTime() - a.updatedAt.getTime());
     const personaRow = rows.find((r) => r.list === 'persona')?.extra as RecallPersonaRow | undefined;
     const scenesRow = rows.find((r) => r.list === 'scenes')?.extra as { language: PersonaLanguage; lines: string[] } | undefined;
     const persona = personaRow ? recallPersonaOf(personaRow) : undefined;
+    const history = rows.find((r) => r.list === 'history')?.extra as UserHistory | undefined;
     return {
       important: of('important').map((m) => m.id),
       byTypes: of('type'),
@@ -85,6 +112,7 @@ export class PostgresRecallLists implements MemoryListsSource {
       memories: rows.filter((r) => ['important', 'type', 'instruction'].includes(r.list)).map(rowToMemory),
       ...(persona ? { persona } : {}),
       ...(scenesRow ? { scenes: { language: scenesRow.language, lines: scenesRow.lines } } : {}),
+      ...(history ? { history } : {}),
     };
   }
 
@@ -97,13 +125,7 @@ export class PostgresRecallLists implements MemoryListsSource {
     // shape that holds whatever the statistics say (bm25-sql.ts), and a hit whose memory expired
     // keeps its rank in the route, as it did when fusion loaded it.
     const { rows } = await this.db.query<MemoryRow & { score: number; live: boolean }>(
-      `WITH ${bm25TopCtes({ postings: 'memory_terms', stats: 'user_index_stats', df: 'memory_term_df' }, '$3')},
-            bm25 AS MATERIALIZED (SELECT memory_id, score FROM top ORDER BY score DESC, memory_id LIMIT $3)
-       SELECT b.score, m.id IS NOT NULL AS live, b.memory_id AS id, ${HIT_COLUMNS}
-         FROM bm25 b
-         LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM memories x WHERE x.id = b.memory_id OFFSET 0) m
-           ON m.user_id = $1 AND m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > $4::timestamptz)
-        ORDER BY b.score DESC, b.memory_id`,
+      BM25,
       [userId, terms, k, now],
     );
     return { hits: rows.map((r) => ({ id: r.id, score: r.score })), memories: rows.filter((r) => r.live).map(rowToMemory) };

@@ -17,6 +17,15 @@ export interface MemoryListsInput {
   persona?: boolean;
   /** The scene navigation block. */
   scenes?: boolean;
+  /** Whether the user has any message, episode and entity: routes over none of them cannot find anything. */
+  history?: boolean;
+}
+
+/** Which of the user's stores hold anything at all (messages, episodes, graph entities). */
+export interface UserHistory {
+  messages: boolean;
+  episodes: boolean;
+  entities: boolean;
 }
 
 export interface MemoryLists {
@@ -30,6 +39,8 @@ export interface MemoryLists {
   /** The persona as recall injects it: the persona domain's RecallPersona, restated (a domain imports only the kernel and itself). */
   persona?: { language: 'zh' | 'en'; builder: 'template' | 'llm'; lines: { text: string; memoryIds: string[] }[]; builtAt: Date };
   scenes?: { language: 'zh' | 'en'; lines: string[] };
+  /** Set when asked for. */
+  history?: UserHistory;
 }
 
 /** Memory BM25 hits best first (whether or not their memory is still active), with the rows of those that are. */

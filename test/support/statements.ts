@@ -1,0 +1,46 @@
+import type pg from 'pg';
+
+/** One statement as a repository sent it: a text with values, named when it is a prepared statement. */
+export interface SentStatement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/** Reads `pool.query`'s arguments, either `(text, values)` or a query config `{ name, text, values }`. */
+export function sentStatement(first: unknown, second?: unknown): SentStatement {
+  if (typeof first === 'string') return { text: first, values: (second as unknown[] | undefined) ?? [] };
+  const config = first as { name?: string; text: string; values?: unknown[] };
+  return { ...(config.name ? { name: config.name } : {}), text: config.text, values: config.values ?? [] };
+}
+
+function literal(client: pg.PoolClient, v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (v instanceof Date) return client.escapeLiteral(v.toISOString());
+  if (Array.isArray(v)) {
+    const items = v.map((x) => (x instanceof Date ? x.toISOString() : String(x))).map((x) => `"${x.replace(/\\/gu, '\\\\').replace(/"/gu, '\\"')}"`);
+    return client.escapeLiteral(`{${items.join(',')}}`);
+  }
+  return client.escapeLiteral(String(v));
+}
+
+/**
+ * EXPLAIN ANALYZE of a statement's generic plan: the plan PostgreSQL may cache for a named
+ * statement after its fifth execution and reuse whatever the parameters (plan_cache_mode auto),
+ * planned without the parameters' values. Forced here on a client of its own.
+ */
+export async function explainGeneric<T>(pool: pg.Pool, statement: SentStatement): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query(`PREPARE generic_probe AS ${statement.text}`);
+    const args = statement.values.map((v) => literal(client, v)).join(', ');
+    const { rows } = await client.query<{ 'QUERY PLAN': T }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE generic_probe(${args})`);
+    return rows[0]!['QUERY PLAN'];
+  } finally {
+    // The client is closed, not returned: its session setting must not reach another test's statements.
+    client.release(true);
+  }
+}
