@@ -30,6 +30,20 @@ function trimEnd(word: string, keep: RegExp): string {
 const NAME_CHAR = /[\p{L}'’-]/u;
 const LETTER_CHAR = /[\p{L}'’]/u;
 
+/**
+ * Names used to address someone ("Thanks, Mel!", "Hey Caroline", "that's cool, Jon."): the line
+ * speaks to that person, it is not about them, so it links to the rest of what it names only.
+ * A run of capitals is an address when it follows a greeting or a comma and ends its clause.
+ */
+function addressedNames(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?:^|[\s,])(\p{L}+)(,?)\s+([A-Z][\p{L}'’-]*(?: [A-Z][\p{L}'’-]*)?)(?=\s*(?:[!,.?…]|$))/gu)) {
+    const before = m[1] ?? '';
+    if (m[2] === ',' || NOT_A_NAME.test(before)) out.add((m[3] ?? '').toLowerCase());
+  }
+  return out;
+}
+
 /** Capitalised runs after a sentence's first word ("Jon", "New York", "Lisbon's" → "Lisbon"). */
 function englishNames(text: string): string[] {
   const names: string[] = [];
@@ -74,7 +88,7 @@ export function lineEntityNames(content: string, segmenter: Segmenter): string[]
     for (const { word, tag } of segmenter.tag(text)) if (ZH_PROPER_TAGS.test(tag) && [...word].length >= 2) names.push(word);
   }
   names.push(...englishNames(text));
-  const seen = new Set<string>();
+  const seen = lang === 'zh' ? new Set<string>() : addressedNames(text);
   const out: string[] = [];
   for (const n of names) {
     const k = n.trim().toLowerCase();
