@@ -3,6 +3,8 @@ import { indexableLines, messageKey, pairExchange, pairLines, type MessageRef, t
 import type { ExchangeVectorUnit } from '../core/ports/recall';
 import type { MessageVectorEraser } from '../core/ports/lifecycle';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { lineEntityNames } from '../core/extraction/line-entities';
+import { segmenter } from '../shared/segmentation';
 import type { ServiceDeps } from '../shared/deps';
 
 /** Messages read per conversation per batch: one embedding call of them and their pairs. */
@@ -67,6 +69,12 @@ async function indexConversation(
         items: vectors.map((x, i) => ({ id: x.id, embedding: embeddings[i]!, conversationId: c.conversationId, messageId: x.messageId, unit: x.unit })),
       });
       written += vectors.length;
+    }
+    // The graph over exchanges: each new line linked to the entities it names, before the
+    // watermark moves, so a failed batch is linked again with its vectors (the links are idempotent).
+    if (deps.exchangeIndex.linkEntities) {
+      const linked = lines.filter((l) => l.seq > after).map((l) => ({ messageId: l.messageId, at: l.at, names: lineEntityNames(l.content, segmenter) }));
+      if (linked.some((l) => l.names.length > 0)) await deps.exchangeIndex.linkEntities({ userId: c.userId, conversationId: c.conversationId, lines: linked });
     }
     after = fresh[fresh.length - 1]!.seq;
     await deps.exchangeIndex.advance({ userId: c.userId, conversationId: c.conversationId, seq: after });

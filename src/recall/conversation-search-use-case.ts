@@ -37,7 +37,7 @@ export interface ConversationSearchResult {
 }
 
 /** What conversation search reads: the user's zone, the message and episode stores and vectors, the query embeddings. */
-export type ConversationSearchDeps = Pick<ServiceDeps, 'settings' | 'embedder' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'>;
+export type ConversationSearchDeps = Pick<ServiceDeps, 'settings' | 'embedder' | 'episodeVectors' | 'exchangeVectors' | 'messageSearch' | 'episodes' | 'config'> & Partial<Pick<ServiceDeps, 'exchangeIndex'>>;
 
 /**
  * L0 conversation search, for what extraction did not keep: the user's raw conversations searched
@@ -59,6 +59,7 @@ export async function searchConversations(
   let embedding: Promise<number[]> | undefined;
   const found = await searchExchanges(deps, userId, {
     tokens: tokenizeForIndex(query),
+    query,
     ranges,
     limit: opts.topK ?? 5,
     ...(opts.maxLines !== undefined ? { maxLines: opts.maxLines } : {}),

@@ -14,6 +14,8 @@ import {
   type StoredLine,
 } from '../core/recall/exchanges';
 import { fuseRankings, type RouteRanking } from '../core/recall/rrf';
+import { graphLines, hopKeys } from '../core/recall/entity-lines';
+import { candidateKeys } from '../core/recall/graph';
 import type { DateRange } from '../core/time/query-dates';
 import { withDeadline } from './deadline';
 import type { ServiceDeps } from '../shared/deps';
@@ -33,6 +35,8 @@ export const ExchangeRoute = {
   episodes: 'episode_bm25',
   /** Episodes by vector similarity of their summaries: boosts exchanges found inside them. */
   episodeAnn: 'episode_ann',
+  /** Lines naming the query's entities, then lines naming the entities said beside them (one hop). */
+  graph: 'exchange_graph',
 } as const;
 export type ExchangeRoute = (typeof ExchangeRoute)[keyof typeof ExchangeRoute];
 
@@ -49,6 +53,8 @@ export type ExchangeSearchMode = 'past' | 'weak';
 export interface ExchangeSearchInput {
   /** Index tokens of the query (tokenizeForIndex). */
   tokens: string[];
+  /** The query's text, for the entities it names (the graph sub-route); omitted: no graph route. */
+  query?: string;
   ranges: readonly DateRange[];
   limit: number;
   mode: ExchangeSearchMode;
@@ -102,6 +108,23 @@ const ANN_CANDIDATES = 30;
  */
 const LINE_ANN_CANDIDATES = 60;
 const EPISODE_CANDIDATES = 8;
+/**
+ * Lines read per query entity: the lines that name it, latest first. Bounded (a key names at most
+ * this many lines read), and deep enough that the lines of a person the user talks about often
+ * are all there to vouch for.
+ */
+const GRAPH_SEED_LINES = 1000;
+/** Lines read per entity of the hop. */
+const GRAPH_HOP_LINES = 40;
+/** An entity named in more lines than this is a hub: the hop neither starts from it nor goes to it. */
+const GRAPH_HUB_LINES = 40;
+/** Entities the one hop reaches: the most co-mentioned beside the seeds. */
+const GRAPH_FAN_OUT = 8;
+/**
+ * Lines the graph may vouch for per search, under a line budget: the answering routes' best lines
+ * among those it reaches (as many as a budget of ten lines holds).
+ */
+const GRAPH_BOOSTS = 10;
 /** Exchanges one episode route may boost: those of its sessions the answering routes ranked best. */
 const EPISODE_BOOSTS = 5;
 
@@ -119,6 +142,8 @@ interface RouteOutput {
   pairs?: boolean;
   /** Every ref is evidence on its own (vector hits above `minVectorSimilarity`), words or not. */
   evidence?: boolean;
+  /** `sessions` are the graph's lines naming the query's entities, not an episode's sessions. */
+  graphSet?: boolean;
 }
 
 function sessionsOf(episodes: readonly Episode[]): RouteOutput {
@@ -127,7 +152,7 @@ function sessionsOf(episodes: readonly Episode[]): RouteOutput {
 }
 
 /** What the search reads: the message and episode stores, and the vector indexes when configured. */
-export type ExchangeSearchDeps = Pick<ServiceDeps, 'messageSearch' | 'episodes'> & Partial<Pick<ServiceDeps, 'episodeVectors' | 'exchangeVectors'>>;
+export type ExchangeSearchDeps = Pick<ServiceDeps, 'messageSearch' | 'episodes'> & Partial<Pick<ServiceDeps, 'episodeVectors' | 'exchangeVectors' | 'exchangeIndex'>>;
 
 function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInput): { route: ExchangeRoute; run: () => Promise<RouteOutput> }[] {
   const { tokens, ranges } = input;
@@ -193,6 +218,23 @@ function plan(deps: ExchangeSearchDeps, userId: string, input: ExchangeSearchInp
         },
       });
     }
+  }
+  const graph = deps.exchangeIndex;
+  if (byVector && graph?.entityLines && input.query !== undefined && input.query.length > 0) {
+    const entityLines = graph.entityLines.bind(graph);
+    const query = input.query;
+    tasks.push({
+      route: ExchangeRoute.graph,
+      run: async () => {
+        const keys = candidateKeys(query);
+        if (keys.length === 0) return { refs: [] };
+        const seeds = await entityLines({ userId, keys, perKey: GRAPH_SEED_LINES, countCap: GRAPH_SEED_LINES + 1, keysUpTo: GRAPH_HUB_LINES });
+        const next = hopKeys(seeds, { hubLines: GRAPH_HUB_LINES, fanOut: GRAPH_FAN_OUT });
+        const hop = next.length > 0 ? await entityLines({ userId, keys: next, perKey: GRAPH_HOP_LINES, countCap: GRAPH_HUB_LINES + 1, keysUpTo: 0 }) : [];
+        const reached = graphLines(seeds, hop, { hubLines: GRAPH_HUB_LINES });
+        return { refs: [], sessions: reached, hits: reached.size, graphSet: true };
+      },
+    });
   }
   const index = deps.episodeVectors;
   if (byVector && index && input.embedding) {
@@ -310,7 +352,11 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
     }
 
     if (input.maxLines !== undefined) {
-      const ranked = rankLines({ ...lineRankings(outputs, neighbourhoods, exchanges), ranges: input.ranges, hidden, answers, maxLines: input.maxLines, rrfK: EXCHANGE_RRF_K });
+      // Episode routes name sessions, and boosting the lines found inside them cost the daily-chat
+      // dev half a question at 5 and at 10 lines (71.4% → 68.6%, 94.3% → 91.4%); LoCoMo's bench
+      // has no episodes without extraction. So a line budget ranks the answering routes alone.
+      const boostSets = outputs.flatMap(({ route, out }) => (out.graphSet && out.sessions ? [{ route, messageKeys: out.sessions }] : []));
+      const ranked = rankLines({ ...lineRankings(outputs, neighbourhoods, exchanges), boostSets, boostsPerSet: GRAPH_BOOSTS, ranges: input.ranges, hidden, answers, maxLines: input.maxLines, rrfK: EXCHANGE_RRF_K });
       return { exchanges: ranked, routes, failures };
     }
 

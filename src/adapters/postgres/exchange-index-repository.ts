@@ -1,4 +1,5 @@
-import type { ExchangeIndexWatermarks } from '../../core/ports/recall';
+import type { EntityLines, ExchangeIndexWatermarks } from '../../core/ports/recall';
+import { canonicalEntity, NOT_A_SEED } from '../../core/recall/graph';
 import type { StoredLine } from '../../core/recall/exchanges';
 import type { Queryable } from './pool';
 
@@ -39,5 +40,65 @@ export class PostgresExchangeIndexWatermarks implements ExchangeIndexWatermarks 
       'UPDATE conversations SET exchanges_indexed_seq = GREATEST(exchanges_indexed_seq, $3) WHERE user_id = $1 AND conversation_id = $2',
       [userId, conversationId, seq],
     );
+  }
+
+  /**
+   * One statement per batch: every (line, canonical key) pair, the message's own row checked by
+   * the foreign key (a line erased meanwhile fails the batch, and the indexer retries it).
+   */
+  async linkEntities({ userId, conversationId, lines }: { userId: string; conversationId: string; lines: readonly { messageId: string; at: Date; names: readonly string[] }[] }): Promise<number> {
+    const pairs = new Map<string, { messageId: string; at: Date; key: string }>();
+    for (const l of lines) {
+      for (const name of l.names) {
+        const key = canonicalEntity(name);
+        if (key.length < 2 || NOT_A_SEED.has(key)) continue;
+        pairs.set(`${l.messageId}\u0000${key}`, { messageId: l.messageId, at: l.at, key });
+      }
+    }
+    if (pairs.size === 0) return 0;
+    const list = [...pairs.values()];
+    const { rowCount } = await this.db.query(
+      `INSERT INTO exchange_entities (user_id, entity_key, conversation_id, message_id, said_at)
+       SELECT $1, s.key, $2, s.mid, s.at FROM unnest($3::text[], $4::text[], $5::timestamptz[]) AS s(key, mid, at)
+       ON CONFLICT DO NOTHING`,
+      [userId, conversationId, list.map((p) => p.key), list.map((p) => p.messageId), list.map((p) => p.at)],
+    );
+    return rowCount ?? 0;
+  }
+
+  /**
+   * Per key, one index descent on the primary key (user_id, entity_key, …): the count stops at
+   * `countCap` and the lines at `perKey` (latest first), so a key every line names costs what a
+   * rare one does; each line's keys come from the line index, and only for a key that is no hub
+   * (`keysUpTo`: a one-time filter, so a hub's thousand lines cost no lookup each). Lateral per key for the reason
+   * entitiesByKey gives: `= ANY` lets the planner scan the user's whole range.
+   */
+  async entityLines({ userId, keys, perKey, countCap, keysUpTo }: { userId: string; keys: readonly string[]; perKey: number; countCap: number; keysUpTo: number }): Promise<EntityLines[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.db.query<{ key: string; n: number; conversation_id: string | null; message_id: string | null; keys: string[] | null }>(
+      `SELECT k.key, c.n, m.conversation_id, m.message_id, l.keys
+         FROM unnest($2::text[]) AS k(key)
+         CROSS JOIN LATERAL (
+           SELECT count(*)::int AS n FROM (SELECT 1 FROM exchange_entities x WHERE x.user_id = $1 AND x.entity_key = k.key LIMIT $4) c
+         ) c
+         LEFT JOIN LATERAL (
+           SELECT x.conversation_id, x.message_id FROM exchange_entities x
+            WHERE x.user_id = $1 AND x.entity_key = k.key
+            ORDER BY x.said_at DESC, x.conversation_id, x.message_id LIMIT $3
+         ) m ON true
+         LEFT JOIN LATERAL (
+           SELECT array_agg(y.entity_key ORDER BY y.entity_key) AS keys FROM exchange_entities y
+            WHERE c.n <= $5 AND y.user_id = $1 AND y.conversation_id = m.conversation_id AND y.message_id = m.message_id
+         ) l ON true
+        WHERE c.n > 0`,
+      [userId, [...new Set(keys)], perKey, countCap, keysUpTo],
+    );
+    const byKey = new Map<string, EntityLines>();
+    for (const r of rows) {
+      const e = byKey.get(r.key) ?? { key: r.key, lines: r.n, found: [] };
+      if (r.conversation_id !== null && r.message_id !== null) e.found.push({ conversationId: r.conversation_id, messageId: r.message_id, keys: r.keys ?? [] });
+      byKey.set(r.key, e);
+    }
+    return [...byKey.values()];
   }
 }

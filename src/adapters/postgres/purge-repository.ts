@@ -30,6 +30,8 @@ export const PURGE_TABLES: readonly { table: string; rows: string }[] = [
   { table: 'digests', rows: 'SELECT ctid FROM digests WHERE user_id = $1' },
   { table: 'reminders', rows: 'SELECT ctid FROM reminders WHERE user_id = $1' },
   { table: 'episodes', rows: 'SELECT ctid FROM episodes WHERE user_id = $1' },
+  // The graph over exchanges links the user's lines: it goes before the messages it references.
+  { table: 'exchange_entities', rows: 'SELECT ctid FROM exchange_entities WHERE user_id = $1' },
   // Messages before their postings: the postings' delete trigger then only adjusts statistics
   // that are deleted a moment later, instead of rewriting doomed message rows.
   { table: 'messages', rows: 'SELECT ctid FROM messages WHERE user_id = $1' },

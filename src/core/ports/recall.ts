@@ -158,6 +158,25 @@ export interface ExchangeIndexWatermarks {
   linesAfter(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredLine[]>;
   /** Moves the watermark forward to `seq` (never back). */
   advance(input: { userId: string; conversationId: string; seq: number }): Promise<void>;
+  /**
+   * Links each line to the entities its text names (stored under the memory graph's canonical
+   * keys); idempotent. Optional: an index without the graph over exchanges links nothing.
+   */
+  linkEntities?(input: { userId: string; conversationId: string; lines: readonly { messageId: string; at: Date; names: readonly string[] }[] }): Promise<number>;
+  /**
+   * The graph over exchanges, read per entity key: how many of the user's lines name it (counted
+   * up to `countCap`) and up to `perKey` of those lines, each with every key it names — only for a
+   * key named in at most `keysUpTo` lines (a hub's lines lead nowhere, so their keys are not read).
+   * Keys no line names are left out.
+   */
+  entityLines?(input: { userId: string; keys: readonly string[]; perKey: number; countCap: number; keysUpTo: number }): Promise<EntityLines[]>;
+}
+
+/** One entity key of the graph over exchanges: its line count (capped) and some of its lines. */
+export interface EntityLines {
+  key: string;
+  lines: number;
+  found: (MessageRef & { keys: string[] })[];
 }
 
 // Conversations, reminders, notifications, digests, settings and users. Like the memory side,

@@ -177,9 +177,13 @@ export function fitLines(ranked: readonly RankedExchange[], found: ReadonlySet<s
 export interface RankLinesInput {
   /** One ranking per answering route; ids are message keys (a pair hit ranks both of its lines). */
   rankings: readonly RouteRanking[];
-  /** Episode matches: they boost only lines the answering routes found, in their sessions (episodeBoosts). */
-  episodes?: readonly EpisodeMatch[];
-  episodeBoostsPerRoute?: number;
+  /**
+   * Sets of lines (message keys) that vouch for the answering routes' lines inside them, the
+   * graph's lines naming the query's entities: each becomes one more ranking, the answering
+   * routes' own fused order of its lines, at most `boostsPerSet` (episodeBoosts).
+   */
+  boostSets?: readonly EpisodeMatch[];
+  boostsPerSet?: number;
   /** The lines that can be shown, by message key. */
   lines: ReadonlyMap<string, StoredLine>;
   ranges: readonly Pick<DateRange, 'start' | 'end'>[];
@@ -193,8 +197,8 @@ export interface RankLinesInput {
 /**
  * A budget counted in lines, filled from a ranking of lines: the answering routes' line rankings
  * (BM25 over messages, line vectors, a pair vector for both of its lines, named dates) fused with
- * RRF, episodes boosting lines they found, lines said on a named date first, a short line on its
- * own ("Love it.") skipped, and a line that asks followed by its answer. Ranking exchanges first
+ * RRF (episodes, which name sessions, boost no line: measured, see exchange-search), lines said
+ * on a named date first, a short line on its own ("Love it.") skipped, and a line that asks followed by its answer. Ranking exchanges first
  * and trimming them to their found lines let a line ride on its partner's votes and cut the line
  * ranking short of the budget; this is the plain fusion of the same routes over lines, which every
  * route's best lines reach. Each line is returned as a one-line exchange, best first.
@@ -208,8 +212,8 @@ export function rankLines(input: RankLinesInput): RankedExchange[] {
     messageIds: [l.messageId],
   });
   const candidates = new Map([...input.lines].map(([k, l]) => [k, single(l)] as const));
-  const boosts = input.episodes
-    ? episodeBoosts({ answering: input.rankings, episodes: input.episodes, exchanges: candidates, perRoute: input.episodeBoostsPerRoute ?? 0, ...(input.rrfK !== undefined ? { rrfK: input.rrfK } : {}) })
+  const boosts = input.boostSets
+    ? episodeBoosts({ answering: input.rankings, episodes: input.boostSets, exchanges: candidates, perRoute: input.boostsPerSet ?? 0, ...(input.rrfK !== undefined ? { rrfK: input.rrfK } : {}) })
     : [];
   const ranked = rankExchanges({
     rankings: [...input.rankings, ...boosts],

@@ -286,13 +286,4 @@ describe('rankLines: a budget filled from a ranking of lines', () => {
     expect(out[0]!.inRange).toBe(true);
     expect(rankLines({ rankings: [{ route: 'exchange_bm25', ids: k('u1', 'u2') }], lines, ranges: [], hidden: new Set(), maxLines: 0 })).toEqual([]);
   });
-
-  it('lets an episode boost only lines the answering routes found inside its sessions', () => {
-    const rankings = [{ route: 'exchange_bm25', ids: k('u1', 'u4', 'u3') }];
-    const base = ids(rankLines({ rankings, lines, ranges: [], hidden: new Set(), maxLines: 2, rrfK: 5 }));
-    const boosted = ids(rankLines({ rankings, episodes: [{ route: 'episode_bm25', messageKeys: new Set(k('u3', 'a3', 'u2')) }], episodeBoostsPerRoute: 5, lines, ranges: [], hidden: new Set(), maxLines: 2, rrfK: 5 }));
-    expect(base).toEqual(['u1', 'u4']);
-    expect(boosted).toEqual(['u3', 'u1']);
-    expect(boosted).not.toContain('u2');
-  });
 });
