@@ -124,12 +124,14 @@ export function dateAndGraphRoutes(deps: RecallDeps, req: RecallRequest, ranges:
 
 /**
  * The exchange search's stores, each route over the messages or the episodes run only when the
- * user has any (history-gate.ts): a message or an exchange vector hit is shown from its message
- * row, an episode hit from its episode row, so over an empty store each answers nothing anyway.
+ * user has any (history-gate.ts): a message, an exchange vector or an exchange graph hit is shown
+ * from its message row, an episode hit from its episode row, so over an empty store each answers
+ * nothing anyway.
  */
 function overHistory(deps: RecallDeps, req: RecallRequest): RecallDeps {
   const open = historyGate(req.userId, req.lists);
-  const { messageSearch, episodes, exchangeVectors, episodeVectors } = deps;
+  const { messageSearch, episodes, exchangeVectors, episodeVectors, exchangeIndex } = deps;
+  const entityLines = exchangeIndex?.entityLines;
   return {
     ...deps,
     messageSearch: Object.assign(Object.create(messageSearch) as typeof messageSearch, {
@@ -143,6 +145,13 @@ function overHistory(deps: RecallDeps, req: RecallRequest): RecallDeps {
       ? {
           exchangeVectors: Object.assign(Object.create(exchangeVectors) as typeof exchangeVectors, {
             query: (input: Parameters<typeof exchangeVectors.query>[0]) => gated(open('messages'), () => exchangeVectors.query(input), []),
+          }),
+        }
+      : {}),
+    ...(exchangeIndex && entityLines
+      ? {
+          exchangeIndex: Object.assign(Object.create(exchangeIndex) as typeof exchangeIndex, {
+            entityLines: (input: Parameters<typeof entityLines>[0]) => gated(open('messages'), () => entityLines.call(exchangeIndex, input), []),
           }),
         }
       : {}),

@@ -75,7 +75,7 @@ export const TYPE_K = 10;
 /** What recall reads: the memory ports, the vector index and embedder, the optional rewriter, the persona and scenes; the episodic routes' stores. */
 export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'settings' | 'personas' | 'scenes'> &
   EpisodicDeps &
-  Partial<Pick<ServiceDeps, 'graphRecall' | 'recallLists'>>;
+  Partial<Pick<ServiceDeps, 'graphRecall' | 'recallLists' | 'exchangeIndex'>>;
 
 /** One recall request, read once: every stage works from it. */
 export interface RecallRequest {
