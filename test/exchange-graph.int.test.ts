@@ -79,6 +79,30 @@ describe('the graph over exchanges', () => {
     expect(search.routes.find((r) => r.route === 'exchange_graph')).toMatchObject({ ok: true, hits: 0 });
   });
 
+  it('links the lines of a conversation indexed before the graph existed, and both watermarks end at its last message', { timeout: 180_000 }, async () => {
+    const carol = 'graph-carol';
+    await say(carol, 'c-old', '2026-02-01T09:00:00Z', [
+      ['user', 'My brother Tomas just started as a nurse in Porto.'],
+      ['assistant', 'Congratulations to him!'],
+    ]);
+    expect((await indexerTick('carol-1')).failed).toBe(0);
+    const linked = await links(carol);
+    expect(linked).toEqual(expect.arrayContaining(['porto@c-old-m1', 'tomas@c-old-m1']));
+    // The state migration 1797300000000 leaves a conversation indexed before the graph in: its
+    // lines embedded (exchange watermark at its last message), none linked (link watermark 0).
+    await ctx.runtime.pool.query('DELETE FROM exchange_entities WHERE user_id = $1', [ctx.userKey(carol)]);
+    await ctx.runtime.pool.query('UPDATE conversations SET entities_linked_seq = 0 WHERE user_id = $1', [ctx.userKey(carol)]);
+    const vectorsBefore = await ctx.runtime.pool.query<{ seq: string }>('SELECT exchanges_indexed_seq AS seq FROM conversations WHERE user_id = $1', [ctx.userKey(carol)]);
+    const tick = await indexerTick('carol-2');
+    expect(tick.failed).toBe(0);
+    expect(await links(carol)).toEqual(linked);
+    const { rows } = await ctx.runtime.pool.query<{ indexed: string; linked: string }>(
+      'SELECT exchanges_indexed_seq AS indexed, entities_linked_seq AS linked FROM conversations WHERE user_id = $1',
+      [ctx.userKey(carol)],
+    );
+    expect(rows[0]).toEqual({ indexed: vectorsBefore.rows[0]!.seq, linked: vectorsBefore.rows[0]!.seq });
+  });
+
   it('drops the links of an erased message, and every link of a purged user', { timeout: 180_000 }, async () => {
     const before = await links(bob);
     await ctx.runtime.pool.query('DELETE FROM messages WHERE user_id = $1 AND conversation_id = $2', [ctx.userKey(bob), 'b-summer']);

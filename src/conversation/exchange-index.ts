@@ -41,6 +41,40 @@ function vectorsOf(userId: string, conversationId: string, lines: readonly Store
   ];
 }
 
+/** Each line's entity names, for the graph over exchanges. */
+function entityNamesOf(lines: readonly StoredLine[]): { messageId: string; at: Date; names: string[] }[] {
+  return lines.map((l) => ({ messageId: l.messageId, at: l.at, names: lineEntityNames(l.content, segmenter) }));
+}
+
+/**
+ * Links the lines a conversation had indexed before the graph over exchanges existed (between its
+ * link watermark and its exchange watermark) to their entities, batch by batch, without embedding
+ * them again. True when the links caught up with the exchange watermark; false when the time ran out.
+ */
+async function linkIndexedLines(
+  deps: Required<Pick<ExchangeIndexDeps, 'exchangeIndex'>>,
+  c: { userId: string; conversationId: string; indexedSeq: number; linkedSeq: number },
+  forgotten: ReadonlySet<string>,
+  until: number,
+): Promise<boolean> {
+  const { linkEntities, advanceLinks } = deps.exchangeIndex;
+  if (!linkEntities || !advanceLinks) return true;
+  const conv = { userId: c.userId, conversationId: c.conversationId };
+  let after = c.linkedSeq;
+  while (after < c.indexedSeq) {
+    const read = await deps.exchangeIndex.linesAfter({ ...conv, afterSeq: after, limit: BATCH_MESSAGES });
+    const fresh = read.filter((l) => l.seq > after && l.seq <= c.indexedSeq);
+    // Nothing left below the exchange watermark (retention deleted the rest): caught up.
+    const upTo = fresh.length < BATCH_MESSAGES ? c.indexedSeq : fresh[fresh.length - 1]!.seq;
+    const linked = entityNamesOf(fresh.filter((l) => !forgotten.has(messageKey(l.conversationId, l.messageId))));
+    if (linked.some((l) => l.names.length > 0)) await linkEntities.call(deps.exchangeIndex, { ...conv, lines: linked });
+    await advanceLinks.call(deps.exchangeIndex, { ...conv, seq: upTo });
+    after = upTo;
+    if (after < c.indexedSeq && Date.now() > until) return false;
+  }
+  return true;
+}
+
 /**
  * Indexes one conversation's lines from its watermark on, batch by batch, moving the watermark
  * only after Chroma accepted each batch. The line at the watermark is read again: a user line
@@ -73,7 +107,7 @@ async function indexConversation(
     // The graph over exchanges: each new line linked to the entities it names, before the
     // watermark moves, so a failed batch is linked again with its vectors (the links are idempotent).
     if (deps.exchangeIndex.linkEntities) {
-      const linked = lines.filter((l) => l.seq > after).map((l) => ({ messageId: l.messageId, at: l.at, names: lineEntityNames(l.content, segmenter) }));
+      const linked = entityNamesOf(lines.filter((l) => l.seq > after));
       if (linked.some((l) => l.names.length > 0)) await deps.exchangeIndex.linkEntities({ userId: c.userId, conversationId: c.conversationId, lines: linked });
     }
     after = fresh[fresh.length - 1]!.seq;
@@ -116,7 +150,13 @@ export async function indexExchanges(deps: ExchangeIndexDeps, opts: { limit: num
       continue;
     }
     try {
-      result.exchanges += await indexConversation(ready, c, await forgotten(c.userId), until);
+      const known = await forgotten(c.userId);
+      // Links first: the exchange watermark then moves both, so no line is ever skipped by them.
+      if (c.linkedSeq !== undefined && c.linkedSeq < c.indexedSeq && !(await linkIndexedLines(ready, { ...c, linkedSeq: c.linkedSeq }, known, until))) {
+        result.deferred++;
+        continue;
+      }
+      result.exchanges += await indexConversation(ready, c, known, until);
     } catch (err) {
       result.failed++;
       result.deferred++;

@@ -10,16 +10,21 @@ import type { Queryable } from './pool';
 export class PostgresExchangeIndexWatermarks implements ExchangeIndexWatermarks {
   constructor(private readonly db: Queryable) {}
 
-  async owed({ limit }: { limit: number }): Promise<{ userId: string; conversationId: string; indexedSeq: number }[]> {
-    const { rows } = await this.db.query<{ user_id: string; conversation_id: string; exchanges_indexed_seq: string }>(
-      `-- all-users: the exchange indexer looks for conversations of every user with unindexed messages
-       SELECT user_id, conversation_id, exchanges_indexed_seq FROM conversations
-        WHERE last_seq > exchanges_indexed_seq
+  async owed({ limit }: { limit: number }): Promise<{ userId: string; conversationId: string; indexedSeq: number; linkedSeq: number }[]> {
+    const { rows } = await this.db.query<{ user_id: string; conversation_id: string; exchanges_indexed_seq: string; entities_linked_seq: string }>(
+      `-- all-users: the exchange indexer looks for conversations of every user with unindexed messages or unlinked lines
+       SELECT user_id, conversation_id, exchanges_indexed_seq, entities_linked_seq FROM conversations
+        WHERE last_seq > exchanges_indexed_seq OR entities_linked_seq < exchanges_indexed_seq
         ORDER BY last_received_at NULLS FIRST, user_id, conversation_id
         LIMIT $1`,
       [limit],
     );
-    return rows.map((r) => ({ userId: r.user_id, conversationId: r.conversation_id, indexedSeq: Number(r.exchanges_indexed_seq) }));
+    return rows.map((r) => ({
+      userId: r.user_id,
+      conversationId: r.conversation_id,
+      indexedSeq: Number(r.exchanges_indexed_seq),
+      linkedSeq: Number(r.entities_linked_seq),
+    }));
   }
 
   async linesAfter({ userId, conversationId, afterSeq, limit }: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredLine[]> {
@@ -37,9 +42,18 @@ export class PostgresExchangeIndexWatermarks implements ExchangeIndexWatermarks 
 
   async advance({ userId, conversationId, seq }: { userId: string; conversationId: string; seq: number }): Promise<void> {
     await this.db.query(
-      'UPDATE conversations SET exchanges_indexed_seq = GREATEST(exchanges_indexed_seq, $3) WHERE user_id = $1 AND conversation_id = $2',
+      `UPDATE conversations SET exchanges_indexed_seq = GREATEST(exchanges_indexed_seq, $3), entities_linked_seq = GREATEST(entities_linked_seq, $3)
+        WHERE user_id = $1 AND conversation_id = $2`,
       [userId, conversationId, seq],
     );
+  }
+
+  async advanceLinks({ userId, conversationId, seq }: { userId: string; conversationId: string; seq: number }): Promise<void> {
+    await this.db.query('UPDATE conversations SET entities_linked_seq = GREATEST(entities_linked_seq, $3) WHERE user_id = $1 AND conversation_id = $2', [
+      userId,
+      conversationId,
+      seq,
+    ]);
   }
 
   /**

@@ -149,15 +149,21 @@ export interface ExchangeVectorIndex {
 
 /** How far each conversation's messages are in the exchange index. */
 export interface ExchangeIndexWatermarks {
-  /** Conversations with messages past their exchange watermark, oldest activity first. */
-  owed(input: { limit: number }): Promise<{ userId: string; conversationId: string; indexedSeq: number }[]>;
+  /**
+   * Conversations with messages past their exchange watermark, or with indexed lines not yet linked
+   * to their entities (`linkedSeq` below `indexedSeq`: indexed before the graph existed), oldest
+   * activity first.
+   */
+  owed(input: { limit: number }): Promise<{ userId: string; conversationId: string; indexedSeq: number; linkedSeq?: number }[]>;
   /**
    * The messages after `afterSeq` (at most `limit`), preceded by the last message at or before it
    * (a user line indexed alone is re-indexed with the reply that came later).
    */
   linesAfter(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredLine[]>;
-  /** Moves the watermark forward to `seq` (never back). */
+  /** Moves the watermark forward to `seq` (never back); with the graph, the link watermark too. */
   advance(input: { userId: string; conversationId: string; seq: number }): Promise<void>;
+  /** Moves the link watermark alone forward to `seq` (never back): lines linked, not embedded again. */
+  advanceLinks?(input: { userId: string; conversationId: string; seq: number }): Promise<void>;
   /**
    * Links each line to the entities its text names (stored under the memory graph's canonical
    * keys); idempotent. Optional: an index without the graph over exchanges links nothing.
