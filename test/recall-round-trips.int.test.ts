@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { recall, type RecallDeps } from '../src/recall/recall';
@@ -12,16 +13,21 @@ interface Counts {
   chroma: number;
 }
 
+/** The counts of the recall running in this async context: the runtime's background work on the same pool is not the recall's. */
+const counted = new AsyncLocalStorage<Counts>();
+
 /**
  * Counts what one recall sends: statements through the pool (and through clients it hands out),
- * and queries of the three vector indexes (memory, exchange, episode), which are one Chroma query each.
+ * and queries of the three vector indexes (memory, exchange, episode), which are one Chroma query
+ * each — only what the recall run by `run` sends, not the worker's activities meanwhile.
  */
-function counting(deps: RecallDeps, pool: pg.Pool): { deps: RecallDeps; counts: Counts; restore: () => void } {
+function counting(deps: RecallDeps, pool: pg.Pool): { deps: RecallDeps; counts: Counts; run: <T>(fn: () => Promise<T>) => Promise<T>; restore: () => void } {
   const counts: Counts = { statements: 0, chroma: 0 };
+  const mine = () => counted.getStore() === counts;
   const query = pool.query.bind(pool);
   const connect = pool.connect.bind(pool);
   pool.query = ((...args: Parameters<pg.Pool['query']>) => {
-    counts.statements++;
+    if (mine()) counts.statements++;
     return (query as (...a: unknown[]) => unknown)(...args);
   }) as pg.Pool['query'];
   // pool.query takes a client with a callback and is counted above; a client checked out by a
@@ -31,7 +37,7 @@ function counting(deps: RecallDeps, pool: pg.Pool): { deps: RecallDeps; counts: 
     return connect().then((client) => {
       const q = client.query.bind(client);
       client.query = ((...a: unknown[]) => {
-        counts.statements++;
+        if (mine()) counts.statements++;
         return (q as (...b: unknown[]) => unknown)(...a);
       }) as typeof client.query;
       const release = client.release.bind(client);
@@ -44,10 +50,11 @@ function counting(deps: RecallDeps, pool: pg.Pool): { deps: RecallDeps; counts: 
     });
   }) as pg.Pool['connect'];
   const wrap = <T extends { query: (...a: never[]) => Promise<unknown> }>(index: T | undefined): T | undefined =>
-    index && (Object.assign(Object.create(index) as T, { query: (...a: never[]) => (counts.chroma++, index.query(...a)) }) as T);
+    index && (Object.assign(Object.create(index) as T, { query: (...a: never[]) => (mine() && counts.chroma++, index.query(...a)) }) as T);
   return {
     deps: { ...deps, vectors: wrap(deps.vectors)!, exchangeVectors: wrap(deps.exchangeVectors), episodeVectors: wrap(deps.episodeVectors) },
     counts,
+    run: (fn) => counted.run(counts, fn),
     restore: () => {
       pool.query = query as pg.Pool['query'];
       pool.connect = connect as pg.Pool['connect'];
@@ -77,7 +84,7 @@ describe('round trips of one recall', () => {
     const probe = counting(ctx.runtime.deps, ctx.runtime.pool);
     let r;
     try {
-      r = await recall(probe.deps, key, 'payment-svc 超时 怎么办', options);
+      r = await probe.run(() => recall(probe.deps, key, 'payment-svc 超时 怎么办', options));
     } finally {
       probe.restore();
     }
@@ -142,14 +149,14 @@ describe('round trips of one recall', () => {
     const gated = counting(ctx.runtime.deps, ctx.runtime.pool);
     let r;
     try {
-      r = await recall(gated.deps, key, query, { now });
+      r = await gated.run(() => recall(gated.deps, key, query, { now }));
     } finally {
       gated.restore();
     }
     const all = counting(ungated(ctx.runtime.deps), ctx.runtime.pool);
     let before;
     try {
-      before = await recall(all.deps, key, query, { now });
+      before = await all.run(() => recall(all.deps, key, query, { now }));
     } finally {
       all.restore();
     }

@@ -1,5 +1,6 @@
 import type { Bm25WithMemories, MemoryLists, MemoryListsInput, MemoryListsSource, UserHistory } from '../../core/recall/memory-lists';
 import { termFrequencies } from '../../core/text/tokenize';
+import { MEMORY_TYPES } from '../../core/memory-types';
 import type { PersonaLanguage } from '../../core/persona/profile';
 import { bm25TopCtes } from './bm25-sql';
 import { COLUMNS, rowToMemory, type MemoryRow } from './memory-repository';
@@ -18,17 +19,24 @@ const HIT_COLUMNS = MEMORY_COLUMNS.slice(1)
 type ListRow = MemoryRow & { list: 'important' | 'type' | 'instruction' | 'persona' | 'scenes' | 'history'; extra: unknown };
 
 const LIVE = `status = 'active' AND (expires_at IS NULL OR expires_at > $2::timestamptz)`;
+/** The memory columns of a row of `recall_top_by_type`. */
+const M_COLUMNS = MEMORY_COLUMNS.map((c) => `m.${c}`).join(', ');
+/** Every type but instruction: the important list's types when the request names none. */
+const NOT_INSTRUCTION = MEMORY_TYPES.filter((t) => t !== 'instruction');
 /** The short lists' statement (see {@link PostgresRecallLists}). */
 const LISTS = prepared(
-  `(SELECT 'important' AS list, NULL::jsonb AS extra, ${COLUMNS} FROM memories
-         WHERE $3::boolean AND user_id = $1 AND ${LIVE} AND type <> 'instruction' AND importance >= $4
-           AND ($5::text[] IS NULL OR type = ANY($5::text[]))
-         ORDER BY importance DESC, updated_at DESC
+  `-- Each type's best k in index order, then the best k of those (migration 1797400000000): the
+   -- same rows as one ordered range over the user's live memories, read in a way no statistics change.
+   (SELECT 'important' AS list, NULL::jsonb AS extra, ${M_COLUMNS}
+          FROM recall_top_by_type($1, $5::text[], $4::real, $2::timestamptz, false, $6) m
+         WHERE $3::boolean
+         ORDER BY m.importance DESC, m.updated_at DESC
          LIMIT $6)
        UNION ALL
-       (SELECT 'type', NULL, ${COLUMNS} FROM memories
-         WHERE $7::boolean AND user_id = $1 AND ${LIVE} AND type = ANY($8::text[]) AND NOT pending
-         ORDER BY importance DESC, updated_at DESC
+       (SELECT 'type', NULL, ${M_COLUMNS}
+          FROM recall_top_by_type($1, $8::text[], '-Infinity'::real, $2::timestamptz, true, $9) m
+         WHERE $7::boolean
+         ORDER BY m.importance DESC, m.updated_at DESC
          LIMIT $9)
        UNION ALL
        (SELECT 'instruction', NULL, i.* FROM (
@@ -87,7 +95,7 @@ export class PostgresRecallLists implements MemoryListsSource {
         input.now,
         important !== undefined,
         important?.minImportance ?? 1,
-        important?.types && important.types.length > 0 ? important.types : null,
+        (important?.types && important.types.length > 0 ? important.types : NOT_INSTRUCTION).filter((t) => t !== 'instruction'),
         important?.k ?? 0,
         byTypes !== undefined && byTypes.types.length > 0,
         byTypes?.types ?? [],
