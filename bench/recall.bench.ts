@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
-import type { StatementTiming } from '../src/adapters/postgres/pool';
+import { traceStatements, type StatementTiming } from '../src/adapters/postgres/pool';
 import { recall, type RecallDeps } from '../src/recall/recall';
 import { rebuildPersona } from '../src/persona/persona';
 import { fmt, startBenchStack, stats, timed } from './support';
@@ -204,7 +204,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
   const inside = new Map<string, Record<Step, number[]>>();
   const alone = new Map<string, Record<Step, number[]>>();
   const chroma: { at: number[]; total: number[] } = { at: [], total: [] };
-  const add = (into: Map<string, Record<Step, number[]>>, t: NamedTiming, start: number) => {
+  const add = (into: Map<string, Record<Step, number[]>>, t: StatementTiming, start: number) => {
     const name = statementName(t.text);
     const r = into.get(name) ?? { at: [], wait: [], server: [], rows: [], total: [] };
     r.at.push(t.requested - start);
@@ -215,7 +215,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
     into.set(name, r);
   };
   let start = 0;
-  const seen: NamedTiming[] = [];
+  const seen: StatementTiming[] = [];
   const restore = traceStatements(pool, (t) => seen.push(t));
   const vectors = Object.assign(Object.create(deps.vectors) as RecallDeps['vectors'], {
     query: async (...a: Parameters<RecallDeps['vectors']['query']>) => {
@@ -230,7 +230,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
   const loop = monitorEventLoopDelay({ resolution: 1 });
   const recalls: number[] = [];
   const beforeYield: number[] = [];
-  let last: NamedTiming | undefined;
+  let last: StatementTiming | undefined;
   try {
     for (let i = 0; i < n; i++) {
       const q = BENCH_QUERIES[i % BENCH_QUERIES.length]!;
@@ -277,51 +277,6 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
       console.log(walk((plan as unknown as { Plan: Node }).Plan, 0).join('\n'));
     }
   }
-}
-
-/** A statement's timing, and its name when it was sent as a named (prepared) statement. */
-type NamedTiming = StatementTiming & { name?: string };
-
-interface TracedConnection {
-  once(event: string, fn: () => void): void;
-  removeListener(event: string, fn: () => void): void;
-}
-
-/**
- * `traceStatements` of pool.ts, also for statements sent as a query config (`{ name, text, values }`,
- * the named statements of prepared.ts): each statement through `pool.query` timed step by step, through
- * the client the pool hands out, callbacks all the way so the trace adds no tick.
- */
-function traceStatements(pool: pg.Pool, sink: (t: NamedTiming) => void): () => void {
-  const original = pool.query;
-  pool.query = ((first: unknown, second?: unknown) => {
-    if (typeof second === 'function' || (typeof first !== 'string' && (typeof first !== 'object' || first === null))) return (original as (...a: unknown[]) => unknown).call(pool, first, second);
-    const config = typeof first === 'string' ? { text: first, values: (second as unknown[] | undefined) ?? [] } : (first as { name?: string; text: string; values?: unknown[] });
-    const requested = performance.now();
-    return new Promise((resolve, reject) => {
-      pool.connect((err, client, release) => {
-        if (err || !client) return reject(err ?? new Error('no client'));
-        const acquired = performance.now();
-        let answered = Number.NaN;
-        const connection = (client as unknown as { connection: TracedConnection }).connection;
-        const mark = () => (answered = Number.isNaN(answered) ? performance.now() : answered);
-        // A named statement already parsed on this client answers with bindComplete first.
-        const events = ['parseComplete', 'bindComplete', 'rowDescription', 'errorMessage'];
-        for (const event of events) connection.once(event, mark);
-        client.query({ ...config, values: config.values ?? [] }, (queryErr: Error | undefined, result: pg.QueryResult) => {
-          const parsed = performance.now();
-          for (const event of events) connection.removeListener(event, mark);
-          release(queryErr);
-          if (queryErr) return reject(queryErr);
-          sink({ text: config.text, values: config.values, ...(config.name ? { name: config.name } : {}), requested, acquired, answered, parsed, rows: result.rowCount ?? result.rows.length });
-          resolve(result);
-        });
-      });
-    });
-  }) as typeof pool.query;
-  return () => {
-    pool.query = original;
-  };
 }
 
 /**

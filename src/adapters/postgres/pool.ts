@@ -80,6 +80,8 @@ export async function inUserTransaction<T>(pool: pg.Pool, userId: string, fn: (c
 /** When one statement sent through `pool.query` reached each step, in `performance.now()` ms. */
 export interface StatementTiming {
   text: string;
+  /** Set when it was sent as a named (prepared) statement (prepared.ts). */
+  name?: string;
   values: unknown[] | undefined;
   /** `pool.query` called. */
   requested: number;
@@ -98,15 +100,17 @@ interface TracedConnection {
 }
 
 /**
- * Opt-in (benchmarks): times every promise-style `pool.query` step by step, through the client
+ * Opt-in (benchmarks): times every promise-style `pool.query` (a text with values, or a query
+ * config such as prepared.ts's named statements) step by step, through the client
  * the pool hands out (callbacks all the way, as `pool.query` itself does, so the trace adds no
  * tick), so a statement's time inside a recall splits into the wait for a client, the server and
  * the wire, and the parse. Returns the function that puts the pool back.
  */
 export function traceStatements(pool: pg.Pool, sink: (t: StatementTiming) => void): () => void {
   const original = pool.query;
-  pool.query = ((text: unknown, values?: unknown) => {
-    if (typeof values === 'function' || typeof text !== 'string') return (original as (...a: unknown[]) => unknown).call(pool, text, values);
+  pool.query = ((first: unknown, second?: unknown) => {
+    if (typeof second === 'function' || (typeof first !== 'string' && (typeof first !== 'object' || first === null))) return (original as (...a: unknown[]) => unknown).call(pool, first, second);
+    const config = typeof first === 'string' ? { text: first, values: (second as unknown[] | undefined) ?? [] } : (first as { name?: string; text: string; values?: unknown[] });
     const requested = performance.now();
     return new Promise((resolve, reject) => {
       pool.connect((err, client, release) => {
@@ -114,15 +118,16 @@ export function traceStatements(pool: pg.Pool, sink: (t: StatementTiming) => voi
         const acquired = performance.now();
         let answered = Number.NaN;
         const connection = (client as unknown as { connection: TracedConnection }).connection;
-        const first = () => (answered = Number.isNaN(answered) ? performance.now() : answered);
-        const events = ['parseComplete', 'rowDescription', 'errorMessage'];
-        for (const event of events) connection.once(event, first);
-        client.query(text, (values as unknown[] | undefined) ?? [], (queryErr: Error | undefined, result: pg.QueryResult) => {
+        const mark = () => (answered = Number.isNaN(answered) ? performance.now() : answered);
+        // A named statement already parsed on this client answers with bindComplete first.
+        const events = ['parseComplete', 'bindComplete', 'rowDescription', 'errorMessage'];
+        for (const event of events) connection.once(event, mark);
+        client.query({ ...config, values: config.values ?? [] }, (queryErr: Error | undefined, result: pg.QueryResult) => {
           const parsed = performance.now();
-          for (const event of events) connection.removeListener(event, first);
+          for (const event of events) connection.removeListener(event, mark);
           release(queryErr);
           if (queryErr) return reject(queryErr);
-          sink({ text, values: values as unknown[] | undefined, requested, acquired, answered, parsed, rows: result.rowCount ?? result.rows.length });
+          sink({ text: config.text, values: config.values, ...(config.name ? { name: config.name } : {}), requested, acquired, answered, parsed, rows: result.rowCount ?? result.rows.length });
           resolve(result);
         });
       });
