@@ -131,36 +131,24 @@ export function dateAndGraphRoutes(deps: RecallDeps, req: RecallRequest, ranges:
 function overHistory(deps: RecallDeps, req: RecallRequest): RecallDeps {
   const open = historyGate(req.userId, req.lists);
   const { messageSearch, episodes, exchangeVectors, episodeVectors, exchangeIndex } = deps;
-  const entityLines = exchangeIndex?.entityLines;
   return {
     ...deps,
-    messageSearch: Object.assign(Object.create(messageSearch) as typeof messageSearch, {
-      bm25: (input: Parameters<typeof messageSearch.bm25>[0]) => gated(open('messages'), () => messageSearch.bm25(input), []),
-      saidIn: (input: Parameters<typeof messageSearch.saidIn>[0]) => gated(open('messages'), () => messageSearch.saidIn(input), []),
-    }),
-    episodes: Object.assign(Object.create(episodes) as typeof episodes, {
-      search: (input: Parameters<typeof episodes.search>[0]) => gated(open('episodes'), () => episodes.search(input), { byWords: [], byDate: [] }),
-    }),
-    ...(exchangeVectors
-      ? {
-          exchangeVectors: Object.assign(Object.create(exchangeVectors) as typeof exchangeVectors, {
-            query: (input: Parameters<typeof exchangeVectors.query>[0]) => gated(open('messages'), () => exchangeVectors.query(input), []),
-          }),
-        }
-      : {}),
-    ...(exchangeIndex && entityLines
-      ? {
-          exchangeIndex: Object.assign(Object.create(exchangeIndex) as typeof exchangeIndex, {
-            entityLines: (input: Parameters<typeof entityLines>[0]) => gated(open('messages'), () => entityLines.call(exchangeIndex, input), []),
-          }),
-        }
-      : {}),
-    ...(episodeVectors
-      ? {
-          episodeVectors: Object.assign(Object.create(episodeVectors) as typeof episodeVectors, {
-            query: (input: Parameters<typeof episodeVectors.query>[0]) => gated(open('episodes'), () => episodeVectors.query(input), []),
-          }),
-        }
-      : {}),
+    messageSearch: gateMethods(messageSearch, open('messages'), { bm25: [], saidIn: [] }),
+    episodes: gateMethods(episodes, open('episodes'), { search: { byWords: [], byDate: [] } }),
+    ...(exchangeVectors ? { exchangeVectors: gateMethods(exchangeVectors, open('messages'), { query: [] }) } : {}),
+    ...(exchangeIndex?.entityLines ? { exchangeIndex: gateMethods(exchangeIndex, open('messages'), { entityLines: [] }) } : {}),
+    ...(episodeVectors ? { episodeVectors: gateMethods(episodeVectors, open('episodes'), { query: [] }) } : {}),
   };
+}
+
+type AsyncMethods<T> = { [K in keyof T]?: T[K] extends ((...args: never[]) => Promise<infer R>) | undefined ? R : never };
+
+/** `target` with each method named in `empty` run only when `open` resolves true, else answering its empty value. */
+function gateMethods<T extends object>(target: T, open: Promise<boolean>, empty: AsyncMethods<T>): T {
+  const wrapped = Object.create(target) as T;
+  for (const [name, nothing] of Object.entries(empty)) {
+    const method = (target as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!;
+    (wrapped as Record<string, unknown>)[name] = (...args: unknown[]) => gated(open, () => method.apply(target, args), nothing);
+  }
+  return wrapped;
 }

@@ -26,7 +26,7 @@ export const jiebaSegmenter: Segmenter = {
 
 /**
  * Index terms of `text` for the BM25 indexes and queries ({@link analyzeForIndex} with jieba: the
- * words, and the stems of English ones). The same function must tokenize documents and queries,
+ * words, each English one as its stem). The same function must tokenize documents and queries,
  * otherwise terms never meet.
  */
 export function tokenizeForIndex(text: string): string[] {
