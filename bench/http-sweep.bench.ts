@@ -5,6 +5,7 @@ import { recall } from '../src/recall/recall';
 import { ensureDatabase } from '../src/stack/local-postgres';
 import { chatConversation, chatMemory, chatQueries, prng } from './chat-corpus';
 import { fmt, startBenchStack, stats } from './support';
+import { profileRecalls, traceRecalls } from './recall.bench';
 import { loadUser } from './synthetic';
 
 /**
@@ -16,6 +17,8 @@ import { loadUser } from './synthetic';
  * same query vectors) runs in the same process right after each step, as the floor. Degraded
  * answers (a recall whose `error` is set) are counted as errors, beside HTTP errors and timeouts.
  * `--quick`: one target user and 8 s per step; default: three target users and 20 s per step.
+ * `--clients=1,16` runs only those steps; `--trace` and `--profile` show where the serial
+ * in-process recalls spend their time, statement by statement and function by function.
  */
 const KEY = `bench-${randomBytes(6).toString('hex')}`;
 const TENANT = 'bench';
@@ -26,7 +29,12 @@ export async function run(args: string[]): Promise<void> {
   const memoriesPerTarget = 10_000;
   const conversationsPerTarget = quick ? 300 : 600;
   const seconds = quick ? 8 : 20;
-  const sweep = [1, 4, 16, 64];
+  // `--clients=1,16` runs only those steps; `--clients=` none (with --trace or --profile: only where the time goes).
+  const clientsFlag = args.find((a) => a.startsWith('--clients='))?.slice('--clients='.length);
+  const sweep = clientsFlag === undefined ? [1, 4, 16, 64] : clientsFlag.split(',').filter(Boolean).map(Number);
+  // `--trace` / `--profile`: where the serial in-process recalls' time goes (recall.bench.ts), before the sweep.
+  const trace = args.includes('--trace');
+  const profile = args.includes('--profile');
   const overrides: Record<string, string> = {
     API_KEYS: `${TENANT}:${KEY}`,
     // The sweep measures recall, not the limiter: budgets far above what the run can spend.
@@ -94,6 +102,8 @@ export async function run(args: string[]): Promise<void> {
       }
       const P = stats(inProcess);
       console.log(`in-process recall, serial, same queries: p50 ${fmt(P.p50)} p95 ${fmt(P.p95)} p99 ${fmt(P.p99)}`);
+      if (trace) await traceRecalls(runtime.deps, db, users[0]!.key, recallNow, queries.length, queries);
+      if (profile) await profileRecalls(runtime.deps, users[0]!.key, recallNow, queries.length * 2, queries);
 
       const rows: string[] = [];
       for (const connections of sweep) {

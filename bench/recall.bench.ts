@@ -156,6 +156,18 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
+/** A query as a chat app sends it: the message, and the chat lines before it when it has them. */
+export interface BenchQuery {
+  query: string;
+  recentMessages?: string[];
+}
+
+const PLAIN_QUERIES: readonly BenchQuery[] = BENCH_QUERIES.map((query) => ({ query }));
+
+function recallOptions(q: BenchQuery, now: Date): { now: Date; recentMessages?: string[] } {
+  return q.recentMessages ? { now, recentMessages: q.recentMessages } : { now };
+}
+
 /** Sends every statement of the pool unnamed (parsed and planned on each call) until the returned function is called. */
 function sendUnnamed(pool: pg.Pool): () => void {
   const original = pool.query;
@@ -173,6 +185,17 @@ function ungated(deps: RecallDeps): RecallDeps {
   const lists = deps.recallLists;
   if (!lists) return deps;
   return { ...deps, recallLists: Object.assign(Object.create(lists) as typeof lists, { memoryLists: (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists({ ...input, history: false }) }) };
+}
+
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows': number; 'Actual Loops': number; 'Actual Total Time': number; 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number; Plans?: PlanNode[] };
+
+/** A plan as indented lines: each node's table or index, rows × loops, time and buffers. */
+function planLines(n: PlanNode, depth: number): string[] {
+  const buffers = (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0);
+  return [
+    `            ${'  '.repeat(depth)}${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''} rows ${n['Actual Rows']}×${n['Actual Loops']} ${fmt(n['Actual Total Time'])} buffers ${buffers}`,
+    ...(n.Plans ?? []).flatMap((c) => planLines(c, depth + 1)),
+  ];
 }
 
 /** A statement's name in the trace, from what it reads. */
@@ -199,7 +222,7 @@ function statementName(sql: string): string {
  * delay over those recalls, and the short lists' server-side planning and execution alone
  * (EXPLAIN ANALYZE with the parameters of the last recall; it analyzes no table).
  */
-async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: string, now: Date, n: number): Promise<void> {
+export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: string, now: Date, n: number, queries: readonly BenchQuery[] = PLAIN_QUERIES): Promise<void> {
   type Step = 'at' | 'wait' | 'server' | 'rows' | 'total';
   const inside = new Map<string, Record<Step, number[]>>();
   const alone = new Map<string, Record<Step, number[]>>();
@@ -231,13 +254,14 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
   const recalls: number[] = [];
   const beforeYield: number[] = [];
   let last: StatementTiming | undefined;
+  const lastOf = new Map<string, StatementTiming>();
   try {
     for (let i = 0; i < n; i++) {
-      const q = BENCH_QUERIES[i % BENCH_QUERIES.length]!;
+      const q = queries[i % queries.length]!;
       seen.length = 0;
       loop.enable();
       start = performance.now();
-      const running = recall(traced, user, q, { now });
+      const running = recall(traced, user, q.query, recallOptions(q, now));
       // Until recall first yields, no statement can leave: the pool hands out clients on a later tick.
       beforeYield.push(performance.now() - start);
       await running;
@@ -246,6 +270,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
       const ofRecall = [...seen];
       for (const t of ofRecall) add(inside, t, start);
       last = ofRecall.find((t) => statementName(t.text) === 'short lists') ?? last;
+      for (const t of ofRecall) lastOf.set(statementName(t.text), t);
       for (const t of ofRecall) {
         seen.length = 0;
         const s = performance.now();
@@ -265,17 +290,22 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
     console.log(`          ${name.padEnd(20)} | ${p(r.at)}  ${p(r.wait)}  ${p(r.server)}  ${p(r.rows)}  ${p(r.total)} | ${a ? `${p(a.server)}  ${p(a.total)}` : '—'}`);
   }
   if (chroma.total.length > 0) console.log(`          ${'chroma (memories)'.padEnd(20)} | sent at ${p(chroma.at)}  total ${p(chroma.total)}`);
+  // The plan of each statement whose replay alone took over 2 ms at the median: what the planner chose for rows it has no statistics on.
+  for (const [name, instance] of lastOf) {
+    const a = alone.get(name);
+    if (!a || stats(a.server).p50 <= 2) continue;
+    const { rows } = await pool.query<{ 'QUERY PLAN': { 'Planning Time': number; 'Execution Time': number; Plan: PlanNode }[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${instance.text}`, instance.values);
+    const plan = rows[0]!['QUERY PLAN'][0]!;
+    console.log(`          ${name}, its last instance alone, EXPLAIN ANALYZE: planning ${fmt(plan['Planning Time'])}, execution ${fmt(plan['Execution Time'])}`);
+    console.log(planLines(plan.Plan, 0).join('\n'));
+  }
   if (last) {
     const { rows } = await pool.query<{ 'QUERY PLAN': { 'Planning Time': number; 'Execution Time': number }[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${last.text}`, last.values);
     const plan = rows[0]!['QUERY PLAN'][0]!;
     console.log(`          short lists alone, EXPLAIN ANALYZE: planning ${fmt(plan['Planning Time'])}, execution ${fmt(plan['Execution Time'])}`);
     const analyzed = await pool.query<{ relname: string; at: Date | null }>(`SELECT relname, COALESCE(last_analyze, last_autoanalyze) AS at FROM pg_stat_user_tables WHERE relname IN ('memories', 'memory_terms', 'messages', 'episodes', 'entities') ORDER BY relname`);
     console.log(`          tables analyzed: ${analyzed.rows.map((r) => `${r.relname} ${r.at ? r.at.toISOString().slice(11, 19) : 'never'}`).join(', ')}`);
-    if (plan['Execution Time'] > 2) {
-      type Node = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows': number; 'Actual Loops': number; 'Actual Total Time': number; Plans?: Node[] };
-      const walk = (n: Node, depth: number): string[] => [`            ${'  '.repeat(depth)}${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''} rows ${n['Actual Rows']}×${n['Actual Loops']} ${fmt(n['Actual Total Time'])}`, ...(n.Plans ?? []).flatMap((c) => walk(c, depth + 1))];
-      console.log(walk((plan as unknown as { Plan: Node }).Plan, 0).join('\n'));
-    }
+    if (plan['Execution Time'] > 2) console.log(planLines((plan as unknown as { Plan: PlanNode }).Plan, 0).join('\n'));
   }
 }
 
@@ -284,7 +314,7 @@ async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, user: str
  * profiler, 100 µs): the JavaScript a recall runs — segmentation, fusion, the budget cut,
  * formatting, the clients' parsing — against the idle time it waits for PostgreSQL and Chroma.
  */
-async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: number): Promise<void> {
+export async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: number, queries: readonly BenchQuery[] = PLAIN_QUERIES): Promise<void> {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
@@ -292,7 +322,10 @@ async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: numb
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   const t0 = performance.now();
-  for (let i = 0; i < n; i++) await recall(deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now });
+  for (let i = 0; i < n; i++) {
+    const q = queries[i % queries.length]!;
+    await recall(deps, user, q.query, recallOptions(q, now));
+  }
   const wall = performance.now() - t0;
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();
