@@ -11,7 +11,7 @@ import { referenceBm25Scores } from './support/bm25-reference';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
-import { explainGeneric, sentStatement, type SentStatement } from './support/statements';
+import { explainGeneric, sentStatement, tuplesReadBy, type SentStatement } from './support/statements';
 import { PostgresRecallLists } from '../src/adapters/postgres/recall-lists-repository';
 import { PostgresGraphRecall } from '../src/adapters/postgres/graph-recall-repository';
 
@@ -116,8 +116,7 @@ function tuplesRead(node: PlanNode, table: string): number {
 }
 
 async function explainReads(query: { sql: string; params: unknown[] }, table: string): Promise<number> {
-  const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`, query.params);
-  return tuplesRead(rows[0]!['QUERY PLAN'][0].Plan, table);
+  return tuplesReadBy(pool, query, table);
 }
 
 async function explainNodes(query: { sql: string; params: unknown[] }): Promise<PlanNode[]> {

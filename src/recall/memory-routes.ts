@@ -18,7 +18,7 @@ import type { ExchangeSearchResult } from './exchange-search';
 import { graphRouteIds } from './graph-route';
 import { gated, historyGate } from './history-gate';
 import { bm25ChatContext } from './route-plan';
-import { CANDIDATES_PER_ROUTE, IMPORTANT_K, TYPE_K, type RecallDeps, type RecallRequest, type RecallResult } from './recall-request';
+import { CANDIDATES_PER_ROUTE, IMPORTANT_K, RECENT_K, TYPE_K, type RecallDeps, type RecallRequest, type RecallResult } from './recall-request';
 import type { RouteFailure, RouteTask } from './route-runner';
 
 /** The search behind one memory route. */
@@ -38,7 +38,8 @@ export function memoryRouteTask(deps: RecallDeps, req: RecallRequest, route: Rec
         if (req.bm25) return req.bm25.then((r) => r.hits.map((h) => h.id));
         return bm25Ids(deps, req, req.query, bm25ChatContext(req));
       case 'recent':
-        return deps.memories.recent({ userId, k: Math.floor(CANDIDATES_PER_ROUTE / 2), types });
+        if (req.lists) return req.lists.then((l) => l.recent);
+        return deps.memories.recent({ userId, k: RECENT_K, types });
       case 'important':
         if (req.lists) return req.lists.then((l) => l.important);
         return deps.memories.mostImportant({ userId, k: IMPORTANT_K, types, now, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high });

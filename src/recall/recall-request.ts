@@ -71,6 +71,8 @@ export const CANDIDATES_PER_ROUTE = 20;
 export const IMPORTANT_K = 5;
 /** Memories of the type route, and standing instructions loaded beside the routes. */
 export const TYPE_K = 10;
+/** Candidates of the recent route: the last touched memories say little about relevance, so half a route's share. */
+export const RECENT_K = Math.floor(CANDIDATES_PER_ROUTE / 2);
 
 /** What recall reads: the memory ports, the vector index and embedder, the optional rewriter, the persona and scenes; the episodic routes' stores. */
 export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'settings' | 'personas' | 'scenes'> &

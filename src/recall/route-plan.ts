@@ -10,7 +10,7 @@ import { ALL_ROUTES, type RecallRoute } from '../core/recall/routes';
 import { withDeadline } from './deadline';
 import { planEpisodic, resolveTimeZone, resolveTimeZoneWithoutStore, type EpisodicPlan } from './episodic-recall';
 import { tokenizeForIndex } from '../shared/segmentation';
-import { CANDIDATES_PER_ROUTE, IMPORTANT_K, TYPE_K, type RecallDeps, type RecallOptions, type RecallRequest } from './recall-request';
+import { CANDIDATES_PER_ROUTE, IMPORTANT_K, RECENT_K, TYPE_K, type RecallDeps, type RecallOptions, type RecallRequest } from './recall-request';
 import type { RouteFailure } from './route-runner';
 
 /**
@@ -50,8 +50,8 @@ export async function planEpisodicRoutes(deps: RecallDeps, req: RecallRequest, f
 }
 
 /**
- * One statement for the importance route, the type route and the standing instructions (one round
- * trip instead of three). If it fails, each of them fails as it would have alone: the two routes
+ * One statement for the importance, type and recent routes and the standing instructions (one
+ * round trip instead of four). If it fails, each of them fails as it would have alone: the routes
  * are reported failed, the instructions as the hydrate step's; ANN, BM25 and the rest still answer.
  */
 export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: readonly RecallRoute[]): Promise<MemoryLists> | undefined {
@@ -68,6 +68,7 @@ export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: 
     now: req.now,
     ...(planned.includes('important') ? { important: { k: IMPORTANT_K, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high, ...(req.types ? { types: req.types } : {}) } } : {}),
     ...(planned.includes('type') ? { byTypes: { types: req.types ?? planRoutes(req.query).types, k: TYPE_K } } : {}),
+    ...(planned.includes('recent') ? { recent: { k: RECENT_K, ...(req.types ? { types: req.types } : {}) } } : {}),
     instructions: { k: TYPE_K },
     persona: prefix.persona,
     scenes: prefix.scenes,

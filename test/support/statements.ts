@@ -44,3 +44,30 @@ export async function explainGeneric<T>(pool: pg.Pool, statement: SentStatement)
     client.release(true);
   }
 }
+
+/**
+ * Tuples a statement read from `table` when run under EXPLAIN ANALYZE, the statements of the
+ * functions it calls included (recall's ordered reads are functions planned with sorting off,
+ * whose scans no plan of the caller shows): the table's scan counters (index entries read, rows
+ * read by sequential scans) before and after, on one client that flushes its counters each time.
+ */
+export async function tuplesReadBy(pool: pg.Pool, statement: { sql: string; params: unknown[] }, table: string): Promise<number> {
+  const client = await pool.connect();
+  try {
+    const counted = async (): Promise<number> => {
+      await client.query('SELECT pg_stat_force_next_flush()');
+      await client.query('SELECT pg_stat_clear_snapshot()');
+      const { rows } = await client.query<{ n: string }>(
+        `SELECT (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = $1)
+              + (SELECT COALESCE(sum(seq_tup_read), 0) FROM pg_stat_user_tables WHERE relname = $1) AS n`,
+        [table],
+      );
+      return Number(rows[0]!.n);
+    };
+    const before = await counted();
+    await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, statement.params);
+    return (await counted()) - before;
+  } finally {
+    client.release();
+  }
+}

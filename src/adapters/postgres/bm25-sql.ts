@@ -52,6 +52,18 @@ const POSTING_IDS: Record<Bm25Tables['postings'], readonly string[]> = {
 };
 
 /**
+ * Each index's function reading one term's best postings in impact order (migration
+ * 1797500000000): the impact index range, planned with sorting off. Planned in the statement, on
+ * tables no ANALYZE had seen yet every posting of each common term was read and sorted, so the
+ * cut saved nothing (test/never-analyzed-plans.int.test.ts: 21,412 postings read for 4 terms).
+ */
+const TOP_POSTINGS: Record<Bm25Tables['postings'], string> = {
+  memory_terms: 'bm25_memory_postings',
+  message_terms: 'bm25_message_postings',
+  episode_terms: 'bm25_episode_postings',
+};
+
+/**
  * The CTEs a BM25 query starts with ($1 the user, $2 the query terms): `stats` the collection
  * size `n` and mean document length `avgdl` (floored at 1 token, as `bm25AvgDocLength` does),
  * `df` the document frequency of each query term the user's index has (a primary-key lookup in
@@ -62,15 +74,16 @@ const POSTING_IDS: Record<Bm25Tables['postings'], readonly string[]> = {
  * rows arrived after the last ANALYZE is estimated at about one posting, and a planner free to
  * join postings to a per-query aggregate chose a nested loop re-reading all of the user's
  * postings once per posting. Here each term's postings are one range scan of the impact index
- * `(user_id, term, impact DESC, …)` inside a LATERAL subquery that `OFFSET 0` keeps from being
- * flattened, stopped after {@link BM25_POSTINGS_PER_TERM}, and both CTEs are MATERIALIZED: the
+ * `(user_id, term, impact DESC, …)`, stopped after {@link BM25_POSTINGS_PER_TERM}, read by a
+ * function planned with sorting off ({@link TOP_POSTINGS}), and both CTEs are MATERIALIZED: the
  * work is one bounded index range per query term whatever the estimates and the corpus size.
  * `allPostings` reads every posting of each term instead (a search that filters documents after
  * scoring, e.g. by type or date, must not lose the ones it keeps to the cut).
  */
 export function bm25Ctes(tables: Bm25Tables, opts: { allPostings?: boolean } = {}): string {
-  const ties = POSTING_IDS[tables.postings].map((c) => `x.${c}`).join(', ');
-  const perTerm = opts.allPostings ? '' : ` ORDER BY x.impact DESC, ${ties} LIMIT ${BM25_POSTINGS_PER_TERM}`;
+  const termPostings = opts.allPostings
+    ? `(SELECT * FROM ${tables.postings} x WHERE x.user_id = $1 AND x.term = df.term OFFSET 0)`
+    : `${TOP_POSTINGS[tables.postings]}($1, df.term, ${BM25_POSTINGS_PER_TERM})`;
   return `stats AS (SELECT doc_count::float8 AS n, GREATEST(total_length::float8 / NULLIF(doc_count, 0), 1) AS avgdl
                         FROM ${tables.stats} WHERE user_id = $1),
             df AS MATERIALIZED (
@@ -80,7 +93,7 @@ export function bm25Ctes(tables: Bm25Tables, opts: { allPostings?: boolean } = {
                ORDER BY d.df, d.term
                LIMIT ${BM25_MAX_QUERY_TERMS}),
             postings AS MATERIALIZED (
-              SELECT p.* FROM df CROSS JOIN LATERAL (SELECT * FROM ${tables.postings} x WHERE x.user_id = $1 AND x.term = df.term${perTerm} OFFSET 0) p)`;
+              SELECT p.* FROM df CROSS JOIN LATERAL ${termPostings} p)`;
 }
 
 /**

@@ -175,13 +175,9 @@ export class PostgresMemoryRepository implements MemoryRepository {
 
   /** Recently touched and important active memories (the "上次/最近/last time" route). */
   async recent({ userId, k, types }: { userId: string; k: number; types?: MemoryType[] }): Promise<string[]> {
-    const { rows } = await this.db.query<{ id: string }>(
-      `SELECT id FROM memories
-        WHERE user_id = $1 AND status = 'active' AND ($3::text[] IS NULL OR type = ANY($3::text[]))
-        ORDER BY updated_at DESC, importance DESC
-        LIMIT $2`,
-      [userId, k, types && types.length > 0 ? types : null],
-    );
+    // Through recall_recent (migration 1797500000000): the first k of the ordered index, whatever
+    // the statistics say (on never-analyzed rows the planner read and sorted all 10k of a user's memories).
+    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM recall_recent($1, $3::text[], $2)', [userId, k, types && types.length > 0 ? types : null]);
     return rows.map((r) => r.id);
   }
 
@@ -201,6 +197,17 @@ export class PostgresMemoryRepository implements MemoryRepository {
 
   /** Active memories of the given types, most important first (the type/metadata route). */
   async byTypes({ userId, types, k, ...opts }: { userId: string; types: MemoryType[]; k: number; scope?: MemoryScope; now?: Date }): Promise<Memory[]> {
+    if (opts.scope === undefined) {
+      // Each type's best k straight from its ordered index (recall_top_by_type, migration
+      // 1797400000000): on never-analyzed rows the statement below read every memory of the types and sorted them.
+      const { rows } = await this.db.query<MemoryRow>(
+        `SELECT ${COLUMNS} FROM recall_top_by_type($1, $2::text[], '-Infinity'::real, COALESCE($4::timestamptz, now()), true, $3)
+          ORDER BY importance DESC, updated_at DESC
+          LIMIT $3`,
+        [userId, types, k, opts.now ?? null],
+      );
+      return rows.map(rowToMemory);
+    }
     const { rows } = await this.db.query<MemoryRow>(
       `SELECT ${COLUMNS} FROM memories
         WHERE user_id = $1 AND status = 'active' AND type = ANY($2::text[]) AND ($4::text IS NULL OR scope = $4) AND NOT pending

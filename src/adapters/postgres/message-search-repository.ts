@@ -116,9 +116,12 @@ export class PostgresMessageSearch implements MessageSearch {
     if (refs.length === 0) return [];
     const { rows } = await this.db.query<LineRow & { anchor_conversation_id: string; anchor_message_id: string; position: number; hidden: boolean }>(
       `WITH a AS (
+              -- One primary-key probe per line: as a join, rows never analyzed had all of the
+              -- user's messages read and hashed against the lines (2,332 messages: 2.9 ms).
               SELECT m.conversation_id, m.message_id, m.seq
                 FROM unnest($2::text[], $3::text[]) AS x(cid, mid)
-                JOIN messages m ON m.user_id = $1 AND m.conversation_id = x.cid AND m.message_id = x.mid),
+                CROSS JOIN LATERAL (SELECT conversation_id, message_id, seq FROM messages
+                                     WHERE user_id = $1 AND conversation_id = x.cid AND message_id = x.mid OFFSET 0) m),
             forget AS (${FORGET_EVENTS}),
             forgotten AS (SELECT DISTINCT (jsonb_array_elements_text(after -> 'affectedIds'))::uuid AS id
                             FROM forget WHERE jsonb_typeof(after -> 'affectedIds') = 'array'),

@@ -2,6 +2,7 @@ import type { Bm25WithMemories, MemoryLists, MemoryListsInput, MemoryListsSource
 import { termFrequencies } from '../../core/text/tokenize';
 import { MEMORY_TYPES } from '../../core/memory-types';
 import type { PersonaLanguage } from '../../core/persona/profile';
+import type { Memory } from '../../core/types';
 import { bm25TopCtes } from './bm25-sql';
 import { COLUMNS, rowToMemory, type MemoryRow } from './memory-repository';
 import { recallPersonaColumns, recallPersonaOf, type RecallPersonaRow } from './persona-repository';
@@ -16,7 +17,7 @@ const HIT_COLUMNS = MEMORY_COLUMNS.slice(1)
   .map((c) => `m.${c}`)
   .join(', ');
 
-type ListRow = MemoryRow & { list: 'important' | 'type' | 'instruction' | 'persona' | 'scenes' | 'history'; extra: unknown };
+type ListRow = MemoryRow & { list: 'important' | 'type' | 'recent' | 'instruction' | 'persona' | 'scenes' | 'history'; extra: unknown };
 
 const LIVE = `status = 'active' AND (expires_at IS NULL OR expires_at > $2::timestamptz)`;
 /** The memory columns of a row of `recall_top_by_type`. */
@@ -38,6 +39,11 @@ const LISTS = prepared(
          WHERE $7::boolean
          ORDER BY m.importance DESC, m.updated_at DESC
          LIMIT $9)
+       UNION ALL
+       -- The recent route (migration 1797500000000): the first k of the (user, updated_at, importance) index.
+       (SELECT 'recent', NULL, ${M_COLUMNS}
+          FROM recall_recent($1, $16::text[], $17) m
+         WHERE $15::boolean)
        UNION ALL
        (SELECT 'instruction', NULL, i.* FROM (
           -- Read by (user_id, status, type), then sorted: a user has few instructions. In
@@ -105,10 +111,19 @@ export class PostgresRecallLists implements MemoryListsSource {
         input.persona === true,
         input.scenes === true,
         input.history === true,
+        input.recent !== undefined,
+        input.recent?.types && input.recent.types.length > 0 ? input.recent.types : null,
+        input.recent?.k ?? 0,
       ]),
     );
     // UNION ALL keeps each parenthesised branch's order in practice, but SQL does not promise it across branches: re-sort per list.
     const of = (list: ListRow['list']) => rows.filter((r) => r.list === list).map(rowToMemory).sort((a, b) => b.importance - a.importance || b.updatedAt.getTime() - a.updatedAt.getTime());
+    const recent = rows
+      .filter((r) => r.list === 'recent')
+      .map(rowToMemory)
+      .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || b.importance - a.importance);
+    // The recent route never filtered expiry; fusion must not take an expired one as loaded.
+    const unexpired = (m: Memory) => m.expiresAt === null || m.expiresAt.getTime() > input.now.getTime();
     const personaRow = rows.find((r) => r.list === 'persona')?.extra as RecallPersonaRow | undefined;
     const scenesRow = rows.find((r) => r.list === 'scenes')?.extra as { language: PersonaLanguage; lines: string[] } | undefined;
     const persona = personaRow ? recallPersonaOf(personaRow) : undefined;
@@ -116,8 +131,9 @@ export class PostgresRecallLists implements MemoryListsSource {
     return {
       important: of('important').map((m) => m.id),
       byTypes: of('type'),
+      recent: recent.map((m) => m.id),
       instructions: of('instruction'),
-      memories: rows.filter((r) => ['important', 'type', 'instruction'].includes(r.list)).map(rowToMemory),
+      memories: [...rows.filter((r) => ['important', 'type', 'instruction'].includes(r.list)).map(rowToMemory), ...recent.filter(unexpired)],
       ...(persona ? { persona } : {}),
       ...(scenesRow ? { scenes: { language: scenesRow.language, lines: scenesRow.lines } } : {}),
       ...(history ? { history } : {}),

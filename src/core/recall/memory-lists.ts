@@ -2,7 +2,7 @@ import type { Memory, MemoryType } from '../types';
 
 /**
  * What recall reads from PostgreSQL beside its searches, asked for together so one recall pays
- * one round trip for all of it (issue #22): the importance route, the type route, the user's
+ * one round trip for all of it (issue #22): the importance, type and recent routes, the user's
  * standing instructions, the persona and the scene block.
  * A part left out of the input is not read (and comes back empty or undefined).
  */
@@ -11,6 +11,8 @@ export interface MemoryListsInput {
   now: Date;
   important?: { k: number; minImportance: number; types?: MemoryType[] };
   byTypes?: { types: MemoryType[]; k: number };
+  /** The recent route: active memories last touched first (of these types, when given). */
+  recent?: { k: number; types?: MemoryType[] };
   /** Global standing instructions, confirmed or pending (the caller drops pending ones). */
   instructions?: { k: number };
   /** The persona as recall injects it (lines whose memories are gone left out). */
@@ -33,6 +35,8 @@ export interface MemoryLists {
   important: string[];
   /** Active memories of the asked types, most important first, none pending. */
   byTypes: Memory[];
+  /** Ids, last touched first (expired ones included, as the recent route always had them). */
+  recent: string[];
   instructions: Memory[];
   /** Every active, unexpired memory this read returned (of any part): what recall need not load again. */
   memories: Memory[];

@@ -1,0 +1,168 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BM25_POSTINGS_PER_TERM, BM25_RESCORED_MIN, BM25_RESCORED_PER_K } from '../src/adapters/postgres/bm25-sql';
+import { PostgresConversationRepository } from '../src/adapters/postgres/conversation-repository';
+import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
+import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-repository';
+import { inUserTransaction } from '../src/adapters/postgres/pool';
+import { PostgresRecallLists } from '../src/adapters/postgres/recall-lists-repository';
+import { PostgresTimeRoute } from '../src/adapters/postgres/time-route-repository';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
+import type { MemoryType } from '../src/core/types';
+import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
+import { createTestContext, type TestContext } from './support/harness';
+import { mulberry32 } from './support/prng';
+import { sentStatement, tuplesReadBy } from './support/statements';
+
+/**
+ * Recall's reads on tables no ANALYZE has ever seen (issue #22): a new deployment before
+ * autovacuum's first pass, which the HTTP sweep bench reproduces. Unlike a user who arrived after
+ * an ANALYZE (test/bm25-plans.int.test.ts), the planner has no statistics at all here and takes
+ * the user for a handful of rows, so reading all of them and sorting looked as cheap as reading
+ * the first k of an ordered index. The measure is tuples read (scan counters, functions'
+ * statements included), not time: each ordered read must stay near k, not the user's size.
+ */
+
+let ctx: TestContext;
+let pool: pg.Pool;
+let userId: string;
+/** The size of the HTTP sweep bench's users, where these plans were seen; others share the tables. */
+const COUNT = 10_000;
+const OTHERS = 10;
+const PER_OTHER = 500;
+const CONVERSATIONS = 60;
+const AT = new Date('2026-03-01T09:00:00Z');
+const DAY = 86_400_000;
+const VOCABULARY = Array.from({ length: 24 }, (_, i) => `word${String.fromCharCode(97 + i)}`);
+const TYPES: MemoryType[] = ['fact', 'preference', 'goal', 'pain_point', 'event'];
+const QUERY = 'worda wordb wordc wordd';
+
+/** A capturing pool: what a repository sent, to replay it under EXPLAIN ANALYZE. */
+function capturing(): { db: pg.Pool; last: () => { sql: string; params: unknown[] } } {
+  let last: { sql: string; params: unknown[] } | undefined;
+  const db = new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query') {
+        return (first: unknown, second?: unknown) => {
+          const sent = sentStatement(first, second);
+          last = { sql: sent.text, params: sent.values };
+          return (target.query as (...a: unknown[]) => unknown)(first, second);
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { db, last: () => last! };
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  pool = ctx.runtime.pool;
+  for (const table of ['memories', 'memory_terms', 'memory_term_df', 'user_index_stats', 'messages', 'message_terms', 'message_term_df']) {
+    await pool.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+  }
+  userId = ctx.userKey('never-analyzed');
+  await pool.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'tenant-a', 'never-analyzed') ON CONFLICT DO NOTHING`, [userId]);
+  const rand = mulberry32(17);
+  const rows: BulkMemory[] = Array.from({ length: COUNT }, (_, i) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    userId,
+    // Skewed draws: the first words are in most memories, as common words are in real chat.
+    text: Array.from({ length: 8 }, () => VOCABULARY[Math.floor(rand() ** 2 * VOCABULARY.length)]!).join(' '),
+    type: TYPES[i % TYPES.length]!,
+    status: 'active',
+    importance: Math.round(rand() * 100) / 100,
+    importanceLevel: 'medium',
+    // Said over 90 days, so a day holds a few dozen of them.
+    lastAccessedAt: new Date(AT.getTime() - Math.floor(rand() * 90 * DAY)),
+    expiresAt: null,
+  }));
+  const others: BulkMemory[] = Array.from({ length: OTHERS * PER_OTHER }, (_, i) => ({ ...rows[i]!, id: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`, userId: ctx.userKey(`other-${i % OTHERS}`) }));
+  for (let i = 0; i < others.length; i += 1000) await insertBulkMemories(pool, others.slice(i, i + 1000));
+  for (let i = 0; i < COUNT; i += 1000) await insertBulkMemories(pool, rows.slice(i, i + 1000));
+  for (let c = 0; c < CONVERSATIONS; c += 1) {
+    const messages = Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, role: (i % 2 ? 'assistant' : 'user') as 'user' | 'assistant', content: `${VOCABULARY[i % 24]} ${VOCABULARY[(i * 7 + c) % 24]}`, at: new Date(AT.getTime() + (c * 40 + i) * 1000), truncated: false }));
+    await inUserTransaction(pool, userId, (tx) => new PostgresConversationRepository(tx).append({ userId, conversationId: `c${c}`, messages }));
+  }
+}, 300_000);
+
+afterAll(async () => {
+  await ctx?.close();
+});
+
+describe('recall on tables never analyzed', () => {
+  it('the scenario holds: no statistics on the memories or their postings', async () => {
+    const { rows } = await pool.query<{ relname: string; analyzed: boolean }>(
+      `SELECT relname, (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL) AS analyzed FROM pg_stat_user_tables WHERE relname IN ('memories', 'memory_terms')`,
+    );
+    expect(rows).toHaveLength(2);
+    for (const r of rows) expect(r.analyzed, r.relname).toBe(false);
+  });
+
+  it('the recent route reads the first k of its index, not every memory of the user', async () => {
+    const { db, last } = capturing();
+    const ids = await new PostgresMemoryRepository(db).recent({ userId, k: 10 });
+    expect(ids).toHaveLength(10);
+    expect(await tuplesReadBy(pool, last(), 'memories')).toBeLessThanOrEqual(20);
+  });
+
+  it("the short lists' recent branch: the same ids, read the same way", async () => {
+    const { db, last } = capturing();
+    const lists = await new PostgresRecallLists(db).memoryLists({ userId, now: AT, recent: { k: 10 } });
+    expect(lists.recent).toEqual(await new PostgresMemoryRepository(pool).recent({ userId, k: 10 }));
+    // Every memory of the recent list is loaded with it (none expired here).
+    expect(lists.memories.map((m) => m.id).sort()).toEqual([...lists.recent].sort());
+    expect(await tuplesReadBy(pool, last(), 'memories')).toBeLessThanOrEqual(40);
+  });
+
+  it('the time route reads the memories of the day it names, not every memory of the user', async () => {
+    const { db, last } = capturing();
+    const start = new Date(AT.getTime() - 30 * DAY);
+    const ids = await new PostgresTimeRoute(db).memoriesSaidIn({ userId, ranges: [{ start, end: new Date(start.getTime() + DAY) }], k: 20, now: AT });
+    expect(ids.length).toBeGreaterThan(0);
+    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM memories WHERE user_id = $1 AND created_at >= $2 AND created_at < $3`, [userId, start, new Date(start.getTime() + DAY)]);
+    expect(await tuplesReadBy(pool, last(), 'memories')).toBeLessThanOrEqual(Number(rows[0]!.n) + 5);
+  });
+
+  it("the follow-up's pain points: the best k of the type, not every memory of it", async () => {
+    const { db, last } = capturing();
+    const painPoints = await new PostgresMemoryRepository(db).byTypes({ userId, types: ['pain_point'], k: 20, now: AT });
+    expect(painPoints).toHaveLength(20);
+    expect(painPoints.every((m) => m.type === 'pain_point')).toBe(true);
+    for (let i = 1; i < painPoints.length; i += 1) expect(painPoints[i - 1]!.importance).toBeGreaterThanOrEqual(painPoints[i]!.importance);
+    expect(await tuplesReadBy(pool, last(), 'memories')).toBeLessThanOrEqual(40);
+  });
+
+  it("memory BM25 reads one bounded cut of each common term's postings, in impact order", async () => {
+    const { db, last } = capturing();
+    const hits = await new PostgresMemoryRepository(db).bm25({ userId, tokens: tokenizeForIndex(QUERY), k: 10 });
+    expect(hits).toHaveLength(10);
+    const terms = [...new Set(tokenizeForIndex(QUERY))];
+    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM memory_terms WHERE user_id = $1 AND term = ANY($2::text[])`, [userId, terms]);
+    const bound = terms.length * (BM25_POSTINGS_PER_TERM + Math.max(10 * BM25_RESCORED_PER_K, BM25_RESCORED_MIN));
+    expect(Number(rows[0]!.n)).toBeGreaterThan(bound);
+    // Sorted by impact after reading every posting of a term, the cut saves nothing.
+    expect(await tuplesReadBy(pool, last(), 'memory_terms')).toBeLessThanOrEqual(bound);
+  });
+
+  it("the lines shown with their neighbours read the memories of their conversation only (which must stay hidden)", async () => {
+    const { db, last } = capturing();
+    const lines = await new PostgresMessageSearch(db).withNeighbours({ userId, refs: [{ conversationId: 'c1', messageId: 'm10' }], staleSources: true, now: AT });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.previous?.messageId).toBe('m9');
+    expect(lines[0]!.next?.messageId).toBe('m11');
+    expect(await tuplesReadBy(pool, last(), 'memories')).toBeLessThanOrEqual(10);
+    // The line and its two neighbours from their conversation's range (40 messages), not all 2,400 of the user's hashed.
+    expect(await tuplesReadBy(pool, last(), 'messages')).toBeLessThanOrEqual(4 * 40);
+  });
+});
+
+describe('functions planned with sorting off', () => {
+  it('also switch JIT off: a sort left in their plan carries the cost of a disabled node, and compiling it cost hundreds of ms', async () => {
+    const { rows } = await pool.query<{ proname: string; config: string[] }>(
+      `SELECT proname, proconfig AS config FROM pg_proc WHERE proconfig IS NOT NULL AND 'enable_sort=off' = ANY(proconfig) ORDER BY proname`,
+    );
+    expect(rows.map((r) => r.proname)).toEqual(expect.arrayContaining(['bm25_memory_postings', 'recall_recent', 'recall_said_in', 'recall_top_by_type']));
+    for (const r of rows) expect(r.config, r.proname).toContain('jit=off');
+  });
+});
