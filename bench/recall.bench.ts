@@ -207,7 +207,8 @@ function statementName(sql: string): string {
   if (sql.includes('CROSS JOIN LATERAL') && sql.includes('FROM messages')) return 'exchange neighbours';
   if (sql.includes('entities')) return 'graph seeds';
   if (sql.includes('unnest($2::uuid[])')) return 'ann hydrate';
-  if (sql.includes('DISTINCT ON (m.created_at')) return 'time route';
+  if (sql.includes('DISTINCT ON (m.created_at') || sql.includes('recall_said_in')) return 'time route';
+  if (sql.includes('recall_top_by_type') || sql.includes('($4::text IS NULL OR scope = $4)')) return 'by types';
   if (sql.startsWith('SELECT id FROM memories')) return 'recent route';
   return sql.replace(/\s+/g, ' ').slice(0, 40);
 }
