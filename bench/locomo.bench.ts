@@ -24,8 +24,9 @@ import { cosine, startBenchStack } from './support';
  * single turns (our tokenizer), dense e5 over single turns, and RRF of the two, each @10 turns.
  * Conversation 1 (26) is the dev split the search was tuned on; the others are held out.
  *
- * `npm run bench -- locomo <dir> [--conversations N] [--held-out] [--extract] [--bare]` (default 3
- * conversations; --held-out: all but the first; with
+ * `npm run bench -- locomo <dir> [--conversations N] [--held-out] [--extract] [--bare] [--misses]`
+ * (default 3 conversations; --held-out: all but the first; --misses prints each question the
+ * search missed with its evidence lines, found or not, and the lines it showed; with
  * --extract, memories are extracted before recall is asked, which takes the e5 server much longer).
  */
 const TOP_EXCHANGES = 5;
@@ -299,6 +300,9 @@ export async function run(args: string[]): Promise<void> {
     // measured the machine rather than the ranking is seen as such (RECALL_TIMEOUT_MS widens it).
     let withFailedRoute = 0;
     const misses: string[] = [];
+    // --misses: every question conversation search missed, with its evidence lines and what it showed.
+    const printMisses = args.includes('--misses');
+    const missedLines: string[] = [];
     for (const [si, s] of samples.entries()) {
       const userId = users.get(s.id)!;
       const turns = s.sessions.flatMap((x) => x.turns);
@@ -341,6 +345,11 @@ export async function run(args: string[]): Promise<void> {
           appendFileSync(process.env.LOCOMO_DUMP, `${JSON.stringify({ conversation: s.id, category: q.category, question: q.question, evidence: q.evidence, search: searchTurns, rrf: rrf.slice(0, TOP_TURNS), hit })}\n`);
         }
         if (!hit.search && hit.rrf && process.env.LOCOMO_VERBOSE) misses.push(`${s.id} c${q.category} "${q.question}" evidence ${q.evidence.join(',')} got ${searchTurns.join(',')}`);
+        if (!hit.search && printMisses) {
+          const shown = new Set(searchTurns);
+          const evidence = q.evidence.map((e) => `    ${shown.has(e) ? 'found' : 'MISSED'} ${e} ${textOf.get(e)!.slice(0, 110)}`);
+          missedLines.push(`${s.id} c${q.category} "${q.question}"${hit.rrf ? ' (RRF over turns finds it)' : ''}\n${evidence.join('\n')}\n    shown: ${searchTurns.join(' ')}`);
+        }
         for (const key of [`${q.category} ${CATEGORY_NAMES[q.category]}`, 'all']) {
           for (const m of METHODS) add(byCategory, key, m, hit[m]);
           byCategory.get(key)!.n++;
@@ -353,6 +362,7 @@ export async function run(args: string[]): Promise<void> {
     }
     console.log(`questions with a failed route (search or recall): ${withFailedRoute}`);
     if (misses.length > 0) console.log(`search misses that RRF over turns finds:\n  ${misses.join('\n  ')}`);
+    if (missedLines.length > 0) console.log(`\nconversation search misses (${missedLines.length}):\n${missedLines.join('\n')}`);
     const pct = (x: number, n: number) => (n === 0 ? '—' : (x / n).toFixed(3));
     const table = (title: string, rows: Map<string, Tally>) => {
       console.log(`\n${title}`);
