@@ -11,7 +11,7 @@ import { referenceBm25Scores } from './support/bm25-reference';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
-import { explainGeneric, sentStatement, tuplesReadBy, type SentStatement } from './support/statements';
+import { capturing as capturingPool, explainGeneric, sentStatement, tuplesReadBy, type SentStatement } from './support/statements';
 import { PostgresRecallLists } from '../src/adapters/postgres/recall-lists-repository';
 import { PostgresGraphRecall } from '../src/adapters/postgres/graph-recall-repository';
 
@@ -71,23 +71,7 @@ async function writeEpisodes(userId: string, seed: number, count: number): Promi
   }
 }
 
-/** A pool whose queries are also kept, to EXPLAIN exactly what a repository sent. */
-function capturing(): { db: pg.Pool; last: () => { sql: string; params: unknown[] } } {
-  let last: { sql: string; params: unknown[] } | undefined;
-  const db = new Proxy(pool, {
-    get(target, prop, receiver) {
-      if (prop === 'query') {
-        return (first: unknown, second?: unknown) => {
-          const sent = sentStatement(first, second);
-          last = { sql: sent.text, params: sent.values };
-          return (target.query as (...a: unknown[]) => unknown)(first, second);
-        };
-      }
-      return Reflect.get(target, prop, receiver) as unknown;
-    },
-  });
-  return { db, last: () => last! };
-}
+const capturing = () => capturingPool(pool);
 
 interface PlanNode {
   'Relation Name'?: string;

@@ -12,7 +12,7 @@ import type { MemoryType } from '../src/core/types';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
-import { sentStatement, tuplesReadBy } from './support/statements';
+import { capturing as capturingPool, tuplesReadBy } from './support/statements';
 
 /**
  * Recall's reads on tables no ANALYZE has ever seen (issue #22): a new deployment before
@@ -37,23 +37,7 @@ const VOCABULARY = Array.from({ length: 24 }, (_, i) => `word${String.fromCharCo
 const TYPES: MemoryType[] = ['fact', 'preference', 'goal', 'pain_point', 'event'];
 const QUERY = 'worda wordb wordc wordd';
 
-/** A capturing pool: what a repository sent, to replay it under EXPLAIN ANALYZE. */
-function capturing(): { db: pg.Pool; last: () => { sql: string; params: unknown[] } } {
-  let last: { sql: string; params: unknown[] } | undefined;
-  const db = new Proxy(pool, {
-    get(target, prop, receiver) {
-      if (prop === 'query') {
-        return (first: unknown, second?: unknown) => {
-          const sent = sentStatement(first, second);
-          last = { sql: sent.text, params: sent.values };
-          return (target.query as (...a: unknown[]) => unknown)(first, second);
-        };
-      }
-      return Reflect.get(target, prop, receiver) as unknown;
-    },
-  });
-  return { db, last: () => last! };
-}
+const capturing = () => capturingPool(pool);
 
 beforeAll(async () => {
   ctx = await createTestContext();

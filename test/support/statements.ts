@@ -71,3 +71,21 @@ export async function tuplesReadBy(pool: pg.Pool, statement: { sql: string; para
     client.release();
   }
 }
+
+/** A pool whose queries are also kept, to replay under EXPLAIN exactly what a repository sent. */
+export function capturing(pool: pg.Pool): { db: pg.Pool; last: () => { sql: string; params: unknown[] } } {
+  let last: { sql: string; params: unknown[] } | undefined;
+  const db = new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query') {
+        return (first: unknown, second?: unknown) => {
+          const sent = sentStatement(first, second);
+          last = { sql: sent.text, params: sent.values };
+          return (target.query as (...a: unknown[]) => unknown)(first, second);
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { db, last: () => last! };
+}
