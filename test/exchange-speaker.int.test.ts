@@ -5,6 +5,7 @@ import { createTestContext, TEST_KEY, type TestContext } from './support/harness
 // Conversation search over a transcript whose lines say their speaker ("Name: text"), on the real
 // stack: a question about one speaker shows what that speaker told, not the questions they asked
 // the other side (nor the other side's answers), in English and in Chinese.
+// A question about both people vouches for what each of them told.
 
 let ctx: TestContext;
 let client: MemoryClient;
@@ -26,7 +27,7 @@ async function say(user: string, conversation: string, startIso: string, lines: 
   );
 }
 
-describe('a question about one speaker of a transcript', () => {
+describe('a question about the speakers of a transcript', () => {
   it('shows what that speaker told, not the questions they asked the other side', { timeout: 180_000 }, async () => {
     const user = 'speaker-en';
     await say(user, 'march', '2026-03-01T09:00:00Z', [
@@ -63,5 +64,27 @@ describe('a question about one speaker of a transcript', () => {
     expect(ids, JSON.stringify(shown)).toContain('wk1-m4');
     expect(shown.find((s) => s.id === 'wk1-m4')!.routes).toContain('exchange_speaker');
     expect(ids).not.toContain('wk1-m2');
+  });
+
+  it('vouches for what each of two people told when the question is about both', { timeout: 180_000 }, async () => {
+    const user = 'speaker-both';
+    await say(user, 'june', '2026-06-01T09:00:00Z', [
+      ['user', 'Ben: My cat Miso knocked the plant over again this morning.'],
+      ['assistant', 'Ana: Ha! Do you have any other animals at home?'],
+      ['user', 'Ben: No, just Miso. And you?'],
+      ['assistant', 'Ana: We adopted a rescue greyhound called Pixel last spring.'],
+    ]);
+    await say(user, 'july', '2026-07-01T09:00:00Z', [
+      ['user', 'Ben: The new office has a nice view of the harbour.'],
+      ['assistant', 'Ana: Lucky you, mine looks at a car park.'],
+    ]);
+    await ctx.runtime.temporal.workflow.execute('exchangeIndexWorkflow', { taskQueue: ctx.taskQueue, workflowId: `${ctx.prefix}-speaker-index-both`, args: [{}] });
+    const search = await client.searchConversations(user, { query: 'What pets do Ana and Ben have?', maxLines: 4, now: '2026-08-01T10:00:00Z' });
+    const shown = search.exchanges.map((x) => ({ id: (x.user ?? x.assistant)!.id, routes: x.routes }));
+    const ids = shown.map((s) => s.id);
+    expect(ids, JSON.stringify(shown)).toEqual(expect.arrayContaining(['june-m1', 'june-m4']));
+    // A question naming both people used to vouch for neither: each one's lines now vouch apart.
+    expect(shown.find((s) => s.id === 'june-m1')!.routes).toContain('exchange_speaker');
+    expect(shown.find((s) => s.id === 'june-m4')!.routes).toContain('exchange_speaker');
   });
 });

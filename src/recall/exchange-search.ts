@@ -367,13 +367,14 @@ export async function searchExchanges(deps: ExchangeSearchDeps, userId: string, 
       // A question about one speaker of a transcript: the questions that speaker asked the other
       // side rank nothing (they and the answers they bring are about the other side), and what
       // that speaker told is vouched for (LoCoMo dev, 10 lines: 0.727 → 0.740 each alone, 0.753
-      // together; multi-hop 6 → 9 of 32).
+      // together; multi-hop 6 → 9 of 32). A question about both people of a dialogue vouches for
+      // each one's lines apart (LoCoMo's added dev conversations: 519 → 522 of 810, multi-hop 32 → 33).
       const focus = input.query ? speakerFocus(input.query, lines) : undefined;
       const answering = focus ? rankings.map((r) => ({ ...r, ids: r.ids.filter((id) => !focus.onlyAsks.has(id)) })) : rankings;
       const ranked = rankLines({
         rankings: answering,
         lines,
-        boostSets: focus ? [...boostSets, { route: ExchangeRoute.speaker, messageKeys: focus.tells }] : boostSets,
+        boostSets: focus ? [...boostSets, ...focus.tells.map((messageKeys) => ({ route: ExchangeRoute.speaker, messageKeys }))] : boostSets,
         boostsPerSet: VOUCHED_LINES,
         ranges: input.ranges,
         hidden,

@@ -61,18 +61,24 @@ export function speaksOfSelf(content: string): boolean {
   return clauses.some((c) => !/[?？]/u.test(c) && FIRST_PERSON.test(c));
 }
 
-/** What a query about a speaker changes in the ranking of candidate lines (message keys). */
+/** What a query about speakers changes in the ranking of candidate lines (message keys). */
 export interface SpeakerFocus {
-  /** The named speakers' lines that end by telling, not asking: one more ranking vouches for them. */
-  tells: Set<string>;
-  /** The named speakers' lines that only ask the other side: about the other side, they rank nothing. */
+  /**
+   * Per named speaker, their lines that end by telling, not asking: each set is one more ranking
+   * that vouches for them, so every person a question joins has lines competing for the budget
+   * ("what have Ana and Ben both played?" is answered by what each of them told).
+   */
+  tells: Set<string>[];
+  /**
+   * The named speakers' lines that only ask the other side: about the other side, they rank
+   * nothing. Empty when the query names every speaker: then the other side is named too.
+   */
   onlyAsks: Set<string>;
 }
 
 /**
  * The speaker focus of a query over candidate lines (by message key): undefined unless the lines
- * carry speakers and the query names some of them but not all (a question about both people of a
- * dialogue prefers neither).
+ * carry speakers and the query names some of them.
  */
 export function speakerFocus(query: string, lines: ReadonlyMap<string, Pick<StoredLine, 'content'>>): SpeakerFocus | undefined {
   const speakerOf = new Map<string, string>();
@@ -82,12 +88,19 @@ export function speakerFocus(query: string, lines: ReadonlyMap<string, Pick<Stor
   }
   const speakers = new Set(speakerOf.values());
   const named = speakersNamed(query, speakers);
-  if (named.size === 0 || named.size === speakers.size) return undefined;
-  const focus: SpeakerFocus = { tells: new Set(), onlyAsks: new Set() };
+  if (named.size === 0) return undefined;
+  const everyone = named.size === speakers.size;
+  // A dialogue's lines all name one of its two speakers: a question about both only ever splits
+  // the vouching between them, and one speaker alone in the candidates is no dialogue to focus.
+  if (everyone && named.size < 2) return undefined;
+  const tells = new Map([...named].map((n) => [n, new Set<string>()]));
+  const onlyAsks = new Set<string>();
   for (const [key, l] of lines) {
-    if (!named.has(speakerOf.get(key) ?? '')) continue;
-    if (!speaksOfSelf(l.content)) focus.onlyAsks.add(key);
-    else if (!asksQuestion(l.content)) focus.tells.add(key);
+    const told = tells.get(speakerOf.get(key) ?? '');
+    if (!told) continue;
+    if (!speaksOfSelf(l.content)) {
+      if (!everyone) onlyAsks.add(key);
+    } else if (!asksQuestion(l.content)) told.add(key);
   }
-  return focus;
+  return { tells: [...tells.values()], onlyAsks };
 }

@@ -62,18 +62,23 @@ describe('speakerFocus', () => {
 
   it('for a query about one speaker: what that speaker told is vouched for, the questions they only asked rank nothing', () => {
     const focus = speakerFocus('What instruments does Ana play?', lines);
-    expect(focus).toEqual({ tells: new Set(['a2']), onlyAsks: new Set(['a1']) });
+    expect(focus).toEqual({ tells: [new Set(['a2'])], onlyAsks: new Set(['a1']) });
   });
 
   it('a line that tells and then asks back is neither vouched for nor dropped', () => {
     const focus = speakerFocus('What does Ana play?', lines)!;
-    expect(focus.tells.has('a3')).toBe(false);
+    expect(focus.tells[0]!.has('a3')).toBe(false);
     expect(focus.onlyAsks.has('a3')).toBe(false);
   });
 
-  it('is off for a query naming every speaker, naming none, or over lines without speakers', () => {
-    expect(speakerFocus('What have Ana and Ben both played?', lines)).toBeUndefined();
+  it('for a query about both people of a dialogue: the telling lines of each vouch apart, and no question is dropped', () => {
+    const focus = speakerFocus('What have Ana and Ben both played?', lines);
+    expect(focus).toEqual({ tells: [new Set(['a2']), new Set(['b1', 'b2'])], onlyAsks: new Set() });
+  });
+
+  it('is off for a query naming no speaker, over lines without speakers, or when the one speaker named is alone in the lines', () => {
     expect(speakerFocus('What instruments are played?', lines)).toBeUndefined();
+    expect(speakerFocus('What does Ana play?', new Map([['a', { content: 'Ana: I play the violin.' }]]))).toBeUndefined();
     expect(speakerFocus('What does Ana play?', new Map([['x', { content: 'I play the violin.' }]]))).toBeUndefined();
   });
 
@@ -85,6 +90,7 @@ describe('speakerFocus', () => {
         l2: { content: '小林：我家有两只狗，叫豆豆和球球。' },
       }),
     );
-    expect(speakerFocus('小林养了什么宠物', zh)).toEqual({ tells: new Set(['l2']), onlyAsks: new Set(['l1']) });
+    expect(speakerFocus('小林养了什么宠物', zh)).toEqual({ tells: [new Set(['l2'])], onlyAsks: new Set(['l1']) });
+    expect(speakerFocus('小林和小王都养了什么宠物', zh)).toEqual({ tells: [new Set(['l2']), new Set(['w1'])], onlyAsks: new Set() });
   });
 });
