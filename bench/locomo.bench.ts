@@ -22,9 +22,11 @@ import { cosine, startBenchStack } from './support';
  * - recall: does the injected context hold every evidence turn's text?
  * and, on the same turns in the same run, the baselines a reader would reach for: BM25 over
  * single turns (our tokenizer), dense e5 over single turns, and RRF of the two, each @10 turns.
- * Conversation 1 (26) is the dev split the search was tuned on; the others are held out.
+ * Conversation 1 (26) is the dev split the search was tuned on, and since 2 December conversations
+ * 4–10 (42–50) are dev too (`--dev-extra`, or `--dev-extra=conv-42,conv-43` for some of them);
+ * conversations 2 and 3 (30, 41) are the held-out split.
  *
- * `npm run bench -- locomo <dir> [--conversations N] [--held-out] [--extract] [--bare] [--misses]`
+ * `npm run bench -- locomo <dir> [--conversations N] [--held-out] [--dev-extra] [--extract] [--bare] [--misses]`
  * (default 3 conversations; --held-out: all but the first; --misses prints each question the
  * search missed with its evidence lines, found or not, and the lines it showed; with
  * --extract, memories are extracted before recall is asked, which takes the e5 server much longer).
@@ -33,6 +35,8 @@ const TOP_EXCHANGES = 5;
 const TOP_TURNS = TOP_EXCHANGES * 2;
 /** Candidates each baseline route hands to the RRF baseline. */
 const RRF_DEPTH = 30;
+/** The held-out split: never read while tuning, read once per change. */
+const HELD_OUT = new Set(['conv-30', 'conv-41']);
 const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 
 export interface Turn {
@@ -239,8 +243,15 @@ export async function run(args: string[]): Promise<void> {
   const bare = args.includes('--bare');
   // --held-out leaves out the dev conversation, so a change chosen on it is measured once on the rest.
   const heldOutOnly = args.includes('--held-out');
-  const samples = loadLocomo(dir)
-    .slice(heldOutOnly ? 1 : 0, count)
+  // --dev-extra: the dev conversations added to conv-26 (all but the held-out two), to tune on more
+  // than one pair of speakers; their ids are not in HELD_OUT, so they report as dev.
+  // --dev-extra=conv-42,conv-43 takes only those.
+  const extraFlag = args.find((a) => a === '--dev-extra' || a.startsWith('--dev-extra='));
+  const devExtra = extraFlag !== undefined;
+  const extraIds = extraFlag?.includes('=') ? new Set(extraFlag.split('=')[1]!.split(',')) : undefined;
+  const loaded = loadLocomo(dir);
+  if (extraIds && [...extraIds].some((id) => HELD_OUT.has(id))) throw new Error('--dev-extra names a held-out conversation');
+  const samples = (devExtra ? loaded.filter((s) => !HELD_OUT.has(s.id) && s.id !== loaded[0]!.id && (!extraIds || extraIds.has(s.id))) : loaded.slice(heldOutOnly ? 1 : 0, count))
     .map((s) => (bare ? s : { ...s, sessions: s.sessions.map((x) => ({ ...x, turns: x.turns.map((t) => ({ ...t, text: `${t.speaker}: ${t.text}` })) })) }));
   const commit = (() => {
     try {
@@ -310,7 +321,7 @@ export async function run(args: string[]): Promise<void> {
       const bm25 = bm25Ranker(turns);
       const vectors = await embedPatiently(runtime, turns.map((t) => t.text));
       const now = new Date(s.sessions[s.sessions.length - 1]!.at.getTime() + 86_400_000).toISOString();
-      const split = si === 0 && !heldOutOnly ? 'dev (conversation 1)' : 'held out';
+      const split = HELD_OUT.has(s.id) ? 'held out' : si === 0 && !heldOutOnly && !devExtra ? 'dev (conversation 1)' : 'dev (added conversations)';
       for (const q of s.qa) {
         if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
         if (!q.evidence.every((e) => textOf.has(e))) {
@@ -372,7 +383,7 @@ export async function run(args: string[]): Promise<void> {
         console.log(`| ${key} | ${t.n} | ${pct(t.hits.search!, t.n)} | ${pct(t.hits.exchanges!, t.n)} | ${pct(t.hits.bm25!, t.n)} | ${pct(t.hits.dense!, t.n)} | ${pct(t.hits.rrf!, t.n)} | ${pct(t.hits.recall!, t.n)} |`);
       }
     };
-    console.log(`\nLoCoMo, ${heldOutOnly ? 'held-out' : 'first'} ${samples.length} conversations (${samples.map((s) => s.id).join(', ')}), commit ${commit}, ${new Date().toISOString().slice(0, 10)}; lines ${bare ? 'bare' : '"<speaker>: <text>"'}; all-evidence@10 turns; ${skipped} questions skipped (evidence not in the dialogue)`);
+    console.log(`\nLoCoMo, ${devExtra ? 'added dev' : heldOutOnly ? 'held-out' : 'first'} ${samples.length} conversations (${samples.map((s) => s.id).join(', ')}), commit ${commit}, ${new Date().toISOString().slice(0, 10)}; lines ${bare ? 'bare' : '"<speaker>: <text>"'}; all-evidence@10 turns; ${skipped} questions skipped (evidence not in the dialogue)`);
     table('By category', byCategory);
     table('By split (conversation 1 tuned on)', bySplit);
   } finally {
