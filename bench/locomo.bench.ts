@@ -26,7 +26,7 @@ import { cosine, startBenchStack } from './support';
  * 4–10 (42–50) are dev too (`--dev-extra`, or `--dev-extra=conv-42,conv-43` for some of them);
  * conversations 2 and 3 (30, 41) are the held-out split.
  *
- * `npm run bench -- locomo <dir> [--conversations N] [--held-out] [--dev-extra] [--extract] [--bare] [--misses]`
+ * `npm run bench -- locomo <dir> [--conversations N] [--held-out] [--dev-extra[=ids]] [--extract] [--bare] [--misses]`
  * (default 3 conversations; --held-out: all but the first; --misses prints each question the
  * search missed with its evidence lines, found or not, and the lines it showed; with
  * --extract, memories are extracted before recall is asked, which takes the e5 server much longer).

@@ -27,6 +27,13 @@ async function say(user: string, conversation: string, startIso: string, lines: 
   );
 }
 
+/** Indexes the user's lines, then searches them under a line budget: each line shown, with its routes. */
+async function indexAndSearch(user: string, query: string, maxLines: number, now: string): Promise<{ id: string; routes: string[] }[]> {
+  await ctx.runtime.temporal.workflow.execute('exchangeIndexWorkflow', { taskQueue: ctx.taskQueue, workflowId: `${ctx.prefix}-index-${user}`, args: [{}] });
+  const search = await client.searchConversations(user, { query, maxLines, now });
+  return search.exchanges.map((x) => ({ id: (x.user ?? x.assistant)!.id, routes: x.routes }));
+}
+
 describe('a question about the speakers of a transcript', () => {
   it('shows what that speaker told, not the questions they asked the other side', { timeout: 180_000 }, async () => {
     const user = 'speaker-en';
@@ -40,9 +47,7 @@ describe('a question about the speakers of a transcript', () => {
       ['user', 'Ben: How was your weekend?'],
       ['assistant', 'Ana: Busy! I started clarinet lessons on Saturday.'],
     ]);
-    await ctx.runtime.temporal.workflow.execute('exchangeIndexWorkflow', { taskQueue: ctx.taskQueue, workflowId: `${ctx.prefix}-speaker-index-en`, args: [{}] });
-    const search = await client.searchConversations(user, { query: 'What instruments does Ana play?', maxLines: 3, now: '2026-05-01T10:00:00Z' });
-    const shown = search.exchanges.map((x) => ({ id: (x.user ?? x.assistant)!.id, routes: x.routes }));
+    const shown = await indexAndSearch(user, 'What instruments does Ana play?', 3, '2026-05-01T10:00:00Z');
     const ids = shown.map((s) => s.id);
     expect(ids, JSON.stringify(shown)).toContain('march-m4');
     expect(shown.find((s) => s.id === 'march-m4')!.routes).toContain('exchange_speaker');
@@ -57,9 +62,7 @@ describe('a question about the speakers of a transcript', () => {
       ['user', '小王：养了一只猫，叫咪咪，是宠物店买的。'],
       ['assistant', '小林：我家有两只狗，叫豆豆和球球。'],
     ]);
-    await ctx.runtime.temporal.workflow.execute('exchangeIndexWorkflow', { taskQueue: ctx.taskQueue, workflowId: `${ctx.prefix}-speaker-index-zh`, args: [{}] });
-    const search = await client.searchConversations(user, { query: '小林养了什么宠物', maxLines: 2, now: '2026-05-01T10:00:00Z' });
-    const shown = search.exchanges.map((x) => ({ id: (x.user ?? x.assistant)!.id, routes: x.routes }));
+    const shown = await indexAndSearch(user, '小林养了什么宠物', 2, '2026-05-01T10:00:00Z');
     const ids = shown.map((s) => s.id);
     expect(ids, JSON.stringify(shown)).toContain('wk1-m4');
     expect(shown.find((s) => s.id === 'wk1-m4')!.routes).toContain('exchange_speaker');
@@ -78,9 +81,7 @@ describe('a question about the speakers of a transcript', () => {
       ['user', 'Ben: The new office has a nice view of the harbour.'],
       ['assistant', 'Ana: Lucky you, mine looks at a car park.'],
     ]);
-    await ctx.runtime.temporal.workflow.execute('exchangeIndexWorkflow', { taskQueue: ctx.taskQueue, workflowId: `${ctx.prefix}-speaker-index-both`, args: [{}] });
-    const search = await client.searchConversations(user, { query: 'What pets do Ana and Ben have?', maxLines: 4, now: '2026-08-01T10:00:00Z' });
-    const shown = search.exchanges.map((x) => ({ id: (x.user ?? x.assistant)!.id, routes: x.routes }));
+    const shown = await indexAndSearch(user, 'What pets do Ana and Ben have?', 4, '2026-08-01T10:00:00Z');
     const ids = shown.map((s) => s.id);
     expect(ids, JSON.stringify(shown)).toEqual(expect.arrayContaining(['june-m1', 'june-m4']));
     // A question naming both people used to vouch for neither: each one's lines now vouch apart.

@@ -90,8 +90,7 @@ export function speakerFocus(query: string, lines: ReadonlyMap<string, Pick<Stor
   const named = speakersNamed(query, speakers);
   if (named.size === 0) return undefined;
   const everyone = named.size === speakers.size;
-  // A dialogue's lines all name one of its two speakers: a question about both only ever splits
-  // the vouching between them, and one speaker alone in the candidates is no dialogue to focus.
+  // One speaker alone among the candidates is no dialogue: nothing to prefer them over.
   if (everyone && named.size < 2) return undefined;
   const tells = new Map([...named].map((n) => [n, new Set<string>()]));
   const onlyAsks = new Set<string>();
