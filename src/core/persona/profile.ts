@@ -15,7 +15,7 @@
  */
 import { memoryTypeTable } from '../memory-types';
 import type { Memory, MemoryType } from '../types';
-import { countTokens, selectWithinBudget } from '../text/token-budget';
+import { countLinesTokens, selectWithinBudget } from '../text/token-budget';
 import { neutralizeText } from '../text/neutralize';
 
 export type PersonaLanguage = 'zh' | 'en';
@@ -113,7 +113,7 @@ export function personaLanguage(texts: readonly string[]): PersonaLanguage {
 
 /** Tokens of a profile as injected: its heading and its lines, one per line. */
 export function personaTokens(header: string, lines: readonly string[]): number {
-  return lines.length === 0 ? 0 : countTokens([header, ...lines].join('\n'));
+  return lines.length === 0 ? 0 : countLinesTokens([header, ...lines]);
 }
 
 function stripEnd(text: string): string {

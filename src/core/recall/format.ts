@@ -13,7 +13,7 @@
 import { DateTime } from 'luxon';
 import type { Memory } from '../types';
 import { neutralizeText } from '../text/neutralize';
-import { countTokens, selectWithinBudget, type Chosen, type RenderedLine } from '../text/token-budget';
+import { countLinesTokens, countTokens, selectWithinBudget, type Chosen, type RenderedLine } from '../text/token-budget';
 import { isValidTimeZone } from '../time/zones';
 
 // The persona block and the MCP tools neutralize stored text the same way (a kernel text helper).
@@ -163,6 +163,12 @@ function isEmpty(line: RenderedLine): boolean {
 }
 
 function compose(chosen: readonly Chosen<Entry>[], style: Style = 'full', scenes = ''): { system: string; userPrefix: string } {
+  const { system, user } = composeLines(chosen, style, scenes);
+  return { system: system.join('\n'), userPrefix: user.join('\n') };
+}
+
+/** The lines of the system block and of the user prefix, before they are joined. */
+function composeLines(chosen: readonly Chosen<Entry>[], style: Style, scenes: string): { system: string[]; user: string[] } {
   const linesOf = (kind: Entry['kind']): string[] => chosen.filter((c) => c.item.kind === kind).map((c) => c.line);
   const instructions = linesOf('instruction');
   const persona = linesOf('persona');
@@ -189,12 +195,12 @@ function compose(chosen: readonly Chosen<Entry>[], style: Style = 'full', scenes
     if (exchanges.length > 0) user.push(EXCHANGES_HEADER, ...exchanges);
     user.push(MEMORIES_CLOSE);
   }
-  return { system: system.join('\n'), userPrefix: user.join('\n') };
+  return { system, user };
 }
 
 function measure(chosen: readonly Chosen<Entry>[], style: Style = 'full'): number {
-  const { system, userPrefix } = compose(chosen, style);
-  return countTokens(system) + countTokens(userPrefix);
+  const { system, user } = composeLines(chosen, style, '');
+  return countLinesTokens(system) + countLinesTokens(user);
 }
 
 /**
@@ -204,7 +210,7 @@ function measure(chosen: readonly Chosen<Entry>[], style: Style = 'full'): numbe
 function selectPersona(block: PersonaBlock | null | undefined, budget: number): { lines: string[]; memoryIds: string[] } {
   if (!block || block.lines.length === 0 || budget <= 0) return { lines: [], memoryIds: [] };
   const selection = selectWithinBudget(block.lines, budget, (l) => ({ body: neutralizeText(l.text) }), {
-    measure: (chosen) => (chosen.length === 0 ? 0 : countTokens([block.header, ...chosen.map((c) => c.line)].join('\n'))),
+    measure: (chosen) => (chosen.length === 0 ? 0 : countLinesTokens([block.header, ...chosen.map((c) => c.line)])),
   });
   const whole = new Set(selection.chosen.filter((c) => !c.truncated).map((c) => c.item));
   const elsewhere = new Set(block.lines.filter((l) => !whole.has(l)).flatMap((l) => l.memoryIds));
@@ -216,7 +222,7 @@ function selectPersona(block: PersonaBlock | null | undefined, budget: number): 
 function selectScenes(block: FormatContextInput['scenes'], budget: number): string {
   if (!block || budget <= 0) return '';
   const lines = [...block.lines];
-  while (lines.length > 0 && countTokens([block.header, ...lines].join('\n')) > budget) lines.pop();
+  while (lines.length > 0 && countLinesTokens([block.header, ...lines]) > budget) lines.pop();
   return lines.length === 0 ? '' : [block.header, ...lines].join('\n');
 }
 

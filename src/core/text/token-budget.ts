@@ -60,6 +60,36 @@ export function countTokens(text: string): number {
   return total;
 }
 
+/** Tokens of `line + "\n"`, per line: what {@link countLinesTokens} adds up instead of re-reading a whole block. */
+const lineCache = new Map<string, number>();
+
+/**
+ * Exactly `countTokens(lines.join('\n'))`, without re-reading the block: the budget cut measures
+ * the same block again for every candidate line, which made counting most of a recall's own CPU.
+ * The pre-tokeniser has no look-behind and no piece runs past a newline into a line that starts
+ * with a visible character, so such a line is counted on its own and the line before it together
+ * with its "\n"; before a line that starts with white space (which a piece of white space and
+ * line breaks may swallow) the rest is counted joined (test/core/text/token-budget.test.ts checks
+ * the identity on random blocks).
+ */
+export function countLinesTokens(lines: readonly string[]): number {
+  let total = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const next = lines[i + 1];
+    if (next === undefined) return total + countTokens(line);
+    if (next.length === 0 || /^\s/u.test(next)) return total + countTokens(lines.slice(i).join('\n'));
+    let n = lineCache.get(line);
+    if (n === undefined) {
+      n = countTokens(`${line}\n`);
+      if (lineCache.size >= PIECE_CACHE_LIMIT) lineCache.clear();
+      lineCache.set(line, n);
+    }
+    total += n;
+  }
+  return total;
+}
+
 let segmenter: Intl.Segmenter | undefined;
 
 /** User-perceived characters, so cuts never split a surrogate pair, a ZWJ emoji or a flag. */
@@ -154,7 +184,7 @@ export function selectWithinBudget<T>(
   render: (item: T) => RenderedLine,
   options: SelectOptions<T> = {},
 ): Selection<T> {
-  const measure = options.measure ?? ((chosen) => countTokens(chosen.map((c) => c.line).join('\n')));
+  const measure = options.measure ?? ((chosen) => countLinesTokens(chosen.map((c) => c.line)));
   const minUseful = options.minUsefulTokens ?? MIN_USEFUL_TOKENS;
   const mark = options.mark ?? TRUNCATION_MARK;
   const chosen: Chosen<T>[] = [];

@@ -4,6 +4,7 @@ import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import {
   MIN_USEFUL_TOKENS,
   TRUNCATION_MARK,
+  countLinesTokens,
   countTokens,
   graphemes,
   selectWithinBudget,
@@ -43,6 +44,19 @@ describe('countTokens', () => {
       // Twice: the second call is served from the cache and must agree.
       expect(countTokens(text)).toBe(reference.encode(text, [], []).length);
     }
+  });
+
+  it('counts a block line by line exactly as the joined block (countLinesTokens)', () => {
+    // Line edges that a piece could cross: trailing spaces, punctuation, digits, apostrophes, leading spaces, tabs, CR, empty lines.
+    const EDGES = ['', ' ', '  ', '。', '!', "'", "'s", '123', '\t', ' -', '\r', '\n', '- [fact|global] ', ' (2026-12-02, conf=0.90)'];
+    const rand = mulberry32(11);
+    const edge = () => EDGES[Math.floor(rand() * EDGES.length)]!;
+    for (let i = 0; i < 400; i += 1) {
+      const lines = Array.from({ length: 1 + Math.floor(rand() * 8) }, () => (rand() < 0.1 ? edge() : edge() + randomText(rand, 6) + edge()));
+      const joined = lines.join('\n');
+      expect(countLinesTokens(lines), JSON.stringify(lines)).toBe(reference.encode(joined, [], []).length);
+    }
+    expect(countLinesTokens([])).toBe(0);
   });
 
   it('treats special-token text as plain text instead of throwing', () => {
