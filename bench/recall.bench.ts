@@ -1,9 +1,10 @@
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import { traceStatements, type StatementTiming } from '../src/adapters/postgres/pool';
 import { recall, type RecallDeps } from '../src/recall/recall';
 import { rebuildPersona } from '../src/persona/persona';
-import { fmt, startBenchStack, stats, timed } from './support';
+import { cpuByProgram, cpuPerOperation, fmt, startBenchStack, stats, timed } from './support';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser } from './synthetic';
 
 /**
@@ -31,6 +32,10 @@ export async function run(args: string[]): Promise<void> {
   const profile = args.includes('--profile');
   // `--stock-pool`: also warm recall with pg-pool's own hand-out of clients (a later tick), interleaved, against the pool's (pool.ts).
   const stockPool = args.includes('--stock-pool');
+  // `--by-query`: the warm recall's p50/p95 per query text, slowest first, with the routes it ran: which kind of question sets the tail.
+  const byQuery = args.includes('--by-query');
+  // `--cpu`: CPU time per warm recall and per raw Chroma query, by process (this one, PostgreSQL, Chroma), each run back to back: what a recall asks of two cores.
+  const cpu = args.includes('--cpu');
   // `--unnamed`: also warm recall with every statement sent unnamed (planned on every call), interleaved, against the named statements (prepared.ts).
   // `--ungated`: also warm recall with every route run whatever the user's stores hold (history-gate.ts), interleaved.
   // `--before`: also warm recall with both (statements unnamed, routes ungated), interleaved: this branch's before.
@@ -70,6 +75,7 @@ export async function run(args: string[]): Promise<void> {
       const variantMs = new Map<string, number[]>(variants.map((v) => [v, []]));
       for (let i = 0; i < 20; i++) await recall(runtime.deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now }); // warm-up
       const warm: number[] = [];
+      const warmByQuery = new Map<string, { ms: number[]; routes: string }>();
       const perRoute = new Map<string, number[]>();
       const floor: number[] = [];
       const sqlFloor: number[] = [];
@@ -82,6 +88,11 @@ export async function run(args: string[]): Promise<void> {
         const [r, w] = await timed(() => recall(runtime.deps, user, q, { now }));
         if (r.error) throw new Error(`recall degraded during the benchmark: ${r.error.message}`);
         warm.push(w);
+        if (byQuery) {
+          const entry = warmByQuery.get(q) ?? { ms: [], routes: r.routes.map((x) => x.route).join(' ') };
+          entry.ms.push(w);
+          warmByQuery.set(q, entry);
+        }
         if (withPersona) {
           const [r0, w0] = await timed(() => recall(noPersona, user, q, { now }));
           if (!r.context.system.includes('\n- ') || r0.context.system.includes('\n- ')) throw new Error('the persona A/B is not what it should be');
@@ -126,6 +137,10 @@ export async function run(args: string[]): Promise<void> {
         `${String(n).padStart(7)} | warm p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} p99 ${fmt(W.p99)} | cold p50 ${fmt(C.p50)} p95 ${fmt(C.p95)} | chroma floor p50 ${fmt(F.p50)} p95 ${fmt(F.p95)} | sql floor p50 ${fmt(S.p50)} | warm/chroma p50 ×${(W.p50 / F.p50).toFixed(2)} p95 ×${(W.p95 / F.p95).toFixed(2)}`,
       );
       console.log(rows.at(-1));
+      if (byQuery) {
+        const slowest = [...warmByQuery].map(([q, e]) => ({ q, ...stats(e.ms), routes: e.routes })).sort((a, b) => b.p95 - a.p95);
+        for (const x of slowest) console.log(`        ${fmt(x.p50)} / ${fmt(x.p95)}  ${JSON.stringify(x.q)}: ${x.routes}`);
+      }
       if (withPersona) {
         const P = stats(without);
         const R = stats(personaRead);
@@ -148,6 +163,7 @@ export async function run(args: string[]): Promise<void> {
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
       if (trace) await traceRecalls(runtime.deps, runtime.pool, user, now, Math.min(100, samples));
       if (profile) await profileRecalls(runtime.deps, user, now, 100);
+      if (cpu) await cpuPerRecall(runtime.deps, user, now, samples, queryVectors);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
     for (const r of rows) console.log(r);
@@ -227,7 +243,12 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
   type Step = 'at' | 'wait' | 'server' | 'rows' | 'total';
   const inside = new Map<string, Record<Step, number[]>>();
   const alone = new Map<string, Record<Step, number[]>>();
-  const chroma: { at: number[]; total: number[] } = { at: [], total: [] };
+  const chroma: { at: number[]; total: number[]; wire: number[]; answered: number[] } = { at: [], total: [], wire: [], answered: [] };
+  // When fetch actually writes the Chroma request and reads its answer's headers (Node's built-in fetch publishes both): how long the request waits in the process before and after Chroma works on it.
+  const onSend = () => chroma.wire.push(performance.now() - start);
+  const onAnswer = () => chroma.answered.push(performance.now() - start);
+  diagnosticsChannel.subscribe('undici:client:sendHeaders', onSend);
+  diagnosticsChannel.subscribe('undici:request:headers', onAnswer);
   const add = (into: Map<string, Record<Step, number[]>>, t: StatementTiming, start: number) => {
     const name = statementName(t.text);
     const r = into.get(name) ?? { at: [], wait: [], server: [], rows: [], total: [] };
@@ -241,8 +262,11 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
   let start = 0;
   const seen: StatementTiming[] = [];
   const restore = traceStatements(pool, (t) => seen.push(t));
+  const chromaAlone: typeof chroma = { at: [], total: [], wire: [], answered: [] };
+  let chromaArgs: Parameters<RecallDeps['vectors']['query']> | undefined;
   const vectors = Object.assign(Object.create(deps.vectors) as RecallDeps['vectors'], {
     query: async (...a: Parameters<RecallDeps['vectors']['query']>) => {
+      chromaArgs = a;
       const t0 = performance.now();
       chroma.at.push(t0 - start);
       const out = await deps.vectors.query(...a);
@@ -278,9 +302,20 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
         await pool.query(t.text, t.values);
         add(alone, seen[0]!, s);
       }
+      if (chromaArgs) {
+        const [wire, answered] = [chroma.wire.length, chroma.answered.length];
+        start = performance.now();
+        await deps.vectors.query(...chromaArgs);
+        chromaAlone.total.push(performance.now() - start);
+        chromaAlone.wire.push(...chroma.wire.splice(wire));
+        chromaAlone.answered.push(...chroma.answered.splice(answered));
+        chromaArgs = undefined;
+      }
     }
   } finally {
     restore();
+    diagnosticsChannel.unsubscribe('undici:client:sendHeaders', onSend);
+    diagnosticsChannel.unsubscribe('undici:request:headers', onAnswer);
   }
   const p = (xs: number[]) => `${fmt(stats(xs).p50)}/${fmt(stats(xs).p95)}`;
   console.log(`        trace of ${n} warm recalls (p50/p95; recall ${p(recalls)}; its synchronous start ${p(beforeYield)}; event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)} p99 ${fmt(loop.percentile(99) / 1e6)} max ${fmt(loop.max / 1e6)}):`);
@@ -290,7 +325,11 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
     const a = alone.get(name);
     console.log(`          ${name.padEnd(20)} | ${p(r.at)}  ${p(r.wait)}  ${p(r.server)}  ${p(r.rows)}  ${p(r.total)} | ${a ? `${p(a.server)}  ${p(a.total)}` : '—'}`);
   }
-  if (chroma.total.length > 0) console.log(`          ${'chroma (memories)'.padEnd(20)} | sent at ${p(chroma.at)}  total ${p(chroma.total)}`);
+  if (chroma.total.length > 0) {
+    const wire = chroma.wire.length === chroma.total.length ? `  on the wire at ${p(chroma.wire)}  headers back at ${p(chroma.answered)}` : '';
+    console.log(`          ${'chroma (memories)'.padEnd(20)} | asked at ${p(chroma.at)}${wire}  total ${p(chroma.total)}`);
+    if (chromaAlone.total.length === chromaAlone.wire.length) console.log(`          ${'chroma alone'.padEnd(20)} | asked at 0  on the wire at ${p(chromaAlone.wire)}  headers back at ${p(chromaAlone.answered)}  total ${p(chromaAlone.total)}`);
+  }
   // The plan of each statement whose replay alone took over 2 ms at the median: what the planner chose for rows it has no statistics on.
   for (const [name, instance] of lastOf) {
     const a = alone.get(name);
@@ -308,6 +347,26 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
     console.log(`          tables analyzed: ${analyzed.rows.map((r) => `${r.relname} ${r.at ? r.at.toISOString().slice(11, 19) : 'never'}`).join(', ')}`);
     if (plan['Execution Time'] > 2) console.log(planLines((plan as unknown as { Plan: PlanNode }).Plan, 0).join('\n'));
   }
+}
+
+/**
+ * CPU time per warm recall and per raw Chroma query of the same k, by process, each over `n`
+ * operations back to back: the recall's work is spread over this process, PostgreSQL's backends
+ * and Chroma, and on two cores their sum, halved, is a floor under its latency that no reordering
+ * inside a recall removes.
+ */
+async function cpuPerRecall(deps: RecallDeps, user: string, now: Date, n: number, queryVectors: Map<string, number[]>): Promise<void> {
+  const measure = async (label: string, op: (q: string) => Promise<unknown>) => {
+    const before = cpuByProgram();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await op(BENCH_QUERIES[i % BENCH_QUERIES.length]!);
+    const wall = (performance.now() - t0) / n;
+    const per = cpuPerOperation(before, cpuByProgram(), n);
+    const total = per.reduce((sum, x) => sum + x.ms, 0);
+    console.log(`        cpu per ${label}: ${per.map((x) => `${x.program} ${fmt(x.ms)}`).join(', ')} | all ${fmt(total)} over wall ${fmt(wall)} (${(total / wall).toFixed(2)} cores busy)`);
+  };
+  await measure('warm recall', (q) => recall(deps, user, q, { now }));
+  await measure('chroma floor', (q) => deps.vectors.query({ userId: user, embedding: queryVectors.get(q)!, k: 20 }));
 }
 
 /**
