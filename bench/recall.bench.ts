@@ -5,7 +5,8 @@ import { traceStatements, type StatementTiming } from '../src/adapters/postgres/
 import { recall, type RecallDeps } from '../src/recall/recall';
 import { rebuildPersona } from '../src/persona/persona';
 import { cpuByProgram, cpuPerOperation, fmt, startBenchStack, stats, timed } from './support';
-import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser } from './synthetic';
+import { chatMemory, chatQueries, prng } from './chat-corpus';
+import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser, syntheticText } from './synthetic';
 
 /**
  * Recall + format latency at 1k, 10k and 100k memories for one user, with 100 other users in the
@@ -19,9 +20,18 @@ import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors
  * vector route (run on every recall) searches a collection of that size rather than none, and
  * measures warm recall with that route switched off for ordinary queries (the similarity floors at
  * 1), interleaved with the default, so its cost is compared under the same load.
+ * `--corpus=chat` loads every user's memories from the generated multi-topic bilingual chat of the
+ * HTTP sweep (chat-corpus.ts: names, places, numbers and topics varying per line) and asks its
+ * queries with the two chat lines before each; the default, `synthetic`, composes every memory
+ * from 20 subjects and 8 frames, so each query term is in about a tenth of a user's memories
+ * (BM25's costliest case, kept for comparison with the earlier rows).
  */
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
+  const corpus = args.find((a) => a.startsWith('--corpus='))?.slice('--corpus='.length) ?? 'synthetic';
+  if (corpus !== 'synthetic' && corpus !== 'chat') throw new Error('--corpus is synthetic or chat');
+  const textOf = corpus === 'chat' ? (i: number) => chatMemory(prng(i)) : syntheticText;
+  const queries: readonly BenchQuery[] = corpus === 'chat' ? chatQueries(16) : PLAIN_QUERIES;
   // Off by default: production never runs ANALYZE by hand (analyzeAfterBulkLoad).
   const analyze = args.includes('--analyze');
   const withPersona = args.includes('--persona');
@@ -49,18 +59,18 @@ export async function run(args: string[]): Promise<void> {
   const bench = await startBenchStack();
   try {
     const { runtime } = bench;
-    const pool = await embeddingPool(runtime);
+    const pool = corpus === 'chat' ? await runtime.deps.embedder.embedDocuments({ texts: Array.from({ length: 256 }, (_, i) => chatMemory(prng(7_000_000 + i)).text) }) : await embeddingPool(runtime);
     let t0 = performance.now();
-    for (let u = 0; u < others; u++) await loadUser(runtime, pool, `other-${u}`, perOther, u * perOther);
-    console.log(`loaded ${others} other users × ${perOther} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    for (let u = 0; u < others; u++) await loadUser(runtime, pool, `other-${u}`, perOther, u * perOther, textOf);
+    console.log(`loaded ${others} other users × ${perOther} memories (${corpus} corpus) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const queryVectors = new Map<string, number[]>();
-    for (const q of BENCH_QUERIES) queryVectors.set(q, await runtime.deps.embedder.embedQuery({ text: q }));
+    for (const q of queries) queryVectors.set(q.query, await runtime.deps.embedder.embedQuery({ text: q.query }));
 
     const rows: string[] = [];
     for (const n of sizes) {
       const user = `target-${n}`;
       t0 = performance.now();
-      await loadUser(runtime, pool, user, n, 1_000_000);
+      await loadUser(runtime, pool, user, n, 1_000_000, textOf);
       if (withExchanges) await loadExchangeVectors(runtime, pool, user, n);
       if (analyze) await analyzeAfterBulkLoad(runtime);
       console.log(`loaded ${n} memories${withExchanges ? ` and ${n} exchange vectors` : ''} for ${user} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -73,19 +83,21 @@ export async function run(args: string[]): Promise<void> {
       const personaRead: number[] = [];
       const stock: number[] = [];
       const variantMs = new Map<string, number[]>(variants.map((v) => [v, []]));
-      for (let i = 0; i < 20; i++) await recall(runtime.deps, user, BENCH_QUERIES[i % BENCH_QUERIES.length]!, { now }); // warm-up
+      for (let i = 0; i < 20; i++) await recall(runtime.deps, user, queries[i % queries.length]!.query, recallOptions(queries[i % queries.length]!, now)); // warm-up
       const warm: number[] = [];
       const warmByQuery = new Map<string, { ms: number[]; routes: string }>();
       const perRoute = new Map<string, number[]>();
       const floor: number[] = [];
       const sqlFloor: number[] = [];
       for (let i = 0; i < samples; i++) {
-        const q = BENCH_QUERIES[i % BENCH_QUERIES.length]!;
+        const asked = queries[i % queries.length]!;
+        const q = asked.query;
+        const options = recallOptions(asked, now);
         const [, f] = await timed(() => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q)!, k: 20 }));
         floor.push(f);
         const [, s] = await timed(() => runtime.pool.query('SELECT id FROM memories WHERE user_id = $1 AND status = $2 ORDER BY importance DESC LIMIT 20', [user, 'active']));
         sqlFloor.push(s);
-        const [r, w] = await timed(() => recall(runtime.deps, user, q, { now }));
+        const [r, w] = await timed(() => recall(runtime.deps, user, q, options));
         if (r.error) throw new Error(`recall degraded during the benchmark: ${r.error.message}`);
         warm.push(w);
         if (byQuery) {
@@ -94,7 +106,7 @@ export async function run(args: string[]): Promise<void> {
           warmByQuery.set(q, entry);
         }
         if (withPersona) {
-          const [r0, w0] = await timed(() => recall(noPersona, user, q, { now }));
+          const [r0, w0] = await timed(() => recall(noPersona, user, q, options));
           if (!r.context.system.includes('\n- ') || r0.context.system.includes('\n- ')) throw new Error('the persona A/B is not what it should be');
           without.push(w0);
           personaRead.push((await timed(() => runtime.deps.personas!.forRecall({ userId: user, now })))[1]);
@@ -103,7 +115,7 @@ export async function run(args: string[]): Promise<void> {
           const eager = runtime.pool.connect;
           runtime.pool.connect = Object.getPrototypeOf(runtime.pool).connect;
           try {
-            stock.push((await timed(() => recall(runtime.deps, user, q, { now })))[1]);
+            stock.push((await timed(() => recall(runtime.deps, user, q, options)))[1]);
           } finally {
             runtime.pool.connect = eager;
           }
@@ -112,7 +124,7 @@ export async function run(args: string[]): Promise<void> {
           const restore = v === 'ungated' ? () => {} : sendUnnamed(runtime.pool);
           const deps = v === 'unnamed' ? runtime.deps : ungated(runtime.deps);
           try {
-            const [rv, ms] = await timed(() => recall(deps, user, q, { now }));
+            const [rv, ms] = await timed(() => recall(deps, user, q, options));
             if (JSON.stringify(rv.memories) !== JSON.stringify(r.memories) || rv.context.system !== r.context.system) throw new Error(`recall ${v} answered otherwise`);
             variantMs.get(v)!.push(ms);
             for (const route of rv.routes) perRoute.set(`${v}:${route.route}`, [...(perRoute.get(`${v}:${route.route}`) ?? []), route.ms]);
@@ -120,13 +132,14 @@ export async function run(args: string[]): Promise<void> {
             restore();
           }
         }
-        if (withExchanges) withoutVector.push((await timed(() => recall(noVectorEvidence, user, q, { now })))[1]);
+        if (withExchanges) withoutVector.push((await timed(() => recall(noVectorEvidence, user, q, options)))[1]);
         for (const route of r.routes) perRoute.set(route.route, [...(perRoute.get(route.route) ?? []), route.ms]);
       }
       // A text not seen before at any size, so the embedder's query cache cannot answer it.
       const cold: number[] = [];
       for (let i = 0; i < Math.min(60, samples); i++) {
-        const [, c] = await timed(() => recall(runtime.deps, user, `${BENCH_QUERIES[i % BENCH_QUERIES.length]} ${n}-${i}`, { now }));
+        const asked = queries[i % queries.length]!;
+        const [, c] = await timed(() => recall(runtime.deps, user, `${asked.query} ${n}-${i}`, recallOptions(asked, now)));
         cold.push(c);
       }
       const W = stats(warm);
@@ -161,9 +174,9 @@ export async function run(args: string[]): Promise<void> {
         console.log(`        this branch p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | ${v} p50 ${fmt(U.p50)} p95 ${fmt(U.p95)} (interleaved) | ${v}/chroma p50 ×${(U.p50 / F.p50).toFixed(2)} p95 ×${(U.p95 / F.p95).toFixed(2)}`);
       }
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
-      if (trace) await traceRecalls(runtime.deps, runtime.pool, user, now, Math.min(100, samples));
-      if (profile) await profileRecalls(runtime.deps, user, now, 100);
-      if (cpu) await cpuPerRecall(runtime.deps, user, now, samples, queryVectors);
+      if (trace) await traceRecalls(runtime.deps, runtime.pool, user, now, Math.min(100, samples), queries);
+      if (profile) await profileRecalls(runtime.deps, user, now, 100, queries);
+      if (cpu) await cpuPerRecall(runtime.deps, user, now, samples, queries, queryVectors);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
     for (const r of rows) console.log(r);
@@ -355,18 +368,18 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
  * and Chroma, and on two cores their sum, halved, is a floor under its latency that no reordering
  * inside a recall removes.
  */
-async function cpuPerRecall(deps: RecallDeps, user: string, now: Date, n: number, queryVectors: Map<string, number[]>): Promise<void> {
-  const measure = async (label: string, op: (q: string) => Promise<unknown>) => {
+async function cpuPerRecall(deps: RecallDeps, user: string, now: Date, n: number, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>): Promise<void> {
+  const measure = async (label: string, op: (q: BenchQuery) => Promise<unknown>) => {
     const before = cpuByProgram();
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) await op(BENCH_QUERIES[i % BENCH_QUERIES.length]!);
+    for (let i = 0; i < n; i++) await op(queries[i % queries.length]!);
     const wall = (performance.now() - t0) / n;
     const per = cpuPerOperation(before, cpuByProgram(), n);
     const total = per.reduce((sum, x) => sum + x.ms, 0);
     console.log(`        cpu per ${label}: ${per.map((x) => `${x.program} ${fmt(x.ms)}`).join(', ')} | all ${fmt(total)} over wall ${fmt(wall)} (${(total / wall).toFixed(2)} cores busy)`);
   };
-  await measure('warm recall', (q) => recall(deps, user, q, { now }));
-  await measure('chroma floor', (q) => deps.vectors.query({ userId: user, embedding: queryVectors.get(q)!, k: 20 }));
+  await measure('warm recall', (q) => recall(deps, user, q.query, recallOptions(q, now)));
+  await measure('chroma floor', (q) => deps.vectors.query({ userId: user, embedding: queryVectors.get(q.query)!, k: 20 }));
 }
 
 /**
