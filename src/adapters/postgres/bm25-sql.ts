@@ -75,8 +75,12 @@ const TOP_POSTINGS: Record<Bm25Tables['postings'], string> = {
  * join postings to a per-query aggregate chose a nested loop re-reading all of the user's
  * postings once per posting. Here each term's postings are one range scan of the impact index
  * `(user_id, term, impact DESC, …)`, stopped after {@link BM25_POSTINGS_PER_TERM}, read by a
- * function planned with sorting off ({@link TOP_POSTINGS}), and both CTEs are MATERIALIZED: the
+ * function planned with sorting off ({@link TOP_POSTINGS}), and `df` is MATERIALIZED: the
  * work is one bounded index range per query term whatever the estimates and the corpus size.
+ * The cut `postings` is not materialized: its one reader takes the functions' rows as they come
+ * (a tuplestore of a few thousand postings cost about a sixth of a chat query's statement, and
+ * the functions, opaque to the planner, still run once per term); read whole, a term's postings
+ * are a plain subquery the planner could join otherwise, so they stay materialized.
  * `allPostings` reads every posting of each term instead (a search that filters documents after
  * scoring, e.g. by type or date, must not lose the ones it keeps to the cut).
  */
@@ -92,7 +96,7 @@ export function bm25Ctes(tables: Bm25Tables, opts: { allPostings?: boolean } = {
                 CROSS JOIN LATERAL (SELECT x.term, x.df FROM ${tables.df} x WHERE x.user_id = $1 AND x.term = q.term AND x.df > 0 OFFSET 0) d
                ORDER BY d.df, d.term
                LIMIT ${BM25_MAX_QUERY_TERMS}),
-            postings AS MATERIALIZED (
+            postings AS ${opts.allPostings ? 'MATERIALIZED ' : ''}(
               SELECT p.* FROM df CROSS JOIN LATERAL ${termPostings} p)`;
 }
 
@@ -109,32 +113,35 @@ export function bm25TermSql(docLength: string): string {
 }
 
 /**
- * {@link bm25Ctes} followed by `top`: the best documents with their exact BM25 score and the
- * query terms they matched — columns: the postings table's id columns, `score`, `matched`
- * (text[]). `k` is the SQL expression of how many the caller keeps (e.g. `$3`); `top` holds the
- * {@link BM25_RESCORED_PER_K}·k best candidates, unordered: the caller orders and limits.
+ * {@link bm25Ctes} followed by `top`: the best documents with their exact BM25 score — columns:
+ * the postings table's id columns, `score`, and with `matched` the query terms each one matched
+ * (`matched`, text[]; gathering them for every candidate document was a fifth of a chat query's
+ * statement, so only a caller that reads them asks). `k` is the SQL expression of how many the
+ * caller keeps (e.g. `$3`); `top` holds the {@link BM25_RESCORED_PER_K}·k best candidates,
+ * unordered: the caller orders and limits.
  *
  * `partial` ranks the documents the cut postings name by what was read of them; for the best of
  * them the score is made exact: terms read whole count as read, and each cut term's posting is
  * looked up by primary key (`probed`). A document none of whose postings survived any cut can
  * only be made of common words, each weighing less there than in every document read.
  */
-export function bm25TopCtes(tables: Bm25Tables, k: string): string {
+export function bm25TopCtes(tables: Bm25Tables, k: string, opts: { matched?: boolean } = {}): string {
   const ids = POSTING_IDS[tables.postings];
   const of = (alias: string) => ids.map((c) => `${alias}.${c}`).join(', ');
   const term = bm25TermSql('t.doc_length');
+  const matched = opts.matched === true;
   return `${bm25Ctes(tables)},
             partial AS MATERIALIZED (
               SELECT ${of('t')},
-                     sum(${term}) FILTER (WHERE df.df <= ${BM25_POSTINGS_PER_TERM}) AS whole_score,
-                     array_agg(t.term) FILTER (WHERE df.df <= ${BM25_POSTINGS_PER_TERM}) AS whole_terms,
+                     sum(${term}) FILTER (WHERE df.df <= ${BM25_POSTINGS_PER_TERM}) AS whole_score,${matched ? `
+                     array_agg(t.term) FILTER (WHERE df.df <= ${BM25_POSTINGS_PER_TERM}) AS whole_terms,` : ''}
                      sum(${term}) AS read_score
                 FROM postings t JOIN df USING (term) CROSS JOIN stats
                GROUP BY ${of('t')}
                ORDER BY read_score DESC, ${of('t')}
                LIMIT GREATEST((${k}) * ${BM25_RESCORED_PER_K}, ${BM25_RESCORED_MIN})),
             probed AS (
-              SELECT ${of('p')}, sum(${term}) AS cut_score, array_agg(t.term) AS cut_terms
+              SELECT ${of('p')}, sum(${term}) AS cut_score${matched ? ', array_agg(t.term) AS cut_terms' : ''}
                 FROM partial p
                 CROSS JOIN (SELECT term, df FROM df WHERE df > ${BM25_POSTINGS_PER_TERM}) df
                 CROSS JOIN LATERAL (SELECT x.term, x.tf, x.doc_length FROM ${tables.postings} x
@@ -142,7 +149,7 @@ export function bm25TopCtes(tables: Bm25Tables, k: string): string {
                 CROSS JOIN stats
                GROUP BY ${of('p')}),
             top AS (
-              SELECT ${of('p')}, (COALESCE(p.whole_score, 0) + COALESCE(q.cut_score, 0))::float8 AS score,
-                     COALESCE(p.whole_terms, '{}'::text[]) || COALESCE(q.cut_terms, '{}'::text[]) AS matched
+              SELECT ${of('p')}, (COALESCE(p.whole_score, 0) + COALESCE(q.cut_score, 0))::float8 AS score${matched ? `,
+                     COALESCE(p.whole_terms, '{}'::text[]) || COALESCE(q.cut_terms, '{}'::text[]) AS matched` : ''}
                 FROM partial p LEFT JOIN probed q USING (${ids.join(', ')}))`;
 }

@@ -21,7 +21,7 @@ function toLine(r: LineRow): StoredLine {
 
 /** Per-user collection statistics and document frequencies of the query terms ($1 user, $2 terms). */
 const BM25_TABLES = { postings: 'message_terms', stats: 'message_index_stats', df: 'message_term_df' } as const;
-const BM25_TOP = bm25TopCtes(BM25_TABLES, '$3');
+const BM25_TOP = bm25TopCtes(BM25_TABLES, '$3', { matched: true });
 /** Every posting of the query terms: the time route scores only the messages of its days, which the cut per term must not lose. */
 const BM25_CTES_ALL_POSTINGS = bm25Ctes(BM25_TABLES, { allPostings: true });
 /** One term's Okapi BM25 contribution, the same definition as every other index. */
