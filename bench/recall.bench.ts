@@ -59,7 +59,7 @@ export async function run(args: string[]): Promise<void> {
   const bench = await startBenchStack();
   try {
     const { runtime } = bench;
-    const pool = corpus === 'chat' ? await runtime.deps.embedder.embedDocuments({ texts: Array.from({ length: 256 }, (_, i) => chatMemory(prng(7_000_000 + i)).text) }) : await embeddingPool(runtime);
+    const pool = corpus === 'chat' ? await embeddingPool(runtime, 256, (i) => chatMemory(prng(7_000_000 + i)).text) : await embeddingPool(runtime);
     let t0 = performance.now();
     for (let u = 0; u < others; u++) await loadUser(runtime, pool, `other-${u}`, perOther, u * perOther, textOf);
     console.log(`loaded ${others} other users × ${perOther} memories (${corpus} corpus) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -83,7 +83,10 @@ export async function run(args: string[]): Promise<void> {
       const personaRead: number[] = [];
       const stock: number[] = [];
       const variantMs = new Map<string, number[]>(variants.map((v) => [v, []]));
-      for (let i = 0; i < 20; i++) await recall(runtime.deps, user, queries[i % queries.length]!.query, recallOptions(queries[i % queries.length]!, now)); // warm-up
+      for (let i = 0; i < 20; i++) {
+        const asked = queries[i % queries.length]!;
+        await recall(runtime.deps, user, asked.query, recallOptions(asked, now)); // warm-up
+      }
       const warm: number[] = [];
       const warmByQuery = new Map<string, { ms: number[]; routes: string }>();
       const perRoute = new Map<string, number[]>();

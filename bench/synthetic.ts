@@ -34,8 +34,9 @@ export const BENCH_QUERIES = [
   'what should I eat tonight?', 'am I allergic to anything?', 'how is payment-svc doing?', 'what are my goals?', 'plan my weekend', 'remind me about the interview', 'what bothers me lately?', 'budget advice please',
 ];
 
-export async function embeddingPool(runtime: Runtime, size = 256): Promise<number[][]> {
-  const texts = Array.from({ length: size }, (_, i) => syntheticText(i * 3).text);
+/** Real e5 vectors of `size` texts of a corpus (every third synthetic text by default): the pool loadUser perturbs a copy of for each memory. */
+export async function embeddingPool(runtime: Runtime, size = 256, textOf: (i: number) => string = (i) => syntheticText(i * 3).text): Promise<number[][]> {
+  const texts = Array.from({ length: size }, (_, i) => textOf(i));
   return runtime.deps.embedder.embedDocuments({ texts });
 }
 

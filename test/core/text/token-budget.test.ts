@@ -47,8 +47,9 @@ describe('countTokens', () => {
   });
 
   it('counts a block line by line exactly as the joined block (countLinesTokens)', () => {
-    // Line edges that a piece could cross: trailing spaces, punctuation, digits, apostrophes, leading spaces, tabs, CR, empty lines.
-    const EDGES = ['', ' ', '  ', '。', '!', "'", "'s", '123', '\t', ' -', '\r', '\n', '- [fact|global] ', ' (2026-12-02, conf=0.90)'];
+    // Line edges that a piece could cross: trailing spaces, punctuation, digits, apostrophes, leading spaces, tabs, CR, CRLF,
+    // Unicode spaces (no-break, ideographic), empty lines.
+    const EDGES = ['', ' ', '  ', '。', '!', "'", "'s", '123', '\t', ' -', '\r', '\n', '\r\n', '\u00a0', '\u3000', '- [fact|global] ', ' (2026-12-02, conf=0.90)'];
     const rand = mulberry32(11);
     const edge = () => EDGES[Math.floor(rand() * EDGES.length)]!;
     for (let i = 0; i < 400; i += 1) {
