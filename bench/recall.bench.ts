@@ -49,7 +49,11 @@ export async function run(args: string[]): Promise<void> {
   // `--unnamed`: also warm recall with every statement sent unnamed (planned on every call), interleaved, against the named statements (prepared.ts).
   // `--ungated`: also warm recall with every route run whatever the user's stores hold (history-gate.ts), interleaved.
   // `--before`: also warm recall with both (statements unnamed, routes ungated), interleaved: this branch's before.
-  const variants = (['unnamed', 'ungated', 'before'] as const).filter((v) => args.includes(`--${v}`));
+  // `--bounds`: lower bounds, not designs: also warm recall with the short lists (`free-lists`), memory BM25
+  // (`free-bm25`) or both (`free-both`) answered from memory, their statements' answers recorded once per query,
+  // interleaved: how close to the floor recall could come if those statements cost nothing.
+  const bounds = args.includes('--bounds');
+  const variants = [...(['unnamed', 'ungated', 'before'] as const).filter((v) => args.includes(`--${v}`)), ...(bounds ? FREE_VARIANTS : [])];
   // `--sizes=10000` measures only the sizes named (the other users are loaded all the same).
   const named = args.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length);
   const sizes = named ? named.split(',').map(Number) : quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
@@ -87,6 +91,9 @@ export async function run(args: string[]): Promise<void> {
         const asked = queries[i % queries.length]!;
         await recall(runtime.deps, user, asked.query, recallOptions(asked, now)); // warm-up
       }
+      const recorded = new Map<string, Promise<unknown>>();
+      // Each query's statements answered once before timing, so no free variant's sample pays a statement.
+      if (bounds) for (const asked of queries) await recall(answeredFromMemory(runtime.deps, recorded, 'free-both'), user, asked.query, recallOptions(asked, now));
       const warm: number[] = [];
       const warmByQuery = new Map<string, { ms: number[]; routes: string }>();
       const perRoute = new Map<string, number[]>();
@@ -124,8 +131,9 @@ export async function run(args: string[]): Promise<void> {
           }
         }
         for (const v of variants) {
-          const restore = v === 'ungated' ? () => {} : sendUnnamed(runtime.pool);
-          const deps = v === 'unnamed' ? runtime.deps : ungated(runtime.deps);
+          const free = isFreeVariant(v);
+          const restore = v === 'ungated' || free ? () => {} : sendUnnamed(runtime.pool);
+          const deps = free ? answeredFromMemory(runtime.deps, recorded, v) : v === 'unnamed' ? runtime.deps : ungated(runtime.deps);
           try {
             const [rv, ms] = await timed(() => recall(deps, user, q, options));
             if (JSON.stringify(rv.memories) !== JSON.stringify(r.memories) || rv.context.system !== r.context.system) throw new Error(`recall ${v} answered otherwise`);
@@ -217,6 +225,34 @@ function ungated(deps: RecallDeps): RecallDeps {
   const lists = deps.recallLists;
   if (!lists) return deps;
   return { ...deps, recallLists: Object.assign(Object.create(lists) as typeof lists, { memoryLists: (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists({ ...input, history: false }) }) };
+}
+
+const FREE_VARIANTS = ['free-lists', 'free-bm25', 'free-both'] as const;
+type FreeVariant = (typeof FREE_VARIANTS)[number];
+const isFreeVariant = (v: string): v is FreeVariant => (FREE_VARIANTS as readonly string[]).includes(v);
+
+/**
+ * Recall's deps with the short lists, memory BM25 or both answered from `recorded` (the first
+ * answer to the same input, asked for real): what recall would cost if those statements cost
+ * nothing. A bound for `--bounds`, never a cache to ship: the answers go stale at the next write.
+ */
+function answeredFromMemory(deps: RecallDeps, recorded: Map<string, Promise<unknown>>, variant: FreeVariant): RecallDeps {
+  const lists = deps.recallLists;
+  if (!lists) return deps;
+  const remembered =
+    <I, O>(statement: string, ask: (input: I) => Promise<O>) =>
+    (input: I): Promise<O> => {
+      const key = `${statement} ${JSON.stringify(input)}`;
+      if (!recorded.has(key)) recorded.set(key, ask(input));
+      return recorded.get(key) as Promise<O>;
+    };
+  return {
+    ...deps,
+    recallLists: Object.assign(Object.create(lists) as typeof lists, {
+      ...(variant !== 'free-bm25' ? { memoryLists: remembered('lists', (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists(input)) } : {}),
+      ...(variant !== 'free-lists' ? { bm25WithMemories: remembered('bm25', (input: Parameters<typeof lists.bm25WithMemories>[0]) => lists.bm25WithMemories(input)) } : {}),
+    }),
+  };
 }
 
 type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows': number; 'Actual Loops': number; 'Actual Total Time': number; 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number; Plans?: PlanNode[] };
