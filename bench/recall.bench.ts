@@ -50,8 +50,9 @@ export async function run(args: string[]): Promise<void> {
   // `--ungated`: also warm recall with every route run whatever the user's stores hold (history-gate.ts), interleaved.
   // `--before`: also warm recall with both (statements unnamed, routes ungated), interleaved: this branch's before.
   // `--bounds`: lower bounds, not designs: also warm recall with the short lists (`free-lists`), memory BM25
-  // (`free-bm25`) or both (`free-both`) answered from memory, their statements' answers recorded once per query,
-  // interleaved: how close to the floor recall could come if those statements cost nothing.
+  // (`free-bm25`), both (`free-both`), or those and the ANN hydration and time route too (`free-sql`: what is
+  // left is the Chroma query and recall's JavaScript) answered from memory, their statements' answers
+  // recorded once per query, interleaved: how close to the floor recall could come if those statements cost nothing.
   const bounds = args.includes('--bounds');
   const variants = [...(['unnamed', 'ungated', 'before'] as const).filter((v) => args.includes(`--${v}`)), ...(bounds ? FREE_VARIANTS : [])];
   // `--sizes=10000` measures only the sizes named (the other users are loaded all the same).
@@ -93,7 +94,7 @@ export async function run(args: string[]): Promise<void> {
       }
       const recorded = new Map<string, Promise<unknown>>();
       // Each query's statements answered once before timing, so no free variant's sample pays a statement.
-      if (bounds) for (const asked of queries) await recall(answeredFromMemory(runtime.deps, recorded, 'free-both'), user, asked.query, recallOptions(asked, now));
+      if (bounds) for (const asked of queries) await recall(answeredFromMemory(runtime.deps, recorded, 'free-sql'), user, asked.query, recallOptions(asked, now));
       const warm: number[] = [];
       const warmByQuery = new Map<string, { ms: number[]; routes: string }>();
       const perRoute = new Map<string, number[]>();
@@ -227,7 +228,7 @@ function ungated(deps: RecallDeps): RecallDeps {
   return { ...deps, recallLists: Object.assign(Object.create(lists) as typeof lists, { memoryLists: (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists({ ...input, history: false }) }) };
 }
 
-const FREE_VARIANTS = ['free-lists', 'free-bm25', 'free-both'] as const;
+const FREE_VARIANTS = ['free-lists', 'free-bm25', 'free-both', 'free-sql'] as const;
 type FreeVariant = (typeof FREE_VARIANTS)[number];
 const isFreeVariant = (v: string): v is FreeVariant => (FREE_VARIANTS as readonly string[]).includes(v);
 
@@ -239,6 +240,7 @@ const isFreeVariant = (v: string): v is FreeVariant => (FREE_VARIANTS as readonl
 function answeredFromMemory(deps: RecallDeps, recorded: Map<string, Promise<unknown>>, variant: FreeVariant): RecallDeps {
   const lists = deps.recallLists;
   if (!lists) return deps;
+  const { memories, timeRoute } = deps;
   const remembered =
     <I, O>(statement: string, ask: (input: I) => Promise<O>) =>
     (input: I): Promise<O> => {
@@ -246,8 +248,15 @@ function answeredFromMemory(deps: RecallDeps, recorded: Map<string, Promise<unkn
       if (!recorded.has(key)) recorded.set(key, ask(input));
       return recorded.get(key) as Promise<O>;
     };
+  const everyStatement = variant === 'free-sql';
   return {
     ...deps,
+    ...(everyStatement
+      ? {
+          memories: Object.assign(Object.create(memories) as typeof memories, { getActive: remembered('active', (input: Parameters<typeof memories.getActive>[0]) => memories.getActive(input)) }),
+          timeRoute: Object.assign(Object.create(timeRoute) as typeof timeRoute, { memoriesSaidIn: remembered('said', (input: Parameters<typeof timeRoute.memoriesSaidIn>[0]) => timeRoute.memoriesSaidIn(input)) }),
+        }
+      : {}),
     recallLists: Object.assign(Object.create(lists) as typeof lists, {
       ...(variant !== 'free-bm25' ? { memoryLists: remembered('lists', (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists(input)) } : {}),
       ...(variant !== 'free-lists' ? { bm25WithMemories: remembered('bm25', (input: Parameters<typeof lists.bm25WithMemories>[0]) => lists.bm25WithMemories(input)) } : {}),
