@@ -40,6 +40,8 @@ export async function run(args: string[]): Promise<void> {
   const trace = args.includes('--trace');
   // `--profile`: a CPU profile of this process over 100 more warm recalls: where the Node side of a recall spends its time, by function and by file.
   const profile = args.includes('--profile');
+  // `--alloc`: what 100 more warm recalls allocate, by function and by file, garbage included (the young generation's scavenges pause the whole process).
+  const alloc = args.includes('--alloc');
   // `--stock-pool`: also warm recall with pg-pool's own hand-out of clients (a later tick), interleaved, against the pool's (pool.ts).
   const stockPool = args.includes('--stock-pool');
   // `--by-query`: the warm recall's p50/p95 per query text, slowest first, with the routes it ran: which kind of question sets the tail.
@@ -188,6 +190,7 @@ export async function run(args: string[]): Promise<void> {
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
       if (trace) await traceRecalls(runtime.deps, runtime.pool, user, now, Math.min(100, samples), queries);
       if (profile) await profileRecalls(runtime.deps, user, now, 100, queries);
+      if (alloc) await allocationsOfRecalls(runtime.deps, user, now, 100, queries);
       if (cpu) await cpuPerRecall(runtime.deps, user, now, samples, queries, queryVectors);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
@@ -435,6 +438,47 @@ async function cpuPerRecall(deps: RecallDeps, user: string, now: Date, n: number
  * profiler, 100 µs): the JavaScript a recall runs — segmentation, fusion, the budget cut,
  * formatting, the clients' parsing — against the idle time it waits for PostgreSQL and Chroma.
  */
+/**
+ * Bytes allocated by `n` warm recalls (V8's sampling heap profiler, one sample per 16 KiB on
+ * average, keeping the objects minor and major GCs collected), per recall, by allocating function
+ * and by file. Each MiB a recall allocates brings the next scavenge nearer, and a scavenge stops
+ * every request in flight for its duration.
+ */
+async function allocationsOfRecalls(deps: RecallDeps, user: string, now: Date, n: number, queries: readonly BenchQuery[]): Promise<void> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  for (let i = 0; i < n; i++) {
+    const q = queries[i % queries.length]!;
+    await recall(deps, user, q.query, recallOptions(q, now));
+  }
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] };
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  let total = 0;
+  const walk = (node: Node) => {
+    if (node.selfSize > 0) {
+      const file = node.callFrame.url.replace(/^.*node_modules\//u, 'nm:').replace(/^.*\/(src|bench)\//u, '$1/') || node.callFrame.functionName || '(native)';
+      const fn = `${node.callFrame.functionName || '(anonymous)'} ${file}:${node.callFrame.lineNumber + 1}`;
+      byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
+      byFile.set(file, (byFile.get(file) ?? 0) + node.selfSize);
+      total += node.selfSize;
+    }
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head as Node);
+  const kib = (bytes: number) => `${(bytes / n / 1024).toFixed(1)} KiB`;
+  console.log(`        allocated by ${n} warm recalls: ${kib(total)} per recall (sampled, garbage included); by file:`);
+  const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
+  for (const [name, bytes] of top(byFile, 15)) console.log(`          ${kib(bytes).padStart(11)}  ${name}`);
+  console.log('        by function:');
+  for (const [name, bytes] of top(byFunction, 25)) console.log(`          ${kib(bytes).padStart(11)}  ${name}`);
+}
+
 export async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: number, queries: readonly BenchQuery[] = PLAIN_QUERIES): Promise<void> {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
