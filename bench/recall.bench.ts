@@ -236,9 +236,10 @@ type FreeVariant = (typeof FREE_VARIANTS)[number];
 const isFreeVariant = (v: string): v is FreeVariant => (FREE_VARIANTS as readonly string[]).includes(v);
 
 /**
- * Recall's deps with the short lists, memory BM25 or both answered from `recorded` (the first
- * answer to the same input, asked for real): what recall would cost if those statements cost
- * nothing. A bound for `--bounds`, never a cache to ship: the answers go stale at the next write.
+ * Recall's deps with the short lists, memory BM25, both, or every statement (`free-sql`: also the
+ * ANN hydration and the time route) answered from `recorded` (the first answer to the same input,
+ * asked for real): what recall would cost if those statements cost nothing. A bound for
+ * `--bounds`, never a cache to ship: the answers go stale at the next write.
  */
 function answeredFromMemory(deps: RecallDeps, recorded: Map<string, Promise<unknown>>, variant: FreeVariant): RecallDeps {
   const lists = deps.recallLists;
@@ -433,11 +434,27 @@ async function cpuPerRecall(deps: RecallDeps, user: string, now: Date, n: number
   await measure('chroma floor', (q) => deps.vectors.query({ userId: user, embedding: queryVectors.get(q.query)!, k: 20 }));
 }
 
-/**
- * Self time of this process's functions over `n` warm recalls (node:inspector's sampling
- * profiler, 100 µs): the JavaScript a recall runs — segmentation, fusion, the budget cut,
- * formatting, the clients' parsing — against the idle time it waits for PostgreSQL and Chroma.
- */
+/** A profile's amounts (time or bytes) summed by file and by function, for the two profilers below. */
+class ByCallSite {
+  readonly byFile = new Map<string, number>();
+  readonly byFunction = new Map<string, number>();
+
+  add(frame: { functionName: string; url: string; lineNumber: number }, amount: number): void {
+    const file = frame.url.replace(/^.*node_modules\//u, 'nm:').replace(/^.*\/(src|bench)\//u, '$1/') || frame.functionName || '(native)';
+    const fn = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
+    this.byFunction.set(fn, (this.byFunction.get(fn) ?? 0) + amount);
+    this.byFile.set(file, (this.byFile.get(file) ?? 0) + amount);
+  }
+
+  /** The 15 largest files, then the 25 largest functions, each amount shown by `show`. */
+  print(show: (amount: number) => string): void {
+    const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
+    for (const [name, amount] of top(this.byFile, 15)) console.log(`          ${show(amount).padStart(11)}  ${name}`);
+    console.log('        by function:');
+    for (const [name, amount] of top(this.byFunction, 25)) console.log(`          ${show(amount).padStart(11)}  ${name}`);
+  }
+}
+
 /**
  * Bytes allocated by `n` warm recalls (V8's sampling heap profiler, one sample per 16 KiB on
  * average, keeping the objects minor and major GCs collected), per recall, by allocating function
@@ -457,15 +474,11 @@ async function allocationsOfRecalls(deps: RecallDeps, user: string, now: Date, n
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
   type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] };
-  const byFunction = new Map<string, number>();
-  const byFile = new Map<string, number>();
+  const sites = new ByCallSite();
   let total = 0;
   const walk = (node: Node) => {
     if (node.selfSize > 0) {
-      const file = node.callFrame.url.replace(/^.*node_modules\//u, 'nm:').replace(/^.*\/(src|bench)\//u, '$1/') || node.callFrame.functionName || '(native)';
-      const fn = `${node.callFrame.functionName || '(anonymous)'} ${file}:${node.callFrame.lineNumber + 1}`;
-      byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
-      byFile.set(file, (byFile.get(file) ?? 0) + node.selfSize);
+      sites.add(node.callFrame, node.selfSize);
       total += node.selfSize;
     }
     for (const child of node.children) walk(child);
@@ -473,12 +486,14 @@ async function allocationsOfRecalls(deps: RecallDeps, user: string, now: Date, n
   walk(profile.head as Node);
   const kib = (bytes: number) => `${(bytes / n / 1024).toFixed(1)} KiB`;
   console.log(`        allocated by ${n} warm recalls: ${kib(total)} per recall (sampled, garbage included); by file:`);
-  const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
-  for (const [name, bytes] of top(byFile, 15)) console.log(`          ${kib(bytes).padStart(11)}  ${name}`);
-  console.log('        by function:');
-  for (const [name, bytes] of top(byFunction, 25)) console.log(`          ${kib(bytes).padStart(11)}  ${name}`);
+  sites.print(kib);
 }
 
+/**
+ * Self time of this process's functions over `n` warm recalls (node:inspector's sampling
+ * profiler, 100 µs): the JavaScript a recall runs — segmentation, fusion, the budget cut,
+ * formatting, the clients' parsing — against the idle time it waits for PostgreSQL and Chroma.
+ */
 export async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: number, queries: readonly BenchQuery[] = PLAIN_QUERIES): Promise<void> {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
@@ -497,8 +512,7 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
   const nodes = new Map((profile.nodes as Node[]).map((x) => [x.id, x]));
   const interval = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples?.length ?? 1);
-  const byFunction = new Map<string, number>();
-  const byFile = new Map<string, number>();
+  const sites = new ByCallSite();
   let idle = 0;
   for (const id of profile.samples ?? []) {
     const node = nodes.get(id)!;
@@ -506,15 +520,9 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
       idle += interval;
       continue;
     }
-    const file = node.callFrame.url.replace(/^.*node_modules\//u, 'nm:').replace(/^.*\/(src|bench)\//u, '$1/') || node.callFrame.functionName;
-    const fn = `${node.callFrame.functionName || '(anonymous)'} ${file}:${node.callFrame.lineNumber + 1}`;
-    byFunction.set(fn, (byFunction.get(fn) ?? 0) + interval);
-    byFile.set(file, (byFile.get(file) ?? 0) + interval);
+    sites.add(node.callFrame, interval);
   }
   const per = (ms: number) => `${fmt(ms / n)}`;
   console.log(`        profile of ${n} warm recalls: ${fmt(wall / n)} per recall, of which this process was busy ${per(wall - idle)} (samples every 0.1 ms); self time per recall:`);
-  const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
-  for (const [name, ms] of top(byFile, 15)) console.log(`          ${per(ms).padStart(9)}  ${name}`);
-  console.log('        by function:');
-  for (const [name, ms] of top(byFunction, 25)) console.log(`          ${per(ms).padStart(9)}  ${name}`);
+  sites.print(per);
 }
