@@ -224,11 +224,16 @@ function sendUnnamed(pool: pg.Pool): () => void {
   };
 }
 
+/** `target` with some of its methods replaced, the rest still its own (through the prototype). */
+function overriding<T extends object>(target: T, methods: Partial<T>): T {
+  return Object.assign(Object.create(target) as T, methods);
+}
+
 /** Recall's deps with the short lists asked no history: every route runs, as before history-gate.ts. */
 function ungated(deps: RecallDeps): RecallDeps {
   const lists = deps.recallLists;
   if (!lists) return deps;
-  return { ...deps, recallLists: Object.assign(Object.create(lists) as typeof lists, { memoryLists: (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists({ ...input, history: false }) }) };
+  return { ...deps, recallLists: overriding(lists, { memoryLists: (input) => lists.memoryLists({ ...input, history: false }) }) };
 }
 
 const FREE_VARIANTS = ['free-lists', 'free-bm25', 'free-both', 'free-sql'] as const;
@@ -257,11 +262,11 @@ function answeredFromMemory(deps: RecallDeps, recorded: Map<string, Promise<unkn
     ...deps,
     ...(everyStatement
       ? {
-          memories: Object.assign(Object.create(memories) as typeof memories, { getActive: remembered('active', (input: Parameters<typeof memories.getActive>[0]) => memories.getActive(input)) }),
-          timeRoute: Object.assign(Object.create(timeRoute) as typeof timeRoute, { memoriesSaidIn: remembered('said', (input: Parameters<typeof timeRoute.memoriesSaidIn>[0]) => timeRoute.memoriesSaidIn(input)) }),
+          memories: overriding(memories, { getActive: remembered('active', (input: Parameters<typeof memories.getActive>[0]) => memories.getActive(input)) }),
+          timeRoute: overriding(timeRoute, { memoriesSaidIn: remembered('said', (input: Parameters<typeof timeRoute.memoriesSaidIn>[0]) => timeRoute.memoriesSaidIn(input)) }),
         }
       : {}),
-    recallLists: Object.assign(Object.create(lists) as typeof lists, {
+    recallLists: overriding(lists, {
       ...(variant !== 'free-bm25' ? { memoryLists: remembered('lists', (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists(input)) } : {}),
       ...(variant !== 'free-lists' ? { bm25WithMemories: remembered('bm25', (input: Parameters<typeof lists.bm25WithMemories>[0]) => lists.bm25WithMemories(input)) } : {}),
     }),
