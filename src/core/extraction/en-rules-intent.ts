@@ -30,6 +30,15 @@ export function isJob(phrase: string): boolean {
 
 const FORGET_VERB = "(?:forget|delete|erase|remove|wipe|clear|drop|stop remembering|don't remember|do not remember|don't store|do not store|don't keep|do not keep|unlearn|purge)";
 
+/**
+ * "If I paste a stack trace, just tell me the fix first", "when I ask you for recipes pls use
+ * grams": a condition on the user's own doing, then an imperative to the assistant, is a standing
+ * instruction for every such time. Read over the whole sentence (the condition is its lead-in).
+ */
+const EN_CONDITIONAL_INSTRUCTION = en(
+  "^(?:if|when|whenever|every time|each time|any ?time|anytime)\\s+(?:i|i'm|i've)\\s[^,.!?]{1,80}?(?:,\\s*|\\s+(?=please\\s|pls\\s|plz\\s))(?:(?:please|pls|plz|just|always|then|also|first)\\s+)*(?:tell|give|keep|make|use|convert|check|lead|answer|reply|respond|write|show|start|open|put|skip|stick|include|add|list|explain|summari[sz]e|translate|mark|label|flag|cut|shorten|don't|do not|never|avoid)\\b",
+);
+
 /** English rules checked before any statement rule: forget, instruction, decision, update. */
 export const EN_INTENT_RULES: readonly Rule[] = [
   rule('en.forget.verb', en(`^(?:(?:can|could|would|will) you\\s+)?(?:please\\s+)?${FORGET_VERB}\\s+(?:about\\s+)?(?<obj>.+)$`), (m) => forget('en.forget.verb', m)),
@@ -38,6 +47,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
   rule('en.instr.standing', en(`^(?:please\\s+)?${STANDING_EN}[,\\s]*(?:please\\s+)?(?<obj>.+)$`), (m) =>
     ASSISTANT_TARGET.test(group(m)) ? makeMatch('en.instr.standing', { type: 'instruction', confidence: 0.9, standing: true }) : null,
   ),
+  rule('en.instr.conditional', EN_CONDITIONAL_INSTRUCTION, () => makeMatch('en.instr.conditional', { type: 'instruction', confidence: 0.85, standing: true })),
   rule('en.instr.always', en(`^(?:and\\s+|so\\s+|also\\s+)?(?:please\\s+)?(?:always|never|don't ever|do not ever|don't|do not|stop|avoid|only|no more|make sure (?:to|you)|remember to|be sure to)\\s+(?<obj>.+)$`), (m) =>
     ASSISTANT_TARGET.test(group(m)) ? makeMatch('en.instr.always', { type: 'instruction', confidence: 0.9, standing: true }) : null,
   ),

@@ -6,6 +6,7 @@ import { cleanObject, guessForgetType, HEALTH_IMPORTANCE, isTaskScoped, makeMatc
 import { group, rule, type Rule } from './rule-kit';
 import { ZH_CONDITIONS, ZH_JOB_SUFFIX } from './lexicon';
 import { PRE, SELF, SELF_OPT, STANDING, zh } from './zh-common';
+import { isFailureReport } from '../text/utterance-shape';
 
 function forgetSubject(raw: string): string {
   const cleaned = cleanObject(raw, 'zh').replace(/^(?:关于|有关)/u, '');
@@ -20,7 +21,22 @@ function forget(id: string, m: RegExpExecArray) {
 }
 
 const FORGET_VERB = '(?:忘掉|忘记|忘了吧|删掉|删除|清除|清掉|抹掉|别再?记(?:住|着)?|不要再?记(?:住|着)?|不用记(?:住|着)?|别存|不要存|别保存|不要保存)';
-const ASSISTANT_VERB = /回复|回答|[答说讲写用别少多都发]|给我|叫我|称呼|提醒|推荐|不要|不用|记得|简洁|详细|解释|告诉|问我|帮我|代码|格式|语气/u;
+const ASSISTANT_VERB = '(?:回复|回答|[答说讲写用别少多发给]|叫我|称呼|提醒|推荐|不要|不用|记得|简洁|详细|解释|告诉|问我|帮我|代码|格式|语气|列|举例|附上|加上|标注|翻译|总结)';
+/**
+ * After a standing marker the assistant must be the one acting: its verb opens what follows
+ * ("以后都用中文回答", "每次先给结论"), or "你" acts further on ("以后我说简单点你就只给结论").
+ * "每次开会投影仪都连不上" and "以后我都自己做饭了" are the user's life, not instructions.
+ */
+const ASSISTANT_ACTS = new RegExp(`^(?:都|也|就|请|麻烦|你|的|要|还是|尽量|一律|统一|全部|务必|必须|千万|最好|先|直接|再|只|[跟和对]我)*${ASSISTANT_VERB}|你(?:就|要|都|得|再|只|先)*${ASSISTANT_VERB}`, 'u');
+
+/**
+ * "要是我说简单点，你就只给结论", "我回太长了的时候，请压缩到三句话": a condition on the user's own
+ * doing, then the assistant told what to do, holds for every such time. Read over the whole
+ * sentence (the condition is its lead-in).
+ */
+const ZH_CONDITIONAL_INSTRUCTION = zh(
+  '^(?:如果|要是|当|每当|每次|只要|一旦)?我[^，,。！？]{1,30}?(?:的时候|时|的话|之后)?[，,]\\s*(?:请|麻烦|你就?|就|都|直接|先|只)*(?:给我|告诉我|帮我|只给|直接给|用|压缩|标|写|回复|回答|列|附|加上|翻译|总结|提醒我|别|不要|不用)',
+);
 
 /** Chinese rules checked before any statement rule: forget, instruction, decision, update. */
 export const ZH_INTENT_RULES: readonly Rule[] = [
@@ -30,9 +46,10 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
   ),
   rule('zh.forget.dontwant', zh(`^${PRE}我?不(?:想|希望|要)(?:让)?你(?:再)?(?:记|记住|存|保存|留着)(?<obj>.+)$`), (m) => forget('zh.forget.dontwant', m)),
 
-  rule('zh.instr.standing', zh(`^(?:请|麻烦)?你?${STANDING}[，,\\s]*(?:请|麻烦)?你?(?<obj>[^，,\\s].*)$`), (m) =>
-    ASSISTANT_VERB.test(group(m)) ? makeMatch('zh.instr.standing', { type: 'instruction', confidence: 0.9, standing: true }) : null,
+  rule('zh.instr.standing', zh(`^(?:请|麻烦)?你?${STANDING}[，,\\s]*(?:请|麻烦)?你?(?<obj>[^，,\\s].*)$`), (m, clause) =>
+    ASSISTANT_ACTS.test(group(m)) && !isFailureReport(clause, 'zh') ? makeMatch('zh.instr.standing', { type: 'instruction', confidence: 0.9, standing: true }) : null,
   ),
+  rule('zh.instr.conditional', ZH_CONDITIONAL_INSTRUCTION, () => makeMatch('zh.instr.conditional', { type: 'instruction', confidence: 0.85, standing: true })),
   rule(
     'zh.instr.style',
     zh('^(?:请|麻烦)?你?(?:都|一律|尽量)?(?:回复|回答|解释|说话|讲话|讲|答|写代码|写)(?:我)?(?:的时候|时)?(?:都|要|请|尽量|得|最好)?(?:用|简洁|简短|简单|详细|短|直接|具体|正式|口语|专业|通俗|精炼|少|多|别|不要|带)'),
@@ -40,7 +57,7 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
   ),
   rule(
     'zh.instr.prohibit',
-    zh('^(?:请|麻烦)?你?(?:不要|别|不许|禁止|不用|少|千万别|千万不要)(?:再)?(?:给我)?(?:用|发|加|推荐|提|问|带|写|废话|啰嗦|客套|讲|回|使用|回复|建议|说教|解释)'),
+    zh('^(?:请|麻烦)?你?(?:不要|别|不许|禁止|不用|少|千万别|千万不要)(?:再)?(?:给我)?(?:用|发|加|推荐|提|问|带|写|废话|啰嗦|客套|讲|回|使用|回复|建议|说教|解释|称呼|叫我|喊我|劝|催)'),
     () => makeMatch('zh.instr.prohibit', { type: 'instruction', confidence: 0.9, standing: true }),
   ),
   rule('zh.instr.language', zh('^(?:请)?(?:用|使用)(?:中文|英文|英语|日语|简体|繁体|普通话|粤语)(?:回复|回答|跟我说|交流|沟通|和我聊|聊)'), () =>
