@@ -11,6 +11,7 @@ import type { MemoryType, RelationRef } from '../types';
 import { classifyClause } from './classify';
 import { latinTokens } from './keywords';
 import type { ClauseMatch } from './match';
+import { continuesHypothetical, isAdviceAsIfAssistant, isHypothetical } from './hypotheticals';
 import { type Lang, type Sentence, splitSentences, stripFiller } from './text';
 
 /** One statement: a span of the message and the verdict of the clause that opened it. */
@@ -72,7 +73,12 @@ function absorb(current: Segment, m: ClauseMatch | null, end: number): void {
   current.event ||= m.event;
 }
 
-function segmentSentence(sentence: Sentence, lang: Lang, segmenter: Segmenter, out: Segment[]): boolean {
+/** In a hypothetical only what addresses the assistant stands: an instruction (not "if I were you…") or a forget request. */
+function survivesHypothetical(m: ClauseMatch, sentence: Sentence): boolean {
+  return m.intent === 'forget' || (m.type === 'instruction' && !isAdviceAsIfAssistant(sentence.text));
+}
+
+function segmentSentence(sentence: Sentence, lang: Lang, segmenter: Segmenter, out: Segment[], imagined: boolean): boolean {
   let current: Segment | undefined;
   let prefixStart: number | undefined;
   let opened = false;
@@ -86,7 +92,8 @@ function segmentSentence(sentence: Sentence, lang: Lang, segmenter: Segmenter, o
       prefixStart !== undefined && !current && clause.start - prefixStart <= MAX_LEAD_IN
         ? classifyClause(sentence.text.slice(prefixStart - sentence.start, clause.end - sentence.start), lang, segmenter)
         : null;
-    const m = classifyClause(body, lang, segmenter) ?? withLeadIn();
+    const read = classifyClause(body, lang, segmenter) ?? withLeadIn();
+    const m = read && imagined && !survivesHypothetical(read, sentence) ? null : read;
     // The question itself is a request to the assistant; only a standing instruction, a forget
     // request or "can you remember that…" survives it.
     if (isQuestion && !((m?.type === 'instruction' && m.standing) || m?.intent === 'forget' || (m && REMEMBER_REQUEST.test(clause.text)))) return;
@@ -107,9 +114,11 @@ function segmentSentence(sentence: Sentence, lang: Lang, segmenter: Segmenter, o
 /** Splits a user message into statement segments (offsets into `content`). */
 export function segmentMessage(content: string, lang: Lang, segmenter: Segmenter): Segment[] {
   const out: Segment[] = [];
+  let imagining = false;
   for (const sentence of splitSentences(content)) {
     const before = out.length;
-    const opened = segmentSentence(sentence, lang, segmenter, out);
+    imagining = isHypothetical(sentence.text, lang) || (imagining && continuesHypothetical(sentence.text, lang));
+    const opened = segmentSentence(sentence, lang, segmenter, out, imagining);
     const previous = out[before - 1];
     // A sentence with no statement of its own that only adds weight or refers back joins the last statement.
     if (!opened && previous && !sentence.question) {

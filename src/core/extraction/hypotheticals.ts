@@ -1,0 +1,53 @@
+/**
+ * Is a sentence a hypothetical? "If I had a dog I'd walk it every morning", "假如我住在东京…",
+ * "万一明天我被裁了，我就去摆摊": what the user imagines is neither a fact, a taste, a goal nor a
+ * plan of theirs, so no statement in it becomes a memory (a request to the assistant inside one
+ * still counts: "万一我忘了，记得提醒我").
+ *
+ * A plain conditional about the user's real life stays a statement: "如果吃了海鲜，我就会起红疹",
+ * "If I have coffee after 3pm I can't sleep". What tells them apart:
+ * - English marks the unreal with a modal of the first person in the consequent ("I'd", "I
+ *   would", "we could") after "if", or opens with "imagine" / "picture me" / "in another life";
+ * - Chinese marks it with the opener alone: 假如 / 假设 / 万一 / 要不是 / 早知道 / 想象一下, or
+ *   如果 / 要是 with "当初", "哪天" / "有一天" (a day that has not come) or "我是" (being someone
+ *   else). A bare 如果 / 要是 is left alone: it is as often a habit as a wish.
+ */
+import { stripFiller, type Lang } from './text';
+
+const EN_IF = /\b(?:if|even if|what if|suppose|supposing|assuming)\s+(?:i|we|there|my|only i)\b/iu;
+const EN_UNREAL_MODAL = /\b(?:i|we)(?:'d|\s+would|\s+wouldn't|\s+could|\s+might)\b(?!\s+(?:like|love|prefer|rather|appreciate)\b)/iu;
+const EN_IMAGINE = /^(?:honestly,?\s+|tbh,?\s+|man,?\s+|ugh,?\s+)?(?:imagine|picture|pretend|suppose|in (?:some|another|a) (?:parallel|alternate|other|different) (?:universe|world|life)|in another life|if only)\b/iu;
+const EN_IF_I_WERE_YOU = /\bif i were you\b|\bif i was you\b|\bin your (?:shoes|place)\b/iu;
+/** A sentence right after a hypothetical that goes on imagining ("Imagine I lived in Tokyo. I'd…"). */
+const EN_GOES_ON = /^(?:and\s+|then\s+|so\s+)?(?:i'd|i would|we'd|we would|it'd|it would|that'd|that would|would)\b(?!\s+(?:like|love|prefer|rather|appreciate)\b)/iu;
+
+const ZH_OPENER =
+  /^(?:假如|假设|假使|倘若|万一|要不是|早知道|想象一下|想象|幻想一下|设想一下|下辈子|如果当初|要是当初|当初要是|当初如果|(?:如果|要是|假如)?(?:哪天|有一天|有朝一日)(?:要是|如果)?|如果能|要是能|(?:如果|要是)(?:我是|我能|我也能|我再))/u;
+const ZH_IF_I_WERE_YOU = /(?:如果|要是|假如|换做|换成|换了)我是你|我要是你/u;
+const ZH_GOES_ON = /^(?:那我|我就|那就|那肯定|肯定|应该会|估计|大概|说不定)/u;
+
+/** True when `sentence` (one sentence, fillers allowed) imagines rather than reports. */
+export function isHypothetical(sentence: string, lang: Lang): boolean {
+  const body = stripFiller(sentence, lang).text.trim();
+  if (lang === 'zh' || /\p{Script=Han}/u.test(body)) {
+    return ZH_OPENER.test(body) || ZH_IF_I_WERE_YOU.test(body) || isEnglishHypothetical(body);
+  }
+  return isEnglishHypothetical(body);
+}
+
+function isEnglishHypothetical(body: string): boolean {
+  if (EN_IMAGINE.test(body) || EN_IF_I_WERE_YOU.test(body)) return true;
+  const cond = EN_IF.exec(body);
+  return cond !== null && EN_UNREAL_MODAL.test(body.slice(cond.index + cond[0].length));
+}
+
+/** True when `sentence` continues the hypothetical of the sentence before it. */
+export function continuesHypothetical(sentence: string, lang: Lang): boolean {
+  const body = stripFiller(sentence, lang).text.trim();
+  return EN_GOES_ON.test(body) || ZH_GOES_ON.test(body);
+}
+
+/** "If I were you…" is advice to the assistant, not an instruction it should keep. */
+export function isAdviceAsIfAssistant(sentence: string): boolean {
+  return EN_IF_I_WERE_YOU.test(sentence) || ZH_IF_I_WERE_YOU.test(sentence);
+}
