@@ -62,16 +62,18 @@ export const ZH_FACT_RULES: readonly Rule[] = [
   rule('zh.fact.age', zh(`${SELF_OPT}(?:今年|已经)?(?<obj>[\\d一二两三四五六七八九十]{1,4})岁`), (m) => fact('zh.fact.age', { confidence: 0.85, relation: 'age', target: group(m) })),
 
   // Health: allergies and conditions rank high whatever else the clause says.
-  rule('zh.health.allergy', zh(`${SELF_OPT}(?:一吃|吃了?|对|有)?(?<obj>[^，,]*?)(?:严重|轻微|有点|会)?过敏`), (m) => {
+  rule('zh.health.allergy', zh(`${SELF_OPT}(?:一吃|吃了?|对|有)?(?<obj>[^，,]*?)(?:严重|轻微|有点|会)?过敏`), (m, clause) => {
     const target = obj(m).replace(/^(?:对|有)/u, '');
-    // "我女儿对鸡蛋过敏": the allergy is a relative's.
-    const relative = /^(?:我的?)?(?<who>\p{Script=Han}{1,3}?)对(?<what>.+)$/u.exec(target);
+    // "我女儿对鸡蛋过敏", "我妹妹倒是对猫毛过敏": the allergy is a relative's.
+    const relative = /^(?:我的?)?(?<who>\p{Script=Han}{1,3}?)(?:倒是|其实|可是|就|也|还|则|她|他)*对(?<what>.+)$/u.exec(target);
     const who = relative?.groups?.['who'] ?? '';
     if (relative && ZH_FAMILY.has(who)) {
       const match = fact('zh.health.allergy', { confidence: 0.9, importance: HEALTH_IMPORTANCE, relation: 'has_family', target: who });
       match.relations.push({ source: who, relation: 'allergic_to', target: relative.groups?.['what'] ?? '' });
       return match;
     }
+    // "我室友对狗毛过敏": someone else's, and not family the user lives with.
+    if (isAboutSomeoneElse(clause, 'zh')) return null;
     return fact('zh.health.allergy', { confidence: 0.9, importance: HEALTH_IMPORTANCE, relation: 'allergic_to', target: target || '过敏' });
   }),
   rule('zh.health.condition', zh(`${SELF_OPT}(?:有|患有|得了|得过|确诊了?|查出了?|被诊断出?|是)(?<obj>[^，,]+)`), (m) => {
