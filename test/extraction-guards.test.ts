@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { continuesHypothetical, isHypothetical } from '../src/core/extraction/hypotheticals';
+import { guardTable, judgeGuardLine, keptCandidates, loadGuardSplit, type GuardVerdict } from './support/guard-eval';
+
+async function rulesOnly(split: 'tune' | 'holdout'): Promise<GuardVerdict[]> {
+  const out: GuardVerdict[] = [];
+  for (const line of loadGuardSplit(split)) out.push(judgeGuardLine(line, await keptCandidates(line)));
+  return out;
+}
+
+function rate(verdicts: GuardVerdict[], kind: string): number {
+  const row = guardTable(verdicts).find((r) => r.kind === kind)!;
+  return row.passed / row.total;
+}
+
+describe('hypotheticals', () => {
+  it('reads the unreal as imagined and a real conditional as a report', () => {
+    for (const s of ['If I had a cat I would name it Miso', "if we lived closer I'd visit every week", 'Imagine me running a bakery', '假如我会说法语，我就去巴黎工作', '万一我被裁了，我就回老家', '要是哪天我发财了，先买个大房子', '如果我是你，我会先睡一觉', '早知道我就学医了']) {
+      expect(isHypothetical(s, /[a-z]/iu.test(s[0]!) ? 'en' : 'zh'), s).toBe(true);
+    }
+    for (const s of ['If I drink milk I get a stomach ache', 'If I forget my keys again, could you remind me?', 'When I run I like to listen to podcasts', "I'd like my coffee black", '如果吃了花生，我就会起疹子', '要是熬夜，第二天我肯定头疼', '每次下雨我膝盖都疼']) {
+      expect(isHypothetical(s, /[a-z]/iu.test(s[0]!) ? 'en' : 'zh'), s).toBe(false);
+    }
+    expect(continuesHypothetical("I'd probably never leave", 'en')).toBe(true);
+    expect(continuesHypothetical("I'd like tea", 'en')).toBe(false);
+  });
+});
+
+// The set's pass rates for what the rules decide alone (the net needs the e5 server: `npm run
+// bench -- extract-guards` runs the product path). Floors a little under today's, on both splits.
+describe('the guard set, rules alone', () => {
+  it.each(['tune', 'holdout'] as const)('%s: hypotheticals, complaints and other people stay out; conditional and standing instructions are kept', async (split) => {
+    const verdicts = await rulesOnly(split);
+    expect(rate(verdicts, 'hypothetical')).toBeGreaterThanOrEqual(0.9);
+    expect(rate(verdicts, 'recurring-complaint')).toBeGreaterThanOrEqual(0.9);
+    expect(rate(verdicts, 'third-party')).toBeGreaterThanOrEqual(0.95);
+    expect(rate(verdicts, 'conditional-instruction')).toBeGreaterThanOrEqual(0.5);
+    expect(rate(verdicts, 'standing-instruction')).toBeGreaterThanOrEqual(0.55);
+  });
+});
