@@ -1,5 +1,6 @@
 // Stage 1 of the write path (memory-writer.ts): the memories a candidate may relate to, and how.
 import type { Neighbour } from '../core/decisions/decide';
+import { reversesStance } from '../core/decisions/stance';
 import { normalizeFact } from '../core/text/sentences';
 import { restoreRefusal } from '../core/lifecycle/sweep';
 import type { MemoryReader, MemorySearch, VectorIndex } from '../core/ports/memory';
@@ -70,6 +71,7 @@ export function toNeighbours(candidate: MemoryCandidate, memories: Memory[], sim
       lexicalOverlap: jaccard(candTokens, mTokens),
       sameNormalizedFact: normalized === normalizedCandidate,
       mentionsSubject: subjectHit,
+      reversesStance: reversesStance({ text: candidate.text, tokens: candTokens }, { text: m.text, tokens: mTokens }),
     };
   });
 }

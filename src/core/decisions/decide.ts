@@ -30,6 +30,8 @@ export interface Neighbour {
   sameNormalizedFact: boolean;
   /** The candidate's `subject` (what an update/forget is about) occurs in the memory. */
   mentionsSubject: boolean;
+  /** The candidate likes what the memory dislikes, or the other way round (./stance.ts). */
+  reversesStance?: boolean;
 }
 
 export interface DecideOptions {
@@ -43,6 +45,8 @@ export interface DecideOptions {
 export const DEFAULT_DECIDE_OPTIONS: DecideOptions = { minConfidence: 0.7, dedupSimilarity: 0.93, dedupMinOverlap: 0.5 };
 
 const fmt = (x: number) => x.toFixed(2);
+/** The types whose statements like or dislike something (a later complaint may reverse one too: "微信读书太难用了"). */
+const STANCE_TYPES: ReadonlySet<string> = new Set(['preference', 'fact']);
 
 /**
  * The rule-based conflict resolver (seed §5.3): ignore low confidence; forget requests expire what
@@ -96,6 +100,18 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
         action: 'supersede',
         targetIds: contradicted.map((n) => n.memory.id),
         reason: `update about "${candidate.subject ?? ''}" replaces ${contradicted.length} earlier memor${contradicted.length > 1 ? 'ies' : 'y'}`,
+      };
+    }
+  }
+
+  // "我讨厌香菜" after "我爱吃香菜": the taste changed, whatever the embeddings say about closeness.
+  if (candidate.intent === 'assert' && (STANCE_TYPES.has(candidate.type) || candidate.type === 'pain_point')) {
+    const reversed = sameSpeaker.filter((n) => n.reversesStance && STANCE_TYPES.has(n.memory.type) && !(candidate.scope === 'task' && n.memory.scope === 'global'));
+    if (reversed.length > 0) {
+      return {
+        action: 'supersede',
+        targetIds: reversed.map((n) => n.memory.id),
+        reason: `reverses the stance of ${reversed.length} earlier memor${reversed.length > 1 ? 'ies' : 'y'} on the same thing`,
       };
     }
   }
