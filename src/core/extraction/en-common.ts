@@ -21,7 +21,7 @@ export const STANDING_EN = '(?:next time|from now on|going forward|in (?:the )?f
 
 /** Words that show an instruction is about the assistant's behaviour. */
 export const ASSISTANT_TARGET =
-  /\b(?:answers?|repl(?:y|ies)|respond|responses?|suggest(?:ions)?|recommend(?:ations)?|use|using|write|explain|call me|emojis?|short|brief|concise|english|chinese|mandarin|code|examples?|bullets?|formal|casual|tone|jargon|me|us|mention|include|ask|give|send|remind|show|add|talk|speak|sugarcoat|apologi[sz]e|lecture|summar\w*|markdown|tables?|links?|sources?|language|words?)\b/iu;
+  /\b(?:answers?|repl(?:y|ies)|respond|responses?|suggest(?:ions?|ing|ed)?|recommend(?:ations?|ing|ed)?|use|using|write|explain|call me|emojis?|short|brief|concise|english|chinese|mandarin|code|examples?|bullets?|formal|casual|tone|jargon|me|us|mention|include|ask|give|send|remind|show|add|talk|speak|sugarcoat|apologi[sz]e|lecture|summar\w*|markdown|tables?|links?|sources?|language|words?)\b/iu;
 
 /** Compiles an English rule pattern (Unicode, case-insensitive). */
 export function en(source: string): RegExp {

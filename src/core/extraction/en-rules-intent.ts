@@ -36,7 +36,7 @@ const FORGET_VERB = "(?:forget|delete|erase|remove|wipe|clear|drop|stop remember
  * instruction for every such time. Read over the whole sentence (the condition is its lead-in).
  */
 const EN_CONDITIONAL_INSTRUCTION = en(
-  "^(?:if|when|whenever|every time|each time|any ?time|anytime)\\s+(?:i|i'm|i've)\\s[^,.!?]{1,80}?(?:,\\s*|\\s+(?=please\\s|pls\\s|plz\\s))(?:(?:please|pls|plz|just|always|then|also|first)\\s+)*(?:tell|give|keep|make|use|convert|check|lead|answer|reply|respond|write|show|start|open|put|skip|stick|include|add|list|explain|summari[sz]e|translate|mark|label|flag|cut|shorten|don't|do not|never|avoid)\\b",
+  "^(?:if|when|whenever|every time|each time|any ?time|anytime)\\s+(?:i|i'm|i've)\\s[^,.!?]{1,80}?(?:,\\s*|\\s+(?=please\\s|pls\\s|plz\\s))(?:(?:please|pls|plz|just|always|then|also|first)\\s+){0,3}(?:tell|give|keep|make|use|convert|check|lead|answer|reply|respond|write|show|start|open|put|skip|stick|include|add|list|explain|summari[sz]e|translate|mark|label|flag|cut|shorten|don't|do not|never|avoid)\\b",
 );
 
 /** English rules checked before any statement rule: forget, instruction, decision, update. */

@@ -27,7 +27,7 @@ const ASSISTANT_VERB = '(?:回复|回答|[答说讲写用别少多发给]|叫我
  * ("以后都用中文回答", "每次先给结论"), or "你" acts further on ("以后我说简单点你就只给结论").
  * "每次开会投影仪都连不上" and "以后我都自己做饭了" are the user's life, not instructions.
  */
-const ASSISTANT_ACTS = new RegExp(`^(?:都|也|就|请|麻烦|你|的|要|还是|尽量|一律|统一|全部|务必|必须|千万|最好|先|直接|再|只|[跟和对]我)*${ASSISTANT_VERB}|你(?:就|要|都|得|再|只|先)*${ASSISTANT_VERB}`, 'u');
+const ASSISTANT_ACTS = new RegExp(`^(?:都|也|就|请|麻烦|你|的|要|还是|尽量|一律|统一|全部|务必|必须|千万|最好|先|直接|再|只|[跟和对]我){0,4}${ASSISTANT_VERB}|你(?:就|要|都|得|再|只|先){0,3}${ASSISTANT_VERB}`, 'u');
 
 /**
  * "要是我说简单点，你就只给结论", "我回太长了的时候，请压缩到三句话": a condition on the user's own
@@ -35,7 +35,7 @@ const ASSISTANT_ACTS = new RegExp(`^(?:都|也|就|请|麻烦|你|的|要|还是
  * sentence (the condition is its lead-in).
  */
 const ZH_CONDITIONAL_INSTRUCTION = zh(
-  '^(?:如果|要是|当|每当|每次|只要|一旦)?我[^，,。！？]{1,30}?(?:的时候|时|的话|之后)?[，,]\\s*(?:请|麻烦|你就?|就|都|直接|先|只)*(?:给我|告诉我|帮我|只给|直接给|用|压缩|标|写|回复|回答|列|附|加上|翻译|总结|提醒我|别|不要|不用)',
+  '^(?:如果|要是|当|每当|每次|只要|一旦)?我[^，,。！？]{1,30}?(?:的时候|时|的话|之后)?[，,]\\s*(?:请|麻烦|你|就|都|直接|先|只){0,4}(?:给|告诉我|帮我|用|压缩|标|写|回复|回答|列|附|加上|翻译|总结|提醒我|别|不要|不用)',
 );
 
 /** Chinese rules checked before any statement rule: forget, instruction, decision, update. */
