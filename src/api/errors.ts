@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { databaseErrorCode, ErrorCode, httpStatusFor, MemoryServiceError } from '../core/errors';
+import { databaseErrorCode, ErrorCode, httpStatusFor, isUserGoneViolation, MemoryServiceError } from '../core/errors';
 import { workflowCallError } from './workflow-failures';
 
 /** Every error leaves the API as `{error: {code, message, details?}}` with the status of its code. */
@@ -13,6 +13,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     // PostgreSQL out of reach is a dependency down (503, retry later), not a bug.
     const dbCode = databaseErrorCode(err);
     if (dbCode) return reply.status(httpStatusFor(dbCode)).send({ error: { code: dbCode, message: dbCode === ErrorCode.dependencyTimeout ? 'PostgreSQL statement timed out' : 'PostgreSQL unavailable' } });
+    // The user was erased while this request ran: its write rolled back (409, as a workflow the
+    // purge stopped answers), not a 500 with a stack trace.
+    if (isUserGoneViolation(err)) {
+      return reply.status(409).send({ error: { code: ErrorCode.conflict, message: 'the user was erased while this request ran; nothing was stored: send it again to register the user anew', details: { reason: 'user_purged' } } });
+    }
     if (err instanceof MemoryServiceError) {
       // A spent rate-limit budget says when to come back (RFC 9110 Retry-After, in seconds).
       if ((err.code === ErrorCode.rateLimited || err.code === ErrorCode.concurrencyLimited || err.code === ErrorCode.upstreamUnavailable) && typeof err.context.retryAfterSeconds === 'number') reply.header('retry-after', String(err.context.retryAfterSeconds));
