@@ -115,7 +115,7 @@ function concrete(path: string, ids = { userId: victim, memoryId, reminderId, ke
 }
 
 /** Routes only the tenant key reaches (docs/security.md): a user key gets 403 there even for its own user. */
-const TENANT_ONLY = new Set(['POST /v1/users/{userId}/keys', 'GET /v1/users/{userId}/keys', 'DELETE /v1/users/{userId}/keys/{keyId}', 'DELETE /v1/users/{userId}']);
+const TENANT_ONLY = new Set(['POST /v1/users/{userId}/keys', 'GET /v1/users/{userId}/keys', 'DELETE /v1/users/{userId}/keys/{keyId}', 'DELETE /v1/users/{userId}', 'POST /v1/users/{userId}/page-token']);
 
 async function openApiRoutes(): Promise<{ method: string; path: string }[]> {
   const doc = await ctx.call('GET', '/openapi.json', undefined, { authorization: '' });

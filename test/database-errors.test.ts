@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseErrorCode, ErrorCode } from '../src/core/errors';
+import { databaseErrorCode, ErrorCode, isUserGoneViolation } from '../src/core/errors';
 
 describe('databaseErrorCode', () => {
   it('names PostgreSQL out of reach as databaseUnavailable and a statement timeout as dependencyTimeout', () => {
@@ -15,5 +15,15 @@ describe('databaseErrorCode', () => {
     expect(databaseErrorCode(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeUndefined();
     expect(databaseErrorCode(new TypeError('x is undefined'))).toBeUndefined();
     expect(databaseErrorCode(undefined)).toBeUndefined();
+  });
+});
+
+describe('isUserGoneViolation', () => {
+  it('recognises a write that lost its user to a purge, and nothing else', () => {
+    const fk = (detail: string) => Object.assign(new Error('insert or update on table "conversations" violates foreign key constraint "conversations_user_id_fkey"'), { code: '23503', detail });
+    expect(isUserGoneViolation(fk('Key (user_id)=(dev:abc) is not present in table "users".'))).toBe(true);
+    expect(isUserGoneViolation(fk('Key (memory_id)=(x) is not present in table "memories".'))).toBe(false);
+    expect(isUserGoneViolation(Object.assign(new Error('duplicate key'), { code: '23505', detail: 'is not present in table "users"' }))).toBe(false);
+    expect(isUserGoneViolation(undefined)).toBe(false);
   });
 });

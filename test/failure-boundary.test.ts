@@ -153,6 +153,27 @@ describe('API side: WorkflowFailedError → cause chain → ApplicationFailure.t
     expect(workflowCallError(new Error('14 UNAVAILABLE'), { workflowId: 'w', failed: 'x' })).toMatchObject({ code: ErrorCode.workflowUnavailable, context: { workflowId: 'w' } });
   });
 
+  it('a run that outlived a purge and lost its payload key is a 409, not a bug', () => {
+    // Started after the purge terminated the user's runs: its activity's arguments cannot be decrypted any more.
+    const shredded = workflowFailedBy(ApplicationFailure.create({ type: 'DataKeyDestroyedError', message: 'data key destroyed: payload key k was crypto-shredded' }), RetryState.MAXIMUM_ATTEMPTS_REACHED);
+    expect(workflowCallError(shredded, { workflowId: 'w', failed: 'storing the memory failed' })).toMatchObject({ code: ErrorCode.conflict, context: { workflowId: 'w', reason: 'user_purged' } });
+  });
+
+  it('the error handler answers a write that lost its user to a purge with 409, not 500', async () => {
+    const app = Fastify();
+    installErrorHandling(app);
+    app.post('/write', async () => {
+      throw Object.assign(new Error('insert or update on table "conversations" violates foreign key constraint "conversations_user_id_fkey"'), {
+        code: '23503',
+        detail: 'Key (user_id)=(dev:abc) is not present in table "users".',
+      });
+    });
+    const res = await app.inject({ method: 'POST', url: '/write' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ error: { code: 'conflict', details: { reason: 'user_purged' } } });
+    await app.close();
+  });
+
   it('the error handler answers a workflow failure a route let through with its status', async () => {
     const app = Fastify();
     installErrorHandling(app);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryBody, JSON_BOUNDS, jsonBoundsIssue, messageIdSchema, userIdSchema } from '../src/api/schemas';
+import { createMemoryBody, JSON_BOUNDS, jsonBoundsIssue, messageIdSchema, recallBody, userIdSchema } from '../src/api/schemas';
+import { MEMORY_TYPES } from '../src/core/types';
+import { ALL_ROUTES } from '../src/core/recall/routes';
 import { encodeKeyPart } from '../src/core/conversation/message-ids';
 import { candidateKey } from '../src/conversation/extraction';
 import type { MemoryCandidate } from '../src/core/types';
@@ -60,5 +62,13 @@ describe('free-form JSON bounds', () => {
     const result = createMemoryBody.safeParse({ text: 'x', type: 'fact', metadata: { a: { b: { c: { d: { e: 1 } } } } } });
     expect(result.success).toBe(false);
     expect(result.error!.issues[0]).toMatchObject({ path: ['metadata', 'a', 'b', 'c', 'd'], message: expect.stringMatching(/^metadata: /) });
+  });
+});
+
+describe('recall filters', () => {
+  it('take at most one entry per memory type and per route, not an array the size of the body', () => {
+    expect(recallBody.safeParse({ query: 'x', types: [...MEMORY_TYPES], routes: [...ALL_ROUTES] }).success).toBe(true);
+    expect(recallBody.safeParse({ query: 'x', types: Array<string>(100_000).fill('fact') }).success).toBe(false);
+    expect(recallBody.safeParse({ query: 'x', routes: Array<string>(20_000).fill('ann') }).success).toBe(false);
   });
 });

@@ -27,6 +27,16 @@ describe('message ids as chat platforms send them', () => {
     const again = await ctx.call('POST', `/v1/users/${user}/conversations/${conv}/messages`, { id: ids.peanut, role: 'user', content: 'I am allergic to peanuts, they give me a rash.' });
     expect(again.body.duplicates).toEqual([ids.peanut]);
 
+    // One message and a batch in one body: refused whole, not the one stored and the batch dropped.
+    const both = await ctx.call('POST', `/v1/users/${user}/conversations/${conv}/messages`, {
+      id: 'both-1',
+      role: 'user',
+      content: 'I live in Porto.',
+      messages: [{ id: 'both-2', role: 'user', content: 'I work as a pilot.' }],
+    });
+    expect(both.status, JSON.stringify(both.body)).toBe(400);
+    expect(both.body.error.code).toBe('validation_failed');
+
     const ended = await ctx.call('POST', `/v1/users/${user}/conversations/${conv}/end?wait=true`);
     expect(ended.status, JSON.stringify(ended.body)).toBe(200);
     const decisions = ended.body.result.decisions as { action: string; messageIds: string[]; text: string }[];

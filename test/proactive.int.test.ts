@@ -241,6 +241,12 @@ describe('settings, digests and nudges', () => {
     expect(digest.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 21, end: 21, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] });
     for (const next of digest.info.nextActionTimes.slice(0, 3)) expect(DateTime.fromJSDate(next, { zone: 'America/New_York' }).toFormat('HH:mm')).toBe('21:30');
 
+    // luxon accepts any case; the Schedule does not: stored as tzdata spells it, not 503 for good.
+    const lower = await ctx.call('PUT', `/v1/users/${user}/settings`, { timezone: 'asia/shanghai' });
+    expect(lower.status, JSON.stringify(lower.body)).toBe(200);
+    expect(lower.body.timezone).toBe('Asia/Shanghai');
+    expect((await ctx.runtime.temporal.schedule.getHandle(digestScheduleId(ctx.userKey(user))).describe()).spec.timezone).toBe('Asia/Shanghai');
+
     await ctx.call('PUT', `/v1/users/${user}/settings`, { timezone: 'Asia/Tokyo', proactive: { enabled: false } });
     const moved = await ctx.runtime.temporal.schedule.getHandle(digestScheduleId(ctx.userKey(user))).describe();
     expect(moved.spec.timezone).toBe('Asia/Tokyo');

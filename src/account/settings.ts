@@ -5,7 +5,7 @@
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { resolveSettings, type ClockTime, type ProactiveSettings, type UserSettings } from '../core/user-settings';
 import type { ServiceDeps } from '../shared/deps';
-import { isValidTimeZone } from '../core/time/zones';
+import { canonicalTimeZone, isValidTimeZone } from '../core/time/zones';
 
 /** The user's stored zone when it is a valid IANA zone ('UTC' until set); undefined for an unknown user. */
 export async function storedTimeZone(deps: Pick<ServiceDeps, 'settings'>, userId: string): Promise<string | undefined> {
@@ -47,7 +47,9 @@ export async function updateSettings(
   }
   const current = await userSettings(deps, input.userId);
   const proactive = input.proactive ? { ...current.proactive, ...input.proactive, quietHours: input.proactive.quietHours ?? current.proactive.quietHours } : undefined;
-  await deps.settings.update({ userId: input.userId, timezone: input.timezone, digestTime: input.digestTime, proactive });
+  // Stored as tzdata spells it: the digest and nudge Schedules read it case-sensitively.
+  const timezone = input.timezone === undefined ? undefined : canonicalTimeZone(input.timezone);
+  await deps.settings.update({ userId: input.userId, timezone, digestTime: input.digestTime, proactive });
   return userSettings(deps, input.userId);
 }
 

@@ -148,11 +148,13 @@ export const recallBody = z.object({
   query: z.string().max(20_000),
   topK: z.number().int().min(1).max(50).optional(),
   tokenBudget: z.number().int().min(16).max(32_000).optional(),
-  types: z.array(z.enum(MEMORY_TYPES)).optional(),
+  // Bounded like every other list a client sends: 100,000 "fact"s fit the 1 MB body and went
+  // into every route's query as one array parameter.
+  types: z.array(z.enum(MEMORY_TYPES)).max(MEMORY_TYPES.length).optional(),
   recentMessages: z.array(z.string().max(8000)).max(20).optional(),
   now: isoDate.optional(),
   timeZone: ianaZone.optional(),
-  routes: z.array(z.enum(ALL_ROUTES)).optional(),
+  routes: z.array(z.enum(ALL_ROUTES)).max(ALL_ROUTES.length).optional(),
   /** LLM query rewrite for this message (true/false); absent: the server's RECALL_QUERY_REWRITE policy. */
   rewrite: z.boolean().optional(),
 });

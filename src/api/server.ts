@@ -7,7 +7,7 @@ import { fastifyLogging, logPseudonym, requestLogSerializers, type LogSettings }
 import { installAuth } from './auth';
 import { installPageSessionHeaders } from './page-session';
 import type { ApiDeps } from './deps';
-import { frameworkErrors, installErrorHandling } from './errors';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors';
 import { DEFAULT_BODY_LIMIT, installRateLimits } from './rate-limits';
 import { registerProactive, userActivation } from './proactive';
 import { MAX_ID_LENGTH } from './schemas';
@@ -51,6 +51,7 @@ export async function buildApi(deps: ApiDeps, options: ApiOptions): Promise<Fast
     // Ids a little over their limit reach the schema and its clear 400; far longer ones stop at the router.
     routerOptions: { maxParamLength: 2 * MAX_ID_LENGTH },
     frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   // First of all hooks: a hook reaches only the routes registered after it.
   installPageSessionHeaders(app);

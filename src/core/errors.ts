@@ -91,3 +91,14 @@ export function databaseErrorCode(err: unknown): ErrorCode | undefined {
   if (typeof message === 'string' && /^Connection terminated( unexpectedly| due to connection timeout)?$/.test(message)) return ErrorCode.databaseUnavailable;
   return undefined;
 }
+
+/**
+ * Whether a PostgreSQL error is a foreign key to `users` that found no user: the user was purged
+ * (DELETE /v1/users/{userId}) between the request's registration check and its write. The write's
+ * transaction rolled back, so nothing was stored; it is a race with the erasure, not a bug.
+ */
+export function isUserGoneViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, detail } = err as { code?: unknown; detail?: unknown };
+  return code === '23503' && typeof detail === 'string' && /is not present in table "users"/u.test(detail);
+}

@@ -51,6 +51,11 @@ function classifyWorkflowFailure(err: WorkflowFailedError, message: string, cont
   const typed = chain.find((e): e is ApplicationFailure => e instanceof ApplicationFailure && isErrorCode(e.type));
   if (typed) return new MemoryServiceError(typed.type as ErrorCode, typed.message, { ...contextOf(typed), ...context }, { cause: err });
   if (chain.some((e) => e instanceof TimeoutFailure)) return new MemoryServiceError(ErrorCode.dependencyTimeout, `${message}: timed out`, context, { cause: err });
+  // A run the purge did not stop (started after it terminated the user's workflows) fails on its
+  // activity's payload once the user's data key is destroyed: that too is the erasure, not a bug.
+  if (chain.some((e) => e instanceof ApplicationFailure && e.type === 'DataKeyDestroyedError')) {
+    return new MemoryServiceError(ErrorCode.conflict, `${message}: the user's data was purged while this request ran`, { ...context, reason: 'user_purged' }, { cause: err });
+  }
   if (chain.some((e) => e instanceof TerminatedFailure || e instanceof CancelledFailure)) {
     return new MemoryServiceError(ErrorCode.conflict, `${message}: the workflow was stopped before it finished (the user's data was purged, or an operator stopped it)`, context, { cause: err });
   }

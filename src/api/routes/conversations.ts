@@ -36,6 +36,14 @@ export const conversationRoutes =
     app.post(
       '/v1/users/:userId/conversations/:conversationId/messages',
       {
+        // The body is one message or {messages: [...]}; the union took the first shape that fit and
+        // dropped the rest, so a body with both stored the one message and lost the batch, with a 202.
+        preValidation: async (request) => {
+          const b = request.body;
+          if (b !== null && typeof b === 'object' && !Array.isArray(b) && 'messages' in b && ('id' in b || 'role' in b || 'content' in b)) {
+            throw new MemoryServiceError(ErrorCode.validationFailed, 'send one message ({id, role, content}) or a batch ({messages: [...]}), not both in one body');
+          }
+        },
         schema: {
           summary: 'Append one or many messages; resets the conversation idle timer. Idempotent per message id. `pending`: stored, but Temporal was unreachable; extraction follows on recovery.',
           params: conversationParams,

@@ -42,6 +42,10 @@ export const pageRoutes =
     app.post(
       '/v1/users/:userId/page-token',
       {
+        // The tenant's decision, like minting a user key: a per-user key (a device's config) must
+        // not mint page sessions, which are signed, not stored, and so outlive the key's revocation
+        // and expiry (PAGE_TOKEN_TTL_SECONDS past either).
+        config: { tenantOnly: true },
         schema: {
           summary: "Sign-in link to this user's memory page: a one-time code the page exchanges for a session limited to this user",
           params: userParams,

@@ -15,6 +15,9 @@ export const MAX_QUERY_CODE_POINTS = 2000;
  */
 const MAX_RAW_UNITS = 100_000;
 
+/** UTF-16 surrogates not part of a pair (a `u` regex matches a paired one as one code point). */
+const LONE_SURROGATES = /\p{Cs}/gu;
+
 /** Known injected blocks, removed with their content (unclosed ones up to the end). */
 const INJECTED_BLOCK_TAGS = [
   'relevant-memories',
@@ -127,6 +130,10 @@ function removeInjectedBlocks(text: string): string {
  */
 export function sanitizeQuery(raw: string): string {
   let text = raw.length > MAX_RAW_UNITS ? Array.from(raw.slice(0, MAX_RAW_UNITS + 1)).slice(0, -1).join('') : raw;
+  // A lone surrogate cannot be encoded as UTF-8: the embeddings endpoint answered 500 to it, the
+  // query was sent three times (retries) and recall lost its vector routes. Messages refuse them
+  // (schemas.ts); a query is read, not stored, so it is mended instead.
+  text = text.replace(LONE_SURROGATES, '\uFFFD');
   text = text.replace(/\r\n?/gu, '\n');
   text = removeInjectedBlocks(text);
   for (const [pattern, replacement] of RULES) text = text.replace(pattern, replacement);

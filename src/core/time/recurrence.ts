@@ -23,6 +23,9 @@ const { RRule, Frequency } = rruleLib;
 const SEARCH_YEARS = 10;
 /** Reminders closer together than this are almost certainly a parsing bug, not a wish. */
 const MIN_SPACING_MINUTES = 5;
+/** Occurrences (from the first, within a day and an hour of it) whose spacing validateRrule checks. */
+const SPACING_SAMPLE = 400;
+const SPACING_WINDOW_MS = 25 * 3_600_000;
 
 /** Result of {@link validateRrule}. */
 export type RruleValidation = { ok: true } | { ok: false; reason: string };
@@ -154,12 +157,26 @@ export function validateRrule(rrule: string): RruleValidation {
     const rule = new RRule({ ...parsed.options, dtstart: anchor });
     const horizon = new Date(anchor.getTime());
     horizon.setUTCFullYear(horizon.getUTCFullYear() + SEARCH_YEARS);
-    let found = false;
-    rule.between(anchor, horizon, true, () => {
-      found = true;
+    let first: Date | undefined;
+    rule.between(anchor, horizon, true, (occurrence) => {
+      first = occurrence;
       return false;
     });
-    if (!found) return { ok: false, reason: `no occurrence within ${SEARCH_YEARS} years of its start` };
+    if (!first) return { ok: false, reason: `no occurrence within ${SEARCH_YEARS} years of its start` };
+    // The spacing the BYxxx lists make, not only FREQ and INTERVAL: FREQ=HOURLY with BYMINUTE=0,…,59
+    // and BYSECOND=0,…,59 passed the FREQ check and fired every second. Sub-daily lists repeat
+    // within a day, so the day after the first occurrence shows the tightest spacing (and is
+    // cheap to expand, whatever the rule).
+    const sample: Date[] = [];
+    rule.between(first, new Date(first.getTime() + SPACING_WINDOW_MS), true, (occurrence) => {
+      sample.push(occurrence);
+      return sample.length < SPACING_SAMPLE;
+    });
+    for (let i = 1; i < sample.length; i++) {
+      if (sample[i]!.getTime() - sample[i - 1]!.getTime() < MIN_SPACING_MINUTES * 60_000) {
+        return { ok: false, reason: `occurrences ${sample[i - 1]!.toISOString().slice(11, 19)} and ${sample[i]!.toISOString().slice(11, 19)} are less than ${MIN_SPACING_MINUTES} minutes apart` };
+      }
+    }
   } catch (error) {
     return { ok: false, reason: `invalid rule: ${(error as Error).message}` };
   }

@@ -18,3 +18,23 @@ export function isValidTimeZone(zone: string | undefined | null): zone is string
   if (checked.size < MAX_REMEMBERED) checked.set(zone, valid);
   return valid;
 }
+
+/**
+ * The zone as tzdata spells it. luxon (ICU) reads zone names case-insensitively, but Temporal
+ * Schedules (Go's tzdata) do not: a settings timezone of "utc" or "asia/shanghai" passed
+ * validation, was stored, and then every schedule update failed (503, and no daily digest).
+ * A name that differs from ICU's only in case takes ICU's spelling ("asia/shanghai" →
+ * "Asia/Shanghai"); one typed all in one case that ICU knows under another name takes that name
+ * ("etc/utc" → "UTC"); any other valid name ("Asia/Kolkata", a link ICU reports as
+ * "Asia/Calcutta") is kept as given. Call only with a zone {@link isValidTimeZone} accepted.
+ */
+export function canonicalTimeZone(zone: string): string {
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return zone;
+  }
+  if (resolved.toLowerCase() === zone.toLowerCase()) return resolved;
+  return zone === zone.toLowerCase() || zone === zone.toUpperCase() ? resolved : zone;
+}

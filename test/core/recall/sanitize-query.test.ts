@@ -82,4 +82,11 @@ describe('sanitizeQuery', () => {
     expect(out.length).toBeLessThanOrEqual(MAX_QUERY_CODE_POINTS);
     expect(out).not.toMatch(/A{50}/u);
   });
+  it('mends lone surrogates, which no UTF-8 embeddings endpoint can encode, and keeps pairs', () => {
+    expect(sanitizeQuery('a\ud800b')).toBe('a\uFFFDb');
+    expect(sanitizeQuery('\udc00我对花生过敏')).toBe('\uFFFD我对花生过敏');
+    expect(sanitizeQuery('喜欢🐱\ud83d')).toBe('喜欢🐱\uFFFD');
+    expect(sanitizeQuery('🐱'.repeat(3))).toBe('🐱🐱🐱');
+    expect(sanitizeQuery('x\ud800')).not.toMatch(/\p{Cs}/u);
+  });
 });

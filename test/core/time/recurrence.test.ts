@@ -129,6 +129,9 @@ describe('validateRrule', () => {
     'FREQ=MINUTELY;INTERVAL=15',
     'FREQ=HOURLY;COUNT=5',
     'FREQ=DAILY;UNTIL=20301231T000000Z',
+    'FREQ=DAILY;BYHOUR=8,20;BYMINUTE=0,30',
+    'FREQ=HOURLY;BYMINUTE=0,5,10,15,20,25,30,35,40,45,50,55',
+    'FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=29',
   ])('%s is ok', (rule) => {
     expect(validateRrule(rule)).toEqual({ ok: true });
   });
@@ -148,6 +151,11 @@ describe('validateRrule', () => {
     ['FREQ=SECONDLY', 'SECONDLY'],
     ['FREQ=MINUTELY', 'MINUTELY'],
     ['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30', 'no occurrence'],
+    // Closer than 5 minutes through the BYxxx lists rather than FREQ (fired every second).
+    [`FREQ=HOURLY;BYMINUTE=${Array.from({ length: 60 }, (_, i) => i).join(',')};BYSECOND=${Array.from({ length: 60 }, (_, i) => i).join(',')}`, 'less than 5 minutes apart'],
+    ['FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0,30', 'less than 5 minutes apart'],
+    ['FREQ=HOURLY;BYMINUTE=0,58,59', 'less than 5 minutes apart'],
+    ['FREQ=MONTHLY;BYMONTHDAY=1;BYHOUR=0;BYMINUTE=0,1', 'less than 5 minutes apart'],
   ])('%s is rejected (%s)', (rule, reason) => {
     const result = validateRrule(rule);
     expect(result.ok).toBe(false);
