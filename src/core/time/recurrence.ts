@@ -134,6 +134,65 @@ function checkOptions(options: Partial<Options>): string | undefined {
   return undefined;
 }
 
+/** BYxxx parts that pick days within a year or month: with them a rule may skip whole periods. */
+const DAY_FILTERS = ['bymonth', 'bymonthday', 'byyearday', 'byweekno', 'bysetpos'] as const;
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+}
+
+/** The ordinals of weekdays such as "1MO" or "-1FR" (their meaning depends on the period, month or year). */
+function weekdayOrdinals(options: Partial<Options>): number[] {
+  const days = options.byweekday === undefined || options.byweekday === null ? [] : Array.isArray(options.byweekday) ? options.byweekday : [options.byweekday];
+  return days.flatMap((d) => (typeof d === 'object' && d !== null && 'n' in d && typeof d.n === 'number' && d.n !== 0 ? [d.n] : []));
+}
+
+function hasNthWeekday(options: Partial<Options>): boolean {
+  return weekdayOrdinals(options).length > 0;
+}
+
+/**
+ * Shapes whose occurrences the rrule library can only look for by stepping period after period,
+ * to the year 9999 when there is none: it tests the end of the series only on days that pass the
+ * filters. "FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30" held the API's event loop for 20–35 s. Days that
+ * never exist are refused by {@link daysExist}; with INTERVAL > 1 the interval's phase can also
+ * miss every day the filters allow (DAILY;INTERVAL=14;BYDAY=MO from a Tuesday), so only WEEKLY
+ * with plain weekdays, and MONTHLY with days 1–28 (or -1…-28) or weekdays up to the 4th, may
+ * filter days then.
+ */
+function costlyShape(options: Partial<Options>): string | undefined {
+  const freq = options.freq;
+  const filtered = DAY_FILTERS.filter((key) => present(options[key]));
+  if ((options.interval ?? 1) <= 1) return undefined;
+  const nth = hasNthWeekday(options);
+  const weekdays = present(options.byweekday);
+  const ok =
+    (freq === Frequency.WEEKLY && filtered.length === 0 && !nth) ||
+    // Every month has days 1–28 and four of each weekday.
+    (freq === Frequency.MONTHLY &&
+      filtered.every((key) => key === 'bymonthday') &&
+      isIntList(options.bymonthday ?? 1, -28, 28, false) &&
+      weekdayOrdinals(options).every((n) => Math.abs(n) <= 4) &&
+      !(weekdays && present(options.bymonthday))) ||
+    (filtered.length === 0 && !weekdays);
+  return ok ? undefined : 'INTERVAL above 1 with BYMONTH, BYMONTHDAY, BYYEARDAY, BYWEEKNO, BYSETPOS or BYDAY can skip every allowed day: use INTERVAL=1, or WEEKLY with BYDAY, or MONTHLY with BYMONTHDAY up to 28 or BYDAY up to the 4th';
+}
+
+/**
+ * Whether the days the rule allows exist at all. Tried at the end of the calendar, where the
+ * library stops at the year 9999 after 30 years whatever the rule: those years hold every kind
+ * of year (14 weekday and leap combinations, no century in between), so a day pattern that never
+ * occurs there never occurs. Only for INTERVAL=1 (costlyShape): then the phase does not matter.
+ */
+function daysExist(options: Partial<Options>): boolean {
+  // Plain weekday and date filters mean the same days whatever the period, so a yearly probe
+  // (30 steps) answers for a daily or weekly rule too; ordinals and BYSETPOS count within the
+  // rule's own period, so those keep it.
+  const yearly = !hasNthWeekday(options) && !present(options.bysetpos) && (options.freq ?? Frequency.YEARLY) > Frequency.MONTHLY;
+  const probe = new RRule({ ...options, ...(yearly ? { freq: Frequency.YEARLY, byhour: 0, byminute: 0, bysecond: 0 } : {}), dtstart: new Date(Date.UTC(9970, 0, 1)), count: 1, until: null });
+  return probe.all().length > 0;
+}
+
 /**
  * Checks that a string is a usable RFC 5545 RRULE for a reminder: it parses, has a FREQ, every
  * BYxxx value is in range, it does not fire more often than every 5 minutes, and it occurs at
@@ -148,8 +207,13 @@ export function validateRrule(rrule: string): RruleValidation {
   } catch (error) {
     return { ok: false, reason: `unparseable: ${(error as Error).message}` };
   }
-  const problem = checkOptions(parsed.options);
+  const problem = checkOptions(parsed.options) ?? costlyShape(parsed.options);
   if (problem) return { ok: false, reason: problem };
+  try {
+    if ((parsed.options.interval ?? 1) <= 1 && !daysExist(parsed.options)) return { ok: false, reason: 'no occurrence: the days it names never exist' };
+  } catch (error) {
+    return { ok: false, reason: `invalid rule: ${(error as Error).message}` };
+  }
   // Any fixed anchor works for "can it ever occur"; a DTSTART in the string is respected so
   // that COUNT/UNTIL are judged against the real series start.
   const anchor = parsed.dtstart ?? new Date(Date.UTC(2000, 0, 1));

@@ -132,6 +132,12 @@ describe('validateRrule', () => {
     'FREQ=DAILY;BYHOUR=8,20;BYMINUTE=0,30',
     'FREQ=HOURLY;BYMINUTE=0,5,10,15,20,25,30,35,40,45,50,55',
     'FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=29',
+    'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE',
+    'FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=15',
+    'FREQ=MONTHLY;INTERVAL=3;BYDAY=1MO',
+    'FREQ=MONTHLY;BYDAY=-1FR',
+    'FREQ=YEARLY;BYWEEKNO=53;BYDAY=MO',
+    'FREQ=MONTHLY;BYSETPOS=-1;BYDAY=MO,TU,WE,TH,FR',
   ])('%s is ok', (rule) => {
     expect(validateRrule(rule)).toEqual({ ok: true });
   });
@@ -151,6 +157,16 @@ describe('validateRrule', () => {
     ['FREQ=SECONDLY', 'SECONDLY'],
     ['FREQ=MINUTELY', 'MINUTELY'],
     ['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30', 'no occurrence'],
+    // Days that never exist under a short period: the library stepped hour by hour (or day by
+    // day) to the year 9999 and held the event loop for 20–35 s; refused from the calendar's end.
+    ['FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30', 'no occurrence'],
+    ['FREQ=MINUTELY;INTERVAL=5;BYMONTH=4;BYMONTHDAY=31', 'INTERVAL'],
+    ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30', 'no occurrence'],
+    ['FREQ=MONTHLY;BYDAY=5MO;BYMONTHDAY=1', 'no occurrence'],
+    // An interval whose phase can miss every allowed day.
+    ['FREQ=DAILY;INTERVAL=14;BYDAY=MO', 'INTERVAL'],
+    ['FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=30', 'INTERVAL'],
+    ['FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29', 'INTERVAL'],
     // Closer than 5 minutes through the BYxxx lists rather than FREQ (fired every second).
     [`FREQ=HOURLY;BYMINUTE=${Array.from({ length: 60 }, (_, i) => i).join(',')};BYSECOND=${Array.from({ length: 60 }, (_, i) => i).join(',')}`, 'less than 5 minutes apart'],
     ['FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0,30', 'less than 5 minutes apart'],
