@@ -1,6 +1,7 @@
 import { metrics } from '../../observability/metrics';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import type { Embedder, EmbeddingLane } from '../../core/ports/memory';
+import { embeddableQuery } from '../../core/recall/sanitize-query';
 
 type DocumentEmbeddings = Pick<EmbeddingsInterface, 'embedDocuments'>;
 
@@ -15,7 +16,8 @@ export class LangChainEmbedder implements Embedder {
   ) {}
 
   embedQuery({ text }: { text: string }): Promise<number[]> {
-    return metrics.timed('embedder', 'query', () => this.embeddings.embedQuery(text));
+    // Bounded here, where every query (recall, search, MCP, the health probe) reaches the model.
+    return metrics.timed('embedder', 'query', () => this.embeddings.embedQuery(embeddableQuery(text)));
   }
 
   embedDocuments({ texts, lane }: { texts: string[]; lane?: EmbeddingLane }): Promise<number[][]> {

@@ -10,6 +10,23 @@
 export const MAX_QUERY_CODE_POINTS = 2000;
 
 /**
+ * Most of a query the embedder is asked to read, in code points: about one 512-token window of
+ * e5. The embedder reads a longer text window by window, one request at a time for every user, so
+ * 2,000 CJK characters cost four windows (3 s on a loaded machine) and a user sending them in a
+ * loop made every other user's vector search time out. Past this, the head and the tail are
+ * kept: a long message states its subject first and asks its question last.
+ */
+export const MAX_EMBEDDED_QUERY_CODE_POINTS = 480;
+
+/** `query` cut to what the embedder is asked to read ({@link MAX_EMBEDDED_QUERY_CODE_POINTS}). */
+export function embeddableQuery(query: string): string {
+  const points = Array.from(query);
+  if (points.length <= MAX_EMBEDDED_QUERY_CODE_POINTS) return query;
+  const half = MAX_EMBEDDED_QUERY_CODE_POINTS / 2;
+  return `${points.slice(0, half).join('')}\n${points.slice(-half).join('')}`;
+}
+
+/**
  * Raw input beyond this many UTF-16 units is cut before the regexes run, to bound work on
  * pasted multi-megabyte blobs. Generous so the code-point cap above decides in practice.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_QUERY_CODE_POINTS, sanitizeQuery } from '../../../src/core/recall/sanitize-query';
+import { embeddableQuery, MAX_EMBEDDED_QUERY_CODE_POINTS, MAX_QUERY_CODE_POINTS, sanitizeQuery } from '../../../src/core/recall/sanitize-query';
 
 describe('sanitizeQuery', () => {
   it('strips sender tags at line starts', () => {
@@ -88,5 +88,18 @@ describe('sanitizeQuery', () => {
     expect(sanitizeQuery('喜欢🐱\ud83d')).toBe('喜欢🐱\uFFFD');
     expect(sanitizeQuery('🐱'.repeat(3))).toBe('🐱🐱🐱');
     expect(sanitizeQuery('x\ud800')).not.toMatch(/\p{Cs}/u);
+  });
+});
+
+describe('embeddableQuery', () => {
+  it('leaves a query of one window alone and keeps the head and tail of a longer one', () => {
+    expect(embeddableQuery('推荐个午餐')).toBe('推荐个午餐');
+    const long = `${'头'.repeat(300)}${'中'.repeat(2000)}${'尾'.repeat(300)}`;
+    const cut = embeddableQuery(long);
+    expect(Array.from(cut)).toHaveLength(MAX_EMBEDDED_QUERY_CODE_POINTS + 1);
+    expect(cut.startsWith('头'.repeat(MAX_EMBEDDED_QUERY_CODE_POINTS / 2))).toBe(true);
+    expect(cut.endsWith('尾'.repeat(MAX_EMBEDDED_QUERY_CODE_POINTS / 2))).toBe(true);
+    // Never splits a surrogate pair.
+    expect(embeddableQuery('😀'.repeat(1000))).toBe(`${'😀'.repeat(240)}\n${'😀'.repeat(240)}`);
   });
 });
