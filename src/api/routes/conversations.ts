@@ -1,4 +1,3 @@
-import { ServiceError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
@@ -99,17 +98,7 @@ export const conversationRoutes =
         const { workflowId, handle } = ended;
         const runId = handle.firstExecutionRunId;
         if (request.query.wait !== 'true') return reply.status(202).send({ workflowId, runId });
-        let waited;
-        try {
-          waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);
-        } catch (err) {
-          // Temporal stopped answering while we waited (killed, restarted, cut off). The run was
-          // started and is durable: it goes on once Temporal is back, exactly as when it outlasts
-          // the wait. A failed run (WorkflowFailedError) still answers with its own code.
-          if (!(err instanceof ServiceError)) throw err;
-          request.log.warn({ err, workflowId }, 'Temporal unreachable while waiting for the extraction: answered 202 pending');
-          return reply.status(202).send({ workflowId, runId, pending: true });
-        }
+        const waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);
         // Still running: the decisions land anyway; the workflow id is where to look.
         if (!waited.done) return reply.status(202).send({ workflowId, runId, pending: true });
         const result = waited.result;
