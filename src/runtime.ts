@@ -281,7 +281,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           secrets,
           subjects,
           idleSeconds: config.extraction.idleSeconds,
-          probes: { embedder: async () => void (await models.interactive.embedQuery('healthz')) },
+          // embedDocuments, not embedQuery: query embeddings are cached, so after the first
+          // probe every later one answered from the cache and called a dead embedder "ok".
+          probes: { embedder: async () => void (await models.interactive.embedDocuments(['healthz'])) },
         },
         {
           logLevel: config.logLevel,

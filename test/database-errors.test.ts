@@ -8,6 +8,9 @@ describe('databaseErrorCode', () => {
     expect(databaseErrorCode(Object.assign(new Error('connection failure'), { code: '08006' }))).toBe(ErrorCode.databaseUnavailable);
     expect(databaseErrorCode(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' }))).toBe(ErrorCode.databaseUnavailable);
     expect(databaseErrorCode(new Error('Connection terminated unexpectedly'))).toBe(ErrorCode.databaseUnavailable);
+    // pg-pool's connectionTimeoutMillis while every client is stuck on a hung server (SIGSTOP, a
+    // black-holed network): this reached clients as 500 internal_error.
+    expect(databaseErrorCode(new Error('timeout exceeded when trying to connect'))).toBe(ErrorCode.databaseUnavailable);
     expect(databaseErrorCode(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(ErrorCode.dependencyTimeout);
   });
 

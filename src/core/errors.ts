@@ -77,7 +77,8 @@ export function httpStatusFor(code: ErrorCode): number {
 /**
  * The code of an error a PostgreSQL client raised because the database was out of reach, or
  * undefined for any other error. A connection refused, reset or terminated (the server shut down
- * or restarted, an operator's pg_terminate_backend) is `databaseUnavailable`; a statement
+ * or restarted, an operator's pg_terminate_backend), or no pooled connection within the pool's
+ * connect timeout (a server that hangs), is `databaseUnavailable`; a statement
  * cancelled by its timeout is `dependencyTimeout`. Without this a database outage surfaced as
  * `internal_error` (a bug) instead of a dependency that is down.
  */
@@ -89,6 +90,9 @@ export function databaseErrorCode(err: unknown): ErrorCode | undefined {
   if (typeof code === 'string' && /^(08[0-9A-Z]{3}|57P0[1-3])$/.test(code)) return ErrorCode.databaseUnavailable;
   if (syscall === 'connect' && (code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'ECONNRESET')) return ErrorCode.databaseUnavailable;
   if (typeof message === 'string' && /^Connection terminated( unexpectedly| due to connection timeout)?$/.test(message)) return ErrorCode.databaseUnavailable;
+  // pg-pool's own connectionTimeoutMillis: no client freed up or connected in time (every pooled
+  // client stuck on a server that stopped answering, or new connects that hang). Also an outage.
+  if (typeof message === 'string' && message === 'timeout exceeded when trying to connect') return ErrorCode.databaseUnavailable;
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { ServiceError, type Client } from '@temporalio/client';
 
 /**
  * Runs one or more Temporal calls with a deadline, so a request never hangs on an unreachable
@@ -11,7 +11,10 @@ export function withTemporalDeadline<T>(client: Client, ms: number, fn: () => Pr
 /**
  * Waits up to `ms` for a workflow's result. `{ done: false }` when the time ran out: the workflow
  * goes on, and the caller answers 202 with its id. The pending long poll is cancelled, not left
- * running. Errors of the workflow (or of Temporal) are thrown as they are.
+ * running. `{ done: false }` too when Temporal stops answering during the wait (killed, restarted,
+ * the network cut): the workflow was started and is durable, so it goes on after recovery just as
+ * one that outlasts the wait (before, POST …/end?wait=true answered 500 and POST …/memories 503
+ * "nothing stored" for work that then landed). Errors of the workflow are thrown as they are.
  */
 export async function waitForResult<T>(client: Client, result: () => Promise<T>, ms: number): Promise<{ done: true; result: T } | { done: false }> {
   const controller = new AbortController();
@@ -19,7 +22,7 @@ export async function waitForResult<T>(client: Client, result: () => Promise<T>,
   try {
     return { done: true, result: await client.connection.withAbortSignal(controller.signal, result) };
   } catch (err) {
-    if (controller.signal.aborted) return { done: false };
+    if (controller.signal.aborted || err instanceof ServiceError) return { done: false };
     throw err;
   } finally {
     clearTimeout(timer);
