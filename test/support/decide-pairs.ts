@@ -5,8 +5,8 @@
  * neighbours of B's candidates with the similarity of their e5 passage vectors, as the vector
  * index would give it, and the rule resolver decides.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readJsonl } from './jsonl';
 import { unit } from '../../src/core/cosine';
 import { decide, DEFAULT_DECIDE_OPTIONS, type DecideOptions } from '../../src/core/decisions/decide';
 import type { StatementEncoder } from '../../src/core/extraction/net';
@@ -36,10 +36,7 @@ export interface PassageEncoder {
 
 export function loadPairs(split: 'tune' | 'holdout'): LabelledPair[] {
   const path = fileURLToPath(new URL(`../fixtures/decide-pairs/${split}.jsonl`, import.meta.url));
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as LabelledPair);
+  return readJsonl<LabelledPair>(path);
 }
 
 /** The outcomes each label accepts: rewriting A with B's text keeps one memory, and B's value. */

@@ -8,8 +8,8 @@
  * Each line is replayed as a one-message conversation through the product path: the rules, then
  * the net on what they left (when an encoder is given), the provenance screen and the 0.7 bar.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readJsonl } from './jsonl';
 import { jiebaSegmenter } from '../../src/adapters/text/jieba';
 import { ExtractionNet, type StatementEncoder } from '../../src/core/extraction/net';
 import { planOfflineExtraction } from '../../src/core/extraction/offline-extractor';
@@ -38,10 +38,7 @@ const ZONE = 'Asia/Shanghai';
 
 export function loadGuardSplit(split: 'tune' | 'holdout'): GuardLine[] {
   const path = fileURLToPath(new URL(`../fixtures/extraction-guards/${split}.jsonl`, import.meta.url));
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as GuardLine);
+  return readJsonl<GuardLine>(path);
 }
 
 /** What ingestion would keep of one line: the rules' candidates and, with an encoder, the net's. */
