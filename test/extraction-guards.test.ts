@@ -18,7 +18,7 @@ describe('hypotheticals', () => {
     for (const s of ['If I had a cat I would name it Miso', "if we lived closer I'd visit every week", 'Imagine me running a bakery', '假如我会说法语，我就去巴黎工作', '万一我被裁了，我就回老家', '要是哪天我发财了，先买个大房子', '如果我是你，我会先睡一觉', '早知道我就学医了']) {
       expect(isHypothetical(s, /[a-z]/iu.test(s[0]!) ? 'en' : 'zh'), s).toBe(true);
     }
-    for (const s of ['If I drink milk I get a stomach ache', 'If I forget my keys again, could you remind me?', 'When I run I like to listen to podcasts', "I'd like my coffee black", '如果吃了花生，我就会起疹子', '要是熬夜，第二天我肯定头疼', '每次下雨我膝盖都疼']) {
+    for (const s of ['If I eat peanuts I could die', '万一吃到花生我会休克', "if I ate shellfish I'd end up in the ER", '有一天我在地铁上手机被偷了', '想象力是我的强项', 'If I drink milk I get a stomach ache', 'If I forget my keys again, could you remind me?', 'When I run I like to listen to podcasts', "I'd like my coffee black", '如果吃了花生，我就会起疹子', '要是熬夜，第二天我肯定头疼', '每次下雨我膝盖都疼']) {
       expect(isHypothetical(s, /[a-z]/iu.test(s[0]!) ? 'en' : 'zh'), s).toBe(false);
     }
     expect(continuesHypothetical("I'd probably never leave", 'en')).toBe(true);

@@ -6,29 +6,38 @@
  *
  * A plain conditional about the user's real life stays a statement: "如果吃了海鲜，我就会起红疹",
  * "If I have coffee after 3pm I can't sleep". What tells them apart:
- * - English marks the unreal with a modal of the first person in the consequent ("I'd", "I
- *   would", "we could") after "if", or opens with "imagine" / "picture me" / "in another life";
+ * - English marks the unreal with "I'd" / "I would" in the consequent after "if", or opens with
+ *   "imagine" / "picture me" / "in another life";
  * - Chinese marks it with the opener alone: 假如 / 假设 / 万一 / 要不是 / 早知道 / 想象一下, or
  *   如果 / 要是 with "当初", "哪天" / "有一天" (a day that has not come) or "我是" (being someone
  *   else). A bare 如果 / 要是 is left alone: it is as often a habit as a wish.
+ * - A bodily reaction anywhere in the sentence keeps it a report ("万一吃到花生我会休克").
  */
 import { stripFiller, type Lang } from './text';
 
 const EN_IF = /\b(?:if|even if|what if|suppose|supposing|assuming)\s+(?:i|we|there|my|only i)\b/iu;
-const EN_UNREAL_MODAL = /\b(?:i|we)(?:'d|\s+would|\s+wouldn't|\s+could|\s+might)\b(?!\s+(?:like|love|prefer|rather|appreciate)\b)/iu;
+// Not "could" or "might": "If I eat peanuts I could die" is an allergy, not a daydream.
+const EN_UNREAL_MODAL = /\b(?:i|we)(?:'d|\s+would|\s+wouldn't)\b(?!\s+(?:like|love|prefer|rather|appreciate)\b)/iu;
+/**
+ * A bodily reaction in the sentence makes it a report of a real condition, whatever the mood:
+ * "万一吃到花生我会休克", "if I ate shellfish I'd end up in the ER".
+ */
+const REAL_REACTION =
+  /过敏|休克|疹|喘不上气|呼吸困难|急诊|住院|肾上腺素|发作|疼|痛|拉肚子|腹泻|呕吐|吐|晕|失眠|\b(?:allerg\w*|hives|rash|anaphyla\w*|epi-?pen|er|hospital|sick|throw up|vomit\w*|migraine|headache|pain|hurts?|swell\w*|asthma|bloated|cramp\w*|can't breathe|insomnia|seizure)\b/iu;
 const EN_IMAGINE = /^(?:honestly,?\s+|tbh,?\s+|man,?\s+|ugh,?\s+)?(?:imagine|picture|pretend|suppose|in (?:some|another|a) (?:parallel|alternate|other|different) (?:universe|world|life)|in another life|if only)\b/iu;
 const EN_IF_I_WERE_YOU = /\bif i were you\b|\bif i was you\b|\bin your (?:shoes|place)\b/iu;
 /** A sentence right after a hypothetical that goes on imagining ("Imagine I lived in Tokyo. I'd…"). */
 const EN_GOES_ON = /^(?:and\s+|then\s+|so\s+)?(?:i'd|i would|we'd|we would|it'd|it would|that'd|that would|would)\b(?!\s+(?:like|love|prefer|rather|appreciate)\b)/iu;
 
 const ZH_OPENER =
-  /^(?:假如|假设|假使|倘若|万一|要不是|早知道|想象一下|想象|幻想一下|设想一下|下辈子|如果当初|要是当初|当初要是|当初如果|(?:如果|要是|假如)?(?:哪天|有一天|有朝一日)(?:要是|如果)?|如果能|要是能|(?:如果|要是)(?:我是|我能|我也能|我再))/u;
+  /^(?:假如|假设|假使|倘若|万一|要不是|早知道|想象一下|想象(?!力)|幻想一下|设想一下|下辈子|如果当初|要是当初|当初要是|当初如果|(?:如果|要是|假如)(?:哪天|有一天|有朝一日)|哪天我?(?:要是|如果)|如果能|要是能|(?:如果|要是)(?:我是|我能|我也能|我再))/u;
 const ZH_IF_I_WERE_YOU = /(?:如果|要是|假如|换做|换成|换了)我是你|我要是你/u;
 const ZH_GOES_ON = /^(?:那我|我就|那就|那肯定|肯定|应该会|估计|大概|说不定)/u;
 
 /** True when `sentence` (one sentence, fillers allowed) imagines rather than reports. */
 export function isHypothetical(sentence: string, lang: Lang): boolean {
   const body = stripFiller(sentence, lang).text.trim();
+  if (REAL_REACTION.test(body)) return false;
   if (lang === 'zh' || /\p{Script=Han}/u.test(body)) {
     return ZH_OPENER.test(body) || ZH_IF_I_WERE_YOU.test(body) || isEnglishHypothetical(body);
   }
