@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { continuesHypothetical, isHypothetical } from '../src/core/extraction/hypotheticals';
+import { imaginedSentences, isHypothetical } from '../src/core/extraction/hypotheticals';
 import { guardTable, judgeGuardLine, keptCandidates, loadGuardSplit, type GuardVerdict } from './support/guard-eval';
 
 async function rulesOnly(split: 'tune' | 'holdout'): Promise<GuardVerdict[]> {
@@ -21,8 +21,10 @@ describe('hypotheticals', () => {
     for (const s of ['If I eat peanuts I could die', '万一吃到花生我会休克', "if I ate shellfish I'd end up in the ER", '有一天我在地铁上手机被偷了', '想象力是我的强项', 'If I drink milk I get a stomach ache', 'If I forget my keys again, could you remind me?', 'When I run I like to listen to podcasts', "I'd like my coffee black", '如果吃了花生，我就会起疹子', '要是熬夜，第二天我肯定头疼', '每次下雨我膝盖都疼']) {
       expect(isHypothetical(s, /[a-z]/iu.test(s[0]!) ? 'en' : 'zh'), s).toBe(false);
     }
-    expect(continuesHypothetical("I'd probably never leave", 'en')).toBe(true);
-    expect(continuesHypothetical("I'd like tea", 'en')).toBe(false);
+    // A sentence that goes on imagining right after one is imagined too; a plain taste is not.
+    expect(imaginedSentences([{ text: 'Imagine I lived in Tokyo.' }, { text: "I'd probably never leave." }], 'en')).toEqual([true, true]);
+    expect(imaginedSentences([{ text: 'Imagine I lived in Tokyo.' }, { text: "I'd like tea." }], 'en')).toEqual([true, false]);
+    expect(imaginedSentences([{ text: 'I live in Osaka.' }, { text: "I'd probably never leave." }], 'en')).toEqual([false, false]);
   });
 });
 

@@ -20,12 +20,11 @@ const ZH_LIKE = /喜欢|(?<!可|恋|心)爱(?!人|好|情|心)|热爱|迷上|着
 const ZH_DISLIKE = /讨厌|受不了|[吃喝碰]不了|烦|腻|难用|无聊|反感|恶心|不感冒|(?<!恐)怕|戒了|不碰|不吃了|不喝了/u;
 const ZH_NEGATED_LIKE = /[不没](?:太|怎么|那么|再|是很|大)?(?:喜欢|爱|能吃)/u;
 
-/** 1 likes, -1 dislikes, 0 says neither (or both). */
+/** 1 likes, -1 dislikes, 0 says neither (or both). Both lexicons apply: users mix languages. */
 export function stanceOf(text: string): -1 | 0 | 1 {
-  const zh = /\p{Script=Han}/u.test(text);
-  const negatedLike = zh ? ZH_NEGATED_LIKE.test(text) || EN_NEGATED_LIKE.test(text) : EN_NEGATED_LIKE.test(text);
-  const dislike = negatedLike || (zh ? ZH_DISLIKE.test(text) || EN_DISLIKE.test(text) : EN_DISLIKE.test(text));
-  const like = !negatedLike && (zh ? ZH_LIKE.test(text) || EN_LIKE.test(text) : EN_LIKE.test(text));
+  const negatedLike = ZH_NEGATED_LIKE.test(text) || EN_NEGATED_LIKE.test(text);
+  const dislike = negatedLike || ZH_DISLIKE.test(text) || EN_DISLIKE.test(text);
+  const like = !negatedLike && (ZH_LIKE.test(text) || EN_LIKE.test(text));
   if (like === dislike) return 0;
   return like ? 1 : -1;
 }

@@ -34,26 +34,31 @@ const ZH_OPENER =
 const ZH_IF_I_WERE_YOU = /(?:如果|要是|假如|换做|换成|换了)我是你|我要是你/u;
 const ZH_GOES_ON = /^(?:那我|我就|那就|那肯定|肯定|应该会|估计|大概|说不定)/u;
 
-/** True when `sentence` (one sentence, fillers allowed) imagines rather than reports. */
+/**
+ * True when `sentence` (one sentence, fillers allowed) imagines rather than reports. Both
+ * languages' markers apply, since users mix them ("如果我是你 I'd…").
+ */
 export function isHypothetical(sentence: string, lang: Lang): boolean {
   const body = stripFiller(sentence, lang).text.trim();
   if (REAL_REACTION.test(body)) return false;
-  if (lang === 'zh' || /\p{Script=Han}/u.test(body)) {
-    return ZH_OPENER.test(body) || ZH_IF_I_WERE_YOU.test(body) || isEnglishHypothetical(body);
-  }
-  return isEnglishHypothetical(body);
-}
-
-function isEnglishHypothetical(body: string): boolean {
-  if (EN_IMAGINE.test(body) || EN_IF_I_WERE_YOU.test(body)) return true;
+  if (ZH_OPENER.test(body) || EN_IMAGINE.test(body) || isAdviceAsIfAssistant(body)) return true;
   const cond = EN_IF.exec(body);
   return cond !== null && EN_UNREAL_MODAL.test(body.slice(cond.index + cond[0].length));
 }
 
 /** True when `sentence` continues the hypothetical of the sentence before it. */
-export function continuesHypothetical(sentence: string, lang: Lang): boolean {
+function continuesHypothetical(sentence: string, lang: Lang): boolean {
   const body = stripFiller(sentence, lang).text.trim();
   return EN_GOES_ON.test(body) || ZH_GOES_ON.test(body);
+}
+
+/**
+ * For each sentence of a message, whether it is imagined: a hypothetical itself, or one that goes
+ * on imagining right after one. The rules and the net's statement selection both ask this.
+ */
+export function imaginedSentences(sentences: readonly { text: string }[], lang: Lang): boolean[] {
+  let imagining = false;
+  return sentences.map((sentence) => (imagining = isHypothetical(sentence.text, lang) || (imagining && continuesHypothetical(sentence.text, lang))));
 }
 
 /** "If I were you…" is advice to the assistant, not an instruction it should keep. */

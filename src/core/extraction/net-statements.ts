@@ -21,7 +21,7 @@ import { ownWords } from '../text/quoted';
 import { hasContent } from './segments';
 import { isAboutSomeoneElse } from './subjects';
 import { isRequestToAssistant, isSmallTalk } from '../text/utterance-shape';
-import { continuesHypothetical, isHypothetical } from './hypotheticals';
+import { imaginedSentences } from './hypotheticals';
 import { type Lang, type Span, splitSentences, stripFiller, trimPunct } from './text';
 
 export { isAboutSomeoneElse } from './subjects';
@@ -83,11 +83,11 @@ function longEnough(text: string, lang: Lang): boolean {
 export function selectNetStatements(message: ConversationMessage, content: string, lang: Lang, covered: readonly Span[] | readonly { start: number; end: number }[], segmenter: Segmenter): NetStatement[] {
   const own = ownWords(content);
   const out: NetStatement[] = [];
-  let imagining = false;
-  for (const sentence of splitSentences(content)) {
-    imagining = isHypothetical(sentence.text, lang) || (imagining && continuesHypothetical(sentence.text, lang));
+  const sentences = splitSentences(content);
+  const imagined = imaginedSentences(sentences, lang);
+  for (const [i, sentence] of sentences.entries()) {
     // What the user imagines says nothing about them (./hypotheticals.ts); the rules keep what in it addresses the assistant.
-    if (imagining) continue;
+    if (imagined[i]) continue;
     if (covered.some((c) => c.start < sentence.end && sentence.start < c.end)) continue;
     let clauses = sentence.clauses;
     // "I can't eat gluten, what should I cook?": the statement before the question still counts.

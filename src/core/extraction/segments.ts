@@ -11,7 +11,7 @@ import type { MemoryType, RelationRef } from '../types';
 import { classifyClause } from './classify';
 import { latinTokens } from './keywords';
 import type { ClauseMatch } from './match';
-import { continuesHypothetical, isAdviceAsIfAssistant, isHypothetical } from './hypotheticals';
+import { imaginedSentences, isAdviceAsIfAssistant } from './hypotheticals';
 import { type Lang, type Sentence, splitSentences, stripFiller } from './text';
 
 /** One statement: a span of the message and the verdict of the clause that opened it. */
@@ -114,17 +114,17 @@ function segmentSentence(sentence: Sentence, lang: Lang, segmenter: Segmenter, o
 /** Splits a user message into statement segments (offsets into `content`). */
 export function segmentMessage(content: string, lang: Lang, segmenter: Segmenter): Segment[] {
   const out: Segment[] = [];
-  let imagining = false;
-  for (const sentence of splitSentences(content)) {
+  const sentences = splitSentences(content);
+  const imagined = imaginedSentences(sentences, lang);
+  sentences.forEach((sentence, i) => {
     const before = out.length;
-    imagining = isHypothetical(sentence.text, lang) || (imagining && continuesHypothetical(sentence.text, lang));
-    const opened = segmentSentence(sentence, lang, segmenter, out, imagining);
+    const opened = segmentSentence(sentence, lang, segmenter, out, imagined[i]!);
     const previous = out[before - 1];
     // A sentence with no statement of its own that only adds weight or refers back joins the last statement.
     if (!opened && previous && !sentence.question) {
       const body = stripFiller(sentence.text, lang).text;
       if (emotionScore(body).score > 0 || ANAPHORA.test(body)) previous.end = sentence.end;
     }
-  }
+  });
   return out;
 }

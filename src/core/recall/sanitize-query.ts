@@ -20,6 +20,8 @@ export const MAX_EMBEDDED_QUERY_CODE_POINTS = 480;
 
 /** `query` cut to what the embedder is asked to read ({@link MAX_EMBEDDED_QUERY_CODE_POINTS}). */
 export function embeddableQuery(query: string): string {
+  // Every query passes here: no code-point array for the usual short one.
+  if (query.length <= MAX_EMBEDDED_QUERY_CODE_POINTS) return query;
   const points = Array.from(query);
   if (points.length <= MAX_EMBEDDED_QUERY_CODE_POINTS) return query;
   const half = MAX_EMBEDDED_QUERY_CODE_POINTS / 2;

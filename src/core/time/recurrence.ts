@@ -161,9 +161,9 @@ function hasNthWeekday(options: Partial<Options>): boolean {
  * filter days then.
  */
 function costlyShape(options: Partial<Options>): string | undefined {
+  if ((options.interval ?? 1) <= 1) return undefined;
   const freq = options.freq;
   const filtered = DAY_FILTERS.filter((key) => present(options[key]));
-  if ((options.interval ?? 1) <= 1) return undefined;
   const nth = hasNthWeekday(options);
   const weekdays = present(options.byweekday);
   const ok =
