@@ -11,14 +11,14 @@ const EN_LIKE = /\b(?:(?:i|we)\s+(?:\w+\s+)?(?:love|like|enjoy|adore)|(?:i'm|i a
 // Change words ("no longer", "anymore") are not a stance: "I no longer live in Austin" says
 // nothing against Austin.
 const EN_DISLIKE =
-  /\b(?:hate|hates|hated|dislike|dislikes|detest|can't stand|cannot stand|can't handle|cannot handle|not a fan|not into|not (?:a|much of a) \w+ person|bores? me|boring|the worst|awful|gross(?:es)? me out|freak(?:s)? me out|sick of|tired of)\b/iu;
+  /\b(?:hate|hates|hated|dislike|dislikes|detest|can't stand|cannot stand|can't handle|cannot handle|not a fan|not into|not (?:a|much of a) \w+ person|bores? me|boring|the worst|awful|gross(?:es)? me out|freaks? me out|sick of|tired of)\b/iu;
 /** A negation right before a liking word ("don't like", "don't really enjoy", "never liked"). */
 const EN_NEGATED_LIKE = /\b(?:don't|do not|doesn't|does not|didn't|never|not|no longer|hardly)\s+(?:\w+\s+)?(?:love|like|enjoy|into|a fan)\b/iu;
 
-const ZH_LIKE = /喜欢|(?<!可|恋|心)爱(?!人|好|情|心)|热爱|迷上|着迷|无.不欢|能吃|离不开|最爱|超爱|钟爱|偏爱/u;
+const ZH_LIKE = /喜欢|(?<![可恋心])爱(?![人好情心])|热爱|迷上|着迷|无.不欢|能吃|离不开|最爱|超爱|钟爱|偏爱/u;
 // Not 不行 ("我英语不行" is a skill, not a taste) and not 恐怕.
 const ZH_DISLIKE = /讨厌|受不了|[吃喝碰]不了|烦|腻|难用|无聊|反感|恶心|不感冒|(?<!恐)怕|戒了|不碰|不吃了|不喝了/u;
-const ZH_NEGATED_LIKE = /[不没](?:太|怎么|那么|再|是很|大)?(?:喜欢|爱|能吃)/u;
+const ZH_NEGATED_LIKE = /[不没](?:[太再大]|怎么|那么|是很)?(?:喜欢|爱|能吃)/u;
 
 /** 1 likes, -1 dislikes, 0 says neither (or both). Both lexicons apply: users mix languages. */
 export function stanceOf(text: string): -1 | 0 | 1 {

@@ -23,14 +23,14 @@ const EN_UNREAL_MODAL = /\b(?:i|we)(?:'d|\s+would|\s+wouldn't)\b(?!\s+(?:like|lo
  * "万一吃到花生我会休克", "if I ate shellfish I'd end up in the ER".
  */
 const REAL_REACTION =
-  /过敏|休克|疹|喘不上气|呼吸困难|急诊|住院|肾上腺素|发作|疼|痛|拉肚子|腹泻|呕吐|吐|晕|失眠|\b(?:allerg\w*|hives|rash|anaphyla\w*|epi-?pen|er|hospital|sick|throw up|vomit\w*|migraine|headache|pain|hurts?|swell\w*|asthma|bloated|cramp\w*|can't breathe|insomnia|seizure)\b/iu;
+  /过敏|休克|[疹疼痛吐晕]|喘不上气|呼吸困难|急诊|住院|肾上腺素|发作|拉肚子|腹泻|呕吐|失眠|\b(?:allerg\w*|hives|rash|anaphyla\w*|epi-?pen|er|hospital|sick|throw up|vomit\w*|migraine|headache|pain|hurts?|swell\w*|asthma|bloated|cramp\w*|can't breathe|insomnia|seizure)\b/iu;
 const EN_IMAGINE = /^(?:honestly,?\s+|tbh,?\s+|man,?\s+|ugh,?\s+)?(?:imagine|picture|pretend|suppose|in (?:some|another|a) (?:parallel|alternate|other|different) (?:universe|world|life)|in another life|if only)\b/iu;
 const EN_IF_I_WERE_YOU = /\bif i were you\b|\bif i was you\b|\bin your (?:shoes|place)\b/iu;
 /** A sentence right after a hypothetical that goes on imagining ("Imagine I lived in Tokyo. I'd…"). */
 const EN_GOES_ON = /^(?:and\s+|then\s+|so\s+)?(?:i'd|i would|we'd|we would|it'd|it would|that'd|that would|would)\b(?!\s+(?:like|love|prefer|rather|appreciate)\b)/iu;
 
 const ZH_OPENER =
-  /^(?:假如|假设|假使|倘若|万一|要不是|早知道|想象一下|想象(?!力)|幻想一下|设想一下|下辈子|如果当初|要是当初|当初要是|当初如果|(?:如果|要是|假如)(?:哪天|有一天|有朝一日)|哪天我?(?:要是|如果)|如果能|要是能|(?:如果|要是)(?:我是|我能|我也能|我再))/u;
+  /^(?:假如|假设|假使|倘若|万一|要不是|早知道|想象一下|想象(?!力)|幻想一下|设想一下|下辈子|如果当初|要是当初|当初要是|当初如果|(?:如果|要是)(?:哪天|有一天|有朝一日)|哪天我?(?:要是|如果)|如果能|要是能|(?:如果|要是)(?:我是|我能|我也能|我再))/u;
 const ZH_IF_I_WERE_YOU = /(?:如果|要是|假如|换做|换成|换了)我是你|我要是你/u;
 const ZH_GOES_ON = /^(?:那我|我就|那就|那肯定|肯定|应该会|估计|大概|说不定)/u;
 
