@@ -29,4 +29,10 @@ describe('isUserGoneViolation', () => {
     expect(isUserGoneViolation(Object.assign(new Error('duplicate key'), { code: '23505', detail: 'is not present in table "users"' }))).toBe(false);
     expect(isUserGoneViolation(undefined)).toBe(false);
   });
+
+  it('reads the constraint, so a server answering in another language is understood too', () => {
+    const german = (constraint: string) => Object.assign(new Error('Einfügen oder Aktualisieren verletzt Fremdschlüssel-Constraint'), { code: '23503', constraint, detail: 'Schlüssel (user_id)=(dev:abc) ist nicht in Tabelle »users« vorhanden.' });
+    expect(isUserGoneViolation(german('messages_user_id_fkey'))).toBe(true);
+    expect(isUserGoneViolation(german('memory_entities_memory_id_fkey'))).toBe(false);
+  });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { jiebaSegmenter } from '../src/adapters/text/jieba';
 import { imaginedSentences, isHypothetical } from '../src/core/extraction/hypotheticals';
+import { planOfflineExtraction } from '../src/core/extraction/offline-extractor';
+import type { ConversationMessage } from '../src/core/types';
 import { guardTable, judgeGuardLine, keptCandidates, loadGuardSplit, type GuardVerdict } from './support/guard-eval';
 
 async function rulesOnly(split: 'tune' | 'holdout'): Promise<GuardVerdict[]> {
@@ -25,6 +28,14 @@ describe('hypotheticals', () => {
     expect(imaginedSentences([{ text: 'Imagine I lived in Tokyo.' }, { text: "I'd probably never leave." }], 'en')).toEqual([true, true]);
     expect(imaginedSentences([{ text: 'Imagine I lived in Tokyo.' }, { text: "I'd like tea." }], 'en')).toEqual([true, false]);
     expect(imaginedSentences([{ text: 'I live in Osaka.' }, { text: "I'd probably never leave." }], 'en')).toEqual([false, false]);
+  });
+});
+
+describe("the user's own habits and resolutions are not instructions", () => {
+  const types = (content: string) => planOfflineExtraction([{ id: 'm1', role: 'user', content, at: new Date('2026-03-02T10:00:00Z') } as ConversationMessage], { timezone: 'UTC', segmenter: jiebaSegmenter }).candidates.map((c) => c.type);
+  it("keeps orders to the assistant and leaves the user's life alone", () => {
+    for (const s of ['每次我下班的时候，就给我妈打个电话', '以后少吃外卖', '以后多运动', '下次我早点出门']) expect(types(s), s).not.toContain('instruction');
+    for (const s of ['以后少用emoji', '每次我发代码的时候，请先指出bug', '要是我问菜谱，你就用克做单位']) expect(types(s), s).toContain('instruction');
   });
 });
 

@@ -103,6 +103,9 @@ export function databaseErrorCode(err: unknown): ErrorCode | undefined {
  */
 export function isUserGoneViolation(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
-  const { code, detail } = err as { code?: unknown; detail?: unknown };
-  return code === '23503' && typeof detail === 'string' && /is not present in table "users"/u.test(detail);
+  const { code, detail, constraint } = err as { code?: unknown; detail?: unknown; constraint?: unknown };
+  if (code !== '23503') return false;
+  // The constraint's name does not depend on the server's lc_messages; the detail text does (a
+  // managed server may speak another language). Every foreign key to users is <table>_user_id_fkey.
+  return (typeof constraint === 'string' && /_user_id_fkey$/u.test(constraint)) || (typeof detail === 'string' && /is not present in table "users"/u.test(detail));
 }

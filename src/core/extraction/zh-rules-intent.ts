@@ -21,7 +21,8 @@ function forget(id: string, m: RegExpExecArray) {
 }
 
 const FORGET_VERB = '(?:忘掉|忘记|忘了吧|删掉|删除|清除|清掉|抹掉|别再?记(?:住|着)?|不要再?记(?:住|着)?|不用记(?:住|着)?|别存|不要存|别保存|不要保存)';
-const ASSISTANT_VERB = '(?:回复|回答|[答说讲写用别少多发给]|叫我|称呼|提醒|推荐|不要|不用|记得|简洁|详细|解释|告诉|问我|帮我|代码|格式|语气|列|举例|附上|加上|标注|翻译|总结)';
+// 少 / 多 only with something the assistant does: "以后少用emoji" is an instruction, "以后少吃外卖" a resolution.
+const ASSISTANT_VERB = '(?:回复|回答|[答说讲写用别发给]|[少多](?:用|说|发|写|讲|问|提|给|举|废话|解释)|叫我|称呼|提醒|推荐|不要|不用|记得|简洁|详细|解释|告诉|问我|帮我|代码|格式|语气|列|举例|附上|加上|标注|翻译|总结)';
 /**
  * After a standing marker the assistant must be the one acting: its verb opens what follows
  * ("以后都用中文回答", "每次先给结论"), or "你" acts further on ("以后我说简单点你就只给结论").
@@ -35,7 +36,10 @@ const ASSISTANT_ACTS = new RegExp(`^(?:都|也|就|请|麻烦|你|的|要|还是
  * sentence (the condition is its lead-in).
  */
 const ZH_CONDITIONAL_INSTRUCTION = zh(
-  '^(?:如果|要是|当|每当|每次|只要|一旦)?我[^，,。！？]{1,30}?(?:的时候|时|的话|之后)?[，,]\\s*(?:请|麻烦|你|就|都|直接|先|只){0,4}(?:给|告诉我|帮我|用|压缩|标|写|回复|回答|列|附|加上|翻译|总结|提醒我|别|不要|不用)',
+  // Chinese drops the subject, so the assistant must be addressed (请 / 麻烦 / 你 with a verb) or
+  // the verb be one only it does for the user: "每次我下班，就给我妈打电话" is the user's own habit.
+  '^(?:如果|要是|当|每当|每次|只要|一旦)?我[^，,。！？]{1,30}?(?:的时候|时|的话|之后)?[，,]\\s*(?:[就都先只]|直接){0,2}' +
+    '(?:(?:请|麻烦)(?!问)\\S|你(?:[就都先只]|直接){0,3}(?:给|告诉我|帮我|用|压缩|标|写|回复|回答|列|附|加上|翻译|总结|提醒我|别|不要|不用)|(?:告诉我|帮我|提醒我|回复我|回答我|总结|翻译|压缩|列出|标注|标一下))',
 );
 
 /** Chinese rules checked before any statement rule: forget, instruction, decision, update. */
