@@ -41,11 +41,20 @@ export function loadGuardSplit(split: 'tune' | 'holdout'): GuardLine[] {
   return readJsonl<GuardLine>(path);
 }
 
+const nets = new WeakMap<StatementEncoder, ExtractionNet>();
+
+/** One net per encoder: its exemplar index is built once, not for every line. */
+function netFor(encoder: StatementEncoder): ExtractionNet {
+  let net = nets.get(encoder);
+  if (!net) nets.set(encoder, (net = new ExtractionNet(encoder)));
+  return net;
+}
+
 /** What ingestion would keep of one line: the rules' candidates and, with an encoder, the net's. */
 export async function keptCandidates(line: GuardLine, encoder?: StatementEncoder): Promise<MemoryCandidate[]> {
   const message = { id: 'm1', role: 'user', content: line.text, at: AT } as ConversationMessage;
   const plan = planOfflineExtraction([message], { timezone: ZONE, segmenter: jiebaSegmenter });
-  const fromNet = encoder ? await new ExtractionNet(encoder).candidates(plan.statements, ZONE, jiebaSegmenter) : [];
+  const fromNet = encoder ? await netFor(encoder).candidates(plan.statements, ZONE, jiebaSegmenter) : [];
   const { accepted } = screenCandidates([...plan.candidates, ...fromNet], [message], jiebaSegmenter, ZONE);
   return accepted.filter((c) => c.role === 'user' && c.intent !== 'forget' && c.confidence >= 0.7);
 }
