@@ -12,6 +12,8 @@ describe('databaseErrorCode', () => {
     // black-holed network): this reached clients as 500 internal_error.
     expect(databaseErrorCode(new Error('timeout exceeded when trying to connect'))).toBe(ErrorCode.databaseUnavailable);
     expect(databaseErrorCode(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(ErrorCode.dependencyTimeout);
+    // pg's client-side query_timeout, the only bound on a statement sent to a server that hangs.
+    expect(databaseErrorCode(new Error('Query read timeout'))).toBe(ErrorCode.dependencyTimeout);
   });
 
   it('leaves other errors alone: a constraint violation or a bug is not an outage', () => {

@@ -22,6 +22,8 @@ export const NON_RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ErrorCode.payloadTooLarge,
   // A refused write (memory_add with text alone, screened after the type is inferred) stays refused.
   ErrorCode.provenanceRefused,
+  // The same id with another body is refused the same way on every attempt.
+  ErrorCode.requestIdReused,
 ]);
 
 /** How long the failing dependency asked us to wait, when it said (`retryAfterMs` / `retryAfterSeconds`). */

@@ -23,6 +23,11 @@ export const ErrorCode = {
   invalidState: 'invalid_state',
   /** A directly written memory that extraction's provenance screen would refuse (quoted, reported, not the user's instruction). */
   provenanceRefused: 'provenance_refused',
+  /**
+   * A request id (or a message id) sent again with a different body: the first request's work
+   * stands, and answering with it would tell the client its second request was done.
+   */
+  requestIdReused: 'request_id_reused',
   dependencyTimeout: 'dependencyTimeout',
   vectorStoreUnavailable: 'vectorStoreUnavailable',
   databaseUnavailable: 'databaseUnavailable',
@@ -61,6 +66,7 @@ const STATUS: Record<ErrorCode, number> = {
   upstream_unavailable: 503,
   invalid_state: 409,
   provenance_refused: 422,
+  request_id_reused: 422,
   dependencyTimeout: 504,
   vectorStoreUnavailable: 503,
   databaseUnavailable: 503,
@@ -93,6 +99,10 @@ export function databaseErrorCode(err: unknown): ErrorCode | undefined {
   // pg-pool's own connectionTimeoutMillis: no client freed up or connected in time (every pooled
   // client stuck on a server that stopped answering, or new connects that hang). Also an outage.
   if (typeof message === 'string' && message === 'timeout exceeded when trying to connect') return ErrorCode.databaseUnavailable;
+  // pg's client-side query_timeout: the server took the statement and never answered in time (it
+  // hangs, or the network between dropped packets without a reset). statement_timeout cannot fire
+  // on a server that is not running.
+  if (typeof message === 'string' && message === 'Query read timeout') return ErrorCode.dependencyTimeout;
   return undefined;
 }
 
