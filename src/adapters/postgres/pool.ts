@@ -1,6 +1,6 @@
 import { metrics } from '../../observability/metrics';
 import pg from 'pg';
-import { ErrorCode, MemoryServiceError } from '../../core/errors';
+import { ErrorCode, isUserGoneViolation, MemoryServiceError } from '../../core/errors';
 import { DATABASE_TIMEOUT_DEFAULTS } from '../../config/values';
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
@@ -121,11 +121,17 @@ function handOutAtOnce(pool: pg.Pool): void {
   }) as typeof pool.connect;
 }
 
-/** Every promise-style `pool.query` is timed (the transactions are timed whole, in {@link inTransaction}). */
+/**
+ * Every promise-style `pool.query` is timed (the transactions are timed whole, in {@link inTransaction}),
+ * and a write that found its user purged fails as the conflict it is ({@link userGoneAsConflict}).
+ */
 function timePoolQueries(pool: pg.Pool): void {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  pool.query = ((...args: unknown[]) =>
-    typeof args[args.length - 1] === 'function' ? query(...args) : metrics.timed('postgres', 'query', () => query(...args) as Promise<unknown>)) as typeof pool.query;
+  const timed = (args: unknown[]) =>
+    metrics.timed('postgres', 'query', () => query(...args) as Promise<unknown>).catch((err: unknown) => {
+      throw userGoneAsConflict(err);
+    });
+  pool.query = ((...args: unknown[]) => (typeof args[args.length - 1] === 'function' ? query(...args) : timed(args))) as typeof pool.query;
 }
 
 /**
@@ -151,7 +157,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     });
   } catch (err) {
     broken = isQueryTimeout(err) ? (err as Error) : await rollBack(client);
-    throw err;
+    throw userGoneAsConflict(err);
   } finally {
     client.release(broken);
   }
@@ -165,6 +171,17 @@ async function rollBack(client: pg.PoolClient): Promise<Error | undefined> {
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }
+}
+
+/**
+ * The write's foreign key to `users` found no user: a purge erased them after this request (or
+ * activity) registered them. Nothing was written, and no retry can write it; as a typed conflict
+ * an activity fails at once instead of being retried until its workflow gives up, and the caller
+ * waiting on it is answered 409 `user_purged` (docs/security.md).
+ */
+export function userGoneAsConflict(err: unknown): unknown {
+  if (!isUserGoneViolation(err)) return err;
+  return new MemoryServiceError(ErrorCode.conflict, 'the user was erased while this request ran; nothing was stored: send it again to register the user anew', { reason: 'user_purged' }, { cause: err });
 }
 
 /**
