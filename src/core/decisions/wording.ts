@@ -15,7 +15,7 @@
 import type { Segmenter } from '../text/segmenter';
 import { STOPWORDS } from '../text/tokenize';
 import { englishStem } from '../text/stem';
-import { stanceOf } from './stance';
+import { stanceMarks, stanceOf } from './stance';
 
 export type WordingRelation = 'restates' | 'elaborates' | 'changes' | 'differs' | 'neither';
 
@@ -31,6 +31,10 @@ export interface Wording {
   people: ReadonlySet<string>;
   negated: boolean;
   stance: -1 | 0 | 1;
+  /** Wants, plans or hopes rather than states ("想", "打算", "want to", "I'd like to"): "我想去日本" is not "我去过日本". */
+  wishes: boolean;
+  /** Likes one thing and dislikes another ("I like cats and hate dogs"): which is which, the words cannot say. */
+  mixed: boolean;
   /** Says the old value was replaced: "换成", "改到", "搬到", "switched", "moved". */
   switches: boolean;
   /** Says the old value is over: "停了", "戒了", "不用…了", "quit", "no longer", "used to". */
@@ -100,6 +104,8 @@ const ZH_ENDS = new Set('淘汰 卸 卸载 卸掉 停 停掉 停用 戒 戒掉 �
 const ZH_NO_LONGER = /(?:不|没再|已经不)[^，。！？；,.!?;\s]{1,6}了(?=[，。！？；,.!?;\s]|$)/u;
 const EN_ENDS_WORDS = new Set('ditched dropped quit quitting stopped anymore'.split(' '));
 const EN_ENDS = /\b(?:no longer|any more|used to|got rid of|gave up)\b/u;
+const ZH_WISH = new Set('想 要 想要 打算 计划 希望 准备 梦想 目标 盼着'.split(' '));
+const EN_WISH = /\b(?:want|wants|wanna|hope|hoping|wish|plan|plans|planning|goal|dream|going to|gonna|would like|'d like|'d love|would love)\b/u;
 const ZH_NOW = new Set(['现在', '如今', '目前', '眼下', '现今', '这阵子']);
 const EN_NOW = /\b(?:now|nowadays|these days|currently)\b/u;
 // Still so, or one more beside the old: neither replaces anything.
@@ -171,6 +177,8 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
     sequence: words.map((w) => w.content ?? (LINK.has(w.raw) ? w.raw : null)),
     negated: words.some((w) => w.negation),
     stance: stanceOf(lower),
+    mixed: Object.values(stanceMarks(lower)).every(Boolean),
+    wishes: words.some((w) => ZH_WISH.has(w.raw)) || EN_WISH.test(lower),
     switches: words.some((w) => w.switches),
     ends,
     markers,
@@ -251,9 +259,14 @@ function atoms(side: Wording, other: Wording): Set<string> {
   return out;
 }
 
-/** The words of `mine` that `theirs` also has (English stems of one word count as one). */
+/**
+ * The words of `mine` that `theirs` also says: the same word, English stems of one word, or a
+ * Chinese compound of theirs that ends in it (Chinese puts the head last: "橘猫" is a "猫",
+ * "笔记本电脑" a "电脑", "拉肚子" says "肚子"; "花生酱" is no "花生").
+ */
 function said(mine: ReadonlySet<string>, theirs: ReadonlySet<string>): Set<string> {
-  return new Set([...mine].filter((w) => theirs.has(w) || (!HAN.test(w) && [...theirs].some((o) => !HAN.test(o) && sameStem(w, o)))));
+  const names = (w: string, o: string) => (HAN.test(w) ? [...w].length >= 2 && o.length > w.length && o.endsWith(w) : !HAN.test(o) && sameStem(w, o));
+  return new Set([...mine].filter((w) => theirs.has(w) || [...theirs].some((o) => names(w, o))));
 }
 
 /**
@@ -301,13 +314,13 @@ const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b
  * - `changes`: it says a value changed — a word of change or a "now", nothing kept beside the
  *   old, the same people, at least one shared word that is not a time or an amount, and an earlier
  *   word it drops (or an ending: "I quit smoking" after "I smoke");
- * - `differs`: another fact about the same thing: another person, a negation or a stance on one
- *   side only, or each says a word the other does not ("我对海鲜过敏" beside "我对芒果过敏");
+ * - `differs`: another fact about the same thing: another person, a wish, a negation or a stance
+ *   on one side only, or each says a word the other does not ("我对海鲜过敏" beside "我对芒果过敏");
  * - `neither`: the words say nothing either way (no content word, or none shared that names a thing).
  */
 export function relateWording(later: Wording, earlier: Wording): WordingRelation {
   if (later.content.size === 0 || earlier.content.size === 0) return 'neither';
-  if (!sameSet(later.people, earlier.people)) return 'differs';
+  if (!sameSet(later.people, earlier.people) || later.wishes !== earlier.wishes) return 'differs';
   const earlierWords = atoms(earlier, later);
   const laterWords = atoms(later, earlier);
   const earlierSaid = said(earlierWords, laterWords);
@@ -324,7 +337,9 @@ export function relateWording(later: Wording, earlier: Wording): WordingRelation
     const endsIt = later.ends && !earlier.ends && (addsNothing(later, laterSaid, laterWords) || endsOneOf(later, earlierSaid));
     if (endsIt) return 'changes';
   }
-  if (later.negated !== earlier.negated || later.stance !== earlier.stance) return 'differs';
+  // A stance against none is no reversal ("牛奶我喝不了" beside "我乳糖不耐受"), but one side liking
+  // one thing and disliking another cannot be matched word for word.
+  if (later.negated !== earlier.negated || later.stance * earlier.stance < 0 || later.mixed || earlier.mixed) return 'differs';
   const extra = (words: ReadonlySet<string>, saidOf: ReadonlySet<string>) => new Set([...words].filter((w) => !saidOf.has(w)));
   if (laterSaid.size === laterWords.size) {
     // A word of change that could not be read as one never merges into the old memory; rewriting

@@ -16,6 +16,9 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
   ['我每天早上喝咖啡', '咖啡我每天早上都喝', 'restates'],
   ["I'm allergic to shellfish", "shellfish, I'm allergic to it", 'restates'],
   ['My favorite editor is Vim', 'Vim is my favorite editor', 'restates'],
+  // A compound names a kind of its last word; "can't" says what "don't" does.
+  ['我用笔记本电脑写代码', '我用电脑写代码', 'restates'],
+  ['我不吃香菜', '香菜我吃不了', 'restates'],
   // Everything the earlier one said, and more.
   ['我养了一只猫', '我养了一只猫，叫年糕', 'elaborates'],
   ['I work at Google', 'I work at Google now, on the Maps team', 'elaborates'],
@@ -33,6 +36,8 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
   ['我哥住在成都', '我住在成都', 'differs'],
   ['My brother plays guitar', 'My sister plays guitar now', 'differs'],
   ['我喜欢喝茶', '我不喜欢喝茶', 'differs'],
+  ['我想去日本', '我去过日本', 'differs'],
+  ["I'd like to live in Tokyo", 'I live in Tokyo', 'differs'],
   ['I like dogs', 'I like cats and hate dogs', 'differs'],
   ['我对花生过敏', '我对花生酱过敏', 'differs'],
   ["I'm allergic to peanuts", "I'm allergic to peanut butter", 'differs'],
