@@ -64,8 +64,11 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
   const sameSpeaker = neighbours.filter((n) => (n.memory.source.role ?? 'user') === candidate.role);
   // A task-scoped statement never overrides a global one.
   const overrides = (n: Neighbour) => !(candidate.scope === 'task' && n.memory.scope === 'global');
-  // "我现在住上海了" after "我住在杭州": the words say the value changed, whatever the embeddings say.
-  const changed = sameSpeaker.filter((n) => n.wording === 'changes' && overrides(n));
+  // "我现在住上海了" after "我住在杭州": the words say the value changed, whatever the embeddings
+  // say. One statement changes one value: the closest memory it changes, not every one that
+  // shares a word with it.
+  const changing = sameSpeaker.filter((n) => n.wording === 'changes' && overrides(n));
+  const changed = changing.length > 0 ? [best(changing, (a, b) => a.vectorSimilarity - b.vectorSimilarity || a.lexicalOverlap - b.lexicalOverlap)] : [];
 
   if (candidate.intent === 'forget') {
     const targets = sameSpeaker.filter((n) => n.mentionsSubject || n.sameNormalizedFact);
@@ -134,7 +137,7 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
     return {
       action: 'supersede',
       targetIds: changed.map((n) => n.memory.id),
-      reason: `says the value of ${changed.length} earlier memor${changed.length > 1 ? 'ies' : 'y'} changed`,
+      reason: `says the value of memory ${changed[0]!.memory.id} changed`,
     };
   }
 

@@ -21,10 +21,14 @@ export type WordingRelation = 'restates' | 'elaborates' | 'changes' | 'differs' 
 
 /** A statement's words, read once per statement. */
 export interface Wording {
+  /** The statement, normalised and lowercased. */
+  text: string;
   /** Content words: what the statement is about and what it says of it (stems for English). */
   content: ReadonlySet<string>;
   /** The content words that are only a time, a date or an amount: a value, never what a change is about. */
   values: ReadonlySet<string>;
+  /** The Chinese content words tagged as verbs: what a statement does, which a change of value keeps. */
+  verbs: ReadonlySet<string>;
   /** Every word as segmented, content or not: what a compound of the other side may split into. */
   vocabulary: ReadonlySet<string>;
   /** The people other than the speaker the statement names ("我妹妹", "my sister", "she"). */
@@ -129,6 +133,7 @@ interface Word {
   /** The word as the vocabulary keeps it (what a compound of the other side may split into). */
   form?: string;
   value?: boolean;
+  verb?: boolean;
   person?: string;
   negation?: boolean;
   switches?: boolean;
@@ -156,6 +161,7 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
   if (last < lower.length) between(last, lower.length);
   const content = new Set<string>();
   const values = new Set<string>();
+  const verbs = new Set<string>();
   const vocabulary = new Set<string>();
   const people = new Set<string>();
   const markers = new Set<string>();
@@ -166,12 +172,15 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
     content.add(w.content);
     vocabulary.add(w.content);
     if (w.value) values.add(w.content);
+    if (w.verb) verbs.add(w.content);
     if (w.switches || w.ends || w.now) markers.add(w.content);
   }
   const ends = words.some((w) => w.ends) || ZH_NO_LONGER.test(lower) || EN_ENDS.test(lower);
   return {
+    text: lower,
     content,
     values,
+    verbs,
     vocabulary,
     people,
     sequence: words.map((w) => w.content ?? (LINK.has(w.raw) ? w.raw : null)),
@@ -202,7 +211,7 @@ function hanWord(w: string, tag: string): Word {
   const discovered = tag === 'x' && w.length >= 2 && !GLUED.test(w);
   // A direction word of one character ("上", "里") frames; a longer one may be a thing ("前端").
   const frames = (FRAME_TAG.test(tag) && !discovered) || (tag === 'f' && w.length === 1) || HEDGES.has(w);
-  return frames ? marks : { ...marks, content: w, value: VALUE_TAG.test(tag) };
+  return frames ? marks : { ...marks, content: w, value: VALUE_TAG.test(tag), verb: tag.startsWith('v') && tag !== 'vn' && !LIGHT.has(w) };
 }
 
 /** One English word: its stem, and whether it is content, a value, a negation, a person or a word of change. */
@@ -330,7 +339,11 @@ export function relateWording(later: Wording, earlier: Wording): WordingRelation
   if (![...earlierSaid].some((w) => !earlier.values.has(w) && !LIGHT.has(w))) return 'neither';
   if (!later.keeps) {
     const replaces = (later.switches && !earlier.switches) || (later.now && !earlier.now);
-    if (replaces && earlierSaid.size < earlierWords.size) return 'changes';
+    const dropped = [...earlierWords].filter((w) => !earlierSaid.has(w));
+    // A value changes, not what the user does with it: "手机换成iPhone了" changes "我的手机是华为的",
+    // not "我每天玩手机两小时".
+    const keepsDoing = dropped.every((w) => !earlier.verbs.has(w) || later.text.includes(w));
+    if (replaces && dropped.length > 0 && keepsDoing) return 'changes';
     // An ending of the earlier statement's thing: "I quit smoking" ends "I smoke", "I ditched Notion
     // for Obsidian" ends "Notion is where I keep my notes", "I stopped drinking soda" ends nothing
     // of "I drink coffee every morning".

@@ -44,6 +44,7 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
   ['我喜欢猫', '我喜欢猫的视频', 'differs'],
   ['I like cats', 'I like videos of cats', 'differs'],
   ['I drink coffee every morning', 'I stopped drinking soda', 'differs'],
+  ['我每天玩手机两小时', '手机换成iPhone 15了', 'differs'],
   // Nothing shared that names a thing, or one more beside the old: the words do not decide.
   ['I have a cat', 'I now have a dog too', 'neither'],
   ['我周末游泳', '我现在周末也去爬山', 'neither'],
@@ -84,6 +85,14 @@ describe('decide by the wording of a neighbour', () => {
     expect(decideOn(memory('我在上海工作'), candidate('我现在在深圳工作了'))).toMatchObject({ action: 'supersede', targetIds: ['old'] });
     expect(decideOn(memory('My browser is Firefox', { type: 'preference' }), candidate('My browser is Chrome now'))).toMatchObject({ action: 'supersede', targetIds: ['old'] });
     expect(decideOn(memory('我每天练瑜伽'), candidate('瑜伽停了', { intent: 'resolve' }))).toMatchObject({ action: 'supersede', targetIds: ['old'] });
+  });
+
+  it('supersedes only the closest of the memories a change could be about', () => {
+    const later = candidate('My browser is Chrome now');
+    const home = memory('My browser is Firefox', { id: 'home' });
+    const work = memory('My browser at work is Firefox', { id: 'work' });
+    const d = decide(later, toNeighbours(later, [work, home], new Map([['home', 0.95], ['work', 0.9]])));
+    expect(d).toMatchObject({ action: 'supersede', targetIds: ['home'] });
   });
 
   it('merges only statements of types that can say the same thing, and a task never rewrites a global memory', () => {
