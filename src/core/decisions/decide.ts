@@ -33,7 +33,7 @@ export interface Neighbour {
   mentionsSubject: boolean;
   /** The candidate likes what the memory dislikes, or the other way round (./stance.ts). */
   reversesStance?: boolean;
-  /** What the candidate's words say of the memory's: the same, the same and more, a changed value, another fact, or nothing (./wording.ts). */
+  /** What the candidate's words say of the memory's: the same, the same and more, a changed value, an ending, another fact, or nothing (./wording.ts). */
   wording?: WordingRelation;
 }
 
@@ -66,8 +66,9 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
   const overrides = (n: Neighbour) => !(candidate.scope === 'task' && n.memory.scope === 'global');
   // "我现在住上海了" after "我住在杭州": the words say the value changed, whatever the embeddings
   // say. One statement changes one value: the closest memory it changes, not every one that
-  // shares a word with it.
-  const changing = sameSpeaker.filter((n) => n.wording === 'changes' && overrides(n));
+  // shares a word with it. A problem is not a value: a new one stands beside it, and only its
+  // resolution or an ending of what it names ("微信读书卸了") ends it.
+  const changing = sameSpeaker.filter((n) => (n.wording === 'ends' || (n.wording === 'replaces' && n.memory.type !== 'pain_point')) && overrides(n));
   const changed = changing.length > 0 ? [best(changing, (a, b) => a.vectorSimilarity - b.vectorSimilarity || a.lexicalOverlap - b.lexicalOverlap)] : [];
 
   if (candidate.intent === 'forget') {

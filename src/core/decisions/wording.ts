@@ -7,7 +7,7 @@
  * - a restatement says nothing the other does not: one side's content words are all among the
  *   other's, in any order, with any particles; when the later one adds words it elaborates;
  * - a changed value keeps the thing it is about, drops the old value and says so, with a word of
- *   change ("换成", "改到", "moved to", "ditched", "now");
+ *   change ("换成", "改到", "moved to", "now"); an ending says the thing is over ("quit", "停了");
  * - anything else (a word put in another's place, a new person, a negation on one side only) is
  *   another fact, and both stay.
  * A wrong merge loses a memory, a missed one leaves a duplicate, so every doubt answers "neither".
@@ -17,7 +17,10 @@ import { STOPWORDS } from '../text/tokenize';
 import { englishStem } from '../text/stem';
 import { stanceMarks, stanceOf } from './stance';
 
-export type WordingRelation = 'restates' | 'elaborates' | 'changes' | 'differs' | 'neither';
+/** The kinds of value a changed statement puts in the old one's place: "杭州" → "上海", "Firefox" → "Chrome", "周六" → "周日". */
+export type ValueKind = 'place' | 'name' | 'time';
+
+export type WordingRelation = 'restates' | 'elaborates' | 'replaces' | 'ends' | 'differs' | 'neither';
 
 /** A statement's words, read once per statement. */
 export interface Wording {
@@ -29,6 +32,8 @@ export interface Wording {
   values: ReadonlySet<string>;
   /** The Chinese content words tagged as verbs: what a statement does, which a change of value keeps. */
   verbs: ReadonlySet<string>;
+  /** What kind of value a content word is, when it is one: a place, a name, a time or an amount. */
+  kinds: ReadonlyMap<string, ValueKind>;
   /** Every word as segmented, content or not: what a compound of the other side may split into. */
   vocabulary: ReadonlySet<string>;
   /** The people other than the speaker the statement names ("我妹妹", "my sister", "she"). */
@@ -48,8 +53,10 @@ export interface Wording {
   /** Where in {@link sequence} a word of ending stands ("quit", "停"): its object is next to it. */
   endings: readonly number[];
   /**
-   * The words in order: content words, the links "的" / "of", null for anything else (punctuation
-   * included). Where a compound shows: "cat videos", "猫的视频".
+   * The words in order: content words, the links "的" / "of", "" for a Chinese word that frames
+   * (a particle, an adverb: it joins its neighbours), null for what separates them (punctuation,
+   * an English function word). Where a compound shows ("cat videos", "猫的视频"), and what a word
+   * of ending ends ("华为那台已经淘汰了").
    */
   sequence: readonly (string | null)[];
   /** Sets a new state against the past ("现在", "如今", "now", "these days"). */
@@ -110,13 +117,19 @@ const EN_ENDS_WORDS = new Set('ditched dropped quit quitting stopped anymore'.sp
 const EN_ENDS = /\b(?:no longer|any more|used to|got rid of|gave up)\b/u;
 const ZH_WISH = new Set('想 要 想要 打算 计划 希望 准备 梦想 目标 盼着'.split(' '));
 const EN_WISH = /\b(?:want|wants|wanna|hope|hoping|wish|plan|plans|planning|goal|dream|going to|gonna|would like|'d like|'d love|would love)\b/u;
-const ZH_NOW = new Set(['现在', '如今', '目前', '眼下', '现今', '这阵子']);
-const EN_NOW = /\b(?:now|nowadays|these days|currently)\b/u;
+// A new state against the past; not "目前" / "currently" / "right now", which only say what holds at
+// present ("My biggest problem right now is the wifi" replaces no other problem).
+const ZH_NOW = new Set(['现在', '如今', '现今', '这阵子']);
+const EN_NOW = /\b(?<!right )(?:now|nowadays|these days)\b/u;
 // Still so, or one more beside the old: neither replaces anything.
 const ZH_KEEPS = new Set('还是 仍然 依然 依旧 照样 照旧 一直 也 还 另外 另 还有 第二 同时 再'.split(' '));
 const EN_KEEPS = /\b(?:still|too|also|as well|another|second|additionally|besides|in addition|plus|as always|as usual)\b/u;
 
-const LATIN_RUN = /[a-z0-9]+(?:['’][a-z]+)*(?:[.+#:-][a-z0-9]+)*/gu;
+const LATIN_RUN = /[a-z0-9]+(?:['’][a-z]+)*(?:[.+#:-][a-z0-9]+)*/giu;
+/** Text before a word that ends a sentence, or none: a capital there names nothing. */
+const SENTENCE_START = /(?:^|[.!?:。！？：]\s*)$/u;
+/** jieba's tags of names: people, brands, organisations, other proper nouns. */
+const NAME_TAG = /^(?:nr|nrt|nrfg|nz|nt)$/u;
 /** Han words the segmenter did not know come back tagged "x": real words, unless a pronoun or a particle is glued on ("我用"). */
 const GLUED = /^[我你他她它这那]|[是的了吗呢啊吧]$/u;
 /** "我哥", "我的同事": a person named with the speaker's possessive glued on. */
@@ -133,6 +146,7 @@ interface Word {
   /** The word as the vocabulary keeps it (what a compound of the other side may split into). */
   form?: string;
   value?: boolean;
+  kind?: ValueKind;
   verb?: boolean;
   person?: string;
   negation?: boolean;
@@ -146,22 +160,27 @@ interface Word {
 
 /** Reads a statement's words. `segmenter` splits Chinese and tags its parts of speech. */
 export function readWording(text: string, segmenter: Segmenter): Wording {
-  const lower = text.normalize('NFKC').toLowerCase();
+  const normal = text.normalize('NFKC');
+  const lower = normal.toLowerCase();
+  const inChinese = HAN.test(normal);
   const words: Word[] = [];
   let last = 0;
   // Spaces separate words; they are no word themselves, so "peanut butter" stays two words side by side.
   const between = (from: number, to: number) => {
     for (const t of segmenter.tag(lower.slice(from, to))) if (t.word.trim().length > 0) words.push(hanWord(t.word.trim(), t.tag));
   };
-  for (const m of lower.matchAll(LATIN_RUN)) {
+  for (const m of normal.matchAll(LATIN_RUN)) {
     if (m.index > last) between(last, m.index);
-    words.push(latinWord(m[0]));
+    // A Latin word in Chinese text, or a capitalised one inside an English sentence, names something.
+    const named = inChinese || (/^\p{Lu}/u.test(m[0]) && !SENTENCE_START.test(normal.slice(0, m.index)));
+    words.push(latinWord(m[0].toLowerCase(), named));
     last = m.index + m[0].length;
   }
   if (last < lower.length) between(last, lower.length);
   const content = new Set<string>();
   const values = new Set<string>();
   const verbs = new Set<string>();
+  const kinds = new Map<string, ValueKind>();
   const vocabulary = new Set<string>();
   const people = new Set<string>();
   const markers = new Set<string>();
@@ -173,6 +192,7 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
     vocabulary.add(w.content);
     if (w.value) values.add(w.content);
     if (w.verb) verbs.add(w.content);
+    if (w.kind) kinds.set(w.content, w.kind);
     if (w.switches || w.ends || w.now) markers.add(w.content);
   }
   const ends = words.some((w) => w.ends) || ZH_NO_LONGER.test(lower) || EN_ENDS.test(lower);
@@ -181,9 +201,10 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
     content,
     values,
     verbs,
+    kinds,
     vocabulary,
     people,
-    sequence: words.map((w) => w.content ?? (LINK.has(w.raw) ? w.raw : null)),
+    sequence: words.map((w) => w.content ?? (LINK.has(w.raw) ? w.raw : w.form !== undefined && HAN.test(w.raw) ? '' : null)),
     negated: words.some((w) => w.negation),
     stance: stanceOf(lower),
     mixed: Object.values(stanceMarks(lower)).every(Boolean),
@@ -211,11 +232,13 @@ function hanWord(w: string, tag: string): Word {
   const discovered = tag === 'x' && w.length >= 2 && !GLUED.test(w);
   // A direction word of one character ("上", "里") frames; a longer one may be a thing ("前端").
   const frames = (FRAME_TAG.test(tag) && !discovered) || (tag === 'f' && w.length === 1) || HEDGES.has(w);
-  return frames ? marks : { ...marks, content: w, value: VALUE_TAG.test(tag), verb: tag.startsWith('v') && tag !== 'vn' && !LIGHT.has(w) };
+  if (frames) return marks;
+  const kind: ValueKind | undefined = tag === 'ns' ? 'place' : NAME_TAG.test(tag) ? 'name' : VALUE_TAG.test(tag) ? 'time' : undefined;
+  return { ...marks, content: w, value: VALUE_TAG.test(tag), kind, verb: tag.startsWith('v') && tag !== 'vn' && !LIGHT.has(w) };
 }
 
-/** One English word: its stem, and whether it is content, a value, a negation, a person or a word of change. */
-function latinWord(run: string): Word {
+/** One Latin word (lowercased): its stem, and whether it is content, a value, a negation, a person or a word of change. */
+function latinWord(run: string, named: boolean): Word {
   const raw = run.replace(/’/gu, "'").replace(/'s$/u, '');
   const marks: Word = { raw, switches: EN_CHANGE.has(raw), ends: EN_ENDS_WORDS.has(raw) };
   if (/n't$/u.test(raw) || EN_NEGATION.has(raw)) return { ...marks, negation: true };
@@ -223,7 +246,8 @@ function latinWord(run: string): Word {
   if (raw.includes("'") || (raw.length < 2 && !/\d/u.test(raw)) || STOPWORDS.has(raw) || HEDGES.has(raw)) return marks;
   const stem = englishStem(raw);
   if (HEDGES.has(stem)) return { ...marks, form: stem };
-  return { ...marks, form: stem, content: stem, value: EN_VALUES.has(raw) || EN_VALUES.has(stem) || /^\d/u.test(raw) };
+  const value = EN_VALUES.has(raw) || EN_VALUES.has(stem) || /^\d/u.test(raw);
+  return { ...marks, form: stem, content: stem, value, kind: value ? 'time' : named ? 'name' : undefined };
 }
 
 /** Longer words are kept whole: a compound is a few words, and the search is quadratic in its length. */
@@ -302,11 +326,13 @@ function addsNothing(later: Wording, laterSaid: ReadonlySet<string>, laterWords:
  */
 function endsOneOf(later: Wording, earlierSaid: ReadonlySet<string>): boolean {
   const seq = later.sequence;
-  const content = (i: number) => i >= 0 && i < seq.length && seq[i] !== null && !LINK.has(seq[i]!);
+  // A Chinese word that frames ("那台", "已经") is passed over; punctuation, a link or an English
+  // function word ends the object ("ditched Notion | for Obsidian").
+  const within = (i: number) => i >= 0 && i < seq.length && seq[i] !== null && !LINK.has(seq[i]!);
   return later.endings.some((at) => {
     const object: string[] = [];
-    for (let i = at - 1; content(i); i--) object.push(seq[i]!);
-    for (let i = at + 1; content(i); i++) object.push(seq[i]!);
+    for (let i = at - 1; within(i); i--) if (seq[i]) object.push(seq[i]!);
+    for (let i = at + 1; within(i); i++) if (seq[i]) object.push(seq[i]!);
     return object.length > 0 && object.every((w) => earlierSaid.has(w));
   });
 }
@@ -320,9 +346,10 @@ const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b
  *   another thing there);
  * - `elaborates`: it says all `earlier` says and more (a word of change allowed: its words keep
  *   the old value and the new);
- * - `changes`: it says a value changed — a word of change or a "now", nothing kept beside the
- *   old, the same people, at least one shared word that is not a time or an amount, and an earlier
- *   word it drops (or an ending: "I quit smoking" after "I smoke");
+ * - `replaces`: it says a value changed — a word of change, or a "now" with a value of the same
+ *   kind in the old one's place; nothing kept beside the old, the same people, at least one
+ *   shared word that names a thing, and an earlier word it drops (not the earlier verb);
+ * - `ends`: it says the earlier thing is over ("I quit smoking" after "I smoke");
  * - `differs`: another fact about the same thing: another person, a wish, a negation or a stance
  *   on one side only, or each says a word the other does not ("我对海鲜过敏" beside "我对芒果过敏");
  * - `neither`: the words say nothing either way (no content word, or none shared that names a thing).
@@ -338,17 +365,21 @@ export function relateWording(later: Wording, earlier: Wording): WordingRelation
   // nothing alone ("use", "用"): "I use Vim now for my own projects" is not about "I use VS Code at work".
   if (![...earlierSaid].some((w) => !earlier.values.has(w) && !LIGHT.has(w))) return 'neither';
   if (!later.keeps) {
-    const replaces = (later.switches && !earlier.switches) || (later.now && !earlier.now);
     const dropped = [...earlierWords].filter((w) => !earlierSaid.has(w));
+    const added = [...laterWords].filter((w) => !laterSaid.has(w));
+    // A "now" alone says what holds at present, which may be one more thing ("我现在在学吉他" beside
+    // "我在学日语"); it replaces a value only when a value of the same kind takes the old one's place.
+    const sameKind = dropped.some((d) => earlier.kinds.has(d) && added.some((a) => later.kinds.get(a) === earlier.kinds.get(d)));
+    const replaces = (later.switches && !earlier.switches) || (later.now && !earlier.now && sameKind);
     // A value changes, not what the user does with it: "手机换成iPhone了" changes "我的手机是华为的",
     // not "我每天玩手机两小时".
     const keepsDoing = dropped.every((w) => !earlier.verbs.has(w) || later.text.includes(w));
-    if (replaces && dropped.length > 0 && keepsDoing) return 'changes';
+    if (replaces && dropped.length > 0 && keepsDoing) return 'replaces';
     // An ending of the earlier statement's thing: "I quit smoking" ends "I smoke", "I ditched Notion
     // for Obsidian" ends "Notion is where I keep my notes", "I stopped drinking soda" ends nothing
     // of "I drink coffee every morning".
     const endsIt = later.ends && !earlier.ends && (addsNothing(later, laterSaid, laterWords) || endsOneOf(later, earlierSaid));
-    if (endsIt) return 'changes';
+    if (endsIt) return 'ends';
   }
   // A stance against none is no reversal ("牛奶我喝不了" beside "我乳糖不耐受"), but one side liking
   // one thing and disliking another cannot be matched word for word.

@@ -23,14 +23,14 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
   ['我养了一只猫', '我养了一只猫，叫年糕', 'elaborates'],
   ['I work at Google', 'I work at Google now, on the Maps team', 'elaborates'],
   // The same thing, another value, said to be new.
-  ['我在上海工作', '我现在在深圳工作了', 'changes'],
-  ['我的车是本田', '车换成特斯拉了', 'changes'],
-  ['I run on Tuesday evenings', 'my runs moved to Thursday mornings', 'changes'],
-  ['My browser is Firefox', 'My browser is Chrome now', 'changes'],
+  ['我在上海工作', '我现在在深圳工作了', 'replaces'],
+  ['我的车是本田', '车换成特斯拉了', 'replaces'],
+  ['I run on Tuesday evenings', 'my runs moved to Thursday mornings', 'replaces'],
+  ['My browser is Firefox', 'My browser is Chrome now', 'replaces'],
   // An ending of what the earlier one said.
-  ['I drink two coffees a day', 'I quit coffee', 'changes'],
-  ['I live in Austin', 'I used to live in Austin', 'changes'],
-  ['Notion is where I keep my notes', 'I ditched Notion for Obsidian', 'changes'],
+  ['I drink two coffees a day', 'I quit coffee', 'ends'],
+  ['I live in Austin', 'I used to live in Austin', 'ends'],
+  ['Notion is where I keep my notes', 'I ditched Notion for Obsidian', 'ends'],
   // Another fact of the same shape: another value, person, polarity or thing. Both stay.
   ['我对芒果过敏', '我对海鲜过敏', 'differs'],
   ['我哥住在成都', '我住在成都', 'differs'],
@@ -45,6 +45,8 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
   ['I like cats', 'I like videos of cats', 'differs'],
   ['I drink coffee every morning', 'I stopped drinking soda', 'differs'],
   ['我每天玩手机两小时', '手机换成iPhone 15了', 'differs'],
+  ['我在学日语', '我现在在学吉他', 'differs'],
+  ['My biggest worry is the nightly backup failing', 'My biggest worry right now is the wifi dropping', 'differs'],
   // Nothing shared that names a thing, or one more beside the old: the words do not decide.
   ['I have a cat', 'I now have a dog too', 'neither'],
   ['我周末游泳', '我现在周末也去爬山', 'neither'],
@@ -85,6 +87,12 @@ describe('decide by the wording of a neighbour', () => {
     expect(decideOn(memory('我在上海工作'), candidate('我现在在深圳工作了'))).toMatchObject({ action: 'supersede', targetIds: ['old'] });
     expect(decideOn(memory('My browser is Firefox', { type: 'preference' }), candidate('My browser is Chrome now'))).toMatchObject({ action: 'supersede', targetIds: ['old'] });
     expect(decideOn(memory('我每天练瑜伽'), candidate('瑜伽停了', { intent: 'resolve' }))).toMatchObject({ action: 'supersede', targetIds: ['old'] });
+  });
+
+  it('replaces no open problem with a new one, but ends one whose thing is over', () => {
+    const painPoint = memory('我最头疼的是打印机老卡纸', { type: 'pain_point' });
+    expect(decideOn(painPoint, candidate('打印机换成激光的了'))).toMatchObject({ action: 'create' });
+    expect(decideOn(painPoint, candidate('打印机淘汰了'))).toMatchObject({ action: 'supersede', targetIds: ['old'] });
   });
 
   it('supersedes only the closest of the memories a change could be about', () => {
