@@ -247,7 +247,16 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
             subjects,
             tenants: config.tenants,
             afterRecall: (userKey, ids, at) => {
-              signalRecalled(temporal, o.taskQueue ?? config.temporal.taskQueue, userKey, ids, at, 10, (err) => console.error(`recall reinforcement for ${userKey} not recorded`, err));
+              signalRecalled(
+                temporal,
+                o.taskQueue ?? config.temporal.taskQueue,
+                userKey,
+                ids,
+                at,
+                10,
+                (err) => console.error(`recall reinforcement for ${userKey} not recorded`, err),
+                config.reliability.temporalCallMs,
+              );
               signalRecallHits(temporal, o.taskQueue ?? config.temporal.taskQueue, userKey, ids, at, (err) => console.error(`recall nudge check for ${userKey} not started`, err));
             },
           }),
@@ -293,8 +302,15 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           maxMessageChars: config.extraction.maxMessageChars,
           maxMessagesPerConversation: config.extraction.maxMessagesPerConversation,
           afterRecall: (userId, ids, at) => {
-            signalRecalled(temporal, o.taskQueue ?? config.temporal.taskQueue, userId, ids, at, o.reinforcementFlushSeconds ?? 10, (err) =>
-              console.error(`recall reinforcement for ${userId} not recorded`, err),
+            signalRecalled(
+              temporal,
+              o.taskQueue ?? config.temporal.taskQueue,
+              userId,
+              ids,
+              at,
+              o.reinforcementFlushSeconds ?? 10,
+              (err) => console.error(`recall reinforcement for ${userId} not recorded`, err),
+              config.reliability.temporalCallMs,
             );
             // M.3: an open goal or pain point among them may get a nudge, decided off the hot path.
             signalRecallHits(temporal, o.taskQueue ?? config.temporal.taskQueue, userId, ids, at, (err) => console.error(`recall nudge check for ${userId} not started`, err));

@@ -7,6 +7,7 @@ import { withTemporalDeadline } from '../shared/workflow-wait';
 import { ConversationWorkflows, conversationWorkflowId, messagesAddedSignal, type ConversationWorkflow, type MessagesAddedInput } from './contract';
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ServiceDeps } from '../shared/deps';
+import type { MemoryTransaction } from '../core/ports/transaction';
 import { ensureUser } from '../account/settings';
 
 export interface ConversationMessagesDeps extends Pick<ServiceDeps, 'unitOfWork'> {
@@ -30,18 +31,52 @@ export interface AppendMessagesResult {
 }
 
 /**
+ * What a message id sent again with another role or content means. `refuse`: the caller's mistake
+ * (an id reused, a counter reset), refused whole with `request_id_reused`. `keepFirst`: a
+ * duplicate like any other, the stored message stands — the OpenAI proxy's choice, whose retried
+ * turn may bring another wording of the same answer (src/proxy/chat.ts, `turnIds`).
+ */
+export type ReusedMessageIds = 'refuse' | 'keepFirst';
+
+/**
+ * The re-sent ids among `messages` whose stored message has another role or content. The messages
+ * come as the write takes them (trimmed, mended, truncated by their entry point), so they compare
+ * with what it stored; their time is not compared: a re-send is dated by its own arrival when it
+ * gives none, and the stored message keeps the first.
+ */
+async function reusedIds(tx: Pick<MemoryTransaction, 'conversations'>, input: { userKey: string; conversationId: string; messages: IncomingMessage[] }): Promise<string[]> {
+  const stored = new Map((await tx.conversations.stored({ userId: input.userKey, conversationId: input.conversationId, ids: input.messages.map((m) => m.id) })).map((m) => [m.id, m]));
+  return input.messages.filter((m) => {
+    const held = stored.get(m.id);
+    return held !== undefined && (held.role !== m.role || held.content !== m.content);
+  }).map((m) => m.id);
+}
+
+/**
  * Stores messages in a user's conversation, at most `maxMessages` in all: payload_too_large past
  * that. Appends to one conversation are serialised so the cap cannot be raced past from any entry
- * point. Idempotent per message id.
+ * point. Idempotent per message id; an id stored before with another role or content refuses the
+ * whole request when `reused` is `refuse` (the default), before anything of it is written.
  */
 export async function storeMessages(
   deps: Pick<ServiceDeps, 'unitOfWork'>,
-  input: { userKey: string; conversationId: string; messages: IncomingMessage[]; maxMessages: number },
+  input: { userKey: string; conversationId: string; messages: IncomingMessage[]; maxMessages: number; reused?: ReusedMessageIds },
 ): Promise<{ inserted: string[]; duplicates: string[] }> {
   const { userKey, conversationId, messages, maxMessages } = input;
   return deps.unitOfWork.run({
     work: async (tx) => {
       const { total, known } = await tx.conversations.lockForAppend({ userId: userKey, conversationId, ids: messages.map((m) => m.id) });
+      // Under the append lock: a concurrent request with the same ids is either stored already or waits.
+      if (known > 0 && (input.reused ?? 'refuse') === 'refuse') {
+        const conflicting = await reusedIds(tx, { userKey, conversationId, messages });
+        if (conflicting.length > 0) {
+          throw new MemoryServiceError(
+            ErrorCode.requestIdReused,
+            'message ids sent before with another role or content: the stored messages stand and nothing of this request was written; send new messages under new ids',
+            { conversationId, messageIds: conflicting },
+          );
+        }
+      }
       const fresh = messages.length - known;
       if (fresh > 0 && total + fresh > maxMessages) {
         throw new MemoryServiceError(ErrorCode.payloadTooLarge, `a conversation holds at most ${maxMessages} messages; start a new conversation id`, { conversationId });
@@ -53,7 +88,8 @@ export async function storeMessages(
 
 /**
  * Stores messages a caller sent through Temporal as `POST …/messages` does: the user is
- * registered on first write, then {@link storeMessages}.
+ * registered on first write, then {@link storeMessages}; an id sent again with another role or
+ * content is refused (`request_id_reused`, which the activity does not retry).
  */
 export async function storeCallerMessages(
   deps: Pick<ServiceDeps, 'users' | 'unitOfWork'>,
@@ -94,16 +130,18 @@ export async function allConversationMessages(
  * Appends messages to a user's conversation and (re)arms its idle timer — the write path of
  * POST …/conversations/{id}/messages, and of every other entry point that records a conversation
  * (the OpenAI proxy), so idle extraction follows all of them alike. Idempotent per message id:
- * a repeated id is reported in `duplicates` and stored once.
+ * a repeated id is reported in `duplicates` and stored once. `reused` says what an id stored with
+ * another role or content means; it is `keepFirst` unless the entry point asks to refuse, as the
+ * messages route does, since the proxy's ids stand for a turn whose answer a retry may reword.
  */
 export async function appendConversationMessages(
   deps: ConversationMessagesDeps,
   limits: { maxMessagesPerConversation: number },
-  input: { userKey: string; conversationId: string; messages: IncomingMessage[] },
+  input: { userKey: string; conversationId: string; messages: IncomingMessage[]; reused?: ReusedMessageIds },
 ): Promise<AppendMessagesResult> {
   const { userKey, conversationId, messages } = input;
   const conversationRef = deps.subjects.ref(userKey, 'conversation', conversationId);
-  const result = await storeMessages(deps, { userKey, conversationId, messages, maxMessages: limits.maxMessagesPerConversation });
+  const result = await storeMessages(deps, { userKey, conversationId, messages, maxMessages: limits.maxMessagesPerConversation, reused: input.reused ?? 'keepFirst' });
   const workflowId = conversationWorkflowId(userKey, conversationRef);
   let pending = false;
   try {

@@ -29,7 +29,17 @@ export interface StoreMemoryInput {
   at: string;
   /** Who wrote it directly: a chat app with the tenant key (`api`, the default) or an agent over MCP. */
   via?: Exclude<MemoryVia, 'extraction'>;
+  /**
+   * What the request asked for, canonically hashed (src/memory/store-request.ts). Recorded with the
+   * decision: a later run under the same request id with another fingerprint is refused
+   * (`request_id_reused`) instead of replaying the first decision as if it were its own. Absent
+   * in runs started before it existed: those replay unchecked.
+   */
+  requestFingerprint?: string;
 }
+
+/** The memo key under which a StoreMemory run carries its input's `requestFingerprint`, for a request that joins the run to compare. */
+export const STORE_REQUEST_MEMO_KEY = 'requestFingerprint';
 
 export interface MemoriesRecalledInput {
   memoryIds: string[];

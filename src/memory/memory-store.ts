@@ -5,7 +5,8 @@ import type { MemoryReader } from '../core/ports/memory';
 import { screenDirectWrite, type ProvenanceScreen } from '../core/memory/direct-write';
 import type { Memory } from '../core/types';
 import { segmenter as jiebaSegmenter } from '../shared/segmentation';
-import { MemoryWorkflows, type StoreMemoryInput, type StoreMemoryWorkflow } from './contract';
+import { MemoryWorkflows, STORE_REQUEST_MEMO_KEY, type StoreMemoryInput, type StoreMemoryWorkflow } from './contract';
+import { canonicalStoreRequest } from './store-request';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { waitForResult, withTemporalDeadline } from '../shared/workflow-wait';
@@ -26,9 +27,19 @@ export interface StoreMemoryDeps {
 /**
  * What a caller asks to store: the workflow's input without the user (taken from the request) and
  * with the time and the request id optional. `requestId` makes retries idempotent: one workflow
- * (and one decision) per request id.
+ * (and one decision) per request id, and the same id with another body is refused.
  */
-export type StoreMemoryRequest = Omit<StoreMemoryInput, 'userId' | 'requestId' | 'at' | 'via'> & { at?: string; requestId?: string };
+export type StoreMemoryRequest = Omit<StoreMemoryInput, 'userId' | 'requestId' | 'at' | 'via' | 'requestFingerprint'> & { at?: string; requestId?: string };
+
+/** The refusal of a request id sent again with another body: nothing of this request was written. */
+function requestIdReused(requestId: string, workflowId: string, cause?: unknown): MemoryServiceError {
+  return new MemoryServiceError(
+    ErrorCode.requestIdReused,
+    'this requestId was sent before with another body: the first request stands and nothing of this one was written; send it under a new requestId',
+    { requestId, workflowId },
+    cause === undefined ? undefined : { cause },
+  );
+}
 
 /** The stored memory, or (`pending`) the workflow that is still storing it after WORKFLOW_WAIT_TIMEOUT_MS. */
 export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { action: string; reason: string }; workflowId: string } | { pending: true; workflowId: string };
@@ -37,7 +48,10 @@ export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { a
  * Stores one memory through the StoreMemory workflow (decision, PostgreSQL row, Chroma vector) and
  * returns the memory the decision landed on — POST …/memories and the MCP tool `memory_add`. A
  * workflow slower than WORKFLOW_WAIT_TIMEOUT_MS goes on and the answer is `pending` with its id
- * (the same requestId joins the same workflow).
+ * (the same requestId joins the same workflow). A requestId sent before with another body
+ * (src/memory/store-request.ts says what "the same body" is) is refused with `request_id_reused`:
+ * checked against the running workflow's memo when the request joins it, and, once the first run
+ * is over, by the decision's record, which the new run finds under the same key.
  */
 export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: StoreMemoryRequest, via: NonNullable<StoreMemoryInput['via']> = 'api'): Promise<StoreMemoryResult> {
   // Extraction's provenance screen, before anything is durable: what it would refuse in the user's
@@ -47,6 +61,8 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
   if (refusal) throw new MemoryServiceError(ErrorCode.provenanceRefused, `refused by the provenance screen extraction applies: ${refusal.reason}`, { reason: refusal.reason, via });
   const requestId = body.requestId ?? randomUUID();
   const workflowId = `store:${userKey}:${deps.subjects.ref(userKey, 'request', requestId)}`;
+  // Keyed like the request id: the memo and the decision's record hold no plain digest of the text.
+  const requestFingerprint = deps.subjects.ref(userKey, 'store-request', canonicalStoreRequest({ ...body, via }));
   let decision;
   try {
     const handle = await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () =>
@@ -54,17 +70,45 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
         taskQueue: deps.taskQueue,
         workflowId,
         workflowIdConflictPolicy: 'USE_EXISTING',
-        args: [{ userId: userKey, requestId, text: body.text, type: body.type, scope: body.scope, confidence: body.confidence, importance: body.importance, keywords: body.keywords, metadata: body.metadata, expiresAt: body.expiresAt, at: body.at ?? new Date().toISOString(), via }],
+        args: [
+          {
+            userId: userKey,
+            requestId,
+            text: body.text,
+            type: body.type,
+            scope: body.scope,
+            confidence: body.confidence,
+            importance: body.importance,
+            keywords: body.keywords,
+            metadata: body.metadata,
+            expiresAt: body.expiresAt,
+            at: body.at ?? new Date().toISOString(),
+            via,
+            requestFingerprint,
+          },
+        ],
+        memo: { [STORE_REQUEST_MEMO_KEY]: requestFingerprint },
         typedSearchAttributes: userSearchAttributes(userKey),
         staticSummary: `Store a ${body.type ?? 'untyped'} memory for ${userKey}`,
       }),
     );
+    // The client's own id may name a run another request started and that is still going (the
+    // start joined it): its memo says whose it is. A generated id names nobody else's run.
+    if (body.requestId) {
+      const runOf = await fingerprintOfRun(deps, workflowId, handle.firstExecutionRunId);
+      // Started or joined, then Temporal stopped answering: the run goes on, as after a lost wait.
+      if (runOf.unreachable) return { pending: true, workflowId };
+      if (runOf.fingerprint !== undefined && runOf.fingerprint !== requestFingerprint) throw requestIdReused(requestId, workflowId);
+    }
     const waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);
     // Accepted and durable: the memory is written when the workflow gets to it.
     if (!waited.done) return { pending: true, workflowId };
     decision = waited.result;
   } catch (err) {
-    throw workflowCallError(err, { workflowId, failed: 'storing the memory failed' });
+    const failure = workflowCallError(err, { workflowId, failed: 'storing the memory failed' });
+    // The new run found the decision another body recorded under this request id.
+    if (failure.code === ErrorCode.requestIdReused && !(err instanceof MemoryServiceError)) throw requestIdReused(requestId, workflowId, err);
+    throw failure;
   }
   const id = decision.memoryId;
   const memory = id ? await deps.memories.get({ userId: userKey, id }) : undefined;
@@ -78,4 +122,18 @@ export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: 
     });
   }
   return { memory, decision: { action: decision.action, reason: decision.reason }, workflowId };
+}
+
+/**
+ * The fingerprint a StoreMemory run was started with (undefined for runs from before runs carried
+ * one), or `unreachable` when Temporal does not answer within TEMPORAL_CALL_TIMEOUT_MS.
+ */
+async function fingerprintOfRun(deps: StoreMemoryDeps, workflowId: string, runId: string): Promise<{ unreachable: true } | { unreachable: false; fingerprint: string | undefined }> {
+  try {
+    const described = await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () => deps.temporal.workflow.getHandle(workflowId, runId).describe());
+    const fingerprint = described.memo?.[STORE_REQUEST_MEMO_KEY];
+    return { unreachable: false, fingerprint: typeof fingerprint === 'string' ? fingerprint : undefined };
+  } catch {
+    return { unreachable: true };
+  }
 }

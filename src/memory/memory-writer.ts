@@ -1,3 +1,4 @@
+import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { decide, DEFAULT_DECIDE_OPTIONS, type Decision, type Neighbour } from '../core/decisions/decide';
 import { metrics } from '../observability/metrics';
 import { decisionFromProposal, labelNeighbours, needsJudgement, resolverPrompt, RESOLVER_SYSTEM_PROMPT, type LlmProposal } from '../core/decisions/llm-resolution';
@@ -33,6 +34,11 @@ export interface CandidateInput {
   /** How the candidate arrived (default extraction): a direct write of an instruction is stored pending. */
   via?: MemoryVia;
   metadata?: Record<string, unknown>;
+  /**
+   * The request's fingerprint (a direct write with a client's request id): recorded with the
+   * decision, and a replay under the same key with another fingerprint is refused.
+   */
+  requestFingerprint?: string;
   /** Runs in the decision's transaction, replayed or not (e.g. moving the extraction watermark). */
   afterDecision?: (tx: MemoryTransaction) => Promise<void>;
 }
@@ -256,11 +262,26 @@ export async function recordDecision(tx: Pick<MemoryTransaction, 'events'>, ctx:
       memoryId: result.memoryId ?? null,
       action: result.action,
       reason: result.reason,
-      after: { affectedIds: result.affectedIds, candidate: { text: candidate.text, type: candidate.type, confidence: candidate.confidence } },
+      after: {
+        affectedIds: result.affectedIds,
+        candidate: { text: candidate.text, type: candidate.type, confidence: candidate.confidence },
+        ...(ctx.requestFingerprint ? { requestFingerprint: ctx.requestFingerprint } : {}),
+      },
       idempotencyKey: ctx.key,
     },
     at: candidate.saidAt,
   });
+}
+
+/**
+ * A key recorded by another request: a client that sent a request id again with another body made
+ * a mistake, and replaying the first decision would tell it that its second body was stored.
+ * Decisions recorded without a fingerprint (before requests carried one) replay unchecked.
+ */
+export function refuseOtherRequest(previous: StoredMemoryEvent, requestFingerprint: string | undefined): void {
+  const recorded = (previous.after as { requestFingerprint?: unknown } | undefined)?.requestFingerprint;
+  if (requestFingerprint === undefined || typeof recorded !== 'string' || recorded === requestFingerprint) return;
+  throw new MemoryServiceError(ErrorCode.requestIdReused, 'the request id was used before for another body: the first request stands and nothing was written', {});
 }
 
 /** The decision recorded under the same key before, returned instead of applying it again. */
@@ -305,7 +326,15 @@ export function candidateOfStoreRequest(input: TypedStoreMemoryInput): MemoryCan
 /** A memory written through the API (the StoreMemory workflow): decided like an extracted one, keyed by the request id. */
 export function applyStoreRequest(deps: WriterDeps, input: { store: TypedStoreMemoryInput; audit: AuditContext }): Promise<AppliedDecision> {
   const { store, audit } = input;
-  return applyCandidate(deps, { userId: store.userId, candidate: candidateOfStoreRequest(store), key: `api:${store.requestId}`, audit, via: store.via ?? 'api', metadata: store.metadata });
+  return applyCandidate(deps, {
+    userId: store.userId,
+    candidate: candidateOfStoreRequest(store),
+    key: `api:${store.requestId}`,
+    audit,
+    via: store.via ?? 'api',
+    metadata: store.metadata,
+    requestFingerprint: store.requestFingerprint,
+  });
 }
 
 // ─── The write path ────────────────────────────────────────────────────────────────────────────
@@ -331,6 +360,7 @@ export async function applyCandidate(deps: WriterDeps, input: CandidateInput): P
     work: async (tx) => {
       const previous = await tx.events.findByKey({ userId, key });
       if (previous) {
+        refuseOtherRequest(previous, input.requestFingerprint);
         await input.afterDecision?.(tx);
         return replayOf(previous, candidate);
       }

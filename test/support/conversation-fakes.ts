@@ -86,6 +86,10 @@ export class InMemoryConversationSide {
       const held = this.messagesOf(userId, conversationId);
       return { total: held.length, known: held.filter((m) => ids.includes(m.id)).length };
     },
+    stored: async ({ userId, conversationId, ids }) =>
+      this.messagesOf(userId, conversationId)
+        .filter((m) => ids.includes(m.id))
+        .map((m) => ({ id: m.id, role: m.role, content: m.content })),
     page: async ({ userId, conversationId, afterSeq, limit }) =>
       this.messagesOf(userId, conversationId)
         .filter((m) => m.seq > afterSeq)

@@ -59,6 +59,14 @@ export class PostgresConversationRepository implements ConversationRepository {
     return { total: Number(rows[0]!.n), known: Number(rows[0]!.known) };
   }
 
+  async stored({ userId, conversationId, ids }: { userId: string; conversationId: string; ids: string[] }): Promise<{ id: string; role: 'user' | 'assistant'; content: string }[]> {
+    const { rows } = await this.q.query<{ message_id: string; role: 'user' | 'assistant'; content: string }>(
+      'SELECT message_id, role, content FROM messages WHERE user_id = $1 AND conversation_id = $2 AND message_id = ANY($3::text[])',
+      [userId, conversationId, ids],
+    );
+    return rows.map((r) => ({ id: r.message_id, role: r.role, content: r.content }));
+  }
+
   async page({ userId, conversationId, afterSeq, limit }: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredMessage[]> {
     const { rows } = await this.q.query(
       `SELECT seq, conversation_id, message_id, role, content, said_at FROM messages

@@ -45,7 +45,8 @@ export const conversationRoutes =
           }
         },
         schema: {
-          summary: 'Append one or many messages; resets the conversation idle timer. Idempotent per message id. `pending`: stored, but Temporal was unreachable; extraction follows on recovery.',
+          summary:
+            'Append one or many messages; resets the conversation idle timer. Idempotent per message id (an id stored with another role or content: 422 request_id_reused, nothing written). `pending`: stored, but Temporal was unreachable; extraction follows on recovery.',
           params: conversationParams,
           body,
           response: { 202: z.object({ accepted: z.array(z.string()), duplicates: z.array(z.string()), workflowId: z.string(), pending: z.boolean() }) },
@@ -62,6 +63,9 @@ export const conversationRoutes =
           userKey: userId,
           conversationId,
           messages: messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
+          // A client's id re-sent with another text is its mistake: telling it `duplicates` would
+          // let it believe the new text is stored.
+          reused: 'refuse',
         });
         // pending: stored, but Temporal did not answer in time; the messages are after the
         // conversation's extraction watermark, so the extraction reconciler extracts them once

@@ -4,7 +4,7 @@ import { getMemory } from '../../memory/memory-queries';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
-import { runMemoryDecision } from '../memory-decision';
+import { pendingDecision, runMemoryDecision } from '../memory-decision';
 import { memoryParams, memoryView } from '../schemas';
 import { memoryToView } from '../views';
 
@@ -32,6 +32,8 @@ export const lifecycleRoutes =
           params: memoryParams,
           querystring: z.object({ hard: z.enum(['true', 'false']).default('false') }),
           response: {
+            // The decision is accepted but not taken within WORKFLOW_WAIT_TIMEOUT_MS: it is applied when a worker gets to it.
+            202: pendingDecision,
             200: z.union([
               z.object({ memory: memoryView, changed: z.boolean(), vectorRemoved: z.boolean(), workflowId: z.string() }),
               z.object({
@@ -47,16 +49,18 @@ export const lifecycleRoutes =
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { id } = request.params;
         const userId = userKeyOf(request);
         // Hard erasure on request; forgetting (an audited soft delete) stays the default.
         if (request.query.hard === 'true') {
           const erased = await runMemoryDecision(deps, { userKey: userId, memoryId: id, action: 'erase', now: new Date() });
+          if (erased.pending) return reply.status(202).send({ workflowId: erased.workflowId, pending: true });
           if (erased.action !== 'erase') throw new MemoryServiceError(ErrorCode.internal, 'unexpected decision outcome');
           return { id, erased: true as const, removed: erased.removed, vectorRemoved: erased.vectorRemoved, conversations: erased.conversations, episodesRebuilt: erased.episodesRebuilt, workflowId: erased.workflowId };
         }
         const result = await runMemoryDecision(deps, { userKey: userId, memoryId: id, action: 'forget', now: new Date() });
+        if (result.pending) return reply.status(202).send({ workflowId: result.workflowId, pending: true });
         if (result.action !== 'forget') throw new MemoryServiceError(ErrorCode.internal, 'unexpected decision outcome');
         return { memory: memoryToView(await decided(userId, id)), changed: result.changed, vectorRemoved: result.vectorRemoved, workflowId: result.workflowId };
       },
@@ -68,13 +72,14 @@ export const lifecycleRoutes =
         schema: {
           summary: 'Restore an archived memory: active again, re-indexed and re-embedded, decay reset, audited',
           params: memoryParams,
-          response: { 200: z.object({ memory: memoryView, vectorSynced: z.boolean(), workflowId: z.string() }) },
+          response: { 200: z.object({ memory: memoryView, vectorSynced: z.boolean(), workflowId: z.string() }), 202: pendingDecision },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { id } = request.params;
         const userId = userKeyOf(request);
         const result = await runMemoryDecision(deps, { userKey: userId, memoryId: id, action: 'restore', now: new Date() });
+        if (result.pending) return reply.status(202).send({ workflowId: result.workflowId, pending: true });
         if (result.action !== 'restore') throw new MemoryServiceError(ErrorCode.internal, 'unexpected decision outcome');
         return { memory: memoryToView(await decided(userId, id)), vectorSynced: result.vectorSynced, workflowId: result.workflowId };
       },

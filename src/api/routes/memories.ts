@@ -8,7 +8,7 @@ import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
 import { PAGE_SESSION_ROUTE } from '../page-session';
-import { runMemoryDecision } from '../memory-decision';
+import { pendingDecision, runMemoryDecision } from '../memory-decision';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 
 export const memoryRoutes =
@@ -70,13 +70,15 @@ export const memoryRoutes =
           summary:
             'Confirm a memory an agent or app wrote (pending: true): a pending instruction becomes one of the user\'s standing instructions from the next recall on; audited as a MemoryDecision. Repeating it returns changed: false',
           params: memoryParams,
-          response: { 200: z.object({ memory: memoryView, changed: z.boolean(), workflowId: z.string() }) },
+          // 202: accepted, not taken within WORKFLOW_WAIT_TIMEOUT_MS; confirmed when a worker gets to it.
+          response: { 200: z.object({ memory: memoryView, changed: z.boolean(), workflowId: z.string() }), 202: pendingDecision },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { id } = request.params;
         const userKey = userKeyOf(request);
         const result = await runMemoryDecision(deps, { userKey, memoryId: id, action: 'confirm', now: new Date(), actor: request.pageSession ? 'page' : 'api' });
+        if (result.pending) return reply.status(202).send({ workflowId: result.workflowId, pending: true });
         if (result.action !== 'confirm') throw new MemoryServiceError(ErrorCode.internal, 'unexpected decision outcome');
         return { memory: memoryToView(await getMemory(deps, { userId: userKey, id })), changed: result.changed, workflowId: result.workflowId };
       },

@@ -134,6 +134,8 @@ export interface ConversationRepository {
    * inside a {@link UnitOfWork}.
    */
   lockForAppend(input: { userId: string; conversationId: string; ids: string[] }): Promise<{ total: number; known: number }>;
+  /** The conversation's messages with these ids, as stored (so a re-sent id can be compared with what it holds). */
+  stored(input: { userId: string; conversationId: string; ids: string[] }): Promise<{ id: string; role: MessageRole; content: string }[]>;
   /** A page of a conversation's messages in arrival order, after `afterSeq`. */
   page(input: { userId: string; conversationId: string; afterSeq: number; limit: number }): Promise<StoredMessage[]>;
   /** The conversation's last message at or before `seq` (seqs may have gaps), if any. */
