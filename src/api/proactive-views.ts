@@ -2,7 +2,7 @@ import type { DigestRecord, NotificationRecord, ReminderRecord } from '../core/p
 
 /** What the client sent and where it came from; the instant a create asked for is the service's own bookkeeping. */
 function sourceView(source: ReminderRecord['source']): Record<string, unknown> {
-  const { requestedDueAt: _requested, ...shown } = source as ReminderRecord['source'] & { requestedDueAt?: string };
+  const { requestedDueAt: _requested, ...shown } = source;
   return shown;
 }
 

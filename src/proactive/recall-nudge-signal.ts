@@ -4,14 +4,11 @@ import { ProactiveWorkflows, recallHitsSignal, recallNudgeWorkflowId, type Recal
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 import { withTemporalDeadline } from '../shared/workflow-wait';
 
-/** How long one hand-over may wait for Temporal (the default of TEMPORAL_CALL_TIMEOUT_MS). */
-export const RECALL_HITS_SIGNAL_TIMEOUT_MS = 5000;
-
 /**
  * Hands a recall's memory ids to the user's recall-nudge workflow (signal-with-start). Called
  * after the recall response is computed and never awaited by it: the chat path does not wait on
  * Temporal, and which of the ids are open goals or pain points is looked up off the hot path.
- * Under a deadline all the same: with Temporal hung, every recall would otherwise leave a call
+ * Under a deadline all the same (TEMPORAL_CALL_TIMEOUT_MS): with Temporal hung, every recall would otherwise leave a call
  * open for good, and a process serving recalls would pile them up.
  */
 export function signalRecallHits(
@@ -21,10 +18,10 @@ export function signalRecallHits(
   memoryIds: string[],
   at: Date,
   onError: (err: unknown) => void,
-  timeoutMs = RECALL_HITS_SIGNAL_TIMEOUT_MS,
+  callTimeoutMs: number,
 ): void {
   if (memoryIds.length === 0) return;
-  withTemporalDeadline(temporal, timeoutMs, () =>
+  withTemporalDeadline(temporal, callTimeoutMs, () =>
     temporal.workflow.signalWithStart<RecallNudgeWorkflow, [RecallHitsInput]>(ProactiveWorkflows.recallNudge, {
       taskQueue,
       workflowId: recallNudgeWorkflowId(userId),

@@ -90,14 +90,12 @@ export async function resolveDue(
 }
 
 /**
- * An API reminder's source, with the instant its create asked for. A reschedule moves the row's
- * `dueAt`, so a retry of the create is compared with this, not with the row's current due time.
+ * The instant the create asked for (rows from before `requestedDueAt`: the series start, else the
+ * due time). A reschedule moves the row's `dueAt`, so a retry of the create is compared with this,
+ * not with the row's current due time.
  */
-type ApiReminderSource = ReminderSource & { requestedDueAt?: string };
-
-/** The instant the create asked for (rows from before `requestedDueAt`: the series start, else the due time). */
 function requestedDueOf(reminder: ReminderRecord): Date {
-  const recorded = (reminder.source as ApiReminderSource).requestedDueAt;
+  const recorded = reminder.source.requestedDueAt;
   return recorded ? new Date(recorded) : (reminder.seriesStart ?? reminder.dueAt);
 }
 
@@ -141,7 +139,7 @@ export async function createReminder(deps: ReminderDeps, req: CreateReminderRequ
   if (!(await temporalAnswers(deps, deadline))) {
     throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId });
   }
-  const source: ApiReminderSource = { via: 'api', ...(req.requestId ? { requestId: req.requestId, requestedDueAt: requested.toISOString() } : {}) };
+  const source: ReminderSource = { via: 'api', ...(req.requestId ? { requestId: req.requestId, requestedDueAt: requested.toISOString() } : {}) };
   const { reminder, created } = await deps.reminders.insert({
     reminder: { id: reminderId, userId: req.userId, text: req.text, dueAt, timeZone, rrule: req.rrule ?? null, seriesStart: seriesStart ?? null, assumedTime: false, source, workflowId },
     at: now,
