@@ -257,7 +257,15 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
                 (err) => console.error(`recall reinforcement for ${userKey} not recorded`, err),
                 config.reliability.temporalCallMs,
               );
-              signalRecallHits(temporal, o.taskQueue ?? config.temporal.taskQueue, userKey, ids, at, (err) => console.error(`recall nudge check for ${userKey} not started`, err));
+              signalRecallHits(
+                temporal,
+                o.taskQueue ?? config.temporal.taskQueue,
+                userKey,
+                ids,
+                at,
+                (err) => console.error(`recall nudge check for ${userKey} not started`, err),
+                config.reliability.temporalCallMs,
+              );
             },
           }),
         },
@@ -313,7 +321,15 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
               config.reliability.temporalCallMs,
             );
             // M.3: an open goal or pain point among them may get a nudge, decided off the hot path.
-            signalRecallHits(temporal, o.taskQueue ?? config.temporal.taskQueue, userId, ids, at, (err) => console.error(`recall nudge check for ${userId} not started`, err));
+            signalRecallHits(
+              temporal,
+              o.taskQueue ?? config.temporal.taskQueue,
+              userId,
+              ids,
+              at,
+              (err) => console.error(`recall nudge check for ${userId} not started`, err),
+              config.reliability.temporalCallMs,
+            );
           },
         },
       );

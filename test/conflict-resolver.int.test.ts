@@ -43,8 +43,8 @@ describe('LLM conflict resolver', () => {
     const name = `${ctx.prefix}-job`;
     const user = ctx.userKey(name);
     const [initech] = await seedMemories(ctx.runtime.deps, user, [{ text: 'I work at Initech as a backend engineer' }]);
-    const rulesOnly = await applyCandidate(ctx.runtime.deps, { userId: user, candidate: candidate('I work at Globex now'), key: 'rules-only', audit: { actor: 'test' } });
-    expect(rulesOnly.action).toBe('create'); // what the rules do: no "no longer", no shared wording
+    const rulesOnly = await applyCandidate(ctx.runtime.deps, { userId: user, candidate: candidate('Globex hired me last month'), key: 'rules-only', audit: { actor: 'test' } });
+    expect(rulesOnly.action).toBe('create'); // what the rules do: no "no longer", no word shared with the old job
     await ctx.runtime.deps.unitOfWork.forUser({ userId: user, work: (tx) => tx.memories.setStatus({ userId: user, id: rulesOnly.memoryId!, status: 'expired', at: said }) });
 
     let lockFree: boolean | undefined;
@@ -53,7 +53,7 @@ describe('LLM conflict resolver', () => {
       lockFree = rows[0]!.free;
       if (lockFree) await ctx.runtime.pool.query('SELECT pg_advisory_unlock(hashtextextended($1, 42))', [user]);
     });
-    const applied = await applyCandidate({ ...ctx.runtime.deps, conflictJudge: judge }, { userId: user, candidate: candidate('I work at Globex now'), key: 'judged', audit: { actor: 'test' } });
+    const applied = await applyCandidate({ ...ctx.runtime.deps, conflictJudge: judge }, { userId: user, candidate: candidate('Globex hired me last month'), key: 'judged', audit: { actor: 'test' } });
     expect(judge.calls).toBe(1);
     expect(lockFree).toBe(true);
     expect(applied).toMatchObject({ action: 'supersede', affectedIds: [initech], reason: 'llm:scripted: changed jobs' });
@@ -62,7 +62,7 @@ describe('LLM conflict resolver', () => {
     expect(history.body.events.map((e: { action: string; reason: string }) => [e.action, e.reason])).toContainEqual(['superseded', expect.stringMatching(/^llm:scripted: changed jobs; replaced by /)]);
 
     // A retry of the same step replays the recorded decision; the model is not asked again.
-    const again = await applyCandidate({ ...ctx.runtime.deps, conflictJudge: judge }, { userId: user, candidate: candidate('I work at Globex now'), key: 'judged', audit: { actor: 'test' } });
+    const again = await applyCandidate({ ...ctx.runtime.deps, conflictJudge: judge }, { userId: user, candidate: candidate('Globex hired me last month'), key: 'judged', audit: { actor: 'test' } });
     expect(again).toMatchObject({ action: 'supersede', replayed: true });
     expect(judge.calls).toBe(1);
   });

@@ -128,9 +128,17 @@ describe('M.3: a recall that hits an open goal or pain point may nudge', () => {
     const [pain] = await seedMemories(ctx.runtime.deps, ctx.userKey(owner), [{ text: '部署流水线每周五都会失败', type: 'pain_point', at: new Date() }]);
 
     // The owner's id handed to another user's workflow (a forged or mixed-up signal) finds nothing.
-    signalRecallHits(ctx.runtime.temporal, ctx.taskQueue, ctx.userKey(other), [pain!], new Date(), (err) => {
-      throw err;
-    });
+    signalRecallHits(
+      ctx.runtime.temporal,
+      ctx.taskQueue,
+      ctx.userKey(other),
+      [pain!],
+      new Date(),
+      (err) => {
+        throw err;
+      },
+      ctx.runtime.config.reliability.temporalCallMs,
+    );
     expect((await afterBatch(other, 1)).recent.at(-1)).toMatchObject({ delivered: false, decision: { send: false, reason: 'no-trigger' }, coolingDown: [] });
 
     const [offPain] = await seedMemories(ctx.runtime.deps, ctx.userKey(off), [{ text: '部署流水线每周五都会失败', type: 'pain_point', at: new Date() }]);

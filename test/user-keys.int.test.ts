@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryClient, memoryMcpEndpoint, memoryProxyOptions } from '../src/client/index';
+import { isWorkflowPending, MemoryClient, memoryMcpEndpoint, memoryProxyOptions, type WorkflowPending } from '../src/client/index';
 import { MAX_KEYS_PER_USER } from '../src/account/user-keys';
 import { FakeOpenAI } from './support/fake-openai';
 import { createTestContext, OTHER_TENANT_KEY, TEST_KEY, type TestContext } from './support/harness';
@@ -16,6 +16,12 @@ import { poll } from './support/poll';
 
 /** Recall budget per user in this file: the rate-limit test spends it across both kinds of key. */
 const RECALL_PER_USER = 6;
+
+/** A stored memory's answer; a 202 here means the test's worker is not running, which is a setup failure. */
+function stored<T extends object>(answer: T | WorkflowPending): T {
+  if (isWorkflowPending(answer)) throw new Error(`the memory is still pending (${answer.workflowId})`);
+  return answer;
+}
 const upstream = new FakeOpenAI();
 let ctx: TestContext;
 let tenant: MemoryClient;
@@ -40,8 +46,8 @@ beforeAll(async () => {
   tenant = new MemoryClient({ baseUrl: ctx.baseUrl, apiKey: TEST_KEY });
   alice = `${ctx.prefix}-alice`;
   bob = `${ctx.prefix}-bob`;
-  aliceMemory = (await tenant.createMemory(alice, { text: 'I am allergic to peanuts', type: 'fact', importance: 0.9 })).memory.id;
-  bobMemory = (await tenant.createMemory(bob, { text: 'Bob keeps his PIN under the keyboard', type: 'fact' })).memory.id;
+  aliceMemory = stored(await tenant.createMemory(alice, { text: 'I am allergic to peanuts', type: 'fact', importance: 0.9 })).memory.id;
+  bobMemory = stored(await tenant.createMemory(bob, { text: 'Bob keeps his PIN under the keyboard', type: 'fact' })).memory.id;
 });
 
 afterAll(async () => {
@@ -153,8 +159,8 @@ describe('what a user key reaches', () => {
 
   it('reads and writes its own user without any user header', async () => {
     const own = new MemoryClient({ baseUrl: ctx.baseUrl, apiKey: key.secret });
-    const stored = await own.createMemory(alice, { text: 'I prefer window seats', type: 'preference' });
-    expect((await own.getMemory(alice, stored.memory.id)).memory.text).toBe('I prefer window seats');
+    const windowSeats = stored(await own.createMemory(alice, { text: 'I prefer window seats', type: 'preference' }));
+    expect((await own.getMemory(alice, windowSeats.memory.id)).memory.text).toBe('I prefer window seats');
     const recalled = await own.recall(alice, { query: 'peanuts' });
     expect(recalled.memories.map((m) => m.id)).toContain(aliceMemory);
     // Its own export: the right of access is the user's (docs/security.md).

@@ -103,8 +103,9 @@ function bar(label, value, cls) {
 // the user's confirm before the assistant treats it as the user's own.
 async function confirmMemory(id) {
   try {
-    await api('POST', `/memories/${id}/confirm`);
-    infoToast({ title: '✓', body: t('confirmed') }, 3000);
+    // 202: the server's wait ran out before the confirm was applied; it still will be.
+    const answer = await api('POST', `/memories/${id}/confirm`);
+    infoToast({ title: '✓', body: t(answer.pending ? 'stillWorking' : 'confirmed') }, 3000);
     await loadMemories();
   } catch (err) {
     showError(err);
@@ -367,7 +368,7 @@ async function init() {
   $('#digest-now').addEventListener('click', async () => {
     try {
       const d = await api('POST', '/digests');
-      $('#digest-text').textContent = d.text;
+      $('#digest-text').textContent = d.pending ? t('stillWorking') : d.text;
     } catch (err) {
       showError(err);
     }

@@ -1,5 +1,11 @@
 import type { DigestRecord, NotificationRecord, ReminderRecord } from '../core/ports/proactive';
 
+/** What the client sent and where it came from; the instant a create asked for is the service's own bookkeeping. */
+function sourceView(source: ReminderRecord['source']): Record<string, unknown> {
+  const { requestedDueAt: _requested, ...shown } = source;
+  return shown;
+}
+
 export function reminderToView(r: ReminderRecord) {
   return {
     id: r.id,
@@ -16,7 +22,7 @@ export function reminderToView(r: ReminderRecord) {
     ...(r.firedAt ? { firedAt: r.firedAt.toISOString() } : {}),
     ...(r.snoozedUntil && r.status === 'snoozed' ? { snoozedUntil: r.snoozedUntil.toISOString() } : {}),
     ...(r.dismissedAt ? { dismissedAt: r.dismissedAt.toISOString() } : {}),
-    source: r.source as unknown as Record<string, unknown>,
+    source: sourceView(r.source),
     workflowId: r.workflowId,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),

@@ -14,12 +14,20 @@ import { reminderRoutes } from './routes/reminders';
  * stream is fed by LISTEN on PostgreSQL, so notifications written by workers in other processes
  * reach this process's open pages.
  */
-export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onUserActive: (userId: string) => Promise<void>): Promise<void> {
+export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onUserActive: UserActivation): Promise<void> {
   const hub = new NotificationHub();
   const listener = listenForProactiveEvents(deps, hub, (msg, err) => app.log.warn({ err }, msg));
   app.addHook('onClose', async () => listener.close());
 
-  const sync = (userId: string) => syncProactiveSchedules(deps, userId);
+  const sync = async (userId: string) => {
+    try {
+      await syncProactiveSchedules(deps, userId);
+    } catch (err) {
+      // The schedules may lag the stored settings: the user's next activity syncs them again.
+      onUserActive.forget(userId);
+      throw err;
+    }
+  };
   await app.register(reminderRoutes(deps, { onUserActive }));
   await app.register(proactiveRoutes(deps, { onSettingsChanged: sync }));
   await app.register(eventRoutes(deps, hub));
@@ -32,7 +40,9 @@ export async function registerProactive(app: FastifyInstance, deps: ApiDeps, onU
  * (a message, a reminder), so the daily digest needs no settings change to start. Idempotent;
  * the set only saves the two Temporal calls on later activity.
  */
-export function userActivation(deps: ApiDeps): ((userId: string) => Promise<void>) & { forget(userId: string): void } {
+export type UserActivation = ((userId: string) => Promise<void>) & { forget(userId: string): void };
+
+export function userActivation(deps: ApiDeps): UserActivation {
   const synced = new Set<string>();
   const activate = async (userId: string) => {
     if (synced.has(userId)) return;

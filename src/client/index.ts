@@ -7,11 +7,16 @@
  */
 import type { MemoryType } from './generated-memory-types.js';
 import type { CreateReminderRequest, DigestView, NotificationView, ProactiveSettings, ReminderActionAccepted, ReminderStatus, ReminderView, UserSettingsView } from './proactive-types.js';
-import type { ChatMessage, ConversationSearchRequest, ConversationSearchResponse, Decision, MemoryEventView, MemoryStatus, MemoryView, MintedUserKey, PageSignIn, PurgeResult, RecallRequest, RecallResponse, SceneView, UserExportDocument, UserInfo, UserKeyView } from './views.js';
+import type { ChatMessage, ConversationSearchRequest, ConversationSearchResponse, Decision, MemoryEventView, MemoryStatus, MemoryView, MintedUserKey, PageSignIn, PurgeResult, RecallRequest, RecallResponse, SceneView, UserExportDocument, UserInfo, UserKeyView, WorkflowPending } from './views.js';
 
 export type * from './proactive-types.js';
 export type * from './views.js';
 export type { MemoryType } from './generated-memory-types.js';
+
+/** Whether an answer is a 202 `pending` (the workflow goes on) rather than the finished result. */
+export function isWorkflowPending(answer: object): answer is WorkflowPending {
+  return 'pending' in answer && answer.pending === true && 'workflowId' in answer;
+}
 
 export class MemoryApiError extends Error {
   constructor(
@@ -130,8 +135,11 @@ export class MemoryClient {
     return this.request('GET', '/healthz');
   }
 
-  createMemory(userId: string, input: { text: string; type?: MemoryType; scope?: 'global' | 'task'; confidence?: number; importance?: number; keywords?: string[]; metadata?: Record<string, unknown>; expiresAt?: string; at?: string; requestId?: string; via?: 'api' | 'mcp' }): Promise<{ memory: MemoryView; decision: { action: string; reason: string }; workflowId: string }> {
-    return this.request('POST', `${this.user(userId)}/memories`, input);
+  createMemory(
+    userId: string,
+    input: { text: string; type?: MemoryType; scope?: 'global' | 'task'; confidence?: number; importance?: number; keywords?: string[]; metadata?: Record<string, unknown>; expiresAt?: string; at?: string; requestId?: string; via?: 'api' | 'mcp' },
+  ): Promise<{ memory: MemoryView; decision: { action: string; reason: string }; workflowId: string } | WorkflowPending> {
+    return this.request('POST', `${this.user(userId)}/memories`, input, this.waitTimeoutMs());
   }
 
   listMemories(userId: string, query: { status?: MemoryStatus; type?: MemoryType; limit?: number; offset?: number } = {}): Promise<{ memories: MemoryView[]; total: number; limit: number; offset: number }> {
@@ -158,18 +166,18 @@ export class MemoryClient {
   }
 
   /** Forgets a memory (status expired, vector removed). Repeating it returns `changed: false`. */
-  forgetMemory(userId: string, id: string): Promise<{ memory: MemoryView; changed: boolean; vectorRemoved: boolean }> {
-    return this.request('DELETE', `${this.user(userId)}/memories/${encodeURIComponent(id)}`);
+  forgetMemory(userId: string, id: string): Promise<{ memory: MemoryView; changed: boolean; vectorRemoved: boolean } | WorkflowPending> {
+    return this.request('DELETE', `${this.user(userId)}/memories/${encodeURIComponent(id)}`, undefined, this.waitTimeoutMs());
   }
 
   /** Confirms a pending memory (an instruction an agent or app wrote): injected as the user's own from the next recall on. Repeating it returns `changed: false`. */
-  confirmMemory(userId: string, id: string): Promise<{ memory: MemoryView; changed: boolean; workflowId: string }> {
-    return this.request('POST', `${this.user(userId)}/memories/${encodeURIComponent(id)}/confirm`, {});
+  confirmMemory(userId: string, id: string): Promise<{ memory: MemoryView; changed: boolean; workflowId: string } | WorkflowPending> {
+    return this.request('POST', `${this.user(userId)}/memories/${encodeURIComponent(id)}/confirm`, {}, this.waitTimeoutMs());
   }
 
   /** Restores an archived memory; 409 `invalid_state` for any other status. */
-  restoreMemory(userId: string, id: string): Promise<{ memory: MemoryView; vectorSynced: boolean }> {
-    return this.request('POST', `${this.user(userId)}/memories/${encodeURIComponent(id)}/restore`, {});
+  restoreMemory(userId: string, id: string): Promise<{ memory: MemoryView; vectorSynced: boolean } | WorkflowPending> {
+    return this.request('POST', `${this.user(userId)}/memories/${encodeURIComponent(id)}/restore`, {}, this.waitTimeoutMs());
   }
 
   recall(userId: string, input: RecallRequest): Promise<RecallResponse> {
@@ -193,7 +201,12 @@ export class MemoryClient {
 
   // --- Proactive memory (the service speaks first): reminders, notifications, settings, digests ---
 
-  /** Starts a ReminderWorkflow; 400 for a past dueAt (without rrule), an unknown timezone or a bad rrule. */
+  /**
+   * Starts a ReminderWorkflow; 400 for a past dueAt (without rrule), an unknown timezone or a bad
+   * rrule; 422 `request_id_reused` for a `requestId` sent before with another body. `pending: true`
+   * (HTTP 202) when Temporal took the start without answering in time: the reminder is stored and
+   * its workflow starts once Temporal answers.
+   */
   createReminder(userId: string, input: CreateReminderRequest): Promise<ReminderView> {
     return this.request('POST', `${this.user(userId)}/reminders`, input);
   }
@@ -243,9 +256,9 @@ export class MemoryClient {
     return this.request('GET', `${this.user(userId)}/digests?days=${days}`);
   }
 
-  /** Writes today's digest now (not pushed as a notification). */
-  writeDigest(userId: string): Promise<DigestView> {
-    return this.request('POST', `${this.user(userId)}/digests`);
+  /** Writes today's digest now (not pushed as a notification); `pending` when it outlasts WORKFLOW_WAIT_TIMEOUT_MS. */
+  writeDigest(userId: string): Promise<DigestView | WorkflowPending> {
+    return this.request('POST', `${this.user(userId)}/digests`, undefined, this.waitTimeoutMs());
   }
 }
 

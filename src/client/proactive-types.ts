@@ -22,6 +22,8 @@ export interface ReminderView {
   workflowId: string;
   createdAt: string;
   updatedAt: string;
+  /** Only on a create answered 202: stored, and its workflow starts once Temporal answers (snooze, dismiss and cancel answer 409 until then). */
+  pending?: true;
 }
 
 export interface CreateReminderRequest {

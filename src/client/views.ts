@@ -3,6 +3,16 @@ import type { MemoryType } from './generated-memory-types.js';
 
 export type MemoryStatus = 'active' | 'superseded' | 'expired' | 'archived';
 
+/**
+ * HTTP 202: the workflow behind the request was accepted but did not finish within the server's
+ * WORKFLOW_WAIT_TIMEOUT_MS. It goes on; repeat the request (with the same `requestId` where there
+ * is one) or read the record later.
+ */
+export interface WorkflowPending {
+  workflowId: string;
+  pending: true;
+}
+
 /** One scene of the navigation block (GET /v1/users/{userId}/scenes). */
 export interface SceneView {
   id: string;

@@ -1,5 +1,5 @@
 import { ALL_ROUTES, RecallRoute } from '../core/recall/routes';
-import type { ConversationSearchResponse, MemoryClient, MemoryType, MemoryView, ReminderActionAccepted, ReminderStatus, ReminderView, SceneView } from '../client/index';
+import { isWorkflowPending, MemoryApiError, type ConversationSearchResponse, type MemoryClient, type MemoryType, type MemoryView, type ReminderActionAccepted, type ReminderStatus, type ReminderView, type SceneView, type WorkflowPending } from '../client/index';
 
 /** One memory a search found. */
 export interface FoundMemory {
@@ -30,6 +30,15 @@ export interface MemoryToolBackend {
 /** Recall's memory routes: the raw past exchanges are conversation_search's. */
 export const MEMORY_SEARCH_ROUTES: readonly RecallRoute[] = ALL_ROUTES.filter((r) => r !== RecallRoute.exchanges);
 
+/**
+ * A tool answers with what was done; a 202 (the workflow outlasted the server's wait) is an error
+ * the agent can act on, as the in-process tools raise it, not an answer without a memory.
+ */
+function settled<T extends object>(answer: T | WorkflowPending, stillRunning: string): T {
+  if (isWorkflowPending(answer)) throw new MemoryApiError(202, 'workflowUnavailable', stillRunning, { workflowId: answer.workflowId });
+  return answer as T;
+}
+
 /** The tools over the HTTP API, as the stdio server runs them: the key decides the tenant, as for any client. */
 export function httpBackend(client: MemoryClient, userId: string): MemoryToolBackend {
   return {
@@ -38,8 +47,8 @@ export function httpBackend(client: MemoryClient, userId: string): MemoryToolBac
       return { memories: r.memories.map((m) => ({ id: m.id, text: m.text, type: m.type, score: m.score, createdAt: m.createdAt, via: m.via })), error: r.error };
     },
     searchConversations: (input) => client.searchConversations(userId, input),
-    addMemory: (input) => client.createMemory(userId, { ...input, via: 'mcp' }),
-    forgetMemory: (id) => client.forgetMemory(userId, id),
+    addMemory: async (input) => settled(await client.createMemory(userId, { ...input, via: 'mcp' }), 'the memory is still being stored; repeat the call with the same requestId'),
+    forgetMemory: async (id) => settled(await client.forgetMemory(userId, id), 'the memory is still being forgotten; repeat the call'),
     listReminders: async (input) => (await client.listReminders(userId, input)).reminders,
     snoozeReminder: (id, seconds) => client.snoozeReminder(userId, id, seconds),
     async sceneMemories({ sceneId, limit }) {

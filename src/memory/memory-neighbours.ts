@@ -1,11 +1,12 @@
 // Stage 1 of the write path (memory-writer.ts): the memories a candidate may relate to, and how.
 import type { Neighbour } from '../core/decisions/decide';
 import { reversesStance } from '../core/decisions/stance';
+import { readWording, relateWording } from '../core/decisions/wording';
 import { normalizeFact } from '../core/text/sentences';
 import { restoreRefusal } from '../core/lifecycle/sweep';
 import type { MemoryReader, MemorySearch, VectorIndex } from '../core/ports/memory';
 import type { Memory, MemoryCandidate } from '../core/types';
-import { tokenizeForIndex } from '../shared/segmentation';
+import { segmenter, tokenizeForIndex } from '../shared/segmentation';
 
 const NEIGHBOURS = 8;
 /** Open pain points a resolution is weighed against (the most recent ones). */
@@ -53,12 +54,13 @@ export async function loadNeighbours(source: NeighbourSource, input: { userId: s
   return toNeighbours(candidate, memories, new Map(vectorHits.map((h) => [h.id, h.similarity])));
 }
 
-/** How each memory relates to the candidate: similarity, word overlap, same fact, mentions the subject. */
+/** How each memory relates to the candidate: similarity, word overlap, same fact, mentions the subject, what its words say of it. */
 export function toNeighbours(candidate: MemoryCandidate, memories: Memory[], similarity: ReadonlyMap<string, number>): Neighbour[] {
   const candTokens = tokenizeForIndex(candidate.text);
   const subjectTokens = candidate.subject ? tokenizeForIndex(candidate.subject) : [];
   const normalizedCandidate = normalizeFact(candidate.text);
   const normalizedSubject = candidate.subject ? normalizeFact(candidate.subject) : '';
+  const candWording = readWording(candidate.text, segmenter);
   return memories.map((m) => {
     const mTokens = tokenizeForIndex(m.text);
     const normalized = normalizeFact(m.text);
@@ -72,6 +74,7 @@ export function toNeighbours(candidate: MemoryCandidate, memories: Memory[], sim
       sameNormalizedFact: normalized === normalizedCandidate,
       mentionsSubject: subjectHit,
       reversesStance: reversesStance({ text: candidate.text, tokens: candTokens }, { text: m.text, tokens: mTokens }),
+      wording: relateWording(candWording, readWording(m.text, segmenter)),
     };
   });
 }

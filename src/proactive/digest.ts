@@ -11,6 +11,7 @@ import type { DigestRecord } from '../core/ports/proactive';
 import { ProactiveWorkflows, type DigestWorkflow } from './contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 import { workflowCallError } from '../shared/workflow-failures';
+import { waitForResult, withTemporalDeadline } from '../shared/workflow-wait';
 import type { ServiceDeps } from '../shared/deps';
 import { storeAndAnnounce } from './notifications';
 import { settingsOrDefaults, userSettings } from '../account/settings';
@@ -86,26 +87,37 @@ export async function recentDigests(deps: Pick<ServiceDeps, 'settings' | 'digest
   return deps.digests.recent({ userId: input.userId, today, days: input.days });
 }
 
-/** Writes today's digest now through a DigestWorkflow (not pushed as a notification) and returns it. */
+/**
+ * Writes today's digest now through a DigestWorkflow (not pushed as a notification) and returns
+ * it; `pending` with the workflow id when it is still running after WORKFLOW_WAIT_TIMEOUT_MS, or
+ * Temporal stopped answering while it ran (the run goes on and `GET …/digests` shows it). A start
+ * without an answer within TEMPORAL_CALL_TIMEOUT_MS is `workflowUnavailable`; such a start may
+ * still land and write the day's digest, which a second request only writes again.
+ */
 export async function writeDigestNow(
   deps: Pick<ServiceDeps, 'settings' | 'digests' | 'config'> & { temporal: Client; taskQueue: string },
   input: { userId: string; now: Date },
-): Promise<DigestRecord> {
+): Promise<{ pending: false; digest: DigestRecord } | { pending: true; workflowId: string }> {
   const { userId } = input;
   const settings = await userSettings(deps, userId);
   const today = digestDay(input.now, settings.timezone).date;
   const workflowId = `digest:${userId}:now:${today}:${input.now.getTime()}`;
   let written: { date: string };
   try {
-    written = await deps.temporal.workflow.execute<DigestWorkflow>(ProactiveWorkflows.digest, {
-      taskQueue: deps.taskQueue,
-      workflowId,
-      args: [{ userId, notify: false }],
-      // Two requests in the same millisecond share the id: the second joins the first's run.
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      typedSearchAttributes: userSearchAttributes(userId),
-      staticSummary: `Digest for ${userId} on request`,
-    });
+    const handle = await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () =>
+      deps.temporal.workflow.start<DigestWorkflow>(ProactiveWorkflows.digest, {
+        taskQueue: deps.taskQueue,
+        workflowId,
+        args: [{ userId, notify: false }],
+        // Two requests in the same millisecond share the id: the second joins the first's run.
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: userSearchAttributes(userId),
+        staticSummary: `Digest for ${userId} on request`,
+      }),
+    );
+    const waited = await waitForResult(deps.temporal, () => handle.result(), deps.config.reliability.workflowWaitMs);
+    if (!waited.done) return { pending: true, workflowId };
+    written = waited.result;
   } catch (err) {
     throw workflowCallError(err, { workflowId, failed: 'writing the digest failed' });
   }
@@ -114,5 +126,5 @@ export async function writeDigestNow(
   const [digest] = await deps.digests.recent({ userId, today: written.date, days: 1 });
   // Written, then removed before the read-back by a purge of the user that raced this request.
   if (!digest) throw new MemoryServiceError(ErrorCode.conflict, "the digest was deleted by another request (the user's data was purged) while it was written", { workflowId });
-  return digest;
+  return { pending: false, digest };
 }

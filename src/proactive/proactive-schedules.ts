@@ -12,6 +12,7 @@ import { ProactiveWorkflows } from './contract';
 import { userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ServiceDeps } from '../shared/deps';
 import { userSettings } from '../account/settings';
+import { withTemporalDeadline } from '../shared/workflow-wait';
 
 export function digestScheduleId(userId: string): string {
   return `digest:${userId}`;
@@ -112,11 +113,18 @@ export async function ensureProactiveSchedules(
   });
 }
 
-/** Reads the user's settings and brings both schedules in line with them. */
+/**
+ * Reads the user's settings and brings both schedules in line with them, every Temporal call
+ * under one deadline (TEMPORAL_CALL_TIMEOUT_MS): a hung Temporal fails this, not the request
+ * waiting on it. A create or update sent before the deadline may still land; it carries these
+ * settings, and the next sync writes the same again.
+ */
 export async function syncProactiveSchedules(
   deps: Pick<ServiceDeps, 'settings' | 'config'> & { temporal: Client; taskQueue: string },
   userId: string,
 ): Promise<void> {
   const settings = await userSettings(deps, userId);
-  await ensureProactiveSchedules(deps.temporal, { taskQueue: deps.taskQueue, userId, settings, nudgeIntervalMinutes: deps.config.proactive.nudgeIntervalMinutes });
+  await withTemporalDeadline(deps.temporal, deps.config.reliability.temporalCallMs, () =>
+    ensureProactiveSchedules(deps.temporal, { taskQueue: deps.taskQueue, userId, settings, nudgeIntervalMinutes: deps.config.proactive.nudgeIntervalMinutes }),
+  );
 }

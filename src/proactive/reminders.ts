@@ -10,24 +10,26 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
-import { WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { DateTime } from 'luxon';
 import type { AppConfig } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { uuidFromKey } from '../shared/ids';
-import type { ReminderRecord } from '../core/ports/proactive';
+import type { ReminderRecord, ReminderSource } from '../core/ports/proactive';
 import { isClosed, type ReminderState } from '../core/proactive/reminder-state';
 import { nextOccurrence, validateRrule } from '../core/time/recurrence';
 import { dismissSignal, ProactiveWorkflows, reminderWorkflowId, rescheduleUpdate, snoozeSignal, stateQuery, type ReminderWorkflow, type ReminderWorkflowInput } from './contract';
 import { ReminderStatusKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ServiceDeps } from '../shared/deps';
 import { userTimeZone } from '../account/settings';
-import { isValidTimeZone } from '../core/time/zones';
+import { canonicalTimeZone, isValidTimeZone } from '../core/time/zones';
+import { causeChain } from '../shared/workflow-failures';
 
 export interface ReminderDeps extends Pick<ServiceDeps, 'reminders' | 'settings'> {
   temporal: Client;
   taskQueue: string;
-  config: Pick<AppConfig, 'proactive'>;
+  /** REMINDER_ACCEPT_TIMEOUT_MS for the answers; TEMPORAL_CALL_TIMEOUT_MS for the create's calls (docs/proactive.md). */
+  config: Pick<AppConfig, 'proactive'> & { reliability: Pick<AppConfig['reliability'], 'temporalCallMs'> };
 }
 
 export interface CreateReminderRequest {
@@ -39,10 +41,27 @@ export interface CreateReminderRequest {
   requestId?: string;
 }
 
+/**
+ * `pending`: the row is stored and its start was sent, but Temporal did not answer before the
+ * deadline. The start may still land; if it never does, the reminder reconciler starts the
+ * workflow under the same id, so the reminder fires once either way.
+ */
+export interface CreateReminderResult {
+  reminder: ReminderRecord;
+  created: boolean;
+  pending: boolean;
+}
+
 const MAX_AHEAD_YEARS = 10;
 
 function invalid(message: string, field: string, extra: Record<string, unknown> = {}): MemoryServiceError {
   return new MemoryServiceError(ErrorCode.validationFailed, message, { field, ...extra });
+}
+
+/** The zone as the create stores it: the request's, else the user's, spelled as tzdata does. */
+function requestZone(zone: string): string {
+  if (!isValidTimeZone(zone)) throw invalid(`unknown IANA timezone "${zone}"`, 'timezone');
+  return canonicalTimeZone(zone);
 }
 
 /** Resolves a request's due time in the user's zone and checks it; throws validation_failed. */
@@ -50,9 +69,8 @@ export async function resolveDue(
   deps: Pick<ServiceDeps, 'settings'>,
   req: CreateReminderRequest,
   now: Date,
-): Promise<{ timeZone: string; dueAt: Date; seriesStart?: Date }> {
-  const timeZone = req.timezone ?? (await userTimeZone(deps, req.userId));
-  if (!isValidTimeZone(timeZone)) throw invalid(`unknown IANA timezone "${timeZone}"`, 'timezone');
+): Promise<{ timeZone: string; dueAt: Date; seriesStart?: Date; requested: Date }> {
+  const timeZone = requestZone(req.timezone ?? (await userTimeZone(deps, req.userId)));
   // A dueAt without an offset ("2026-12-01T15:00") is wall-clock time in the reminder's zone.
   const parsed = DateTime.fromISO(req.dueAt, { zone: timeZone });
   if (!parsed.isValid) throw invalid(`dueAt is not an ISO 8601 time: ${parsed.invalidExplanation ?? req.dueAt}`, 'dueAt');
@@ -65,50 +83,147 @@ export async function resolveDue(
     // The series starts at dueAt; a start in the past means "from the next occurrence on".
     const first = due > now ? due : nextOccurrence(req.rrule, now, timeZone, { dtstart: due });
     if (!first) throw invalid('the rule has no occurrence after now', 'rrule');
-    return { timeZone, dueAt: first, seriesStart: due };
+    return { timeZone, dueAt: first, seriesStart: due, requested: due };
   }
   if (due <= now) throw invalid('dueAt is in the past', 'dueAt', { dueAt: due.toISOString(), now: now.toISOString() });
-  return { timeZone, dueAt: due };
+  return { timeZone, dueAt: due, requested: due };
 }
 
-/** Creates (or, for a repeated requestId, returns) a reminder and starts its workflow. */
-export async function createReminder(deps: ReminderDeps, req: CreateReminderRequest, now: Date): Promise<{ reminder: ReminderRecord; created: boolean }> {
+/**
+ * The instant the create asked for (rows from before `requestedDueAt`: the series start, else the
+ * due time). A reschedule moves the row's `dueAt`, so a retry of the create is compared with this,
+ * not with the row's current due time.
+ */
+function requestedDueOf(reminder: ReminderRecord): Date {
+  const recorded = reminder.source.requestedDueAt;
+  return recorded ? new Date(recorded) : (reminder.seriesStart ?? reminder.dueAt);
+}
+
+/**
+ * The field in which a request under an existing reminder's requestId differs from the request
+ * that created it, after the create's own normalisation (zone spelled as tzdata does, dueAt
+ * read as an instant in that zone); undefined for the same request. A retry without `timezone`
+ * means the zone the reminder was created in, so sending the same body again is always the same
+ * request, even after the user changed their timezone setting.
+ */
+function differingField(reminder: ReminderRecord, req: CreateReminderRequest): string | undefined {
+  if (req.text !== reminder.text) return 'text';
+  if ((req.rrule ?? null) !== reminder.rrule) return 'rrule';
+  const stored = canonicalTimeZone(reminder.timeZone);
+  if (req.timezone !== undefined && (!isValidTimeZone(req.timezone) || canonicalTimeZone(req.timezone) !== stored)) return 'timezone';
+  const due = DateTime.fromISO(req.dueAt, { zone: stored });
+  if (!due.isValid || due.toMillis() !== requestedDueOf(reminder).getTime()) return 'dueAt';
+  return undefined;
+}
+
+/**
+ * Creates (or, for a repeated requestId with the same body, returns) a reminder and starts its
+ * workflow. The same requestId with another body is `request_id_reused` and changes nothing.
+ *
+ * Every Temporal call shares one deadline, TEMPORAL_CALL_TIMEOUT_MS. Temporal is asked to answer
+ * before the row is written: when it does not (down, cut off, hung), nothing is stored and the
+ * answer is 503. Once the start is sent, the row stays whatever happens: a start that gets no
+ * answer may still land after the deadline, so taking the row out then could leave a workflow
+ * firing a reminder the client was told does not exist. The answer is `pending` instead, and the
+ * row's workflow id, fixed by the row, makes the late start and the reconciler's start one run.
+ */
+export async function createReminder(deps: ReminderDeps, req: CreateReminderRequest, now: Date): Promise<CreateReminderResult> {
+  const deadline = Date.now() + deps.config.reliability.temporalCallMs;
   const reminderId = req.requestId ? uuidFromKey(`reminder:api:${req.userId}:${req.requestId}`) : randomUUID();
   const workflowId = reminderWorkflowId(req.userId, reminderId);
   if (req.requestId) {
-    // A retry: the first attempt's row is the reminder, even when its due time has passed since
-    // (the retry came late); it is not validated against the clock again.
     const existing = await deps.reminders.get({ userId: req.userId, id: reminderId });
-    if (existing) {
-      await ensureReminderWorkflow(deps, existing);
-      return { reminder: existing, created: false };
-    }
+    if (existing) return retried(deps, existing, req, deadline);
   }
-  const { timeZone, dueAt, seriesStart } = await resolveDue(deps, req, now);
-  const source = { via: 'api' as const, ...(req.requestId ? { requestId: req.requestId } : {}) };
+  const { timeZone, dueAt, seriesStart, requested } = await resolveDue(deps, req, now);
+  if (!(await temporalAnswers(deps, deadline))) {
+    throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId });
+  }
+  const source: ReminderSource = { via: 'api', ...(req.requestId ? { requestId: req.requestId, requestedDueAt: requested.toISOString() } : {}) };
   const { reminder, created } = await deps.reminders.insert({
     reminder: { id: reminderId, userId: req.userId, text: req.text, dueAt, timeZone, rrule: req.rrule ?? null, seriesStart: seriesStart ?? null, assumedTime: false, source, workflowId },
     at: now,
   });
-  await ensureReminderWorkflow(deps, reminder, { removeOnFailure: created });
-  return { reminder, created };
+  // Another request with this requestId inserted it first: this one is its retry, or another body.
+  if (!created) return retried(deps, reminder, req, deadline);
+  const start = await startWithin(deps, reminder, deadline);
+  if (start.outcome === 'refused') {
+    // Refused, or failed before it was sent: no workflow will ever run for this row.
+    await deps.reminders.remove({ userId: reminder.userId, id: reminder.id });
+    throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal did not take the reminder workflow: reminder not created', { workflowId }, { cause: start.error });
+  }
+  return { reminder, created: true, pending: start.outcome === 'unanswered' };
 }
 
 /**
- * Starts the reminder's workflow unless it exists (running or closed). A row still `scheduled`
- * that never fired may have lost its workflow: the attempt that inserted it died (API killed,
- * Temporal down and then PostgreSQL too, so the row could not be removed) before the start, and the
- * client's retry found the row. Before, that retry answered 200 and the reminder never fired.
- * `removeOnFailure`: this call inserted the row, so a start that fails takes it out again.
+ * A request under an existing reminder's requestId: the same body returns the reminder (and
+ * starts its workflow if the attempt that inserted it died before: a row still `scheduled` that
+ * never fired; a workflow that exists, running or closed, is left alone); another body is refused.
  */
-async function ensureReminderWorkflow(deps: ReminderDeps, reminder: ReminderRecord, opts: { removeOnFailure?: boolean } = {}): Promise<void> {
-  if (!opts.removeOnFailure && (reminder.status !== 'scheduled' || reminder.fireCount > 0)) return;
+async function retried(deps: ReminderDeps, existing: ReminderRecord, req: CreateReminderRequest, deadline: number): Promise<CreateReminderResult> {
+  const field = differingField(existing, req);
+  if (field) {
+    throw new MemoryServiceError(ErrorCode.requestIdReused, `requestId "${req.requestId}" already created a reminder with another ${field}; send the new reminder under a new requestId`, {
+      requestId: req.requestId,
+      field,
+      id: existing.id,
+    });
+  }
+  if (existing.status !== 'scheduled' || existing.fireCount > 0) return { reminder: existing, created: false, pending: false };
+  const start = await startWithin(deps, existing, deadline);
+  if (start.outcome === 'refused') {
+    throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal did not take the reminder workflow', { workflowId: existing.workflowId }, { cause: start.error });
+  }
+  return { reminder: existing, created: false, pending: start.outcome === 'unanswered' };
+}
+
+/** The gRPC status codes read here (grpc/status.proto). */
+const Grpc = { invalidArgument: 3, notFound: 5, permissionDenied: 7, resourceExhausted: 8, failedPrecondition: 9, unimplemented: 12, unauthenticated: 16 } as const;
+
+/**
+ * Codes with which the server itself turned a call down: a start refused so has not happened
+ * and never will. Every other failure (deadline, unavailable, cancelled, unknown, internal) may
+ * come after the server took it.
+ */
+const REFUSALS: ReadonlySet<number> = new Set(Object.values(Grpc));
+
+function grpcCodeOf(err: unknown): number | undefined {
+  for (const e of causeChain(err)) {
+    if (isGrpcServiceError(e)) return e.code;
+  }
+  return undefined;
+}
+
+/**
+ * Whether Temporal answers at all before the deadline. Asked before anything is stored, so that
+ * an unreachable Temporal gets a plain 503 with nothing sent that could still land.
+ */
+async function temporalAnswers(deps: ReminderDeps, deadline: number): Promise<boolean> {
   try {
-    await startReminderWorkflow(deps, reminder);
+    await deps.temporal.connection.withDeadline(deadline, () => deps.temporal.connection.workflowService.getSystemInfo({}));
+    return true;
   } catch (err) {
-    // Without its workflow the row would claim a reminder that never fires.
-    if (opts.removeOnFailure) await deps.reminders.remove({ userId: reminder.userId, id: reminder.id });
-    throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'Temporal unavailable: reminder not created', { workflowId: reminder.workflowId }, { cause: err });
+    // A server too old for the call still answered.
+    return grpcCodeOf(err) === Grpc.unimplemented;
+  }
+}
+
+/**
+ * Starts the row's workflow before the deadline: `started` (or it existed), `refused` (Temporal
+ * turned the start down, or it failed before it was sent), or `unanswered` (sent, no answer: it
+ * may land later).
+ */
+async function startWithin(
+  deps: ReminderDeps,
+  reminder: ReminderRecord,
+  deadline: number,
+): Promise<{ outcome: 'started' } | { outcome: 'unanswered' } | { outcome: 'refused'; error: unknown }> {
+  try {
+    await startReminderWorkflow(deps, reminder, deadline);
+    return { outcome: 'started' };
+  } catch (err) {
+    const code = grpcCodeOf(err);
+    return code === undefined || REFUSALS.has(code) ? { outcome: 'refused', error: err } : { outcome: 'unanswered' };
   }
 }
 
@@ -116,9 +231,14 @@ async function ensureReminderWorkflow(deps: ReminderDeps, reminder: ReminderReco
  * Starts the row's ReminderWorkflow under its own id, once ever: an id that exists, running or
  * closed (within retention), is rejected as a duplicate and answered `existed` — never a second
  * run that would fire again. A due time already past fires as soon as the workflow runs.
- * Other failures (Temporal unreachable) are thrown as they are.
+ * Bounded by `deadline` (TEMPORAL_CALL_TIMEOUT_MS from now unless given); other failures
+ * (Temporal unreachable, no answer in time) are thrown as they are.
  */
-export async function startReminderWorkflow(deps: Pick<ReminderDeps, 'temporal' | 'taskQueue' | 'config'>, reminder: ReminderRecord): Promise<'started' | 'existed'> {
+export async function startReminderWorkflow(
+  deps: Pick<ReminderDeps, 'temporal' | 'taskQueue' | 'config'>,
+  reminder: ReminderRecord,
+  deadline = Date.now() + deps.config.reliability.temporalCallMs,
+): Promise<'started' | 'existed'> {
   const input: ReminderWorkflowInput = {
     userId: reminder.userId,
     reminderId: reminder.id,
@@ -130,17 +250,19 @@ export async function startReminderWorkflow(deps: Pick<ReminderDeps, 'temporal' 
     ackWindowSeconds: deps.config.proactive.reminderAckSeconds,
   };
   try {
-    await deps.temporal.workflow.start<ReminderWorkflow>(ProactiveWorkflows.reminder, {
-      taskQueue: deps.taskQueue,
-      workflowId: reminder.workflowId,
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        ...userSearchAttributes(reminder.userId),
-        { key: ReminderStatusKey, value: 'scheduled' },
-      ],
-      staticSummary: `Reminder due ${input.dueAt} (${input.timeZone})${input.rrule ? `, repeats ${input.rrule}` : ''}`,
-    });
+    await deps.temporal.connection.withDeadline(deadline, () =>
+      deps.temporal.workflow.start<ReminderWorkflow>(ProactiveWorkflows.reminder, {
+        taskQueue: deps.taskQueue,
+        workflowId: reminder.workflowId,
+        args: [input],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          ...userSearchAttributes(reminder.userId),
+          { key: ReminderStatusKey, value: 'scheduled' },
+        ],
+        staticSummary: `Reminder due ${input.dueAt} (${input.timeZone})${input.rrule ? `, repeats ${input.rrule}` : ''}`,
+      }),
+    );
     return 'started';
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return 'existed';

@@ -116,19 +116,53 @@ describe('reminders through the API', () => {
     await f.settings.update({ userId: user, timezone: 'Asia/Shanghai' });
     const now = new Date('2026-06-01T00:00:00Z');
     const resolved = await resolveDue(f.deps, { userId: user, text: 'x', dueAt: '2026-06-02T15:00' }, now);
-    expect(resolved).toEqual({ timeZone: 'Asia/Shanghai', dueAt: new Date('2026-06-02T07:00:00Z') });
+    expect(resolved).toEqual({ timeZone: 'Asia/Shanghai', dueAt: new Date('2026-06-02T07:00:00Z'), requested: new Date('2026-06-02T07:00:00Z') });
     // Another user, no zone set: UTC.
     expect((await resolveDue(f.deps, { userId: other, text: 'x', dueAt: '2026-06-02T15:00' }, now)).dueAt).toEqual(new Date('2026-06-02T15:00:00Z'));
     expect(await code(resolveDue(f.deps, { userId: user, text: 'x', dueAt: '2026-06-02T15:00', timezone: 'Mars/Base' }, now))).toBe(ErrorCode.validationFailed);
     expect(await code(resolveDue(f.deps, { userId: user, text: 'x', dueAt: '2026-05-02T15:00' }, now))).toBe(ErrorCode.validationFailed);
   });
 
-  it('removes the row again when its workflow cannot start: no reminder that never fires', async () => {
-    const f = side();
-    const temporal = { workflow: { start: () => Promise.reject(new Error('Temporal down')) } } as unknown as Client;
+  /** A Temporal client that answers the create's first call and fails the start with `startError`. */
+  function temporalFailingStart(startError: Error): Client {
+    const connection = { withDeadline: (_deadline: number, fn: () => Promise<unknown>) => fn(), workflowService: { getSystemInfo: async () => ({}) } };
+    return { connection, workflow: { start: () => Promise.reject(startError) } } as unknown as Client;
+  }
+
+  /** An error as the client throws it for a gRPC status (details and metadata on the cause). */
+  function grpcFailure(code: number): Error {
+    return new Error('Failed to start Workflow', { cause: Object.assign(new Error(`status ${code}`), { code, details: `status ${code}`, metadata: {} }) });
+  }
+
+  it('removes the row again when the start fails before it was sent or is refused: no reminder that never fires', async () => {
     const now = new Date('2026-06-01T00:00:00Z');
     const req = { userId: user, text: 'call mum', dueAt: '2026-06-02T15:00:00Z' };
-    expect(await code(createReminder({ ...f.deps, temporal, taskQueue: 'q', config }, req, now))).toBe(ErrorCode.workflowUnavailable);
+    for (const failure of [new Error('payload could not be encoded'), grpcFailure(3)]) {
+      const f = side();
+      expect(await code(createReminder({ ...f.deps, temporal: temporalFailingStart(failure), taskQueue: 'q', config }, req, now))).toBe(ErrorCode.workflowUnavailable);
+      expect(await listReminders(f.deps, { userId: user, limit: 10 })).toEqual([]);
+    }
+  });
+
+  it('keeps the row and answers pending when the start went out without an answer: it may still land', async () => {
+    const now = new Date('2026-06-01T00:00:00Z');
+    const req = { userId: user, text: 'call mum', dueAt: '2026-06-02T15:00:00Z' };
+    for (const unanswered of [4, 14]) {
+      const f = side();
+      const result = await createReminder({ ...f.deps, temporal: temporalFailingStart(grpcFailure(unanswered)), taskQueue: 'q', config }, req, now);
+      expect(result).toMatchObject({ created: true, pending: true });
+      expect(await listReminders(f.deps, { userId: user, limit: 10 })).toHaveLength(1);
+    }
+  });
+
+  it('answers 503 and stores nothing when Temporal does not answer before the row is written', async () => {
+    const f = side();
+    let starts = 0;
+    const connection = { withDeadline: (_deadline: number, fn: () => Promise<unknown>) => fn(), workflowService: { getSystemInfo: () => Promise.reject(grpcFailure(4)) } };
+    const temporal = { connection, workflow: { start: async () => void starts++ } } as unknown as Client;
+    const req = { userId: user, text: 'call mum', dueAt: '2026-06-02T15:00:00Z' };
+    expect(await code(createReminder({ ...f.deps, temporal, taskQueue: 'q', config }, req, new Date('2026-06-01T00:00:00Z')))).toBe(ErrorCode.workflowUnavailable);
+    expect(starts).toBe(0);
     expect(await listReminders(f.deps, { userId: user, limit: 10 })).toEqual([]);
   });
 });

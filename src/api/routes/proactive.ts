@@ -71,10 +71,18 @@ export const proactiveRoutes =
 
     app.post(
       '/v1/users/:userId/digests',
-      { config: PAGE_SESSION_ROUTE, schema: { summary: "Write today's digest now (DigestWorkflow; not pushed as a notification)", params: userParams, response: { 201: digestView } } },
+      {
+        config: PAGE_SESSION_ROUTE,
+        schema: {
+          summary: "Write today's digest now (DigestWorkflow; not pushed as a notification)",
+          params: userParams,
+          response: { 201: digestView, 202: z.object({ workflowId: z.string(), pending: z.literal(true) }) },
+        },
+      },
       async (request, reply) => {
-        const digest = await writeDigestNow(deps, { userId: userKeyOf(request), now: new Date() });
-        return reply.status(201).send(digestToView(digest));
+        const written = await writeDigestNow(deps, { userId: userKeyOf(request), now: new Date() });
+        if (written.pending) return reply.status(202).send({ workflowId: written.workflowId, pending: true as const });
+        return reply.status(201).send(digestToView(written.digest));
       },
     );
   };

@@ -19,7 +19,8 @@ function answer(outcome: ReminderOutcome, act: z.infer<typeof action>) {
 }
 
 /**
- * Reminders: create (starts a ReminderWorkflow), list, and the user's answers — snooze and
+ * Reminders: create (starts a ReminderWorkflow; 202 `pending` when Temporal did not answer the
+ * start in time, docs/proactive.md), list, and the user's answers — snooze and
  * dismiss are signals, DELETE cancels the workflow, PATCH is the workflow's validated update.
  * The ReminderWorkflow is the only writer of a reminder's state. An answer returns 200 once the
  * list shows the workflow's state after it (so a GET right after never shows an older state);
@@ -37,12 +38,14 @@ export const reminderRoutes =
           summary: 'Create a reminder (one ReminderWorkflow with a durable timer; recurring with rrule)',
           params: userParams,
           body: createReminderBody,
-          response: { 200: reminderView, 201: reminderView },
+          response: { 200: reminderView, 201: reminderView, 202: reminderView.extend({ pending: z.literal(true) }) },
         },
       },
       async (request, reply) => {
         const userId = userKeyOf(request);
-        const { reminder, created } = await createReminder(deps, { userId, ...request.body }, new Date());
+        const { reminder, created, pending } = await createReminder(deps, { userId, ...request.body }, new Date());
+        // Temporal took the row's start without answering: its schedules wait for the user's next activity.
+        if (pending) return reply.status(202).send({ ...reminderToView(reminder), pending: true as const });
         if (opts.onUserActive) await opts.onUserActive(userId).catch((err: unknown) => request.log.warn({ err }, 'proactive schedules not ensured'));
         return reply.status(created ? 201 : 200).send(reminderToView(reminder));
       },

@@ -1,4 +1,5 @@
 import type { Memory, MemoryCandidate } from '../types';
+import type { WordingRelation } from './wording';
 
 /** What to do with one extracted candidate, given the user's existing active memories. */
 export const DecisionAction = {
@@ -32,6 +33,8 @@ export interface Neighbour {
   mentionsSubject: boolean;
   /** The candidate likes what the memory dislikes, or the other way round (./stance.ts). */
   reversesStance?: boolean;
+  /** What the candidate's words say of the memory's: the same, the same and more, a changed value, an ending, another fact, or nothing (./wording.ts). */
+  wording?: WordingRelation;
 }
 
 export interface DecideOptions {
@@ -59,6 +62,14 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
     return { action: 'ignore', reason: `confidence ${fmt(candidate.confidence)} below ${fmt(options.minConfidence)}` };
   }
   const sameSpeaker = neighbours.filter((n) => (n.memory.source.role ?? 'user') === candidate.role);
+  // A task-scoped statement never overrides a global one.
+  const overrides = (n: Neighbour) => !(candidate.scope === 'task' && n.memory.scope === 'global');
+  // "我现在住上海了" after "我住在杭州": the words say the value changed, whatever the embeddings
+  // say. One statement changes one value: the closest memory it changes, not every one that
+  // shares a word with it. A problem is not a value: a new one stands beside it, and only its
+  // resolution or an ending of what it names ("微信读书卸了") ends it.
+  const changing = sameSpeaker.filter((n) => (n.wording === 'ends' || (n.wording === 'replaces' && n.memory.type !== 'pain_point')) && overrides(n));
+  const changed = changing.length > 0 ? [best(changing, (a, b) => a.vectorSimilarity - b.vectorSimilarity || a.lexicalOverlap - b.lexicalOverlap)] : [];
 
   if (candidate.intent === 'forget') {
     const targets = sameSpeaker.filter((n) => n.mentionsSubject || n.sameNormalizedFact);
@@ -81,14 +92,21 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
           : 'the user says the problem is over without naming it: resolves the most recent open pain point',
       };
     }
-    if (!candidate.subject) return { action: 'ignore', reason: 'a resolution that names nothing, and no open pain point to resolve' };
+    // "生酮停了" ends what "我在吃生酮饮食" said, though it names no subject and no problem was open.
+    if (!candidate.subject && changed.length === 0) return { action: 'ignore', reason: 'a resolution that names nothing, and no open pain point to resolve' };
   }
 
-  const duplicate = sameSpeaker.find(
-    (n) =>
-      n.sameNormalizedFact ||
-      (n.memory.type === candidate.type && n.vectorSimilarity >= options.dedupSimilarity && n.lexicalOverlap >= options.dedupMinOverlap),
-  );
+  const duplicate =
+    sameSpeaker.find(
+      (n) =>
+        n.sameNormalizedFact ||
+        // "我对海鲜过敏" is as close to "我对芒果过敏" (0.96 on e5) as a restatement: the words veto.
+        (n.memory.type === candidate.type && n.vectorSimilarity >= options.dedupSimilarity && n.lexicalOverlap >= options.dedupMinOverlap && n.wording !== 'differs'),
+    ) ??
+    sameSpeaker.find(
+      (n) =>
+        (n.wording === 'restates' || (n.wording === 'elaborates' && overrides(n))) && mayRestate(candidate.type, n.memory.type),
+    );
 
   // A resolution no open problem matches ("我的过敏好了" beside "我对花生过敏") changes a fact like an update.
   if (candidate.intent === 'update' || candidate.intent === 'resolve') {
@@ -116,12 +134,23 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
     }
   }
 
+  if (changed.length > 0) {
+    return {
+      action: 'supersede',
+      targetIds: changed.map((n) => n.memory.id),
+      reason: `says the value of memory ${changed[0]!.memory.id} changed`,
+    };
+  }
+
   if (duplicate) {
-    if (!duplicate.sameNormalizedFact && candidate.text.length > duplicate.memory.text.length * 1.3) {
+    const elaborates = duplicate.wording === 'elaborates' && !duplicate.sameNormalizedFact;
+    if (elaborates || (!duplicate.sameNormalizedFact && duplicate.wording !== 'restates' && candidate.text.length > duplicate.memory.text.length * 1.3)) {
       return {
         action: 'update',
         targetId: duplicate.memory.id,
-        reason: `restates memory ${duplicate.memory.id} with more detail (similarity ${fmt(duplicate.vectorSimilarity)})`,
+        reason: elaborates
+          ? `says all memory ${duplicate.memory.id} says, and more`
+          : `restates memory ${duplicate.memory.id} with more detail (similarity ${fmt(duplicate.vectorSimilarity)})`,
       };
     }
     return {
@@ -129,13 +158,25 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
       targetId: duplicate.memory.id,
       reason: duplicate.sameNormalizedFact
         ? 'same normalised fact already remembered'
-        : `near-duplicate (similarity ${fmt(duplicate.vectorSimilarity)}, overlap ${fmt(duplicate.lexicalOverlap)})`,
+        : duplicate.wording === 'restates'
+          ? `says what memory ${duplicate.memory.id} says, in other order or words`
+          : `near-duplicate (similarity ${fmt(duplicate.vectorSimilarity)}, overlap ${fmt(duplicate.lexicalOverlap)})`,
     };
   }
 
   if (candidate.scope === 'task') return { action: 'create', reason: 'task-scoped statement; global preferences stay untouched' };
   return { action: 'create', reason: 'new information' };
 }
+
+/**
+ * Whether a statement of one type may restate a memory of another: the same type, or a fact and a
+ * preference (the line the extractor draws least surely: "I usually go to bed around 11"). An
+ * event expires and a goal is not yet so, so neither merges with anything else.
+ */
+function mayRestate(a: string, b: string): boolean {
+  return a === b || (LASTING.has(a) && LASTING.has(b));
+}
+const LASTING: ReadonlySet<string> = new Set(['fact', 'preference']);
 
 /**
  * The open pain points a resolution ends: those that mention its subject; else the one sharing

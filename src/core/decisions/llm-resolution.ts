@@ -8,8 +8,8 @@ export type { LlmProposal };
 
 /**
  * The LLM conflict resolver's pure half (the rule-based resolver stays the default: it needs no
- * model and cannot be talked into anything). A model judges what rules judge poorly — "I work at
- * Globex now" against "I work at Initech", said without any "no longer" — but only inside rails
+ * model and cannot be talked into anything). A model judges what rules judge poorly — "Globex
+ * hired me last month" against "I work at Initech", which shares no word with it — but only inside rails
  * the rules keep: it is asked only when there is something to weigh, it sees neighbours under
  * labels (never ids), and its answer is checked against the neighbours that are active when the
  * decision is applied.

@@ -20,11 +20,17 @@ const ZH_LIKE = /喜欢|(?<![可恋心])爱(?![人好情心])|热爱|迷上|着�
 const ZH_DISLIKE = /讨厌|受不了|[吃喝碰]不了|烦|腻|难用|无聊|反感|恶心|不感冒|(?<!恐)怕|戒了|不碰|不吃了|不喝了/u;
 const ZH_NEGATED_LIKE = /[不没](?:[太再大]|怎么|那么|是很)?(?:喜欢|爱|能吃)/u;
 
-/** 1 likes, -1 dislikes, 0 says neither (or both). Both lexicons apply: users mix languages. */
-export function stanceOf(text: string): -1 | 0 | 1 {
+/** Whether a statement says it likes something and whether it says it dislikes something ("I like cats and hate dogs": both). */
+export function stanceMarks(text: string): { like: boolean; dislike: boolean } {
   const negatedLike = ZH_NEGATED_LIKE.test(text) || EN_NEGATED_LIKE.test(text);
   const dislike = negatedLike || ZH_DISLIKE.test(text) || EN_DISLIKE.test(text);
   const like = !negatedLike && (ZH_LIKE.test(text) || EN_LIKE.test(text));
+  return { like, dislike };
+}
+
+/** 1 likes, -1 dislikes, 0 says neither (or both). Both lexicons apply: users mix languages. */
+export function stanceOf(text: string): -1 | 0 | 1 {
+  const { like, dislike } = stanceMarks(text);
   if (like === dislike) return 0;
   return like ? 1 : -1;
 }

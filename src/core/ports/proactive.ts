@@ -21,6 +21,11 @@ export interface ReminderSource {
   /** The recognised words ("明天下午三点…提醒我"), kept for the audit. */
   matched?: string;
   requestId?: string;
+  /**
+   * The instant a create with a `requestId` asked for, before a rule moved it: a retry is compared
+   * with it (the row's own due time moves as a series goes on). Not shown to clients.
+   */
+  requestedDueAt?: string;
 }
 
 /** What the workflow's stateQuery returns and what the reminders table mirrors (ISO times). */
