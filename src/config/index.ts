@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppConfig, ProxyConfig, ProxyPolicy } from './types';
-import { blankToUndefined, budget, ConfigError, DEV_API_KEY, DEV_CODEC_AUTH_TOKEN, DEV_PAYLOAD_MASTER_KEY, DEV_SECRET_KEY, embedderSchema, fail, isValidTimezone, llmSchema, LOG_LEVELS, MIN_PRODUCTION_KEY_BYTES, modelList, NODE_ENVS, optionalString, optionalUrl, parseKeyMaterial, port, positiveInt, retentionDays, tenantPolicySchema, tenantsSchema, ttlSchema, WILDCARD_HOSTS } from './values';
+import { blankToUndefined, budget, ConfigError, DATABASE_TIMEOUT_DEFAULTS, DEV_API_KEY, DEV_CODEC_AUTH_TOKEN, DEV_PAYLOAD_MASTER_KEY, DEV_SECRET_KEY, embedderSchema, fail, isValidTimezone, llmSchema, LOG_LEVELS, MIN_PRODUCTION_KEY_BYTES, modelList, NODE_ENVS, optionalString, optionalUrl, parseKeyMaterial, port, positiveInt, retentionDays, tenantPolicySchema, tenantsSchema, ttlSchema, WILDCARD_HOSTS } from './values';
 
 export type { AppConfig, ProxyConfig, ProxyPolicy, RateLimitBudget, RateLimitConfig, ReliabilityConfig, RetentionDays } from './types';
 export { ConfigError, DEV_API_KEY, MIN_PRODUCTION_KEY_BYTES, parseKeyMaterial } from './values';
@@ -34,6 +34,8 @@ export const envSchema = z.object({
   PG_BIN_DIR: optionalString,
   PG_BINARIES: z.enum(['auto', 'system', 'embedded']).default('auto'),
   PG_PORT: port.default(5433),
+  DATABASE_QUERY_TIMEOUT_MS: positiveInt.min(100).max(600_000).default(DATABASE_TIMEOUT_DEFAULTS.queryTimeoutMs),
+  DATABASE_LONG_QUERY_TIMEOUT_MS: positiveInt.min(100).max(3_600_000).default(DATABASE_TIMEOUT_DEFAULTS.longQueryTimeoutMs),
 
   CHROMA_URL: optionalUrl,
   CHROMA_PORT: port.default(8000),
@@ -264,7 +266,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       port: e.TEMPORAL_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
     },
-    postgres: { url: e.DATABASE_URL, binDir: e.PG_BIN_DIR, binaries: e.PG_BINARIES, port: e.PG_PORT },
+    postgres: { url: e.DATABASE_URL, binDir: e.PG_BIN_DIR, binaries: e.PG_BINARIES, port: e.PG_PORT, queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS, longQueryTimeoutMs: e.DATABASE_LONG_QUERY_TIMEOUT_MS },
     chroma: { url: e.CHROMA_URL, port: e.CHROMA_PORT, collection: e.CHROMA_COLLECTION },
     embedder: { ...embedder, localPort: e.EMBEDDINGS_PORT },
     llm: llm.data!,

@@ -22,8 +22,11 @@ export interface AppConfig {
     port: number;
     uiPort: number;
   };
-  /** `binaries`: where a local server's binaries come from when PG_BIN_DIR is unset (src/stack/binaries.ts). */
-  postgres: { url?: string; binDir?: string; binaries: 'auto' | 'system' | 'embedded'; port: number };
+  /**
+   * `binaries`: where a local server's binaries come from when PG_BIN_DIR is unset (src/stack/binaries.ts).
+   * `queryTimeoutMs`, `longQueryTimeoutMs`: the client-side bounds on a statement (src/adapters/postgres/pool.ts).
+   */
+  postgres: { url?: string; binDir?: string; binaries: 'auto' | 'system' | 'embedded'; port: number; queryTimeoutMs: number; longQueryTimeoutMs: number };
   chroma: { url?: string; port: number; collection: string };
   embedder: z.infer<typeof embedderSchema> & { localPort: number };
   llm: z.infer<typeof llmSchema>;

@@ -20,6 +20,13 @@ export const optionalUrl = z.preprocess(blankToUndefined, z.string().trim().url(
 export const optionalString = z.preprocess(blankToUndefined, z.string().trim().optional());
 export const port = z.coerce.number().int().min(0).max(65535);
 export const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * The client-side bounds on PostgreSQL statements (DATABASE_QUERY_TIMEOUT_MS,
+ * DATABASE_LONG_QUERY_TIMEOUT_MS): also the pool's own defaults, so a pool built without the
+ * configuration is bounded the same way.
+ */
+export const DATABASE_TIMEOUT_DEFAULTS = { queryTimeoutMs: 15_000, longQueryTimeoutMs: 120_000 } as const;
 /** A rate-limit budget: requests per window; 0 turns that budget off. */
 export const budget = z.coerce.number().int().min(0);
 

@@ -5,6 +5,7 @@
  * succeeds with zero counts.
  */
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { USER_KEY_PATTERN, type PurgeCounts } from '../core/privacy/purge';
 import type { ServiceDeps } from '../shared/deps';
@@ -91,13 +92,33 @@ export function userVisibilityQuery(userKey: string): string {
   return `MemoryUserId = '${userKey}'`;
 }
 
+const RUNNING = proto.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+
+/**
+ * Pages of a visibility listing, read raw: the SDK's own listings decode each entry's memo, which
+ * is encrypted with the user's data key, and once the purge has destroyed that key a listing of
+ * what is left (an execution whose deletion the server has not carried out yet, one started in the
+ * race) would fail on every attempt and hold the purge forever.
+ */
+async function* rawPages<T>(list: (nextPageToken: Uint8Array | undefined) => Promise<{ items: T[]; nextPageToken?: Uint8Array | null }>): AsyncGenerator<T> {
+  let token: Uint8Array | undefined;
+  do {
+    const page = await list(token);
+    yield* page.items;
+    token = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
+  } while (token);
+}
+
 /**
  * Deletes the user's Temporal Schedules: the known per-user ones (daily digest, nudges) and any
  * other schedule carrying the user's MemoryUserId. Returns how many were deleted.
  */
 export async function deleteUserSchedules(temporal: Client, userKey: string): Promise<number> {
   const ids = new Set([digestScheduleId(userKey), nudgeScheduleId(userKey)]);
-  for await (const s of temporal.schedule.list({ query: userVisibilityQuery(userKey) })) ids.add(s.scheduleId);
+  const namespace = temporal.options.namespace;
+  const query = userVisibilityQuery(userKey);
+  const schedules = rawPages((nextPageToken) => temporal.workflowService.listSchedules({ namespace, query, nextPageToken }).then((r) => ({ items: r.schedules ?? [], nextPageToken: r.nextPageToken })));
+  for await (const s of schedules) if (s.scheduleId) ids.add(s.scheduleId);
   let deleted = 0;
   for (const id of ids) {
     try {
@@ -126,15 +147,16 @@ export async function deleteUserWorkflows(
   opts: { namespace: string; userKey: string; skipWorkflowId?: string; onProgress?: (done: { terminated: number; deleted: number }) => void },
 ): Promise<{ terminated: number; deleted: number }> {
   const done = { terminated: 0, deleted: 0 };
-  for await (const execution of temporal.workflow.list({ query: userVisibilityQuery(opts.userKey) })) {
-    if (execution.workflowId === opts.skipWorkflowId) continue;
+  const { namespace } = opts;
+  const query = userVisibilityQuery(opts.userKey);
+  const executions = rawPages((nextPageToken) => temporal.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken }).then((r) => ({ items: r.executions ?? [], nextPageToken: r.nextPageToken })));
+  for await (const execution of executions) {
+    const { workflowId, runId } = execution.execution ?? {};
+    if (!workflowId || workflowId === opts.skipWorkflowId) continue;
     try {
-      await temporal.workflowService.deleteWorkflowExecution({
-        namespace: opts.namespace,
-        workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
-      });
+      await temporal.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId, runId } });
       done.deleted++;
-      if (execution.status.name === 'RUNNING') done.terminated++;
+      if (execution.status === RUNNING) done.terminated++;
     } catch (err) {
       // Deleted since it was listed (visibility lags behind): nothing left to do.
       if (!isGrpcNotFound(err)) throw err;

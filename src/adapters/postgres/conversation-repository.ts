@@ -1,7 +1,7 @@
 import type { ConversationRepository, DayMessage, IncomingMessage, StoredMessage } from '../../core/ports/conversation';
 import { termFrequencies } from '../../core/text/tokenize';
 import { tokenizeForIndex } from '../text/jieba';
-import type { Queryable } from './pool';
+import { longQuery, type Queryable } from './pool';
 
 export type { IncomingMessage, StoredMessage };
 
@@ -50,7 +50,8 @@ export class PostgresConversationRepository implements ConversationRepository {
   }
 
   async lockForAppend({ userId, conversationId, ids }: { userId: string; conversationId: string; ids: string[] }): Promise<{ total: number; known: number }> {
-    await this.q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`${userId}/${conversationId}`]);
+    // Held by another append to this conversation until it commits: a long statement (pool.ts).
+    await longQuery(this.q, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`${userId}/${conversationId}`]);
     const { rows } = await this.q.query<{ n: string; known: string }>(
       `SELECT count(*) AS n, count(*) FILTER (WHERE message_id = ANY($3::text[])) AS known
          FROM messages WHERE user_id = $1 AND conversation_id = $2`,

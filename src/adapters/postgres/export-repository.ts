@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { ExportedUser, ExportPage, ExportSection, UserExportReader, UserExportSnapshot, UserExportSource } from '../../core/ports/privacy';
 import { PostgresSceneStore } from './scene-repository';
 import { PostgresPersonaStore } from './persona-repository';
-import type { Queryable } from './pool';
+import { boundedQuery, queryTimeoutOf, type Queryable } from './pool';
 
 /**
  * Keyset-paged reads of everything a user's export contains. Every query is filtered by the user
@@ -252,7 +252,12 @@ export class PostgresUserExportSource implements UserExportSource {
       release();
       throw err;
     }
-    const reader = new PostgresExportRepository(client);
+    // Each read may run up to the export's statement_timeout: the client waits that long, and its
+    // usual bound on top for the server's answer, so the server's cancel (57014) is what ends a slow
+    // read, and only a server that does not answer at all is cut off from this side.
+    const bound = input.statementTimeoutMs ? Math.floor(input.statementTimeoutMs) + (queryTimeoutOf(client) ?? 0) : undefined;
+    const reads: Queryable = bound === undefined ? client : { query: ((text: string, values?: unknown[]) => boundedQuery(client, text, values, bound)) as Queryable['query'] };
+    const reader = new PostgresExportRepository(reads);
     return {
       user: (input) => reader.user(input),
       profile: (input) => reader.profile(input),

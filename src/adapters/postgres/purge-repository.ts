@@ -1,6 +1,6 @@
 import type { PurgeAuditLog, PurgeAuditRecord, UserRowPurge } from '../../core/ports/privacy';
 import type { PurgeCounts } from '../../core/privacy/purge';
-import type { Queryable } from './pool';
+import { longQuery, type Queryable } from './pool';
 
 /**
  * Every PostgreSQL table that holds rows of a user, in an order that satisfies the foreign keys
@@ -78,7 +78,8 @@ export class PostgresUserRowPurge implements UserRowPurge {
     const spec = PURGE_TABLES.find((t) => t.table === table);
     if (!spec) throw new Error(`not a purge table: ${table}`);
     if (table === 'memories') await clearSupersedeLinks(c, userKey, limit);
-    const { rowCount } = await c.query(`DELETE FROM ${spec.table} WHERE ctid = ANY(ARRAY(${spec.rows} LIMIT $2))`, [userKey, limit]);
+    // A page of a large user, or everything left in the last pass: bounded as a long statement (pool.ts).
+    const { rowCount } = await longQuery(c, `DELETE FROM ${spec.table} WHERE ctid = ANY(ARRAY(${spec.rows} LIMIT $2))`, [userKey, limit]);
     return rowCount ?? 0;
   }
 }
@@ -116,7 +117,8 @@ export class PostgresPurgeAuditLog implements PurgeAuditLog {
  */
 async function clearSupersedeLinks(c: Queryable, userKey: string, limit: number | null): Promise<void> {
   for (;;) {
-    const { rowCount } = await c.query(
+    const { rowCount } = await longQuery(
+      c,
       `UPDATE memories SET supersedes = NULL, superseded_by = NULL
         WHERE ctid = ANY(ARRAY(SELECT ctid FROM memories WHERE user_id = $1 AND (supersedes IS NOT NULL OR superseded_by IS NOT NULL) LIMIT $2))`,
       [userKey, limit],

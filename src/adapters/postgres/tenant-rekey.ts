@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { longQuery } from './pool';
 
 /** A user whose rows moved from their old id to the (tenant, user) key. */
 export interface Rekeyed {
@@ -15,30 +16,32 @@ export interface Rekeyed {
  */
 export async function rekeyLegacyUsers(pool: pg.Pool, userKey: (tenantId: string, userId: string) => string): Promise<void> {
   const client = await pool.connect();
+  // Every table of every legacy user in one transaction, at start: long statements (pool.ts).
+  const query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => longQuery<R>(client, text, values);
   try {
-    await client.query('BEGIN');
-    const { rows: legacy } = await client.query<{ user_id: string; tenant_id: string }>(
+    await query('BEGIN');
+    const { rows: legacy } = await query<{ user_id: string; tenant_id: string }>(
       'SELECT user_id, tenant_id FROM users WHERE external_id IS NULL ORDER BY user_id FOR UPDATE',
     );
     if (legacy.length === 0) {
-      await client.query('COMMIT');
+      await query('COMMIT');
       return;
     }
     const moves = legacy.map((u) => ({ from: u.user_id, to: userKey(u.tenant_id, u.user_id) }));
-    await client.query('SET CONSTRAINTS ALL DEFERRED');
-    await client.query('UPDATE users SET external_id = user_id WHERE external_id IS NULL');
-    await client.query('CREATE TEMP TABLE rekey (old_id text PRIMARY KEY, new_id text NOT NULL) ON COMMIT DROP');
-    await client.query('INSERT INTO rekey SELECT * FROM unnest($1::text[], $2::text[])', [moves.map((m) => m.from), moves.map((m) => m.to)]);
-    const { rows: tables } = await client.query<{ table_name: string }>(
+    await query('SET CONSTRAINTS ALL DEFERRED');
+    await query('UPDATE users SET external_id = user_id WHERE external_id IS NULL');
+    await query('CREATE TEMP TABLE rekey (old_id text PRIMARY KEY, new_id text NOT NULL) ON COMMIT DROP');
+    await query('INSERT INTO rekey SELECT * FROM unnest($1::text[], $2::text[])', [moves.map((m) => m.from), moves.map((m) => m.to)]);
+    const { rows: tables } = await query<{ table_name: string }>(
       `SELECT c.table_name FROM information_schema.columns c
          JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
         WHERE c.table_schema = current_schema() AND c.column_name = 'user_id'`,
     );
     for (const { table_name } of tables) {
-      await client.query(`UPDATE ${client.escapeIdentifier(table_name)} t SET user_id = r.new_id FROM rekey r WHERE t.user_id = r.old_id`);
+      await query(`UPDATE ${client.escapeIdentifier(table_name)} t SET user_id = r.new_id FROM rekey r WHERE t.user_id = r.old_id`);
     }
-    await client.query('INSERT INTO legacy_user_moves (user_id, old_id) SELECT new_id, old_id FROM rekey ON CONFLICT (user_id) DO NOTHING');
-    await client.query('COMMIT');
+    await query('INSERT INTO legacy_user_moves (user_id, old_id) SELECT new_id, old_id FROM rekey ON CONFLICT (user_id) DO NOTHING');
+    await query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     throw err;
