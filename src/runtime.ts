@@ -125,7 +125,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   if (opts.migrate ?? config.migrateOnStart) await migrate(endpoints.databaseUrl);
   else await assertSchemaCurrent(endpoints.databaseUrl);
   performance.mark('startup:migrations');
-  const pool = opts.pool ?? createPool(endpoints.databaseUrl);
+  const pool = opts.pool ?? createPool(endpoints.databaseUrl, { queryTimeoutMs: config.postgres.queryTimeoutMs, longQueryTimeoutMs: config.postgres.longQueryTimeoutMs });
   const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
   const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
   const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });

@@ -86,10 +86,23 @@ async function collectionExists(name: string): Promise<boolean> {
   }
 }
 
+/**
+ * Executions by visibility query, read raw: `workflow.list` decodes each memo, and a purged user's
+ * StoreMemory memos are sealed with the data key the purge destroyed (DataKeyDestroyedError).
+ */
+async function rawExecutions(query: string): Promise<{ type: string; workflowId: string; runId: string }[]> {
+  const found: { type: string; workflowId: string; runId: string }[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await ctx.runtime.temporal.workflowService.listWorkflowExecutions({ namespace: ctx.runtime.config.temporal.namespace, query, nextPageToken });
+    for (const e of page.executions ?? []) found.push({ type: e.type?.name ?? '', workflowId: e.execution?.workflowId ?? '', runId: e.execution?.runId ?? '' });
+    nextPageToken = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return found;
+}
+
 async function executionsOf(user: string): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const e of ctx.runtime.temporal.workflow.list({ query: `MemoryUserId = '${user}'` })) ids.push(`${e.type}:${e.workflowId}`);
-  return ids;
+  return (await rawExecutions(`MemoryUserId = '${user}'`)).map((e) => `${e.type}:${e.workflowId}`);
 }
 
 async function schedulesOf(user: string): Promise<string[]> {
@@ -474,7 +487,7 @@ describe('workflow code', () => {
   it('replays the purges and the sweeps with retention, and a sweep recorded before retention existed (patched)', async () => {
     type History = temporal.api.history.v1.IHistory;
     const histories: { workflowId: string; history: History }[] = [];
-    for await (const e of ctx.runtime.temporal.workflow.list({ query: `TaskQueue = "${ctx.taskQueue}"` })) {
+    for (const e of await rawExecutions(`TaskQueue = "${ctx.taskQueue}"`)) {
       if (e.type !== 'PurgeUser' && e.type !== 'memorySweepWorkflow') continue;
       histories.push({ workflowId: `${e.workflowId}/${e.runId}`, history: await ctx.runtime.temporal.workflow.getHandle(e.workflowId, e.runId).fetchHistory() });
     }
