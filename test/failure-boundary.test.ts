@@ -1,4 +1,4 @@
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, CancelledFailure, ChildWorkflowFailure, defaultFailureConverter, defaultPayloadConverter, RetryState, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import Fastify from 'fastify';
@@ -14,6 +14,7 @@ import { causeChain, serviceErrorOfWorkflowFailure, workflowCallError } from '..
 import { loadConfig } from '../src/config';
 import { ErrorCode, httpStatusFor, MemoryServiceError } from '../src/core/errors';
 import type { ServiceDeps } from '../src/shared/deps';
+import { waitForResult } from '../src/shared/workflow-wait';
 import type { MemoryEraser } from '../src/core/ports/memory';
 
 const env = () => new MockActivityEnvironment({ workflowExecution: { workflowId: 'wf-1', runId: 'run-1' } });
@@ -151,6 +152,17 @@ describe('API side: WorkflowFailedError → cause chain → ApplicationFailure.t
     // An ApplicationFailure type that is not one of ours (an SDK or library error name) is not trusted.
     expect(workflowCallError(workflowFailedBy(ApplicationFailure.create({ type: 'Error', message: 'boom' })), { failed: 'x' }).code).toBe(ErrorCode.internal);
     expect(workflowCallError(new Error('14 UNAVAILABLE'), { workflowId: 'w', failed: 'x' })).toMatchObject({ code: ErrorCode.workflowUnavailable, context: { workflowId: 'w' } });
+  });
+
+  it('a run the purge deleted is a 409 that says so, whether it was terminated under the wait or already gone', async () => {
+    // The server terminates a running execution it deletes with this reason; only the purge deletes.
+    const deleted = new WorkflowFailedError('terminated', new TerminatedFailure('Delete workflow execution'), RetryState.NON_RETRYABLE_FAILURE);
+    expect(workflowCallError(deleted, { workflowId: 'w', failed: 'x' })).toMatchObject({ code: ErrorCode.conflict, context: { workflowId: 'w', reason: 'user_purged' } });
+    // An operator's terminate stays a plain conflict: nothing says the user was purged.
+    expect(workflowCallError(new WorkflowFailedError('terminated', new TerminatedFailure('operator'), RetryState.NON_RETRYABLE_FAILURE), { failed: 'x' }).context.reason).toBeUndefined();
+    const connection = { withAbortSignal: (_signal: AbortSignal, fn: () => Promise<unknown>) => fn() };
+    const gone = waitForResult({ connection } as unknown as Client, () => Promise.reject(new WorkflowNotFoundError('not found', 'w', undefined)), 1000);
+    await expect(gone).rejects.toMatchObject({ code: ErrorCode.conflict, context: { reason: 'user_purged' } });
   });
 
   it('a run that outlived a purge and lost its payload key is a 409, not a bug', () => {

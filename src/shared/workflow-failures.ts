@@ -13,6 +13,9 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 
 const CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
 
+/** The reason Temporal's server gives a running execution it terminates because it is being deleted. */
+const DELETED_BY_SERVER = 'Delete workflow execution';
+
 function isErrorCode(type: string | null | undefined): type is ErrorCode {
   return typeof type === 'string' && CODES.has(type);
 }
@@ -54,6 +57,11 @@ function classifyWorkflowFailure(err: WorkflowFailedError, message: string, cont
   // A run the purge did not stop (started after it terminated the user's workflows) fails on its
   // activity's payload once the user's data key is destroyed: that too is the erasure, not a bug.
   if (chain.some((e) => e instanceof ApplicationFailure && e.type === 'DataKeyDestroyedError')) {
+    return new MemoryServiceError(ErrorCode.conflict, `${message}: the user's data was purged while this request ran`, { ...context, reason: 'user_purged' }, { cause: err });
+  }
+  // Only the purge deletes executions (src/privacy/user-purge.ts), and a running one that is
+  // deleted is terminated by the server with this reason: the client can be told why.
+  if (chain.some((e) => e instanceof TerminatedFailure && e.message === DELETED_BY_SERVER)) {
     return new MemoryServiceError(ErrorCode.conflict, `${message}: the user's data was purged while this request ran`, { ...context, reason: 'user_purged' }, { cause: err });
   }
   if (chain.some((e) => e instanceof TerminatedFailure || e instanceof CancelledFailure)) {

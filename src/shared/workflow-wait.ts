@@ -1,4 +1,5 @@
-import { ServiceError, type Client } from '@temporalio/client';
+import { ServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
 
 /**
  * Runs one or more Temporal calls with a deadline, so a request never hangs on an unreachable
@@ -14,7 +15,8 @@ export function withTemporalDeadline<T>(client: Client, ms: number, fn: () => Pr
  * running. `{ done: false }` too when Temporal stops answering during the wait (killed, restarted,
  * the network cut): the workflow was started and is durable, so it goes on after recovery just as
  * one that outlasts the wait (before, POST …/end?wait=true answered 500 and POST …/memories 503
- * "nothing stored" for work that then landed). Errors of the workflow are thrown as they are.
+ * "nothing stored" for work that then landed). Errors of the workflow are thrown as they are; a
+ * run that no longer exists (a purge deleted it) is a 409 `conflict` with reason `user_purged`.
  */
 export async function waitForResult<T>(client: Client, result: () => Promise<T>, ms: number): Promise<{ done: true; result: T } | { done: false }> {
   const controller = new AbortController();
@@ -23,6 +25,11 @@ export async function waitForResult<T>(client: Client, result: () => Promise<T>,
     return { done: true, result: await client.connection.withAbortSignal(controller.signal, result) };
   } catch (err) {
     if (controller.signal.aborted || err instanceof ServiceError) return { done: false };
+    // The run this request started or joined existed a moment ago; only the purge deletes
+    // executions, so it went with the user's data (before: 503 "retry", or 500).
+    if (err instanceof WorkflowNotFoundError) {
+      throw new MemoryServiceError(ErrorCode.conflict, "the user's data was purged while this request ran", { reason: 'user_purged' }, { cause: err });
+    }
     throw err;
   } finally {
     clearTimeout(timer);
