@@ -1,6 +1,6 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startFaultProxy } from './support/fault-proxy';
+import { temporalClientThrough } from './support/proxied-temporal';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 
@@ -16,31 +16,6 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-/** A TCP forwarder to Temporal that the test can cut, as a dead Temporal or network looks to the API. */
-async function cuttableProxy(target: string): Promise<{ address: string; cut: () => Promise<void> }> {
-  const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(port, host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    address: `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    cut: async () => {
-      const closed = new Promise((resolve) => server.close(resolve));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
-  };
-}
-
 describe('API waits on a workflow while Temporal goes away', () => {
   it('end?wait=true and POST /memories answer 202 pending, and the work still lands after recovery', async () => {
     const user = `${ctx.prefix}-lost`;
@@ -48,13 +23,8 @@ describe('API waits on a workflow while Temporal goes away', () => {
     expect(posted.status).toBe(202);
     // No worker: the run waits, so the API is mid-wait when Temporal goes away.
     await ctx.stopWorker();
-    const proxy = await cuttableProxy(inject('stack').temporalAddress);
-    const temporal = new Client({
-      connection: Connection.lazy({ address: proxy.address }),
-      namespace: ctx.runtime.config.temporal.namespace,
-      dataConverter: ctx.runtime.dataConverter,
-      interceptors: ctx.runtime.temporal.options.interceptors,
-    });
+    const proxy = await startFaultProxy(inject('stack').temporalAddress);
+    const temporal = temporalClientThrough(ctx, proxy.address);
     const api = await ctx.runtime.createApi({ taskQueue: ctx.taskQueue, temporal });
     try {
       const headers = { authorization: `Bearer ${TEST_KEY}` };

@@ -1,7 +1,8 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
+import { temporalClientThrough } from './support/proxied-temporal';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { poll } from './support/poll';
 
@@ -19,12 +20,7 @@ let api: FastifyInstance;
 beforeAll(async () => {
   ctx = await createTestContext({ TEMPORAL_CALL_TIMEOUT_MS: String(CALL_MS) });
   proxy = await startFaultProxy(inject('stack').temporalAddress);
-  temporal = new Client({
-    connection: Connection.lazy({ address: proxy.address }),
-    namespace: ctx.runtime.config.temporal.namespace,
-    dataConverter: ctx.runtime.dataConverter,
-    interceptors: ctx.runtime.temporal.options.interceptors,
-  });
+  temporal = temporalClientThrough(ctx, proxy.address);
   api = await ctx.runtime.createApi({ taskQueue: ctx.taskQueue, temporal });
 });
 afterAll(async () => {

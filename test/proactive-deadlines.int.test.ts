@@ -1,10 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ReminderRecord } from '../src/core/ports/proactive';
 import { reconcileReminders } from '../src/proactive/reminder-reconciler';
 import { startReminderWorkflow } from '../src/proactive/reminders';
 import { digestScheduleId } from '../src/proactive/proactive-schedules';
+import { temporalClientThrough } from './support/proxied-temporal';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
 import { poll } from './support/poll';
@@ -42,12 +42,7 @@ afterEach(async () => {
 
 async function proxiedApi(): Promise<ProxiedApi> {
   const proxy = await startFaultProxy(inject('stack').temporalAddress);
-  const temporal = new Client({
-    connection: Connection.lazy({ address: proxy.address }),
-    namespace: ctx.runtime.config.temporal.namespace,
-    dataConverter: ctx.runtime.dataConverter,
-    interceptors: ctx.runtime.temporal.options.interceptors,
-  });
+  const temporal = temporalClientThrough(ctx, proxy.address);
   const api = await ctx.runtime.createApi({ taskQueue: ctx.taskQueue, temporal });
   open = {
     proxy,
