@@ -197,6 +197,16 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         onError: (userKey, err) => logger.warn({ err }, `persona rebuild of ${userKey} not signalled`),
       }),
     );
+  // What a recall hands to Temporal once its answer is computed, never awaited by it: the recalled
+  // ids to the reinforcement batch, and to the nudge check (an open goal or pain point among them
+  // may get a nudge, decided off the hot path). Each under TEMPORAL_CALL_TIMEOUT_MS.
+  const handOverRecall =
+    (taskQueue: string, flushSeconds: number) =>
+    (userId: string, ids: string[], at: Date): void => {
+      const callMs = config.reliability.temporalCallMs;
+      signalRecalled(temporal, taskQueue, userId, ids, at, flushSeconds, (err) => console.error(`recall reinforcement for ${userId} not recorded`, err), callMs);
+      signalRecallHits(temporal, taskQueue, userId, ids, at, (err) => console.error(`recall nudge check for ${userId} not started`, err), callMs);
+    };
   const workers: NativeConnection[] = [];
   let bundle: Promise<WorkflowBundleOption> | undefined;
   // The bundle of `npm run build:workflows` when it is fresh (a restart in seconds), else bundled here.
@@ -246,27 +256,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           ...createRecallActivities(activityDeps, {
             subjects,
             tenants: config.tenants,
-            afterRecall: (userKey, ids, at) => {
-              signalRecalled(
-                temporal,
-                o.taskQueue ?? config.temporal.taskQueue,
-                userKey,
-                ids,
-                at,
-                10,
-                (err) => console.error(`recall reinforcement for ${userKey} not recorded`, err),
-                config.reliability.temporalCallMs,
-              );
-              signalRecallHits(
-                temporal,
-                o.taskQueue ?? config.temporal.taskQueue,
-                userKey,
-                ids,
-                at,
-                (err) => console.error(`recall nudge check for ${userKey} not started`, err),
-                config.reliability.temporalCallMs,
-              );
-            },
+            afterRecall: handOverRecall(o.taskQueue ?? config.temporal.taskQueue, 10),
           }),
         },
       });
@@ -309,28 +299,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           logFormat: config.logFormat,
           maxMessageChars: config.extraction.maxMessageChars,
           maxMessagesPerConversation: config.extraction.maxMessagesPerConversation,
-          afterRecall: (userId, ids, at) => {
-            signalRecalled(
-              temporal,
-              o.taskQueue ?? config.temporal.taskQueue,
-              userId,
-              ids,
-              at,
-              o.reinforcementFlushSeconds ?? 10,
-              (err) => console.error(`recall reinforcement for ${userId} not recorded`, err),
-              config.reliability.temporalCallMs,
-            );
-            // M.3: an open goal or pain point among them may get a nudge, decided off the hot path.
-            signalRecallHits(
-              temporal,
-              o.taskQueue ?? config.temporal.taskQueue,
-              userId,
-              ids,
-              at,
-              (err) => console.error(`recall nudge check for ${userId} not started`, err),
-              config.reliability.temporalCallMs,
-            );
-          },
+          afterRecall: handOverRecall(o.taskQueue ?? config.temporal.taskQueue, o.reinforcementFlushSeconds ?? 10),
         },
       );
     },
