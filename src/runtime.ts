@@ -21,6 +21,7 @@ import { PostgresMessageQuarantine } from './adapters/postgres/message-quarantin
 import { ChromaExchangeIndex } from './adapters/chroma/chroma-exchange-index';
 import { assertSchemaCurrent, migrate } from './adapters/postgres/migrate';
 import { createPool } from './adapters/postgres/pool';
+import { PostgresKeyDestructionFeed } from './adapters/postgres/payload-key-listener';
 import { PostgresProactiveEventFeed } from './adapters/postgres/proactive-listener';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
 import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona-signal';
@@ -207,6 +208,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       signalRecalled(temporal, taskQueue, userId, ids, at, flushSeconds, (err) => console.error(`recall reinforcement for ${userId} not recorded`, err), callMs);
       signalRecallHits(temporal, taskQueue, userId, ids, at, (err) => console.error(`recall nudge check for ${userId} not started`, err), callMs);
     };
+  // Another process's purge reaches this one's key cache within about a second, not at its expiry.
+  const keyDestructions = payloadEncryption?.keys.follow(new PostgresKeyDestructionFeed(endpoints.databaseUrl), (message, err) => logger.warn({ err }, message));
   const workers: NativeConnection[] = [];
   let bundle: Promise<WorkflowBundleOption> | undefined;
   // The bundle of `npm run build:workflows` when it is fresh (a restart in seconds), else bundled here.
@@ -327,6 +330,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       if (deps.rules && deps.rules !== rules) await deps.rules.close();
       await connection.close();
       for (const c of workers) await c.close().catch(() => {});
+      await keyDestructions?.close();
       if (!opts.pool) await pool.end();
       // The workers' last workflow spans arrive through their sinks before this point.
       await flushTracing().catch(() => undefined);

@@ -138,3 +138,50 @@ describe('reminder reconciler', () => {
     await ctx.runtime.pool.query("UPDATE reminders SET status = 'dismissed' WHERE user_id = $1 AND id = $2", [refused.userId, refused.id]);
   });
 });
+
+// A reminder answered `pending` (its start sent into a Temporal that did not answer) may have no
+// workflow when the user answers it. The answer starts the row's workflow and then applies, instead
+// of a 409 for an open reminder; a row whose workflow was seen to start is never started again.
+describe('answers to a reminder whose workflow never started', () => {
+  const url = (name: string, id: string, tail = '') => `/v1/users/${name}/reminders/${id}${tail}`;
+  const status = async (r: ReminderRecord) => (await ctx.runtime.deps.reminders.get({ userId: r.userId, id: r.id }))?.status;
+
+  it('snooze, dismiss, cancel and reschedule start the workflow and apply', async () => {
+    const snoozed = await crashedRow('ru-snooze', { dueInMs: 600_000, createdAgoMs: 0 });
+    const res = await ctx.call('POST', url('ru-snooze', snoozed.id, '/snooze'), { seconds: 900 });
+    expect([200, 202], JSON.stringify(res.body)).toContain(res.status);
+    expect(await exists(snoozed.workflowId)).toBe(true);
+    expect(await poll(() => status(snoozed), (s) => s === 'snoozed')).toBe('snoozed');
+
+    const cancelled = await crashedRow('ru-cancel', { dueInMs: 600_000, createdAgoMs: 0 });
+    const del = await ctx.call('DELETE', url('ru-cancel', cancelled.id));
+    expect([200, 202], JSON.stringify(del.body)).toContain(del.status);
+    expect(await poll(() => status(cancelled), (s) => s === 'cancelled')).toBe('cancelled');
+
+    const dismissed = await crashedRow('ru-dismiss', { dueInMs: 600_000, createdAgoMs: 0 });
+    const dis = await ctx.call('POST', url('ru-dismiss', dismissed.id, '/dismiss'));
+    expect([200, 202], JSON.stringify(dis.body)).toContain(dis.status);
+    expect(await exists(dismissed.workflowId)).toBe(true);
+
+    const moved = await crashedRow('ru-move', { dueInMs: 600_000, createdAgoMs: 0 });
+    const dueAt = new Date(Date.now() + 7_200_000).toISOString();
+    const patch = await ctx.call('PATCH', url('ru-move', moved.id), { dueAt });
+    expect([200, 202], JSON.stringify(patch.body)).toContain(patch.status);
+    expect(await poll(async () => (await ctx.runtime.deps.reminders.get({ userId: moved.userId, id: moved.id }))?.dueAt.toISOString(), (d) => d === dueAt)).toBe(dueAt);
+
+    // Each start was recorded, so the reconciler finds none of them, and each workflow ran once.
+    expect((await pass(0)).found).toBe(0);
+    for (const r of [snoozed, cancelled, dismissed, moved]) {
+      expect(await ctx.runtime.deps.reminders.neverStarted({ userId: r.userId, id: r.id })).toBe(false);
+    }
+  });
+
+  it('a row whose workflow was seen to start and is gone stays 409: nothing fires it a second time', async () => {
+    const gone = await crashedRow('ru-gone', { dueInMs: 600_000, createdAgoMs: 0 });
+    await ctx.runtime.deps.reminders.markWorkflowStarted({ userId: gone.userId, id: gone.id, at: new Date() });
+    const res = await ctx.call('POST', url('ru-gone', gone.id, '/snooze'), { seconds: 900 });
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body.error.code).toBe('invalid_state');
+    expect(await exists(gone.workflowId)).toBe(false);
+  });
+});

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
-import { isGrpcServiceError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client, type WorkflowHandle } from '@temporalio/client';
 import { DateTime } from 'luxon';
 import type { AppConfig } from '../config';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
@@ -283,6 +283,27 @@ function closedOrUnavailable(err: unknown, id: string): MemoryServiceError {
 }
 
 /**
+ * Hands an answer (a signal, a cancel request) to the reminder's workflow before the deadline.
+ *
+ * A reminder created while Temporal did not answer (`pending`) may have no workflow yet: its start
+ * never landed and the reconciler has not reached the row. Refusing the user's snooze or cancel
+ * then (409, "no longer open") would be wrong, because the reminder is open. So a row whose
+ * workflow was never seen to start gets it started here, under the row's one id, and the answer
+ * follows. Errors are the send's or the start's, as they come. The id is the row's, and the start rejects an id that exists, so a start that lands late
+ * or the reconciler's start is the same single run; only a workflow that existed and closed stays 409.
+ */
+async function toWorkflow<T>(deps: ReminderDeps, reminder: ReminderRecord, deadline: number, send: (handle: WorkflowHandle) => Promise<T>): Promise<T> {
+  const handle = deps.temporal.workflow.getHandle(reminder.workflowId);
+  try {
+    return await deps.temporal.connection.withDeadline(deadline, () => send(handle));
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError) || !(await deps.reminders.neverStarted({ userId: reminder.userId, id: reminder.id }))) throw err;
+  }
+  if ((await startReminderWorkflow(deps, reminder, deadline)) === 'started') await deps.reminders.markWorkflowStarted({ userId: reminder.userId, id: reminder.id, at: new Date() });
+  return deps.temporal.connection.withDeadline(deadline, () => send(handle));
+}
+
+/**
  * How an answer to a reminder ended: `settled` — the workflow took it and the reminders row
  * already shows the workflow's state after it (a list or GET now cannot show anything older);
  * otherwise the workflow has it (a signal is durable once sent) but the row did not follow in time.
@@ -346,7 +367,7 @@ export async function snoozeReminder(deps: ReminderDeps, userId: string, id: str
   const deadline = deadlineOf(deps);
   const reminder = await openReminder(deps, userId, id);
   try {
-    await deps.temporal.connection.withDeadline(deadline, () => deps.temporal.workflow.getHandle(reminder.workflowId).signal(snoozeSignal, { seconds }));
+    await toWorkflow(deps, reminder, deadline, (handle) => handle.signal(snoozeSignal, { seconds }));
   } catch (err) {
     throw closedOrUnavailable(err, id);
   }
@@ -358,7 +379,7 @@ export async function dismissReminder(deps: ReminderDeps, userId: string, id: st
   const deadline = deadlineOf(deps);
   const reminder = await openReminder(deps, userId, id);
   try {
-    await deps.temporal.connection.withDeadline(deadline, () => deps.temporal.workflow.getHandle(reminder.workflowId).signal(dismissSignal, {}));
+    await toWorkflow(deps, reminder, deadline, (handle) => handle.signal(dismissSignal, {}));
   } catch (err) {
     throw closedOrUnavailable(err, id);
   }
@@ -370,7 +391,7 @@ export async function cancelReminder(deps: ReminderDeps, userId: string, id: str
   const deadline = deadlineOf(deps);
   const reminder = await openReminder(deps, userId, id);
   try {
-    await deps.temporal.connection.withDeadline(deadline, () => deps.temporal.workflow.getHandle(reminder.workflowId).cancel());
+    await toWorkflow(deps, reminder, deadline, (handle) => handle.cancel());
   } catch (err) {
     throw closedOrUnavailable(err, id);
   }
@@ -387,10 +408,9 @@ export async function rescheduleReminder(deps: ReminderDeps, userId: string, id:
   const reminder = await openReminder(deps, userId, id);
   const parsed = DateTime.fromISO(dueAt, { zone: reminder.timeZone });
   if (!parsed.isValid) throw invalid('dueAt is not an ISO 8601 time', 'dueAt');
-  const handle = deps.temporal.workflow.getHandle(reminder.workflowId);
   let state: ReminderState | undefined;
   try {
-    const update = await deps.temporal.connection.withDeadline(deadline, () =>
+    const update = await toWorkflow(deps, reminder, deadline, (handle) =>
       handle.startUpdate(rescheduleUpdate, { args: [{ dueAt: parsed.toUTC().toISO()! }], waitForStage: WorkflowUpdateStage.ACCEPTED }),
     );
     // Accepted: the update is in the workflow's history. Its result normally comes with it.

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable } from '../adapters/postgres/pool';
+import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { AuthenticationFailedError, open, seal } from './aes-gcm';
 
 /**
@@ -45,6 +46,21 @@ export class UnknownDataKeyError extends PayloadDecryptionError {
     super(`data key unknown: no payload key ${keyId} in user_data_keys (encrypted by another deployment, or destroyed and its tombstone deleted)`);
     this.name = 'UnknownDataKeyError';
   }
+}
+
+/**
+ * The channel a key's destruction is announced on, by the statement that destroys it: PostgreSQL
+ * delivers the notice when that transaction commits, and never for one rolled back.
+ */
+export const KEY_DESTROYED_CHANNEL = 'payload_key_destroyed';
+
+/**
+ * Announcements of destroyed data keys, made in any process (PostgreSQL LISTEN,
+ * src/adapters/postgres/payload-key-listener.ts). `onConnected` runs each time the feed starts
+ * listening, the first time included: notices sent while it did not listen are lost.
+ */
+export interface KeyDestructionFeed {
+  listen(handlers: { onNotice(payload: string | undefined): void; onConnected(): void; log(message: string, err?: unknown): void }): { close(): Promise<void> };
 }
 
 /** Stable, non-secret name of a master key, stored next to every key it wraps. */
@@ -96,8 +112,9 @@ interface KeyRow {
 
 /**
  * Data keys in PostgreSQL (`user_data_keys`), created on first use and unwrapped into a
- * per-process cache. The cache lives `cacheTtlMs` (PAYLOAD_KEY_CACHE_SECONDS, default 30 s): a
- * purge run by another process is honoured here within that time; in this process at once.
+ * per-process cache. A purge is honoured in the process that runs it at once, in the others when
+ * its notice arrives ({@link PayloadKeyStore.follow}: about a second); the cache's lifetime
+ * `cacheTtlMs` (PAYLOAD_KEY_CACHE_SECONDS, default 30 s) bounds it while notices cannot arrive.
  */
 export class PayloadKeyStore implements UserKeyDestroyer {
   private readonly keys = new Map<string, { key: Buffer; expires: number }>();
@@ -127,6 +144,9 @@ export class PayloadKeyStore implements UserKeyDestroyer {
       const epoch = this.epoch;
       const row = (await this.liveRow(userKey)) ?? (await this.createKey(userKey));
       const key = await this.unwrapRow(row);
+      // Destroyed while it was being read: what it sealed could never be opened again.
+      const gone = this.destroyed.get(row.key_id);
+      if (gone) throw purgedWhileEncrypting(new DataKeyDestroyedError(row.key_id, gone));
       if (epoch === this.epoch) {
         this.remember(row.key_id, key);
         cap(this.liveKeyOf).set(owner, { keyId: row.key_id, expires: this.now() + this.opts.cacheTtlMs });
@@ -153,6 +173,8 @@ export class PayloadKeyStore implements UserKeyDestroyer {
         throw new DataKeyDestroyedError(keyId, row.destroyed_at);
       }
       const unwrapped = await this.unwrapRow(row);
+      const gone = this.destroyed.get(keyId);
+      if (gone) throw new DataKeyDestroyedError(keyId, gone);
       if (epoch === this.epoch) this.remember(keyId, unwrapped);
       return { keyId, key: unwrapped };
     });
@@ -161,17 +183,44 @@ export class PayloadKeyStore implements UserKeyDestroyer {
 
   async destroyUserKey(userKey: string): Promise<void> {
     this.epoch++;
+    // The notice is part of the statement, so of its transaction: sent on commit, never for a rollback.
     const { rows } = await this.db.query<{ key_id: string; destroyed_at: Date }>(
-      `UPDATE user_data_keys SET wrapped_key = NULL, master_key_id = NULL, user_id = NULL, destroyed_at = now()
-        WHERE kind = 'user' AND user_id = $1 AND destroyed_at IS NULL
-        RETURNING key_id, destroyed_at`,
-      [userKey],
+      `WITH destroyed AS (
+         UPDATE user_data_keys SET wrapped_key = NULL, master_key_id = NULL, user_id = NULL, destroyed_at = now()
+          WHERE kind = 'user' AND user_id = $1 AND destroyed_at IS NULL
+          RETURNING key_id, destroyed_at)
+       SELECT key_id, destroyed_at, pg_notify($2, json_build_object('keyId', key_id, 'destroyedAt', destroyed_at)::text) FROM destroyed`,
+      [userKey, KEY_DESTROYED_CHANNEL],
     );
-    for (const row of rows) {
-      this.forget(row.key_id);
-      cap(this.destroyed).set(row.key_id, row.destroyed_at);
-    }
+    for (const row of rows) this.keyDestroyed(row.key_id, row.destroyed_at);
     this.liveKeyOf.delete(`user:${userKey}`);
+  }
+
+  /**
+   * Follows the key destructions of every process: each notice evicts its key here and remembers
+   * it destroyed; each (re)connection drops every cached key, since notices sent while the feed
+   * was not listening are lost. While it is not listening the cache's lifetime is the bound.
+   */
+  follow(feed: KeyDestructionFeed, log: (message: string, err?: unknown) => void): { close(): Promise<void> } {
+    return feed.listen({
+      onNotice: (payload) => {
+        const notice = parseNotice(payload);
+        // A notice that names no key still says a key was destroyed: forget them all.
+        if (notice) this.keyDestroyed(notice.keyId, notice.destroyedAt);
+        else this.dropCachedKeys();
+      },
+      onConnected: () => this.dropCachedKeys(),
+      log,
+    });
+  }
+
+  /** Drops every unwrapped key, keeping what is known destroyed: the next use reads the table again. */
+  dropCachedKeys(): void {
+    this.epoch++;
+    // A caller from now on reads anew rather than join a lookup that may have read a stale row.
+    this.inflight.clear();
+    for (const id of [...this.keys.keys()]) this.forget(id);
+    this.liveKeyOf.clear();
   }
 
   /**
@@ -189,11 +238,19 @@ export class PayloadKeyStore implements UserKeyDestroyer {
     return done;
   }
 
-  /** Drops every unwrapped key from memory (tests; a process that wants to re-read the table). */
+  /** Drops every unwrapped key from memory and what it knew destroyed (tests; a process that wants to re-read the table). */
   clearCache(): void {
-    for (const id of [...this.keys.keys()]) this.forget(id);
-    this.liveKeyOf.clear();
+    this.dropCachedKeys();
     this.destroyed.clear();
+  }
+
+  private keyDestroyed(keyId: string, destroyedAt: Date): void {
+    // A lookup already under way must not cache the key it read before the destruction.
+    this.epoch++;
+    this.inflight.clear();
+    this.forget(keyId);
+    cap(this.destroyed).set(keyId, destroyedAt);
+    for (const [owner, live] of this.liveKeyOf) if (live.keyId === keyId) this.liveKeyOf.delete(owner);
   }
 
   private async liveRow(userKey: string | null): Promise<KeyRow | undefined> {
@@ -248,11 +305,32 @@ export class PayloadKeyStore implements UserKeyDestroyer {
   private once(id: string, load: () => Promise<{ keyId: string; key: Buffer }>): Promise<{ keyId: string; key: Buffer }> {
     let p = this.inflight.get(id);
     if (!p) {
-      p = load().finally(() => this.inflight.delete(id));
+      const started = load().finally(() => {
+        if (this.inflight.get(id) === started) this.inflight.delete(id);
+      });
+      p = started;
       this.inflight.set(id, p);
     }
     return p;
   }
+}
+
+function parseNotice(payload: string | undefined): { keyId: string; destroyedAt: Date } | undefined {
+  try {
+    const n = JSON.parse(payload ?? '') as { keyId?: unknown; destroyedAt?: unknown };
+    const destroyedAt = new Date(typeof n.destroyedAt === 'string' ? n.destroyedAt : Number.NaN);
+    return typeof n.keyId === 'string' && UUID.test(n.keyId) && !Number.isNaN(destroyedAt.getTime()) ? { keyId: n.keyId, destroyedAt } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An encryption for a user whose key a purge destroyed while the key was being read: the request
+ * raced the purge, as a write that finds its user gone does, and is answered the same 409.
+ */
+function purgedWhileEncrypting(cause: DataKeyDestroyedError): MemoryServiceError {
+  return new MemoryServiceError(ErrorCode.conflict, "the user's data was purged while this request ran: their payload key was destroyed; nothing was started: send it again to start anew", { reason: 'user_purged' }, { cause });
 }
 
 /** Keeps a cache map bounded: the oldest entry leaves before a new one comes in. */

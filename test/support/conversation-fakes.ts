@@ -192,6 +192,7 @@ export class InMemoryConversationSide {
         .sort((a, b) => (this.startFailedAt.get(a.id) ?? 0) - (this.startFailedAt.get(b.id) ?? 0) || a.createdAt.getTime() - b.createdAt.getTime())
         .slice(0, limit)
         .map(copy),
+    neverStarted: async ({ userId, id }) => this.owned(userId, id) !== undefined && !this.startedReminders.has(id),
     markWorkflowStarted: async ({ userId, id }) => {
       if (this.owned(userId, id)) this.startedReminders.add(id);
     },

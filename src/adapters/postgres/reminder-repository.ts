@@ -127,6 +127,11 @@ export class PostgresReminderRepository implements ReminderRepository {
     return rows.map(toRecord);
   }
 
+  async neverStarted({ userId, id }: { userId: string; id: string }): Promise<boolean> {
+    const { rows } = await this.q.query('SELECT 1 FROM reminders WHERE user_id = $1 AND id = $2 AND workflow_started_at IS NULL', [userId, id]);
+    return rows.length > 0;
+  }
+
   async markWorkflowStarted({ userId, id, at }: { userId: string; id: string; at: Date }): Promise<void> {
     await this.q.query('UPDATE reminders SET workflow_started_at = $3 WHERE user_id = $1 AND id = $2 AND workflow_started_at IS NULL', [userId, id, at]);
   }

@@ -121,6 +121,8 @@ export interface ReminderRepository {
    * first (oldest first), then those whose start failed, least recently failed first.
    */
   unstarted(input: { createdBefore: Date; limit: number }): Promise<ReminderRecord[]>;
+  /** Whether the reminder's workflow was never seen to start (false for a row that does not exist). */
+  neverStarted(input: { userId: string; id: string }): Promise<boolean>;
   /** Records that the reminder's workflow exists (the first time only). */
   markWorkflowStarted(input: { userId: string; id: string; at: Date }): Promise<void>;
   /** Records a failed start, which sends the row behind the rows not yet tried. */
