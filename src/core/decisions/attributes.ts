@@ -51,7 +51,7 @@ const CUES: readonly AttributeCue[] = [
   {
     attribute: 'home',
     // Not "moved my meeting to", not "work from home": a move of the speaker, a dwelling of theirs.
-    cue: /\b(?:live|lives|living|lived|relocat\w*|based in|settled in|(?:my|a|the|our) (?:apartment|flat|house|place)|rent(?:ing)? a|mov(?:e|ed|ing) (?:to|into|out|in|back|abroad|away|house))\b|住(?:[在到进]|的地方)|居住|搬[到去来家回]|定居|安家|租(?:房|了)|买了?房|家在/u,
+    cue: /\b(?:live|lives|living|lived|relocat\w*|based in|settled in|(?:my|a|the|our) (?:apartment|flat|house|place)|rent(?:ing|ed)? (?:a|an) (?:\w+ )?(?:room|flat|apartment|house|place|studio|condo|loft)|mov(?:e|ed|ing) (?:to|into|out|in|back|abroad|away|house))\b|住(?:[在到进]|的地方)|居住|搬[到去来家回]|定居|安家|租(?:房|了)|买了?房|家在/u,
   },
   {
     attribute: 'employer',
@@ -104,13 +104,36 @@ export const KIN_WORDS: ReadonlyMap<Attribute, ReadonlySet<string>> = new Map([
 ]);
 
 /**
- * Words that say a value is new, beyond the change words every statement is read for (./wording.ts):
- * a beginning ("started", "开始", "again"), a purchase or a sale ("bought", "sold", "入手", "卖了"),
- * a new post ("joined", "跳槽", "转行"), an ending of a bond ("broke up", "分手"), "from now on"
- * ("以后", "从此"), and Chinese's sentence-final "了", which marks a new state ("我吃素了").
+ * Words that say a value is new wherever they stand, beyond the change words every statement is
+ * read for (./wording.ts): a new post ("joined", "跳槽", "转行"), a purchase or a sale ("bought",
+ * "sold", "入手", "卖了"), an ending of a bond ("broke up", "分手"), "from now on" ("以后", "从此").
  */
-const EN_NEW_VALUE = /\b(?:start(?:ed|ing)|began|again|joined|sold|bought|got (?:a|an|my|the)|new|broke up|split up|from now on)\b/u;
-const ZH_NEW_VALUE = /开始|又|卖了|卖掉|买了|入手|以后|从此|今后|跳槽|辞职|离职|转行|入职|分手|离婚|了(?=[，。！？；,.!?;\s～~]|$)/u;
+const EN_NEW_VALUE = /\b(?:joined|sold|bought|broke up|split up|from now on)\b/u;
+const ZH_NEW_VALUE = /卖了|卖掉|买了|入手|以后|从此|今后|跳槽|辞职|离职|转行|入职|分手|离婚/u;
+
+/**
+ * Words that say a value is new only of what comes right after them: "started eating vegan",
+ * "got a new laptop", "开始吃素". Of anything else in the sentence they say nothing about the
+ * attribute: "my car got a new windshield", "my boyfriend got a new job", "地铁又涨价了" and
+ * "started renting a storage unit" change nothing the user said before. So does a Chinese
+ * sentence-final "了", which marks any new state ("车坏了"), not a new value of an attribute.
+ */
+const EN_NEW_BEFORE = /\b(?:start(?:ed|ing)|began|got (?:a|an|my|the)(?: new)?|new)\s+/gu;
+const ZH_NEW_BEFORE = /开始|又/gu;
+/** How far after such a word the attribute's own word may start: a word of English ("eating vegan"), a couple of characters of Chinese ("开始在家吃素"). */
+const EN_NEW_REACH = 12;
+const ZH_NEW_REACH = 3;
+
+/** Whether a word of {@link EN_NEW_BEFORE} or {@link ZH_NEW_BEFORE} is followed closely by one of the statement's attribute cues. */
+function newValueBefore(lower: string, cues: readonly RegExp[]): boolean {
+  for (const [pattern, reach] of [[EN_NEW_BEFORE, EN_NEW_REACH], [ZH_NEW_BEFORE, ZH_NEW_REACH]] as const) {
+    for (const m of lower.matchAll(pattern)) {
+      const rest = lower.slice(m.index + m[0].length, m.index + m[0].length + reach + 40);
+      if (cues.some((cue) => (cue.exec(rest)?.index ?? Infinity) <= reach)) return true;
+    }
+  }
+  return false;
+}
 
 /** A purpose a device or a habit serves ("for gaming", "for work", "打游戏用"): two purposes, two facts. */
 const EN_PURPOSE = /\bfor (?!everything|all|now|good|years|months|weeks|days|a |an |the |me\b|my (?:whole|entire)\b)([a-z]+(?: [a-z]+)?)/gu;
@@ -154,12 +177,14 @@ export interface Attributes {
 export function readAttributes(text: string): Attributes {
   const lower = text.normalize('NFKC').toLowerCase();
   const of = new Set<Attribute>();
+  const matched: RegExp[] = [];
   const several = new Set<Attribute>();
   const whole = new Set<Attribute>();
   const named = new Set<Attribute>();
   for (const c of CUES) {
     if (!c.cue.test(lower)) continue;
     of.add(c.attribute);
+    matched.push(c.cue);
     if (c.several) several.add(c.attribute);
     if (c.whole) whole.add(c.attribute);
     if (c.named) named.add(c.attribute);
@@ -168,7 +193,7 @@ export function readAttributes(text: string): Attributes {
   for (const m of lower.matchAll(EN_PURPOSE)) purposes.add(m[1]!);
   for (const m of lower.matchAll(ZH_PURPOSE)) purposes.add((m[1] ?? m[2] ?? m[3])!.replace(ZH_NOT_PURPOSE, ''));
   purposes.delete('');
-  return { of, several, whole, named, conditional: CONDITION.test(lower), namesThing: NAMES_THING.test(text.normalize('NFKC')), newValue: EN_NEW_VALUE.test(lower) || ZH_NEW_VALUE.test(lower), purposes };
+  return { of, several, whole, named, conditional: CONDITION.test(lower), namesThing: NAMES_THING.test(text.normalize('NFKC')), newValue: EN_NEW_VALUE.test(lower) || ZH_NEW_VALUE.test(lower) || newValueBefore(lower, matched), purposes };
 }
 
 /** The attributes both statements give a value to. */

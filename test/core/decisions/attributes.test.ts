@@ -52,6 +52,10 @@ const APART: [earlier: string, later: string, relation: WordingRelation][] = [
   ['I live in Phoenix', "I'd like to move to Boise someday", 'differs'],
   ['I work for a small law firm', 'I joined a climbing gym last month', 'neither'],
   ['My son plays chess', 'My son started violin lessons', 'neither'],
+  // A beginning or a purchase of something else in the sentence: the attribute's value stays.
+  ['I drive a Tesla', 'My car got a new windshield', 'neither'],
+  ['我每天坐地铁上班', '地铁又涨价了', 'neither'],
+  ['I live in Austin', 'I started renting a storage unit', 'neither'],
 ];
 
 const read = (text: string) => readWording(text, jiebaSegmenter);
