@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config';
 import { DEFAULT_DECIDE_OPTIONS, type DecideOptions } from '../src/core/decisions/decide';
 import { startBenchEmbedder } from './support';
 import { CachingEncoder } from '../test/support/net-eval';
-import { ACCEPTED, loadPairs, outcomeOf, preparePair, type PairLabel, type PreparedPair } from '../test/support/decide-pairs';
+import { ACCEPTED, loadPairs, outcomeOf, preparePair, type PairLabel, type PairSet, type PreparedPair } from '../test/support/decide-pairs';
 
 const LABELS: PairLabel[] = ['same', 'update', 'opposite', 'different'];
 
@@ -30,11 +30,12 @@ const row = (name: string, s: ReturnType<typeof score>) =>
   `| ${name} | ${LABELS.map((l) => `${s.perLabel[l][0]}/${s.perLabel[l][1]}`).join(' | ')} | ${s.right}/${s.judged} | ${s.missed} |`;
 
 /**
- * `npm run bench -- decide-pairs [--grid] [--errors]`: the conflict resolver on labelled pairs
+ * `npm run bench -- decide-pairs [--set=1|2] [--grid] [--errors|--tune-errors]`: the conflict resolver on labelled pairs
  * (an earlier and a later message) through the product path over the real e5 server: how often a
  * restatement is merged, a change replaces the old value, and a different fact is kept beside it,
  * for the held-out split and the tune split. `--grid` also scores other duplicate thresholds
- * (similarity × word overlap) on both, to choose on tune and read on held-out.
+ * (similarity × word overlap) on both, to choose on tune and read on held-out. Both pair sets are
+ * scored unless `--set` names one.
  */
 export async function run(args: string[]): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
@@ -43,8 +44,8 @@ export async function run(args: string[]): Promise<void> {
     const endpoint = new EmbeddingsEndpoint({ baseUrl, model, apiKey });
     const net = new CachingEncoder(new E5StatementEncoder(endpoint));
     const passages = { passages: (texts: readonly string[]) => endpoint.embed({ texts, inputType: 'passage' }) };
-    const splits = { holdout: [] as PreparedPair[], tune: [] as PreparedPair[] };
-    for (const split of ['holdout', 'tune'] as const) for (const pair of loadPairs(split)) splits[split].push(await preparePair(pair, net, passages));
+    const setArg = args.find((a) => a.startsWith('--set='))?.slice('--set='.length);
+    const sets: PairSet[] = setArg === '1' ? [1] : setArg === '2' ? [2] : [1, 2];
     const header = `| options | ${LABELS.join(' | ')} | all | not extracted |\n|---|${LABELS.map(() => '---:').join('|')}|---:|---:|`;
     const grid: DecideOptions[] = [DEFAULT_DECIDE_OPTIONS];
     if (args.includes('--grid')) {
@@ -52,20 +53,26 @@ export async function run(args: string[]): Promise<void> {
         for (const dedupMinOverlap of [0, 0.1, 0.2, 0.3, 0.4, 0.5]) grid.push({ ...DEFAULT_DECIDE_OPTIONS, dedupSimilarity, dedupMinOverlap });
       }
     }
-    for (const split of ['holdout', 'tune'] as const) {
-      console.log(`\n${split}: ${splits[split].length} pairs`);
-      console.log(header);
-      for (const options of grid) console.log(row(`similarity ≥ ${options.dedupSimilarity}, overlap ≥ ${options.dedupMinOverlap}${options === DEFAULT_DECIDE_OPTIONS ? ' (today)' : ''}`, score(splits[split], options)));
-    }
-    if (args.includes('--errors') || args.includes('--tune-errors')) {
-      const split = args.includes('--errors') ? 'holdout' : 'tune';
-      console.log(`\n${split} pairs today's options get wrong:`);
-      for (const p of splits[split]) {
-        const outcome = outcomeOf(p);
-        if (outcome !== 'not-extracted' && !ACCEPTED[p.pair.label].includes(outcome)) {
-          const sims = p.similarity.map((m) => [...m.values()].map((x) => x.toFixed(3)).join('/')).join(' ');
-          console.log(`  [${p.pair.label} → ${outcome}; sim ${sims}] ${p.pair.a}  ⇒  ${p.pair.b}`);
+    for (const set of sets) {
+      const splits = { holdout: [] as PreparedPair[], tune: [] as PreparedPair[] };
+      for (const split of ['holdout', 'tune'] as const) for (const pair of loadPairs(split, set)) splits[split].push(await preparePair(pair, net, passages));
+      for (const split of ['holdout', 'tune'] as const) {
+        console.log(`\nset ${set}, ${split}: ${splits[split].length} pairs`);
+        console.log(header);
+        for (const options of grid) console.log(row(`similarity ≥ ${options.dedupSimilarity}, overlap ≥ ${options.dedupMinOverlap}${options === DEFAULT_DECIDE_OPTIONS ? ' (today)' : ''}`, score(splits[split], options)));
+      }
+      if (args.includes('--errors') || args.includes('--tune-errors')) {
+        const split = args.includes('--errors') ? 'holdout' : 'tune';
+        console.log(`\nset ${set}, ${split} pairs today's options get wrong:`);
+        for (const p of splits[split]) {
+          const outcome = outcomeOf(p);
+          if (outcome !== 'not-extracted' && !ACCEPTED[p.pair.label].includes(outcome)) {
+            const sims = p.similarity.map((m) => [...m.values()].map((x) => x.toFixed(3)).join('/')).join(' ');
+            console.log(`  [${p.pair.label} → ${outcome}; sim ${sims}] ${p.pair.a}  ⇒  ${p.pair.b}`);
+          }
         }
+        console.log(`set ${set}, ${split} pairs with no memory on one side:`);
+        for (const p of splits[split]) if (outcomeOf(p) === 'not-extracted') console.log(`  [${p.pair.label}; a ${p.memories.length}, b ${p.candidates.length}] ${p.pair.a}  ⇒  ${p.pair.b}`);
       }
     }
   } finally {

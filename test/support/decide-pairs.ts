@@ -1,5 +1,6 @@
 /**
- * The conflict resolver on labelled pairs (test/fixtures/decide-pairs): message A was said first
+ * The conflict resolver on labelled pairs (test/fixtures/decide-pairs, and the second set written
+ * later in test/fixtures/decide-pairs-2): message A was said first
  * and kept, message B comes later. Each message goes through the product path (rules, the net,
  * the provenance screen, the 0.7 bar, as test/support/guard-eval.ts); A's memories become the
  * neighbours of B's candidates with the similarity of their e5 passage vectors, as the vector
@@ -34,8 +35,12 @@ export interface PassageEncoder {
   passages(texts: readonly string[]): Promise<number[][]>;
 }
 
-export function loadPairs(split: 'tune' | 'holdout'): LabelledPair[] {
-  const path = fileURLToPath(new URL(`../fixtures/decide-pairs/${split}.jsonl`, import.meta.url));
+/** The first set, and the second one written later to test changes that share no word with the old value. */
+export type PairSet = 1 | 2;
+
+export function loadPairs(split: 'tune' | 'holdout', set: PairSet = 1): LabelledPair[] {
+  const folder = set === 1 ? 'decide-pairs' : 'decide-pairs-2';
+  const path = fileURLToPath(new URL(`../fixtures/${folder}/${split}.jsonl`, import.meta.url));
   return readJsonl<LabelledPair>(path);
 }
 

@@ -43,9 +43,11 @@ export interface DecideOptions {
   dedupSimilarity: number;
   /** A near-duplicate must also share this much vocabulary, so "I love X" never reinforces "I hate X". */
   dedupMinOverlap: number;
+  /** Cosine similarity above which a statement about the same one-value attribute, in other words, rewrites the memory (./attributes.ts). */
+  attributeSimilarity: number;
 }
 
-export const DEFAULT_DECIDE_OPTIONS: DecideOptions = { minConfidence: 0.7, dedupSimilarity: 0.93, dedupMinOverlap: 0.5 };
+export const DEFAULT_DECIDE_OPTIONS: DecideOptions = { minConfidence: 0.7, dedupSimilarity: 0.93, dedupMinOverlap: 0.5, attributeSimilarity: 0.85 };
 
 const fmt = (x: number) => x.toFixed(2);
 /** The types whose statements like or dislike something (a later complaint may reverse one too: "微信读书太难用了"). */
@@ -68,7 +70,9 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
   // say. One statement changes one value: the closest memory it changes, not every one that
   // shares a word with it. A problem is not a value: a new one stands beside it, and only its
   // resolution or an ending of what it names ("微信读书卸了") ends it.
-  const changing = sameSpeaker.filter((n) => (n.wording === 'ends' || (n.wording === 'replaces' && n.memory.type !== 'pain_point')) && overrides(n));
+  const changing = sameSpeaker.filter(
+    (n) => (n.wording === 'ends' || (n.wording === 'replaces' && n.memory.type !== 'pain_point') || (n.wording === 'reassigns' && reassignable(candidate.type, n.memory.type))) && overrides(n),
+  );
   const changed = changing.length > 0 ? [best(changing, (a, b) => a.vectorSimilarity - b.vectorSimilarity || a.lexicalOverlap - b.lexicalOverlap)] : [];
 
   if (candidate.intent === 'forget') {
@@ -164,8 +168,28 @@ export function decide(candidate: MemoryCandidate, neighbours: Neighbour[], opti
     };
   }
 
+  // "cycling is how I get to the office" after "I bike to work": one value at a time, so the later
+  // words restate it or change it unsaid; keeping them in the old memory's place loses neither.
+  const sameAttribute = sameSpeaker.filter(
+    (n) => n.wording === 'same-attribute' && n.vectorSimilarity >= options.attributeSimilarity && LASTING.has(candidate.type) && LASTING.has(n.memory.type) && overrides(n),
+  );
+  if (sameAttribute.length > 0) {
+    const target = best(sameAttribute, (a, b) => a.vectorSimilarity - b.vectorSimilarity);
+    return { action: 'update', targetId: target.memory.id, reason: `says the attribute memory ${target.memory.id} holds in other words (similarity ${fmt(target.vectorSimilarity)})` };
+  }
+
   if (candidate.scope === 'task') return { action: 'create', reason: 'task-scoped statement; global preferences stay untouched' };
   return { action: 'create', reason: 'new information' };
+}
+
+/**
+ * Whether a statement may give a new value to the attribute a memory holds, though no word of
+ * theirs is shared (./attributes.ts): a lasting fact, taste or goal, by a fact, a taste or a
+ * dated event ("just moved to Dallas last month"). A complaint is no new value, and a problem or
+ * an event that expires holds none.
+ */
+function reassignable(candidateType: string, memoryType: string): boolean {
+  return (LASTING.has(candidateType) || candidateType === 'event') && (LASTING.has(memoryType) || memoryType === 'goal');
 }
 
 /**

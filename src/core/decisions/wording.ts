@@ -16,11 +16,12 @@ import type { Segmenter } from '../text/segmenter';
 import { STOPWORDS } from '../text/tokenize';
 import { englishStem } from '../text/stem';
 import { stanceMarks, stanceOf } from './stance';
+import { KIN_WORDS, readAttributes, sharedAttributes, type Attributes } from './attributes';
 
 /** The kinds of value a changed statement puts in the old one's place: "杭州" → "上海", "Firefox" → "Chrome", "周六" → "周日". */
 export type ValueKind = 'place' | 'name' | 'time';
 
-export type WordingRelation = 'restates' | 'elaborates' | 'replaces' | 'ends' | 'differs' | 'neither';
+export type WordingRelation = 'restates' | 'elaborates' | 'replaces' | 'reassigns' | 'same-attribute' | 'ends' | 'differs' | 'neither';
 
 /** A statement's words, read once per statement. */
 export interface Wording {
@@ -63,6 +64,8 @@ export interface Wording {
   now: boolean;
   /** Says it is still so, or adds to what was: "还是", "也", "still", "too", "another". */
   keeps: boolean;
+  /** The attributes of the user it gives a value to (where they live, what they drive: ./attributes.ts). */
+  attributes: Attributes;
 }
 
 const HAN = /\p{Script=Han}/u;
@@ -97,7 +100,7 @@ const ZH_NOT_NEGATION = new Set(['不错', '不少', '不过', '不仅', '不但
 // People are told apart by the word that names them, as the speaker wrote it; an occupation the
 // speaker may hold ("我是老师") is not another person.
 const ZH_PEOPLE = new Set(
-  '妈妈 爸爸 老妈 老爸 妈 爸 母亲 父亲 老婆 老公 妻子 丈夫 太太 爱人 对象 女朋友 男朋友 女儿 儿子 孩子 小孩 宝宝 哥哥 姐姐 弟弟 妹妹 哥 姐 弟 妹 爷爷 奶奶 外公 外婆 姥姥 姥爷 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 叔叔 阿姨 舅舅 姑姑 同事 老板 领导 上司 组长 朋友 室友 舍友 邻居 同学 闺蜜 家人 他 她 他们 她们'.split(' '),
+  '妈妈 爸爸 老妈 老爸 妈 爸 爸妈 父母 母亲 父亲 公婆 岳父 岳母 老伴 媳妇 男友 女友 老婆 老公 妻子 丈夫 太太 爱人 对象 女朋友 男朋友 女儿 儿子 孩子 小孩 宝宝 哥哥 姐姐 弟弟 妹妹 哥 姐 弟 妹 爷爷 奶奶 外公 外婆 姥姥 姥爷 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 叔叔 阿姨 舅舅 姑姑 同事 老板 领导 上司 组长 朋友 室友 舍友 邻居 同学 闺蜜 家人 他 她 他们 她们'.split(' '),
 );
 const EN_PEOPLE = new Set(
   'mom mum mother dad father wife husband partner spouse girlfriend boyfriend fiance fiancee son daughter kid kids child children baby brother sister grandma grandpa grandmother grandfather parents family friend friends colleague colleagues coworker coworkers boss roommate neighbor neighbour cousin uncle aunt he she him her his hers'.split(
@@ -108,15 +111,19 @@ const EN_PEOPLE = new Set(
 // A change of value: the old one replaced or left. Not "最近" ("lately": a new habit beside the
 // old ones), not a bare "了", not "switch" said of a plan.
 const ZH_CHANGE = new Set('换 换成 换到 换掉 换了 改 改成 改用 改为 改到 改掉 搬 搬到 搬去 搬家 转到 转用 转成 升级 跳槽 调 调到 调整'.split(' '));
-const EN_CHANGE = new Set('switched changed moved upgraded migrated relocated swapped instead'.split(' '));
+// Present and progressive forms too: "I'm switching to Obsidian", "I switch to Neovim", "moving my runs to Thursday".
+const EN_CHANGE = new Set(
+  'switched switch switches switching changed changing moved moving upgraded upgrading migrated migrating relocated relocating swapped swapping instead'.split(' '),
+);
 // An ending: the old value is simply over ("I quit smoking", "生酮停了", "随手记卸了").
 const ZH_ENDS = new Set('淘汰 卸 卸载 卸掉 停 停掉 停用 戒 戒掉 戒烟 戒酒 弃用 放弃 辞职 离职 不再 再也不 取消 退掉'.split(' '));
 /** "不用vue了", "不吃辣了": no longer. */
 const ZH_NO_LONGER = /(?:不|没再|已经不)[^，。！？；,.!?;\s]{1,6}了(?=[，。！？；,.!?;\s]|$)/u;
 const EN_ENDS_WORDS = new Set('ditched dropped quit quitting stopped anymore'.split(' '));
 const EN_ENDS = /\b(?:no longer|any more|used to|got rid of|gave up)\b/u;
-const ZH_WISH = new Set('想 要 想要 打算 计划 希望 准备 梦想 目标 盼着'.split(' '));
-const EN_WISH = /\b(?:want|wants|wanna|hope|hoping|wish|plan|plans|planning|goal|dream|going to|gonna|would like|'d like|'d love|would love)\b/u;
+const ZH_WISH = new Set('想 要 想要 打算 计划 希望 准备 梦想 目标 盼着 考虑'.split(' '));
+// A plan to switch is no switch: "I'm thinking of switching to Linux".
+const EN_WISH = /\b(?:want|wants|wanna|hope|hoping|wish|plan|plans|planning|goal|dream|going to|gonna|would like|'d like|'d love|would love|thinking (?:of|about)|considering)\b/u;
 // A new state against the past; not "目前" / "currently" / "right now", which only say what holds at
 // present ("My biggest problem right now is the wifi" replaces no other problem).
 const ZH_NOW = new Set(['现在', '如今', '现今', '这阵子']);
@@ -215,6 +222,7 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
     endings: words.flatMap((w, i) => (w.ends ? [i] : [])),
     now: words.some((w) => w.now) || EN_NOW.test(lower),
     keeps: words.some((w) => w.keeps) || EN_KEEPS.test(lower),
+    attributes: readAttributes(normal),
   };
 }
 
@@ -340,6 +348,63 @@ function endsOneOf(later: Wording, earlierSaid: ReadonlySet<string>): boolean {
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((x) => b.has(x));
 
 /**
+ * Whether `later` gives another value to an attribute of the user `earlier` gave one to, sharing
+ * no word that names it ("just moved to Dallas" after "I live in Austin", "我跳槽去深圳了" after
+ * "我在上海工作"): the same attribute, a word saying the value is new, nothing kept beside the old,
+ * and no purpose of its own ("a desktop for gaming" stands beside "a MacBook for work"). An
+ * attribute held several at once changes only by an explicit replacement ("改成", "switched").
+ */
+function reassigns(later: Wording, earlier: Wording): boolean {
+  if (!mayRelateByAttribute(later, earlier)) return false;
+  const replaced = later.switches && !earlier.switches;
+  const changed = replaced || later.ends || later.now || later.attributes.newValue;
+  return sharedAttributes(later.attributes, earlier.attributes).some(
+    (a) => (later.attributes.several.has(a) ? replaced : changed) && (!later.attributes.named.has(a) || (later.attributes.namesThing && earlier.attributes.namesThing)),
+  );
+}
+
+/**
+ * Whether `later`, in other words and with no word of change, speaks of an attribute of the user
+ * said whole and `earlier` gave one to ("I'm a father of two" after "I have two kids"): it restates
+ * it or changes it unsaid, and either way its words are the ones to keep. Not when it turns the
+ * polarity or the stance.
+ */
+function onlyValueOf(later: Wording, earlier: Wording): boolean {
+  if (!mayRelateByAttribute(later, earlier) || later.negated !== earlier.negated || later.stance * earlier.stance < 0 || later.mixed || earlier.mixed) return false;
+  return sharedAttributes(later.attributes, earlier.attributes).some((a) => later.attributes.whole.has(a));
+}
+
+/**
+ * Neither a wish, nor one more beside the old ("too", "also"), nor a purpose or a condition of its
+ * own ("a desktop for gaming" stands beside "a MacBook for work", "the bus when it rains" beside
+ * "I drive to work").
+ */
+function mayRelateByAttribute(later: Wording, earlier: Wording): boolean {
+  const { attributes: now } = later;
+  if (later.keeps || earlier.wishes || later.wishes) return false;
+  if (now.conditional && !earlier.attributes.conditional) return false;
+  return [...now.purposes].every((p) => earlier.attributes.purposes.has(p));
+}
+
+/** What the attributes say when the words share nothing that names a thing. */
+function byAttribute(later: Wording, earlier: Wording): WordingRelation {
+  if (reassigns(later, earlier)) return 'reassigns';
+  return onlyValueOf(later, earlier) ? 'same-attribute' : 'neither';
+}
+
+/**
+ * "我们分手了，我现在单身" after "我有女朋友", "I'm a father of two" after "I have two kids": the
+ * partner or the children are the attribute, not other people the statements are about. Only
+ * when it is all both are about ("My wife works at Amazon" is her job).
+ */
+function aboutKin(later: Wording, earlier: Wording): boolean {
+  return [...KIN_WORDS].some(([attribute, words]) => {
+    const only = (w: Wording) => w.attributes.of.size === 1 && w.attributes.of.has(attribute) && [...w.people].every((p) => words.has(p.replace(MY, '')));
+    return only(later) && only(earlier);
+  });
+}
+
+/**
  * How `later` stands to `earlier`:
  * - `restates`: it says nothing `earlier` does not (same people, same polarity and stance, no
  *   word of change, all its content words among the earlier's, none of them only qualifying
@@ -355,15 +420,16 @@ const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b
  * - `neither`: the words say nothing either way (no content word, or none shared that names a thing).
  */
 export function relateWording(later: Wording, earlier: Wording): WordingRelation {
-  if (later.content.size === 0 || earlier.content.size === 0) return 'neither';
-  if (!sameSet(later.people, earlier.people) || later.wishes !== earlier.wishes) return 'differs';
+  if (later.content.size === 0 || earlier.content.size === 0) return aboutKin(later, earlier) ? byAttribute(later, earlier) : 'neither';
+  if (later.wishes !== earlier.wishes) return 'differs';
+  if (!sameSet(later.people, earlier.people)) return aboutKin(later, earlier) ? byAttribute(later, earlier) : 'differs';
   const earlierWords = atoms(earlier, later);
   const laterWords = atoms(later, earlier);
   const earlierSaid = said(earlierWords, laterWords);
   const laterSaid = said(laterWords, earlierWords);
   // What both are about: a shared word that is neither a time or an amount nor a verb that says
   // nothing alone ("use", "用"): "I use Vim now for my own projects" is not about "I use VS Code at work".
-  if (![...earlierSaid].some((w) => !earlier.values.has(w) && !LIGHT.has(w))) return 'neither';
+  if (![...earlierSaid].some((w) => !earlier.values.has(w) && !LIGHT.has(w))) return byAttribute(later, earlier);
   if (!later.keeps) {
     const dropped = [...earlierWords].filter((w) => !earlierSaid.has(w));
     const added = [...laterWords].filter((w) => !laterSaid.has(w));
