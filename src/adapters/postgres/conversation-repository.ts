@@ -14,6 +14,9 @@ export type { IncomingMessage, StoredMessage };
  */
 export const MESSAGE_INDEX_MAX_TERMS = 128;
 
+/** How long one append segments messages before it lets the event loop serve other requests. */
+const SEGMENTATION_SLICE_MS = 5;
+
 /**
  * The postings of one message: its terms with their tf, the {@link MESSAGE_INDEX_MAX_TERMS} most
  * frequent when it has more (ties by first occurrence), so what a message repeats stays findable.
@@ -52,8 +55,15 @@ export class PostgresConversationRepository implements ConversationRepository {
     );
     const inserted = new Set(rows.map((r) => r.message_id));
     const terms: { term: string; id: string; tf: number; docLength: number }[] = [];
+    let sliceStarted = performance.now();
     for (const m of messages) {
       if (!inserted.has(m.id)) continue;
+      // Segmenting the largest allowed batch takes seconds of this thread, which also serves every
+      // other user's requests: they get the event loop back between messages, every few ms.
+      if (performance.now() - sliceStarted > SEGMENTATION_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStarted = performance.now();
+      }
       const tfs = messageIndexTerms(tokenizeForIndex(m.content));
       // The message's length as the messages.doc_length trigger counts it: the sum of its postings' tf.
       let docLength = 0;
