@@ -54,6 +54,9 @@ import { loadWorkflowBundle, sourcesHashAtStart } from './shared/workflow-bundle
 import { flushTracing } from './observability/tracing';
 import { startTracing, tracedActivityInterceptors, tracedClientInterceptors, workflowSpanSinks } from './observability/temporal-tracing';
 
+/** How long a stopping worker waits for running activities before it stops without them. */
+export const WORKER_SHUTDOWN_FORCE_MS = 30_000;
+
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 /**
@@ -244,6 +247,10 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         // Bundled here (not from workflowsPath) so the worker never require()s the converter module.
         workflowBundle: code,
         dataConverter,
+        // A stop cancels running activities at once, but one that never heartbeats never hears it
+        // (an embedding of a long backlog) and held Ctrl-C for minutes. Past this the worker stops
+        // anyway; the attempt it abandoned is retried by another worker after its timeout.
+        shutdownForceTime: WORKER_SHUTDOWN_FORCE_MS,
         interceptors: { activity: tracedActivityInterceptors([subjectActivityInterceptor], traces) },
         sinks: workflowSpanSinks(),
         activities: {

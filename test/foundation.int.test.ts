@@ -116,6 +116,22 @@ describe('foundation: the real stack end to end', () => {
     expect(control.status).toBe(400);
     const oddUser = await ctx.call('POST', `/v1/users/${encodeURIComponent('../etc')}/memories`, { text: 'x', type: 'fact' });
     expect(oddUser.status).toBe(400);
+    // Dates that cannot be: said in the future or before 1970, already expired.
+    const hour = 3_600_000;
+    for (const [field, body] of [
+      ['at', { text: 'My locker code is 8765', type: 'fact', at: '9999-06-01T00:00:00Z' }],
+      ['at', { text: 'My locker code is 8765', type: 'fact', at: new Date(Date.now() + hour).toISOString() }],
+      ['at', { text: 'My locker code is 8765', type: 'fact', at: '1969-12-31T23:59:59Z' }],
+      ['expiresAt', { text: 'My locker code is 8765', type: 'fact', expiresAt: '2001-01-01T00:00:00Z' }],
+    ] as const) {
+      const refused = await ctx.call('POST', `/v1/users/${user}/memories`, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error.code).toBe('validation_failed');
+      expect(JSON.stringify(refused.body.error)).toContain(field);
+    }
+    const futureMessage = await ctx.call('POST', `/v1/users/${user}/conversations/c-dates/messages`, { id: 'm1', role: 'user', content: 'hello', at: '9999-06-01T00:00:00Z' });
+    expect(futureMessage.status).toBe(400);
+    expect(futureMessage.body.error.code).toBe('validation_failed');
     const listed = await ctx.call('GET', `/v1/users/${user}/memories`);
     expect(listed.body.total).toBe(0);
   });

@@ -54,6 +54,22 @@ export const conversationParams = z.object({ userId: userIdSchema, conversationI
 
 export const isoDate = z.string().datetime({ offset: true });
 
+/** How far ahead of this server's clock a client may say something was said: clock skew, not the future. */
+export const SAID_AT_MAX_SKEW_MS = 5 * 60_000;
+
+/**
+ * When something was said or learnt (a memory's or a message's `at`): a time that has happened,
+ * give or take clock skew, and not before 1970. A memory dated 9999 would rank first by recency
+ * and never decay, and a message dated then would sit on a day no question reaches.
+ */
+export const saidAt = isoDate.refine((value) => {
+  const t = Date.parse(value);
+  return t >= 0 && t <= Date.now() + SAID_AT_MAX_SKEW_MS;
+}, 'must be a time that has happened (at most 5 minutes ahead of the server clock), not before 1970');
+
+/** When a memory stops holding: later than now, since a memory stored already expired would never be recalled. */
+export const futureExpiry = isoDate.refine((value) => Date.parse(value) > Date.now(), 'must be in the future');
+
 /** An IANA time zone ("Asia/Shanghai"); dates in queries and in the context are read in it. */
 export const ianaZone = z
   .string()
@@ -129,8 +145,8 @@ export const createMemoryBody = z.object({
   importance: z.number().min(0).max(1).optional(),
   keywords: z.array(z.string().max(64)).max(32).optional(),
   metadata: boundedJsonObject('metadata').optional(),
-  expiresAt: isoDate.optional(),
-  at: isoDate.optional(),
+  expiresAt: futureExpiry.optional(),
+  at: saidAt.optional(),
   /** Client-chosen id that makes retries of this request idempotent. */
   requestId: requestIdSchema.optional(),
   /** Who is writing: `api` (default) or `mcp` (an agent's tool call, e.g. the stdio MCP server). Either is a direct write; neither can claim extraction. */

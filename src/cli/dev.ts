@@ -54,7 +54,8 @@ jarvis-memory is up
     if (stopping) return;
     stopping = true;
     await step('the API', () => api.close());
-    await step('the worker', () => worker.shutdown());
+    // The SDK stops the worker on the same signal by itself: asked again while it drains, it throws.
+    if (worker.getState() === 'RUNNING') await step('the worker', () => worker.shutdown());
     await step('the worker', () => running);
     await step('the runtime', () => runtime.close());
     await step('the stack', () => stack.stop());

@@ -36,9 +36,19 @@ async function main(): Promise<void> {
   void polling.then(() => runtime.warmUp()).catch(() => undefined);
   const schedules = await runtime.ensureSchedules();
   console.log(`schedules: ${Object.entries(schedules).map(([id, outcome]) => `${id} ${outcome}`).join(', ')}`);
-  await running;
+  let drained = true;
+  try {
+    await running;
+  } catch (err) {
+    // Stopped past WORKER_SHUTDOWN_FORCE_MS with activities still running: the stores are still
+    // closed, and the exit code says the stop was not clean.
+    drained = false;
+    console.error(`worker stopped without draining: ${err instanceof Error ? err.message : String(err)}`);
+  }
   await runtime.close();
   await stack.stop();
+  // An abandoned activity may still hold the event loop.
+  if (!drained) process.exit(1);
 }
 
 /** Resolves once the worker polls its task queue (the SDK has no event for it). */

@@ -4,7 +4,7 @@ import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { appendConversationMessages, conversationExists } from '../../conversation/conversation-messages';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
-import { conversationParams, isoDate, messageIdSchema, textSchema } from '../schemas';
+import { conversationParams, messageIdSchema, saidAt, textSchema } from '../schemas';
 import { endConversation } from '../../conversation/conversation-end';
 import { waitForResult } from '../../shared/workflow-wait';
 
@@ -29,7 +29,7 @@ export const conversationRoutes =
       id: messageIdSchema,
       role: z.enum(['user', 'assistant']),
       content: textSchema(limits.maxMessageChars),
-      at: isoDate.optional(),
+      at: saidAt.optional(),
     });
     const body = z.union([message, z.object({ messages: z.array(message).min(1, 'at least one message').max(1000) })]);
 
