@@ -59,8 +59,8 @@ export function createConversationReconcilerActivities(deps: Pick<ServiceDeps, '
       });
     },
 
-    /** One exchange indexer tick (workflows/conversation/reconcilers.ts): see indexExchanges. */
-    async indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult> {
+    /** One exchange indexer tick (workflows/conversation/reconcilers.ts): see indexExchanges. It heartbeats after every chunk. */
+    async indexExchanges(input: { limit: number; budgetMs: number; userTokens?: number }): Promise<ExchangeIndexResult> {
       return asActivity(() => indexExchanges(deps, { ...input, onProgress: (r) => Context.current().heartbeat(r) }));
     },
   };

@@ -6,8 +6,9 @@ import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { lineEntityNames } from '../core/extraction/line-entities';
 import { segmenter } from '../shared/segmentation';
 import type { ServiceDeps } from '../shared/deps';
+import { byUser, chunkLength, CHUNK_TOKENS, cutToModel, estimateTokens, USER_TOKENS_PER_RUN } from './exchange-index-bounds';
 
-/** Messages read per conversation per batch: one embedding call of them and their pairs. */
+/** Messages read per conversation per chunk, at most: fewer when they are long (CHUNK_TOKENS). */
 const BATCH_MESSAGES = 64;
 
 /** Result of one indexing pass (ids and counts only: activity results show in Temporal UI). */
@@ -75,45 +76,65 @@ async function linkIndexedLines(
   return true;
 }
 
+/** One chunk of one conversation: what it wrote, its new watermark, its estimated cost, and whether the conversation caught up. */
+interface Chunk {
+  written: number;
+  after: number;
+  cost: number;
+  done: boolean;
+}
+
 /**
- * Indexes one conversation's lines from its watermark on, batch by batch, moving the watermark
- * only after Chroma accepted each batch. The line at the watermark is read again: a user line
- * whose pair was indexed alone is indexed once more with the reply that arrived since (same id).
- * Lines the user asked to forget are never embedded.
+ * Indexes one chunk of a conversation's lines after its watermark: as many lines as fit in
+ * `maxTokens` of estimated embedding (at least one), each text cut to what the model reads, and
+ * moves the watermark once Chroma accepted them, so a run that fails later keeps this chunk. The
+ * line at the watermark is read again: a user line whose pair was indexed alone is indexed once
+ * more with the reply that arrived since (same id). Lines the user asked to forget are never embedded.
  */
-async function indexConversation(
+async function indexChunk(
   deps: Required<Pick<ExchangeIndexDeps, 'embedder' | 'exchangeIndex' | 'exchangeVectors'>>,
-  c: { userId: string; conversationId: string; indexedSeq: number },
+  c: { userId: string; conversationId: string },
+  after: number,
   forgotten: ReadonlySet<string>,
-  until: number,
-): Promise<number> {
-  let written = 0;
-  let after = c.indexedSeq;
-  for (;;) {
-    const read = await deps.exchangeIndex.linesAfter({ userId: c.userId, conversationId: c.conversationId, afterSeq: after, limit: BATCH_MESSAGES });
-    const fresh = read.filter((l) => l.seq > after);
-    if (fresh.length === 0) return written;
-    // The line at the watermark counts again only when its pair may have been waiting for its reply.
-    const lines = read.filter((l) => (l.seq > after || (l.role === 'user' && after > 0)) && !forgotten.has(messageKey(l.conversationId, l.messageId)));
-    const vectors = vectorsOf(c.userId, c.conversationId, lines, (l) => l.seq > after);
-    if (vectors.length > 0) {
-      const embeddings = await deps.embedder.embedDocuments({ texts: vectors.map((x) => x.text), lane: 'background' });
-      await deps.exchangeVectors.upsert({
-        userId: c.userId,
-        items: vectors.map((x, i) => ({ id: x.id, embedding: embeddings[i]!, conversationId: c.conversationId, messageId: x.messageId, unit: x.unit })),
-      });
-      written += vectors.length;
-    }
-    // The graph over exchanges: each new line linked to the entities it names, before the
-    // watermark moves, so a failed batch is linked again with its vectors (the links are idempotent).
-    if (deps.exchangeIndex.linkEntities) {
-      const linked = entityNamesOf(lines.filter((l) => l.seq > after));
-      if (linked.some((l) => l.names.length > 0)) await deps.exchangeIndex.linkEntities({ userId: c.userId, conversationId: c.conversationId, lines: linked });
-    }
-    after = fresh[fresh.length - 1]!.seq;
-    await deps.exchangeIndex.advance({ userId: c.userId, conversationId: c.conversationId, seq: after });
-    if (fresh.length < BATCH_MESSAGES || Date.now() > until) return written;
+  maxTokens: number,
+): Promise<Chunk> {
+  const read = await deps.exchangeIndex.linesAfter({ userId: c.userId, conversationId: c.conversationId, afterSeq: after, limit: BATCH_MESSAGES });
+  const unread = read.filter((l) => l.seq > after);
+  if (unread.length === 0) return { written: 0, after, cost: 0, done: true };
+  const fresh = unread.slice(0, chunkLength(unread, maxTokens));
+  const upTo = fresh[fresh.length - 1]!.seq;
+  // The line at the watermark counts again only when its pair may have been waiting for its reply.
+  const lines = read.filter((l) => l.seq <= upTo && (l.seq > after || (l.role === 'user' && after > 0)) && !forgotten.has(messageKey(l.conversationId, l.messageId)));
+  const vectors = vectorsOf(c.userId, c.conversationId, lines, (l) => l.seq > after).map((x) => ({ ...x, text: cutToModel(x.text) }));
+  let cost = 0;
+  if (vectors.length > 0) {
+    cost = vectors.reduce((sum, x) => sum + estimateTokens(x.text), 0);
+    const embeddings = await deps.embedder.embedDocuments({ texts: vectors.map((x) => x.text), lane: 'background' });
+    await deps.exchangeVectors.upsert({
+      userId: c.userId,
+      items: vectors.map((x, i) => ({ id: x.id, embedding: embeddings[i]!, conversationId: c.conversationId, messageId: x.messageId, unit: x.unit })),
+    });
   }
+  // The graph over exchanges: each new line linked to the entities it names, before the
+  // watermark moves, so a failed chunk is linked again with its vectors (the links are idempotent).
+  if (deps.exchangeIndex.linkEntities) {
+    const linked = entityNamesOf(lines.filter((l) => l.seq > after));
+    if (linked.some((l) => l.names.length > 0)) await deps.exchangeIndex.linkEntities({ userId: c.userId, conversationId: c.conversationId, lines: linked });
+  }
+  await deps.exchangeIndex.advance({ userId: c.userId, conversationId: c.conversationId, seq: upTo });
+  return { written: vectors.length, after: upTo, cost, done: fresh.length === unread.length && unread.length < BATCH_MESSAGES };
+}
+
+/** Options of one indexer run. */
+export interface IndexExchangesOptions {
+  /** Conversations looked at (the repository interleaves users, so each user's first comes first). */
+  limit: number;
+  /** Time after which no new chunk starts (the first always runs). */
+  budgetMs: number;
+  /** Estimated tokens one user's lines may cost this run (default {@link USER_TOKENS_PER_RUN}). */
+  userTokens?: number;
+  /** Called after every chunk: the activity's heartbeat. */
+  onProgress?: (r: ExchangeIndexResult) => void;
 }
 
 /**
@@ -121,15 +142,22 @@ async function indexConversation(
  * messages past their exchange watermark into the user's exchange collection, twice: each line on
  * its own (a hit names the line that matched, and one evidence line is not diluted by its
  * partner) and each pair (a user line and its reply, for what only the two together say).
- * Conversations stored before the index existed are backfilled the same way. A failure (Chroma or
- * the embedder down) leaves that conversation's watermark where it was: the next tick indexes it
- * again, idempotently. Conversations are independent: one failing does not stop the rest.
+ * Conversations stored before the index existed are backfilled the same way.
+ *
+ * The work is bounded so one user's backlog cannot starve the others: chunks of at most
+ * CHUNK_TOKENS estimated tokens, taken round-robin, one per user with owed lines per round, and at
+ * most `userTokens` per user per run; the rest is the next run's. Every chunk moves its
+ * conversation's watermark and reports progress (the heartbeat), so a run cut short keeps what it
+ * did. A failure (Chroma or the embedder down) leaves that conversation's watermark where its last
+ * chunk put it: the next tick indexes the rest, idempotently. One conversation failing does not
+ * stop the rest.
  */
-export async function indexExchanges(deps: ExchangeIndexDeps, opts: { limit: number; budgetMs: number; onProgress?: (r: ExchangeIndexResult) => void }): Promise<ExchangeIndexResult> {
+export async function indexExchanges(deps: ExchangeIndexDeps, opts: IndexExchangesOptions): Promise<ExchangeIndexResult> {
   const result: ExchangeIndexResult = { conversations: 0, exchanges: 0, deferred: 0, failed: 0 };
   if (!deps.exchangeIndex || !deps.exchangeVectors) return result;
   const ready = deps as Required<Pick<ExchangeIndexDeps, 'embedder' | 'exchangeIndex' | 'exchangeVectors'>>;
   const until = Date.now() + opts.budgetMs;
+  const userTokens = opts.userTokens ?? USER_TOKENS_PER_RUN;
   const owed = await ready.exchangeIndex.owed({ limit: opts.limit });
   result.conversations = owed.length;
   let lastError: unknown;
@@ -144,26 +172,41 @@ export async function indexExchanges(deps: ExchangeIndexDeps, opts: { limit: num
     }
     return found;
   };
-  for (const c of owed) {
-    if (Date.now() > until) {
-      result.deferred++;
-      continue;
-    }
-    try {
-      const known = await forgotten(c.userId);
-      // Links first: the exchange watermark then moves both, so no line is ever skipped by them.
-      if (c.linkedSeq !== undefined && c.linkedSeq < c.indexedSeq && !(await linkIndexedLines(ready, { ...c, linkedSeq: c.linkedSeq }, known, until))) {
-        result.deferred++;
-        continue;
+  // Per user: its owed conversations, the one it is at, that one's watermark once its links caught up, and what it spent.
+  const users = byUser(owed).map((convs) => ({ convs, at: 0, after: undefined as number | undefined, used: 0 }));
+  let active = users;
+  let started = false;
+  rounds: while (active.length > 0) {
+    for (const u of active) {
+      if (started && Date.now() > until) break rounds;
+      started = true;
+      const c = u.convs[u.at]!;
+      try {
+        const known = await forgotten(c.userId);
+        if (u.after === undefined) {
+          // Links first: the exchange watermark then moves both, so no line is ever skipped by them.
+          if (c.linkedSeq !== undefined && c.linkedSeq < c.indexedSeq && !(await linkIndexedLines(ready, { ...c, linkedSeq: c.linkedSeq }, known, until))) break rounds;
+          u.after = c.indexedSeq;
+        }
+        const chunk = await indexChunk(ready, c, u.after, known, Math.min(CHUNK_TOKENS, Math.max(1, userTokens - u.used)));
+        result.exchanges += chunk.written;
+        u.used += chunk.cost;
+        u.after = chunk.after;
+        if (chunk.done) {
+          u.at++;
+          u.after = undefined;
+        }
+      } catch (err) {
+        result.failed++;
+        lastError = err;
+        u.at++;
+        u.after = undefined;
       }
-      result.exchanges += await indexConversation(ready, c, known, until);
-    } catch (err) {
-      result.failed++;
-      result.deferred++;
-      lastError = err;
+      opts.onProgress?.(result);
     }
-    opts.onProgress?.(result);
+    active = active.filter((u) => u.at < u.convs.length && u.used < userTokens);
   }
+  result.deferred = result.failed + users.reduce((sum, u) => sum + u.convs.length - u.at, 0);
   // Nothing indexed and everything failed: report it, so the outage shows in Temporal UI.
   if (owed.length > 0 && result.failed === owed.length) {
     throw lastError instanceof MemoryServiceError ? lastError : new MemoryServiceError(ErrorCode.vectorStoreUnavailable, 'exchange vectors not written', {}, { cause: lastError });

@@ -6,7 +6,7 @@ import type { ExchangeIndexResult, ReconcileResult } from '../../activities/conv
 interface ConversationReconcilerActivities {
   reconcileConversations(input: { limit: number; idleSeconds?: number }): Promise<ReconcileResult>;
   drainVectorOutbox(input: { userId?: string; budgetMs?: number }): Promise<DrainSummary>;
-  indexExchanges(input: { limit: number; budgetMs: number }): Promise<ExchangeIndexResult>;
+  indexExchanges(input: { limit: number; budgetMs: number; userTokens?: number }): Promise<ExchangeIndexResult>;
 }
 
 // The schedules run these every minute or two; a failed tick is simply the next tick's work.
@@ -44,9 +44,11 @@ export async function vectorOutboxWorkflow(input: { budgetMs?: number } = {}): P
 
 /**
  * Exchange indexer (Schedule `index:exchanges:<taskQueue>`): embeds the exchanges of conversations
- * with messages past their exchange watermark (new ones, and every older one once: the backfill).
- * Chroma down: the watermark stays, the next tick does the work.
+ * with messages past their exchange watermark (new ones, and every older one once: the backfill),
+ * in bounded chunks taken round-robin over users, at most `userTokens` estimated tokens per user
+ * per tick. Chroma down: the watermark stays, the next tick does the work.
  */
-export async function exchangeIndexWorkflow(input: { limit?: number; budgetMs?: number } = {}): Promise<ExchangeIndexResult> {
-  return indexExchanges({ limit: input.limit ?? 200, budgetMs: input.budgetMs ?? 90_000 });
+export async function exchangeIndexWorkflow(input: { limit?: number; budgetMs?: number; userTokens?: number } = {}): Promise<ExchangeIndexResult> {
+  // Spread only when given: the Schedule's ticks keep the activity input their histories recorded.
+  return indexExchanges({ limit: input.limit ?? 200, budgetMs: input.budgetMs ?? 90_000, ...(input.userTokens === undefined ? {} : { userTokens: input.userTokens }) });
 }

@@ -5,6 +5,28 @@ import { longQuery, type Queryable } from './pool';
 
 export type { IncomingMessage, StoredMessage };
 
+/**
+ * At most this many distinct terms of one message are indexed. Chat messages have far fewer (a
+ * 300-word answer has about 150 distinct terms once stopwords are dropped); a message of random
+ * words or numbers at MAX_MESSAGE_CHARS has over a thousand, and a batch of them wrote hundreds of
+ * thousands of postings and document frequencies in one statement, past its timeout. With the
+ * bound a batch writes at most this many postings per message, whatever its text.
+ */
+export const MESSAGE_INDEX_MAX_TERMS = 128;
+
+/**
+ * The postings of one message: its terms with their tf, the {@link MESSAGE_INDEX_MAX_TERMS} most
+ * frequent when it has more (ties by first occurrence), so what a message repeats stays findable.
+ * A message within the bound is indexed whole; one past it is indexed as the document its kept
+ * terms make (its length is theirs), so every BM25 statistic stays the same definition.
+ */
+export function messageIndexTerms(tokens: readonly string[]): [string, number][] {
+  const all = [...termFrequencies(tokens)];
+  if (all.length <= MESSAGE_INDEX_MAX_TERMS) return all;
+  // Array.prototype.sort is stable: equal tf keeps the order of first occurrence.
+  return all.sort((a, b) => b[1] - a[1]).slice(0, MESSAGE_INDEX_MAX_TERMS);
+}
+
 /** Raw messages in PostgreSQL (`conversations`, `messages` and their BM25 postings `message_terms`). */
 export class PostgresConversationRepository implements ConversationRepository {
   constructor(private readonly q: Queryable) {}
@@ -32,10 +54,10 @@ export class PostgresConversationRepository implements ConversationRepository {
     const terms: { term: string; id: string; tf: number; docLength: number }[] = [];
     for (const m of messages) {
       if (!inserted.has(m.id)) continue;
-      const tfs = termFrequencies(tokenizeForIndex(m.content));
+      const tfs = messageIndexTerms(tokenizeForIndex(m.content));
       // The message's length as the messages.doc_length trigger counts it: the sum of its postings' tf.
       let docLength = 0;
-      for (const tf of tfs.values()) docLength += tf;
+      for (const [, tf] of tfs) docLength += tf;
       for (const [term, tf] of tfs) terms.push({ term, id: m.id, tf, docLength });
     }
     if (terms.length > 0) {

@@ -10,12 +10,21 @@ import type { Queryable } from './pool';
 export class PostgresExchangeIndexWatermarks implements ExchangeIndexWatermarks {
   constructor(private readonly db: Queryable) {}
 
+  /**
+   * Users interleaved (each one's first conversation, then each one's second, …) and the smallest
+   * backlogs first, so the limit never fills with one user's conversations and a short new
+   * conversation is not read after a long backfill.
+   */
   async owed({ limit }: { limit: number }): Promise<{ userId: string; conversationId: string; indexedSeq: number; linkedSeq: number }[]> {
     const { rows } = await this.db.query<{ user_id: string; conversation_id: string; exchanges_indexed_seq: string; entities_linked_seq: string }>(
       `-- all-users: the exchange indexer looks for conversations of every user with unindexed messages or unlinked lines
-       SELECT user_id, conversation_id, exchanges_indexed_seq, entities_linked_seq FROM conversations
-        WHERE last_seq > exchanges_indexed_seq OR entities_linked_seq < exchanges_indexed_seq
-        ORDER BY last_received_at NULLS FIRST, user_id, conversation_id
+       SELECT user_id, conversation_id, exchanges_indexed_seq, entities_linked_seq FROM (
+         SELECT user_id, conversation_id, exchanges_indexed_seq, entities_linked_seq, last_received_at, last_seq - exchanges_indexed_seq AS backlog,
+                row_number() OVER (PARTITION BY user_id ORDER BY last_seq - exchanges_indexed_seq, last_received_at NULLS FIRST, conversation_id) AS turn
+           FROM conversations
+          WHERE last_seq > exchanges_indexed_seq OR entities_linked_seq < exchanges_indexed_seq
+       ) owed
+        ORDER BY turn, backlog, last_received_at NULLS FIRST, user_id, conversation_id
         LIMIT $1`,
       [limit],
     );
