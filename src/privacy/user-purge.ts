@@ -32,11 +32,29 @@ export function assertUserKey(userKey: string): void {
 }
 
 /**
+ * Rounds over the tables one attempt makes when writes for the user keep committing between the
+ * deletion of their table and of the user; past them the attempt fails as a retryable error, and
+ * Temporal tries again after its backoff.
+ */
+export const PURGE_ROUNDS = 5;
+
+/**
+ * A foreign-key error in the purge, which only deletes, children first: a write for the user
+ * (a message, a reminder, a memory) committed a row after its table was emptied, and the `users`
+ * row it references can no longer go. The pool reports it as the 409 `user_purged` meant for that
+ * write; for the purge it means "delete again", never a failure.
+ */
+function isRacingWrite(err: unknown): boolean {
+  const cause = err instanceof MemoryServiceError ? err.cause : err;
+  return typeof cause === 'object' && cause !== null && (cause as { code?: unknown }).code === '23503';
+}
+
+/**
  * Deletes the user's rows from every table that holds any (UserRowPurge). First pass (`final:
  * false`): pages of {@link PURGE_BATCH} rows, one short transaction each (a big user does not hold
  * locks for minutes). Final pass: everything left in one transaction under the user's advisory
  * lock — the lock the write path takes — so no extraction decision is half-way through while the
- * last rows go.
+ * last rows go. A row a racing write commits meanwhile makes the pass start over (docs/security.md).
  */
 export async function purgeUserRows(
   deps: Pick<ServiceDeps, 'unitOfWork'>,
@@ -45,32 +63,58 @@ export async function purgeUserRows(
 ): Promise<Record<string, number>> {
   assertUserKey(userKey);
   const counts: Record<string, number> = {};
-  const count = (step: { table: string; deleted: number }) => (counts[step.table] = (counts[step.table] ?? 0) + step.deleted);
-  if (opts.final) {
-    await deps.unitOfWork.forUser({
-      userId: userKey,
-      work: async (tx) => {
-        let step = await tx.purge.deleteNextRows({ userKey, limit: null });
-        while (step) {
-          count(step);
-          step = step.next === null ? undefined : await tx.purge.deleteNextRows({ userKey, from: step.next, limit: null });
-        }
-      },
-    });
-    opts.onProgress?.(counts);
-    return counts;
+  for (let round = 1; ; round++) {
+    try {
+      await (opts.final ? deleteInOneTransaction(deps, userKey, counts) : deleteInPages(deps, userKey, counts, opts.batch ?? PURGE_BATCH, opts.onProgress));
+      if (opts.final) opts.onProgress?.(counts);
+      return counts;
+    } catch (err) {
+      if (!isRacingWrite(err)) throw err;
+      if (round >= PURGE_ROUNDS) {
+        opts.onProgress?.(counts);
+        throw new Error(`writes for the user kept committing rows while they were deleted (${PURGE_ROUNDS} rounds): the attempt is retried`, { cause: err });
+      }
+    }
   }
-  const limit = opts.batch ?? PURGE_BATCH;
+}
+
+function addCounts(counts: Record<string, number>, step: { table: string; deleted: number }): void {
+  counts[step.table] = (counts[step.table] ?? 0) + step.deleted;
+}
+
+/** Counted once committed: a transaction a racing write rolled back deleted nothing. */
+async function deleteInOneTransaction(deps: Pick<ServiceDeps, 'unitOfWork'>, userKey: string, counts: Record<string, number>): Promise<void> {
+  const steps = await deps.unitOfWork.forUser({
+    userId: userKey,
+    work: async (tx) => {
+      const done: { table: string; deleted: number }[] = [];
+      let step = await tx.purge.deleteNextRows({ userKey, limit: null });
+      while (step) {
+        done.push(step);
+        step = step.next === null ? undefined : await tx.purge.deleteNextRows({ userKey, from: step.next, limit: null });
+      }
+      return done;
+    },
+  });
+  for (const step of steps) addCounts(counts, step);
+}
+
+async function deleteInPages(
+  deps: Pick<ServiceDeps, 'unitOfWork'>,
+  userKey: string,
+  counts: Record<string, number>,
+  limit: number,
+  onProgress: ((counts: Record<string, number>) => void) | undefined,
+): Promise<void> {
   let from: string | undefined;
   for (;;) {
     const step = await deps.unitOfWork.forUser({ userId: userKey, work: (tx) => tx.purge.deleteNextRows({ userKey, from, limit }) });
-    if (!step) break;
-    count(step);
-    opts.onProgress?.(counts);
-    if (step.next === null) break;
+    if (!step) return;
+    addCounts(counts, step);
+    onProgress?.(counts);
+    if (step.next === null) return;
     from = step.next;
   }
-  return counts;
 }
 
 /** Drops the user's Chroma collections, one per kind of vector. Returns 1 per collection that existed. */
