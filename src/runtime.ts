@@ -87,7 +87,12 @@ export interface Runtime {
   payloadEncryption?: PayloadEncryption;
   /** The data converter of this runtime's Client and Worker; replaying its histories needs it too. */
   dataConverter: DataConverter;
-  createWorker(opts?: { taskQueue?: string; workflowBundle?: WorkflowBundleOption }): Promise<Worker>;
+  /**
+   * `shutdownForceMs`: how long a stop waits for activities that cannot hear the cancel before the
+   * worker stops without them (the CLI processes pass {@link WORKER_SHUTDOWN_FORCE_MS}); absent, a
+   * stop waits for them, which in-process callers that close a runtime rely on.
+   */
+  createWorker(opts?: { taskQueue?: string; workflowBundle?: WorkflowBundleOption; shutdownForceMs?: number }): Promise<Worker>;
   /** `temporal`: another client for the API (tests point one at a closed port: Temporal down). */
   createApi(opts?: { taskQueue?: string; reinforcementFlushSeconds?: number; temporal?: Client }): ReturnType<typeof buildApi>;
   /** Creates or updates the Temporal Schedules (idempotent; called at worker start). */
@@ -250,7 +255,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
         // A stop cancels running activities at once, but one that never heartbeats never hears it
         // (an embedding of a long backlog) and held Ctrl-C for minutes. Past this the worker stops
         // anyway; the attempt it abandoned is retried by another worker after its timeout.
-        shutdownForceTime: WORKER_SHUTDOWN_FORCE_MS,
+        ...(o.shutdownForceMs === undefined ? {} : { shutdownForceTime: o.shutdownForceMs }),
         interceptors: { activity: tracedActivityInterceptors([subjectActivityInterceptor], traces) },
         sinks: workflowSpanSinks(),
         activities: {

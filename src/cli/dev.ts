@@ -2,7 +2,7 @@ import { loadConfig } from '../config';
 import { StackStartError } from '../stack/readiness';
 import { loadDotEnv } from './env-file';
 import { exitWith } from './exit';
-import { createRuntime } from '../runtime';
+import { createRuntime, WORKER_SHUTDOWN_FORCE_MS } from '../runtime';
 import { startStack } from '../stack';
 
 /**
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const stack = await startStack(config, { log: (line) => console.log(`[stack] ${line}`) });
   const runtime = await createRuntime(config, stack);
-  const worker = await runtime.createWorker();
+  const worker = await runtime.createWorker({ shutdownForceMs: WORKER_SHUTDOWN_FORCE_MS });
   const schedules = await runtime.ensureSchedules();
   console.log(`[schedules] ${Object.entries(schedules).map(([id, outcome]) => `${id} ${outcome}`).join(', ')}`);
   const api = await runtime.createApi();

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config';
-import { createRuntime, WORKFLOW_BUNDLE_OPTIONS } from '../runtime';
+import { createRuntime, WORKER_SHUTDOWN_FORCE_MS, WORKFLOW_BUNDLE_OPTIONS } from '../runtime';
 import { assertBuiltFrom, sourcesHashAtStart } from '../shared/workflow-bundle';
 import { startStack } from '../stack';
 import { loadDotEnv } from './env-file';
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   markStartup('stack');
   const runtime = await createRuntime(config, stack);
   markStartup('runtime');
-  const worker = await runtime.createWorker();
+  const worker = await runtime.createWorker({ shutdownForceMs: WORKER_SHUTDOWN_FORCE_MS });
   markStartup('worker-create');
   const stop = () => worker.shutdown();
   process.once('SIGINT', stop);
