@@ -11,8 +11,7 @@ import { createRuntime } from '../src/runtime';
 import { EncryptionCodec } from '../src/security/payload-codec';
 import { DataKeyDestroyedError, MasterKeyring, PayloadKeyStore } from '../src/security/payload-keys';
 import { workflowCallError } from '../src/shared/workflow-failures';
-import { ensureDatabase } from '../src/stack/local-postgres';
-import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
+import { proxiedTestDatabase, type FaultProxy } from './support/fault-proxy';
 import { TEST_KEY } from './support/harness';
 import { poll } from './support/poll';
 
@@ -85,17 +84,8 @@ async function listenerSessions(): Promise<number> {
 beforeAll(async () => {
   const stack = inject('stack');
   prefix = `k${randomBytes(4).toString('hex')}`;
-  const admin = new URL(stack.databaseUrl);
-  admin.pathname = '/postgres';
-  await ensureDatabase(admin.toString(), `test_${prefix}`);
-  const direct = new URL(stack.databaseUrl);
-  direct.pathname = `/test_${prefix}`;
-  directUrl = direct.toString();
+  ({ directUrl, proxiedUrl, proxy } = await proxiedTestDatabase(stack.databaseUrl, prefix));
   await migrate(directUrl);
-  proxy = await startFaultProxy(direct.host);
-  const proxied = new URL(direct);
-  proxied.host = proxy.address;
-  proxiedUrl = proxied.toString();
   config = loadConfig({
     ...process.env,
     NODE_ENV: 'test',

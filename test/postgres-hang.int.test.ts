@@ -6,8 +6,7 @@ import { PostgresUserExportSource } from '../src/adapters/postgres/export-reposi
 import { createPool, inTransaction, inUserTransaction } from '../src/adapters/postgres/pool';
 import { loadConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
-import { ensureDatabase } from '../src/stack/local-postgres';
-import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
+import { proxiedTestDatabase, type FaultProxy } from './support/fault-proxy';
 import { poll } from './support/poll';
 import { TEST_KEY } from './support/harness';
 
@@ -32,16 +31,7 @@ beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
   const stack = inject('stack');
   const prefix = `h${randomBytes(4).toString('hex')}`;
-  const admin = new URL(stack.databaseUrl);
-  admin.pathname = '/postgres';
-  await ensureDatabase(admin.toString(), `test_${prefix}`);
-  const direct = new URL(stack.databaseUrl);
-  direct.pathname = `/test_${prefix}`;
-  directUrl = direct.toString();
-  proxy = await startFaultProxy(direct.host);
-  const proxied = new URL(direct);
-  proxied.host = proxy.address;
-  proxiedUrl = proxied.toString();
+  ({ directUrl, proxiedUrl, proxy } = await proxiedTestDatabase(stack.databaseUrl, prefix));
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'test',
@@ -55,7 +45,7 @@ beforeAll(async () => {
     RECALL_TIMEOUT_MS: '1500',
   });
   pool = createPool(proxiedUrl, { queryTimeoutMs: QUERY_TIMEOUT_MS });
-  runtime = await createRuntime(config, { ...stack, databaseUrl: direct.toString(), dataDir: '' }, { pool });
+  runtime = await createRuntime(config, { ...stack, databaseUrl: directUrl, dataDir: '' }, { pool });
   api = await runtime.createApi();
 });
 afterEach(async () => {

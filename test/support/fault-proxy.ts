@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { ensureDatabase } from '../../src/stack/local-postgres';
 
 /**
  * A TCP forwarder in front of a real dependency (Temporal, PostgreSQL, Chroma) that a test can
@@ -81,4 +82,21 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       await closed;
     },
   };
+}
+
+/**
+ * A database of its own on the test stack's PostgreSQL (`test_<prefix>`), reached directly and
+ * through a fault proxy: a test can hang or cut the proxied path without touching the server
+ * other test files share.
+ */
+export async function proxiedTestDatabase(stackDatabaseUrl: string, prefix: string): Promise<{ directUrl: string; proxiedUrl: string; proxy: FaultProxy }> {
+  const admin = new URL(stackDatabaseUrl);
+  admin.pathname = '/postgres';
+  await ensureDatabase(admin.toString(), `test_${prefix}`);
+  const direct = new URL(stackDatabaseUrl);
+  direct.pathname = `/test_${prefix}`;
+  const proxy = await startFaultProxy(direct.host);
+  const proxied = new URL(direct);
+  proxied.host = proxy.address;
+  return { directUrl: direct.toString(), proxiedUrl: proxied.toString(), proxy };
 }
