@@ -9,9 +9,11 @@ import { listenForProactiveEvents, NotificationHub, type LiveEvent } from '../sr
 class FakeClient extends EventEmitter {
   queries: string[] = [];
   releases: (Error | undefined)[] = [];
+  /** A server that stopped answering: every query after the LISTEN waits forever. */
+  hung = false;
   query(sql: string): Promise<void> {
     this.queries.push(sql);
-    return Promise.resolve();
+    return this.hung && !sql.startsWith('LISTEN') ? new Promise<void>(() => {}) : Promise.resolve();
   }
   release(err?: Error): void {
     this.releases.push(err);
@@ -100,6 +102,28 @@ describe('PostgresProactiveEventFeed (the LISTEN connection)', () => {
     // A second error on the handed-back connection neither releases again nor schedules twice.
     clients[0]!.emit('error', new Error('again'));
     expect(clients[0]!.releases).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(clients).toHaveLength(2);
+    expect(clients[1]!.queries).toEqual([`LISTEN ${PROACTIVE_CHANNEL}`]);
+    await sub.close();
+  });
+
+  it('a connection that stops answering the heartbeat is given up as failed and opened again', async () => {
+    vi.useFakeTimers();
+    const { pool, clients } = fakePool();
+    const log = vi.fn();
+    const sub = new PostgresProactiveEventFeed(pool, { heartbeatMs: 1000, heartbeatTimeoutMs: 2000 }).listen({ onEvent: async () => {}, log });
+    await flush();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(clients[0]!.queries).toEqual([`LISTEN ${PROACTIVE_CHANNEL}`, 'SELECT 1']);
+    expect(clients[0]!.releases).toEqual([]);
+    clients[0]!.hung = true;
+    // The next heartbeat goes unanswered: lost once its timeout runs out, not before.
+    await vi.advanceTimersByTimeAsync(1000 + 1999);
+    expect(clients[0]!.releases).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(clients[0]!.releases).toEqual([expect.any(Error)]);
+    expect(log).toHaveBeenCalledWith('proactive listener connection stopped answering', expect.any(Error));
     await vi.advanceTimersByTimeAsync(500);
     expect(clients).toHaveLength(2);
     expect(clients[1]!.queries).toEqual([`LISTEN ${PROACTIVE_CHANNEL}`]);
