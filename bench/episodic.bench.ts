@@ -5,6 +5,7 @@ import { syncEpisodeVectors, writeEpisodes } from '../src/conversation/episodes'
 import { EPISODIC_ROUTES, recall, type RecallRoute } from '../src/recall/recall';
 import { fmt, startBenchStack, stats, timed, type Stats } from './support';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadUser, syntheticText } from './synthetic';
+import { indexedOnThisThread } from '../test/support/indexed-messages';
 
 /**
  * Recall latency with and without the episodic routes (time route, past exchanges, episodes),
@@ -41,7 +42,7 @@ async function loadConversations(runtime: Runtime, userId: string, days: number,
             : `I'd suggest looking at ${subject} again next week, step 1: write down the plan.`;
       return { id: `m${i}`, role: i % 2 === 0 ? 'user' : 'assistant', content, at: new Date(start + i * 60_000), truncated: false };
     });
-    await inTransaction(runtime.pool, (c) => new PostgresConversationRepository(c).append({ userId, conversationId, messages }));
+    await inTransaction(runtime.pool, (c) => new PostgresConversationRepository(c).append({ userId, conversationId, messages: indexedOnThisThread(messages) }));
     ids.push(conversationId);
   }
   return ids;

@@ -5,6 +5,7 @@ import { inTransaction } from '../src/adapters/postgres/pool';
 import { serveInProcess } from '../src/cli/in-process';
 import { applyCandidate } from '../src/memory/memory-writer';
 import { fmt, startBenchStack, stats, timed } from './support';
+import { indexedOnThisThread } from '../test/support/indexed-messages';
 
 const CONVERSATION: [role: 'user' | 'assistant', text: string][] = [
   ['user', '我是后端工程师，住在杭州。'],
@@ -66,7 +67,7 @@ export async function run(args: string[]): Promise<void> {
       const messages = CONVERSATION.map(([role, content], j) => ({ id: `m${j}`, role, content, at: new Date(), truncated: false }));
       await inTransaction(runtime.pool, async (c) => {
         await c.query(`INSERT INTO users (user_id, tenant_id, external_id) VALUES ($1, 'bench', $1) ON CONFLICT DO NOTHING`, [user]);
-        await new PostgresConversationRepository(c).append({ userId: user, conversationId: 'c1', messages });
+        await new PostgresConversationRepository(c).append({ userId: user, conversationId: 'c1', messages: indexedOnThisThread(messages) });
       });
       const [, ms] = await timed(async () => {
         const page = await runtime.deps.conversations.page({ userId: user, conversationId: 'c1', afterSeq: 0, limit: 200 });

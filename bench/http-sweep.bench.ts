@@ -7,6 +7,7 @@ import { chatConversation, chatMemory, chatQueries, prng } from './chat-corpus';
 import { fmt, startBenchStack, stats } from './support';
 import { profileRecalls, traceRecalls } from './recall.bench';
 import { loadUser } from './synthetic';
+import { indexedOnThisThread } from '../test/support/indexed-messages';
 
 /**
  * Recall over HTTP as production sees it (issue #22): a running API on the real stack, users with
@@ -141,7 +142,7 @@ async function loadChat(runtime: Awaited<ReturnType<typeof startBenchStack>>['ru
     await runtime.deps.conversations.append({
       userId,
       conversationId,
-      messages: lines.map((l, i) => ({ id: `m${i}`, role: l.role, content: l.content, at: new Date(at + i * 30_000), truncated: false })),
+      messages: indexedOnThisThread(lines.map((l, i) => ({ id: `m${i}`, role: l.role, content: l.content, at: new Date(at + i * 30_000), truncated: false }))),
     });
     for (let i = 0; i + 1 < lines.length; i += 2) {
       items.push({ id: uuidFromKey(`bench-pair:${userId}:${conversationId}:${i}`), embedding: pool[Math.floor(rand() * pool.length)]!, conversationId, messageId: `m${i}`, unit: 'pair' });

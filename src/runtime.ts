@@ -290,6 +290,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
           exchangeVectors,
           queryRewriter: deps.queryRewriter,
           provenanceScreen: deps.provenanceScreen,
+          // A message batch is segmented for conversation search on these threads, not the API's event loop.
+          rules: deps.rules,
           quarantine,
           // The API's own PostgreSQL uses: the health ping, the shared rate-limit counters, the live events' LISTEN.
           pingPostgres: () => pool.query('SELECT 1'),

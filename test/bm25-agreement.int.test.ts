@@ -9,6 +9,7 @@ import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { referenceBm25Scores } from './support/bm25-reference';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
+import { indexedOnThisThread } from './support/indexed-messages';
 
 /**
  * Every SQL keyword index (memories, episodes, raw messages) must score exactly as the pure
@@ -87,7 +88,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     const userId = await newUser(`bm25-messages-${seed}`);
     const corpus = randomCorpus(seed + 100, (i) => `m${i}`);
     await inUserTransaction(ctx.runtime.pool, userId, (c) =>
-      new PostgresConversationRepository(c).append({ userId, conversationId: 'c1', messages: corpus.docs.map((d, i) => ({ id: d.id, role: 'user', content: d.text, at: new Date(AT.getTime() + i * 1000), truncated: false })) }),
+      new PostgresConversationRepository(c).append({ userId, conversationId: 'c1', messages: indexedOnThisThread(corpus.docs.map((d, i) => ({ id: d.id, role: 'user' as const, content: d.text, at: new Date(AT.getTime() + i * 1000), truncated: false }))) }),
     );
     for (const query of corpus.queries) {
       const hits = await new PostgresMessageSearch(ctx.runtime.pool).bm25({ userId, tokens: tokenizeForIndex(query), k: 1000 });
@@ -102,7 +103,7 @@ describe('one BM25: the SQL indexes agree with the pure scorer', () => {
     const episodeOf = new Map<string, string>();
     for (const d of corpus.docs) {
       await inUserTransaction(ctx.runtime.pool, userId, (c) =>
-        new PostgresConversationRepository(c).append({ userId, conversationId: d.id, messages: [{ id: 'm1', role: 'user', content: d.text, at: AT, truncated: false }] }),
+        new PostgresConversationRepository(c).append({ userId, conversationId: d.id, messages: indexedOnThisThread([{ id: 'm1', role: 'user' as const, content: d.text, at: AT, truncated: false }]) }),
       );
       const written = await new PostgresEpisodeStore(ctx.runtime.pool).replaceForConversation({
         userId,

@@ -14,6 +14,7 @@ import { mulberry32 } from './support/prng';
 import { capturing as capturingPool, explainGeneric, sentStatement, tuplesReadBy, type SentStatement } from './support/statements';
 import { PostgresRecallLists } from '../src/adapters/postgres/recall-lists-repository';
 import { PostgresGraphRecall } from '../src/adapters/postgres/graph-recall-repository';
+import { indexedOnThisThread } from './support/indexed-messages';
 
 /**
  * BM25 plans must not depend on fresh table statistics (issue #22). Users analysed once, then a
@@ -53,7 +54,7 @@ function memories(userId: string, seed: number, count: number): BulkMemory[] {
 async function appendMessages(userId: string, seed: number, count: number): Promise<void> {
   const rand = mulberry32(seed);
   const messages = Array.from({ length: count }, (_, i) => ({ id: `m${i}`, role: 'user' as const, content: text(rand), at: new Date(AT.getTime() + i * 1000), truncated: false }));
-  await inUserTransaction(pool, userId, (c) => new PostgresConversationRepository(c).append({ userId, conversationId: 'c1', messages }));
+  await inUserTransaction(pool, userId, (c) => new PostgresConversationRepository(c).append({ userId, conversationId: 'c1', messages: indexedOnThisThread(messages) }));
 }
 
 async function writeEpisodes(userId: string, seed: number, count: number): Promise<void> {
@@ -62,7 +63,7 @@ async function writeEpisodes(userId: string, seed: number, count: number): Promi
   for (let i = 0; i < count; i += 1) {
     const summary = text(rand);
     await inUserTransaction(pool, userId, (c) =>
-      new PostgresConversationRepository(c).append({ userId, conversationId: `c${i}`, messages: [{ id: 'm1', role: 'user', content: summary, at: AT, truncated: false }] }),
+      new PostgresConversationRepository(c).append({ userId, conversationId: `c${i}`, messages: indexedOnThisThread([{ id: 'm1', role: 'user' as const, content: summary, at: AT, truncated: false }]) }),
     );
     await store.replaceForConversation({
       userId, conversationId: `c${i}`, timeZone: 'UTC',

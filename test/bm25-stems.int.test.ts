@@ -10,6 +10,7 @@ import type { NewMemory } from '../src/core/ports/memory';
 import { englishStem } from '../src/core/text/stem';
 import { STOPWORDS, termFrequencies } from '../src/core/text/tokenize';
 import { createTestContext, type TestContext } from './support/harness';
+import { indexedOnThisThread } from './support/indexed-messages';
 
 /**
  * English stems in the BM25 analysis (src/core/text/stem.ts, analyzeForIndex):
@@ -111,10 +112,10 @@ describe('English stems in BM25', () => {
       await new PostgresConversationRepository(c).append({
         userId,
         conversationId: 'c1',
-        messages: [
-          { id: 'old', role: 'user', content: texts.old, at: AT, truncated: false },
-          { id: 'mix', role: 'user', content: texts.mix, at: new Date(AT.getTime() + 1000), truncated: false },
-        ],
+        messages: indexedOnThisThread([
+          { id: 'old', role: 'user' as const, content: texts.old, at: AT, truncated: false },
+          { id: 'mix', role: 'user' as const, content: texts.mix, at: new Date(AT.getTime() + 1000), truncated: false },
+        ]),
       });
       // Turn both rows into ones posted before stemming: their postings become the words as written.
       await c.query(`DELETE FROM message_terms WHERE user_id = $1`, [userId]);

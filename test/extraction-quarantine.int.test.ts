@@ -26,6 +26,7 @@ class CountingRules implements RuleWork {
     return this.inner.planMessage(task);
   }
   screen: RuleWork['screen'] = (task) => this.inner.screen(task);
+  indexPostings: RuleWork['indexPostings'] = (task) => this.inner.indexPostings(task);
   close = () => this.inner.close();
 }
 

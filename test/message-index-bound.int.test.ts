@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_INDEX_MAX_TERMS } from '../src/adapters/postgres/conversation-repository';
+import { INDEX_TASK_MAX_CHARS, RulePool } from '../src/adapters/extraction/rule-pool';
+import { MESSAGE_INDEX_MAX_TERMS, runRuleTask } from '../src/shared/rule-work';
 import { useTestContext } from './support/harness';
 
 // The largest batch the API allows (1,000 messages of MAX_MESSAGE_CHARS each) made of distinct
@@ -24,9 +25,17 @@ describe('the message index of a batch of junk text', () => {
     // A message that repeats its subject among the junk stays findable by it.
     messages[500]!.content = `peanuts allergy peanuts ${messages[500]!.content}`.slice(0, max);
 
+    const pool = ctx.runtime.deps.rules;
+    expect(pool).toBeInstanceOf(RulePool);
+    const segmentedBefore = (pool as RulePool).completed.index;
+
     const res = await ctx.call('POST', `/v1/users/${user}/conversations/junk/messages`, { messages });
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(202);
     expect(res.body.accepted).toHaveLength(1000);
+    // Its seconds of segmentation ran on the rule pool's threads, in tasks of bounded size, not on
+    // the event loop that serves every other user's requests.
+    const chars = messages.reduce((a, m) => a + m.content.length, 0);
+    expect((pool as RulePool).completed.index - segmentedBefore).toBeGreaterThanOrEqual(Math.ceil(chars / INDEX_TASK_MAX_CHARS));
 
     const userKey = ctx.userKey(user);
     const stored = await ctx.runtime.pool.query<{ n: string; chars: string }>(
@@ -42,6 +51,21 @@ describe('the message index of a batch of junk text', () => {
     );
     expect(Number(postings.rows[0]!.messages)).toBe(1000);
     expect(postings.rows[0]!.most).toBe(MESSAGE_INDEX_MAX_TERMS);
+
+    // The postings are the ones the segmentation gives on any thread: the same terms, tf and length.
+    const written = await ctx.runtime.pool.query<{ message_id: string; terms: string[]; tfs: number[]; doc_length: number }>(
+      `SELECT message_id, array_agg(term ORDER BY term) AS terms, array_agg(tf ORDER BY term) AS tfs, min(doc_length) AS doc_length
+         FROM message_terms WHERE user_id = $1 GROUP BY message_id`,
+      [userKey],
+    );
+    const expected = runRuleTask({ kind: 'index', texts: messages.map((m) => m.content) });
+    const byId = new Map(written.rows.map((r) => [r.message_id, r]));
+    messages.forEach((m, i) => {
+      const want = expected[i]!;
+      const got = byId.get(m.id)!;
+      expect(new Map(got.terms.map((t, j) => [t, got.tfs[j]]))).toEqual(new Map(want.terms.map((t, j) => [t, want.tfs[j]])));
+      expect(got.doc_length).toBe(want.docLength);
+    });
 
     // The statistics BM25 reads agree with the postings written: one document per message, the
     // length of each its kept terms' tf.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_INDEX_MAX_TERMS, messageIndexTerms } from '../src/adapters/postgres/conversation-repository';
+import { MESSAGE_INDEX_MAX_TERMS, messageIndexTerms } from '../src/shared/rule-work';
 
 describe('messageIndexTerms', () => {
   it('indexes a message within the bound whole, in order of first occurrence', () => {

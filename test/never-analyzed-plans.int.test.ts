@@ -13,6 +13,7 @@ import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
 import { capturing as capturingPool, tuplesReadBy } from './support/statements';
+import { indexedOnThisThread } from './support/indexed-messages';
 
 /**
  * Recall's reads on tables no ANALYZE has ever seen (issue #22): a new deployment before
@@ -66,7 +67,7 @@ beforeAll(async () => {
   for (let i = 0; i < COUNT; i += 1000) await insertBulkMemories(pool, rows.slice(i, i + 1000));
   for (let c = 0; c < CONVERSATIONS; c += 1) {
     const messages = Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, role: (i % 2 ? 'assistant' : 'user') as 'user' | 'assistant', content: `${VOCABULARY[i % 24]} ${VOCABULARY[(i * 7 + c) % 24]}`, at: new Date(AT.getTime() + (c * 40 + i) * 1000), truncated: false }));
-    await inUserTransaction(pool, userId, (tx) => new PostgresConversationRepository(tx).append({ userId, conversationId: `c${c}`, messages }));
+    await inUserTransaction(pool, userId, (tx) => new PostgresConversationRepository(tx).append({ userId, conversationId: `c${c}`, messages: indexedOnThisThread(messages) }));
   }
 }, 300_000);
 

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RulePool } from '../src/adapters/extraction/rule-pool';
-import { inlineRuleWork, RuleWorkError, scanPage } from '../src/shared/rule-work';
+import { INDEX_TASK_MAX_CHARS, RulePool } from '../src/adapters/extraction/rule-pool';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
+import { inlineRuleWork, messageIndexTerms, RuleWorkError, scanPage } from '../src/shared/rule-work';
 import { loadConfig } from '../src/config';
 import type { ConversationMessage } from '../src/core/types';
 import { allConversationMessages, storeMessages } from '../src/conversation/conversation-messages';
@@ -108,6 +109,38 @@ describe('rule pool', () => {
     const requests = (result as PromiseFulfilledResult<Awaited<ReturnType<typeof conversationReminderRequests>>>).value;
     expect(requests.map((r) => r.source.messageId)).toEqual(['r1']);
     expect(ticks).toBeGreaterThan(Math.floor(2000 / 50) - 10);
+  }, 90_000);
+
+  it('segments a batch on its threads, in tasks of bounded size, into the postings the in-thread segmentation gives', async () => {
+    const long = `我对花生过敏，想喝绿茶。${'green tea and peanuts '.repeat(Math.ceil(INDEX_TASK_MAX_CHARS / 22))}`;
+    const texts = ['我对花生过敏，吃了会起疹子。', long, 'I like green tea, tea and more tea.', long.slice(0, 1000), ''];
+    const before = real.completed.index;
+    const pooled = await real.indexPostings({ texts });
+    // The long text is a task of its own, the short ones around it share theirs.
+    expect(real.completed.index - before).toBe(3);
+    expect(pooled).toEqual(await inlineRuleWork.indexPostings({ texts }));
+    const terms = messageIndexTerms(tokenizeForIndex(texts[2]!));
+    expect(pooled[2]).toEqual({ terms: terms.map(([t]) => t), tfs: terms.map(([, tf]) => tf), docLength: terms.reduce((a, [, tf]) => a + tf, 0) });
+    expect(pooled[4]).toEqual({ terms: [], tfs: [], docLength: 0 });
+  }, 60_000);
+
+  it('a batch whose segmentation overruns its limit is refused with a timeout, its other tasks cancelled, while the event loop keeps turning', async () => {
+    // One thread: the batch's other tasks wait in the queue behind the one that spins.
+    const spinning = new RulePool({ threads: 1, messageTimeoutMs: 2000, screenTimeoutMs: 10_000, indexTimeoutMs: 2000, filename: SLOW_WORKER });
+    try {
+      const filler = 'green tea '.repeat(INDEX_TASK_MAX_CHARS / 10);
+      const { ticks, result } = await ticksDuring(spinning.indexPostings({ texts: [`我对花生过敏${SPIN}`, filler, filler, filler] }));
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(RuleWorkError);
+      expect(((result as PromiseRejectedResult).reason as RuleWorkError).reason).toBe('timeout');
+      expect(spinning.timeouts).toBe(1);
+      expect(ticks).toBeGreaterThan(Math.floor(2000 / 50) - 10);
+      // The next batch is answered by a fresh thread, and the refused batch's queued tasks never ran.
+      expect(await spinning.indexPostings({ texts: ['我喜欢喝咖啡'] })).toEqual(await inlineRuleWork.indexPostings({ texts: ['我喜欢喝咖啡'] }));
+      expect(spinning.completed.index).toBe(1);
+    } finally {
+      await spinning.close();
+    }
   }, 90_000);
 
   it('closes with no thread left', async () => {

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import type { IncomingMessage, StoredMessage } from '../core/ports/conversation';
+import type { IncomingMessage, IndexedMessage, StoredMessage } from '../core/ports/conversation';
+import { RuleWorkError } from '../shared/rule-work';
 import type { AppConfig } from '../config';
 import type { SubjectKeys } from '../security/subject';
 import { withTemporalDeadline } from '../shared/workflow-wait';
@@ -10,7 +11,7 @@ import type { ServiceDeps } from '../shared/deps';
 import type { MemoryTransaction } from '../core/ports/transaction';
 import { ensureUser } from '../account/settings';
 
-export interface ConversationMessagesDeps extends Pick<ServiceDeps, 'unitOfWork'> {
+export interface ConversationMessagesDeps extends Pick<ServiceDeps, 'unitOfWork' | 'rules'> {
   temporal: Client;
   taskQueue: string;
   subjects: SubjectKeys;
@@ -53,16 +54,43 @@ async function reusedIds(tx: Pick<MemoryTransaction, 'conversations'>, input: { 
 }
 
 /**
+ * The batch with its conversation-search postings, segmented on the rule pool's threads: the
+ * largest batch is seconds of CPU, which the event loop serving every other user must not spend,
+ * nor the conversation's append lock wait for. Every message is segmented, the ones that turn out
+ * to be stored already too (their postings are not used). A batch whose segmentation runs out of
+ * its time is refused whole, before anything of it is written.
+ */
+async function withPostings(rules: ServiceDeps['rules'], conversationId: string, messages: IncomingMessage[]): Promise<IndexedMessage[]> {
+  try {
+    const postings = await rules.indexPostings({ texts: messages.map((m) => m.content) });
+    return messages.map((m, i) => ({ ...m, postings: postings[i]! }));
+  } catch (err) {
+    if (err instanceof RuleWorkError && err.reason === 'timeout') {
+      throw new MemoryServiceError(
+        ErrorCode.payloadTooLarge,
+        'the messages took too long to index for conversation search, and nothing of this request was stored; send fewer or shorter messages per call',
+        { conversationId, reason: 'index_time_limit' },
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}
+
+/**
  * Stores messages in a user's conversation, at most `maxMessages` in all: payload_too_large past
  * that. Appends to one conversation are serialised so the cap cannot be raced past from any entry
  * point. Idempotent per message id; an id stored before with another role or content refuses the
- * whole request when `reused` is `refuse` (the default), before anything of it is written.
+ * whole request when `reused` is `refuse` (the default), before anything of it is written. The
+ * messages are segmented for conversation search first, off the event loop and outside the lock
+ * (payload_too_large with `reason: index_time_limit` when that runs out of time).
  */
 export async function storeMessages(
-  deps: Pick<ServiceDeps, 'unitOfWork'>,
+  deps: Pick<ServiceDeps, 'unitOfWork' | 'rules'>,
   input: { userKey: string; conversationId: string; messages: IncomingMessage[]; maxMessages: number; reused?: ReusedMessageIds },
 ): Promise<{ inserted: string[]; duplicates: string[] }> {
-  const { userKey, conversationId, messages, maxMessages } = input;
+  const { userKey, conversationId, maxMessages } = input;
+  const messages = await withPostings(deps.rules, conversationId, input.messages);
   return deps.unitOfWork.run({
     work: async (tx) => {
       const { total, known } = await tx.conversations.lockForAppend({ userId: userKey, conversationId, ids: messages.map((m) => m.id) });
@@ -92,7 +120,7 @@ export async function storeMessages(
  * content is refused (`request_id_reused`, which the activity does not retry).
  */
 export async function storeCallerMessages(
-  deps: Pick<ServiceDeps, 'users' | 'unitOfWork'>,
+  deps: Pick<ServiceDeps, 'users' | 'unitOfWork' | 'rules'>,
   input: { user: { userKey: string; tenantId: string; externalId: string }; conversationId: string; messages: IncomingMessage[]; maxMessages: number },
 ): Promise<{ inserted: string[]; duplicates: string[] }> {
   await ensureUser(deps, input.user);

@@ -23,10 +23,12 @@ export interface SharedPorts {
   /** Transactions (per-user locked or not) handing out the repositories that write together. */
   unitOfWork: UnitOfWork;
   /**
-   * Where the CPU-heavy rule work of extraction runs, with a time limit per message (the worker
-   * pool, src/adapters/extraction/rule-pool.ts); without it, inline on the caller's thread.
+   * Where the CPU-heavy rule work runs, with a time limit per task: extraction's rules and the
+   * segmentation of appended messages for conversation search (the worker pool,
+   * src/adapters/extraction/rule-pool.ts). Required, so no process that serves users segments a
+   * batch on its event loop by omission; unit tests give `inlineRuleWork`.
    */
-  rules?: RuleWork;
+  rules: RuleWork;
 }
 
 /** Account's ports (src/account): settings, the users' registry, page sign-ins and per-user API keys. */

@@ -1,9 +1,10 @@
 /**
- * The CPU-heavy, pure rule work of extraction, as tasks that can run on a worker thread
+ * The CPU-heavy, pure rule work of extraction, and the word segmentation of appended messages for
+ * conversation search, as tasks that can run on a worker thread
  * (src/adapters/extraction/rule-pool.ts) or, without a pool, on the caller's thread (unit tests,
  * scripts). The rules are regular expressions and word segmentation over user text: one hostile
- * message can cost minutes, so the extraction activity never runs them on the event loop that
- * serves other users.
+ * message can cost minutes, and the largest message batch seconds of segmentation, so the
+ * services never run them on the event loop that serves other users.
  *
  * Shared plumbing, not an adapter: conversation and proactive both scan pages with it, and the
  * only outside piece is the process's segmenter (segmentation.ts). The thread pool is the adapter,
@@ -16,7 +17,9 @@ import { screenCandidates } from '../core/extraction/provenance';
 import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import type { RejectedCandidate } from '../core/extraction/provenance';
 import type { ConversationMessage, MemoryCandidate } from '../core/types';
-import { segmenter } from './segmentation';
+import type { MessagePostings } from '../core/ports/conversation';
+import { termFrequencies } from '../core/text/tokenize';
+import { segmenter, tokenizeForIndex } from './segmentation';
 
 /** One message's rule work: its window (the message and the neighbours an assistant turn needs). */
 export interface MessageTask {
@@ -47,20 +50,58 @@ export interface ScreenResult {
   rejected: RejectedCandidate[];
 }
 
-export type RuleTask = MessageTask | ScreenTask;
+/** The conversation-search postings of some messages' texts, one per text in their order. */
+export interface IndexTask {
+  kind: 'index';
+  texts: string[];
+}
+
+export type RuleTask = MessageTask | ScreenTask | IndexTask;
+
+/**
+ * At most this many distinct terms of one message are indexed. Chat messages have far fewer (a
+ * 300-word answer has about 150 distinct terms once stopwords are dropped); a message of random
+ * words or numbers at MAX_MESSAGE_CHARS has over a thousand, and a batch of them wrote hundreds of
+ * thousands of postings and document frequencies in one statement, past its timeout. With the
+ * bound a batch writes at most this many postings per message, whatever its text.
+ */
+export const MESSAGE_INDEX_MAX_TERMS = 128;
+
+/**
+ * The postings of one message: its terms with their tf, the {@link MESSAGE_INDEX_MAX_TERMS} most
+ * frequent when it has more (ties by first occurrence), so what a message repeats stays findable.
+ * A message within the bound is indexed whole; one past it is indexed as the document its kept
+ * terms make (its length is theirs), so every BM25 statistic stays the same definition.
+ */
+export function messageIndexTerms(tokens: readonly string[]): [string, number][] {
+  const all = [...termFrequencies(tokens)];
+  if (all.length <= MESSAGE_INDEX_MAX_TERMS) return all;
+  // Array.prototype.sort is stable: equal tf keeps the order of first occurrence.
+  return all.sort((a, b) => b[1] - a[1]).slice(0, MESSAGE_INDEX_MAX_TERMS);
+}
+
+function messagePostings(text: string): MessagePostings {
+  const terms = messageIndexTerms(tokenizeForIndex(text));
+  // The message's length as the messages.doc_length trigger counts it: the sum of its postings' tf.
+  let docLength = 0;
+  for (const [, tf] of terms) docLength += tf;
+  return { terms: terms.map(([term]) => term), tfs: terms.map(([, tf]) => tf), docLength };
+}
 
 export function runRuleTask(task: MessageTask): MessagePlan;
 export function runRuleTask(task: ScreenTask): ScreenResult;
-export function runRuleTask(task: RuleTask): MessagePlan | ScreenResult;
-export function runRuleTask(task: RuleTask): MessagePlan | ScreenResult {
+export function runRuleTask(task: IndexTask): MessagePostings[];
+export function runRuleTask(task: RuleTask): MessagePlan | ScreenResult | MessagePostings[];
+export function runRuleTask(task: RuleTask): MessagePlan | ScreenResult | MessagePostings[] {
   if (task.kind === 'screen') return screenCandidates(task.candidates, task.messages, segmenter, task.timezone);
+  if (task.kind === 'index') return task.texts.map(messagePostings);
   const message = task.messages[task.index];
   if (!message) return { candidates: [], statements: [], reminders: [] };
   const plan = planOfflineMessage(task.messages, task.index, { timezone: task.timezone, segmenter: segmenter }, task.withStatements);
   return { ...plan, reminders: message.role === 'user' ? detectReminderRequests([message], task.timezone) : [] };
 }
 
-/** Why one message's rule work failed: it ran out of its time, or the rules threw. */
+/** Why a rule task failed: it ran out of its time, or the rules (or the segmenter) threw. */
 export class RuleWorkError extends Error {
   constructor(
     readonly reason: 'timeout' | 'error',
@@ -77,12 +118,19 @@ export interface RuleWork {
   planMessage(task: Omit<MessageTask, 'kind'>): Promise<MessagePlan>;
   /** The provenance screen of a page; rejects with {@link RuleWorkError} too. */
   screen(task: Omit<ScreenTask, 'kind'>): Promise<ScreenResult>;
+  /**
+   * The conversation-search postings of a batch's texts, in their order, segmented before the
+   * batch is stored; rejects with {@link RuleWorkError} too (a batch that runs out of time is
+   * refused, not stored unindexed).
+   */
+  indexPostings(task: Omit<IndexTask, 'kind'>): Promise<MessagePostings[]>;
   close(): Promise<void>;
 }
 
 /**
- * The rule work on the caller's own thread, without a time limit: for unit tests and for code that
- * has no pool. The services take a pool when the runtime gives them one (src/runtime.ts).
+ * The rule work on the caller's own thread, without a time limit: for unit tests and scripts,
+ * where the thread serves nobody else. Every process that serves users gets the pool from the
+ * runtime (src/runtime.ts).
  */
 export const inlineRuleWork: RuleWork = {
   async planMessage(task) {
@@ -94,6 +142,9 @@ export const inlineRuleWork: RuleWork = {
   },
   async screen(task) {
     return runRuleTask({ kind: 'screen', ...task });
+  },
+  async indexPostings(task) {
+    return runRuleTask({ kind: 'index', ...task });
   },
   async close() {},
 };

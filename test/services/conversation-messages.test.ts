@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { ErrorCode } from '../../src/core/errors';
-import type { IncomingMessage } from '../../src/core/ports/conversation';
+import { ErrorCode, MemoryServiceError } from '../../src/core/errors';
+import type { IncomingMessage, IndexedMessage } from '../../src/core/ports/conversation';
+import { inlineRuleWork, RuleWorkError, type RuleWork } from '../../src/shared/rule-work';
 import { allConversationMessages, conversationExists, storeCallerMessages, storeMessages } from '../../src/conversation/conversation-messages';
 import { conversationReminderRequests } from '../../src/proactive/reminder-requests';
 import { userTimeZone } from '../../src/account/settings';
@@ -38,6 +39,53 @@ describe('storing conversation messages', () => {
     await storeCallerMessages(f.deps, { user: userRef, conversationId: 'c1', messages: messages(['m1']), maxMessages: 10 });
     expect(await f.users.exists({ userKey: user })).toBe(true);
     expect(f.state.users.get(user)).toMatchObject({ tenantId: 'tenant-a', externalId: 'alice' });
+  });
+
+  it('segments the whole batch before it takes the conversation\'s lock, and stores the postings it got', async () => {
+    const f = new InMemoryConversationSide();
+    await storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m1'], 'green tea and green tea'), maxMessages: 10 });
+    const order: string[] = [];
+    const appended: IndexedMessage[] = [];
+    const rules: RuleWork = {
+      ...inlineRuleWork,
+      indexPostings: async (task) => {
+        order.push(`segment ${task.texts.length}`);
+        return inlineRuleWork.indexPostings(task);
+      },
+    };
+    const { lockForAppend, append } = f.conversations;
+    f.conversations.lockForAppend = (input) => {
+      order.push('lock');
+      return lockForAppend(input);
+    };
+    f.conversations.append = (input) => {
+      appended.push(...input.messages);
+      return append(input);
+    };
+    const result = await storeMessages({ ...f.deps, rules }, { userKey: user, conversationId: 'c1', messages: messages(['m1', 'm2'], 'green tea and green tea'), maxMessages: 10 });
+    expect(result).toEqual({ inserted: ['m2'], duplicates: ['m1'] });
+    // The duplicate m1 was segmented too: it is only known to be one under the lock.
+    expect(order).toEqual(['segment 2', 'lock']);
+    expect(appended.map((m) => m.postings)).toEqual(await inlineRuleWork.indexPostings({ texts: ['green tea and green tea', 'green tea and green tea'] }));
+    expect(appended[0]!.postings).toEqual({ terms: ['green', 'tea'], tfs: [2, 2], docLength: 4 });
+  });
+
+  it('refuses a batch whose segmentation runs out of its time: 413 index_time_limit, nothing stored, no lock taken', async () => {
+    const f = new InMemoryConversationSide();
+    let locked = false;
+    const { lockForAppend } = f.conversations;
+    f.conversations.lockForAppend = (input) => {
+      locked = true;
+      return lockForAppend(input);
+    };
+    const rules: RuleWork = { ...inlineRuleWork, indexPostings: async () => Promise.reject(new RuleWorkError('timeout', 'rule work ran out of its 10000 ms')) };
+    const refused = await storeMessages({ ...f.deps, rules }, { userKey: user, conversationId: 'c1', messages: messages(['m1', 'm2']), maxMessages: 10 }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(MemoryServiceError);
+    expect(refused).toMatchObject({ code: ErrorCode.payloadTooLarge, context: { conversationId: 'c1', reason: 'index_time_limit' } });
+    expect((refused as Error).cause).toBeInstanceOf(RuleWorkError);
+    expect(locked).toBe(false);
+    expect(await conversationExists(f.deps, { userId: user, conversationId: 'c1' })).toBe(false);
+    expect(f.state.messages).toEqual([]);
   });
 
   it('reads a long conversation page by page, in arrival order', async () => {

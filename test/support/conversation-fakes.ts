@@ -9,6 +9,7 @@ import type { ConversationRepository, StoredMessage } from '../../src/core/ports
 import type { NotificationRecord, NotificationRepository, ProactiveEvent, ReminderRecord, ReminderRepository, SettingsRepository, UserRepository } from '../../src/core/ports/proactive';
 import type { UnitOfWork } from '../../src/core/ports/transaction';
 import type { ReminderState } from '../../src/core/proactive/reminder-state';
+import { inlineRuleWork } from '../../src/shared/rule-work';
 import { serialUnitOfWork, unsupportedTransaction } from './fakes';
 
 interface UserRow {
@@ -282,6 +283,8 @@ export class InMemoryConversationSide {
       reminders: this.reminders,
       notifications: this.notifications,
       unitOfWork: this.unitOfWork,
+      // Segmentation and rules on the test's own thread: nobody else waits on it.
+      rules: inlineRuleWork,
     };
   }
 

@@ -1,40 +1,13 @@
-import type { ConversationRepository, DayMessage, IncomingMessage, StoredMessage } from '../../core/ports/conversation';
-import { termFrequencies } from '../../core/text/tokenize';
-import { tokenizeForIndex } from '../text/jieba';
+import type { ConversationRepository, DayMessage, IncomingMessage, IndexedMessage, StoredMessage } from '../../core/ports/conversation';
 import { longQuery, type Queryable } from './pool';
 
 export type { IncomingMessage, StoredMessage };
-
-/**
- * At most this many distinct terms of one message are indexed. Chat messages have far fewer (a
- * 300-word answer has about 150 distinct terms once stopwords are dropped); a message of random
- * words or numbers at MAX_MESSAGE_CHARS has over a thousand, and a batch of them wrote hundreds of
- * thousands of postings and document frequencies in one statement, past its timeout. With the
- * bound a batch writes at most this many postings per message, whatever its text.
- */
-export const MESSAGE_INDEX_MAX_TERMS = 128;
-
-/** How long one append segments messages before it lets the event loop serve other requests. */
-const SEGMENTATION_SLICE_MS = 5;
-
-/**
- * The postings of one message: its terms with their tf, the {@link MESSAGE_INDEX_MAX_TERMS} most
- * frequent when it has more (ties by first occurrence), so what a message repeats stays findable.
- * A message within the bound is indexed whole; one past it is indexed as the document its kept
- * terms make (its length is theirs), so every BM25 statistic stays the same definition.
- */
-export function messageIndexTerms(tokens: readonly string[]): [string, number][] {
-  const all = [...termFrequencies(tokens)];
-  if (all.length <= MESSAGE_INDEX_MAX_TERMS) return all;
-  // Array.prototype.sort is stable: equal tf keeps the order of first occurrence.
-  return all.sort((a, b) => b[1] - a[1]).slice(0, MESSAGE_INDEX_MAX_TERMS);
-}
 
 /** Raw messages in PostgreSQL (`conversations`, `messages` and their BM25 postings `message_terms`). */
 export class PostgresConversationRepository implements ConversationRepository {
   constructor(private readonly q: Queryable) {}
 
-  async append({ userId, conversationId, messages }: { userId: string; conversationId: string; messages: IncomingMessage[] }): Promise<{ inserted: string[]; duplicates: string[] }> {
+  async append({ userId, conversationId, messages }: { userId: string; conversationId: string; messages: IndexedMessage[] }): Promise<{ inserted: string[]; duplicates: string[] }> {
     if (messages.length === 0) return { inserted: [], duplicates: [] };
     const first = messages.reduce((a, m) => (m.at < a ? m.at : a), messages[0]!.at);
     const last = messages.reduce((a, m) => (m.at > a ? m.at : a), messages[0]!.at);
@@ -54,28 +27,27 @@ export class PostgresConversationRepository implements ConversationRepository {
       [userId, conversationId, messages.map((m) => m.id), messages.map((m) => m.role), messages.map((m) => m.content), messages.map((m) => m.at), messages.map((m) => m.truncated)],
     );
     const inserted = new Set(rows.map((r) => r.message_id));
-    const terms: { term: string; id: string; tf: number; docLength: number }[] = [];
-    let sliceStarted = performance.now();
+    // Postings of the messages stored now; a duplicate's were computed with the batch and are dropped.
+    const terms: string[] = [];
+    const ids: string[] = [];
+    const tfs: number[] = [];
+    const docLengths: number[] = [];
     for (const m of messages) {
       if (!inserted.has(m.id)) continue;
-      // Segmenting the largest allowed batch takes seconds of this thread, which also serves every
-      // other user's requests: they get the event loop back between messages, every few ms.
-      if (performance.now() - sliceStarted > SEGMENTATION_SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        sliceStarted = performance.now();
+      const { postings } = m;
+      for (let i = 0; i < postings.terms.length; i++) {
+        terms.push(postings.terms[i]!);
+        ids.push(m.id);
+        tfs.push(postings.tfs[i]!);
+        docLengths.push(postings.docLength);
       }
-      const tfs = messageIndexTerms(tokenizeForIndex(m.content));
-      // The message's length as the messages.doc_length trigger counts it: the sum of its postings' tf.
-      let docLength = 0;
-      for (const [, tf] of tfs) docLength += tf;
-      for (const [term, tf] of tfs) terms.push({ term, id: m.id, tf, docLength });
     }
     if (terms.length > 0) {
       await this.q.query(
         `INSERT INTO message_terms (user_id, term, conversation_id, message_id, tf, doc_length)
          SELECT $1, t, $2, id, tf, dl FROM unnest($3::text[], $4::text[], $5::int[], $6::int[]) AS x(t, id, tf, dl)
          ON CONFLICT DO NOTHING`,
-        [userId, conversationId, terms.map((t) => t.term), terms.map((t) => t.id), terms.map((t) => t.tf), terms.map((t) => t.docLength)],
+        [userId, conversationId, terms, ids, tfs, docLengths],
       );
     }
     return { inserted: [...inserted], duplicates: messages.filter((m) => !inserted.has(m.id)).map((m) => m.id) };

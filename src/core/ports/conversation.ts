@@ -110,6 +110,23 @@ export interface IncomingMessage {
   truncated: boolean;
 }
 
+/**
+ * A message's conversation-search postings: its index terms with their tf (parallel arrays, the
+ * shape that crosses a thread boundary cheaply), and its length as BM25 counts it, the sum of the
+ * tf. Segmenting a batch is seconds of CPU for the largest one, so it is done before the append
+ * and off the event loop that serves other users (the rule pool's `indexPostings`).
+ */
+export interface MessagePostings {
+  terms: string[];
+  tfs: number[];
+  docLength: number;
+}
+
+/** A message ready to be stored: as an entry point hands it over, with its postings. */
+export interface IndexedMessage extends IncomingMessage {
+  postings: MessagePostings;
+}
+
 /** A stored message with its arrival order in the conversation. */
 export interface StoredMessage extends ConversationMessage {
   seq: number;
@@ -126,8 +143,12 @@ export interface DayMessage {
 
 /** Raw messages, kept for provenance and conversation search; always scoped by user. */
 export interface ConversationRepository {
-  /** Appends messages (and their search postings); a message id seen before is skipped, which makes the call idempotent. */
-  append(input: { userId: string; conversationId: string; messages: IncomingMessage[] }): Promise<{ inserted: string[]; duplicates: string[] }>;
+  /**
+   * Appends messages and the postings they come with; a message id seen before is skipped (its
+   * postings unused), which makes the call idempotent. Does no segmentation of its own: it runs
+   * inside the conversation's append lock and transaction.
+   */
+  append(input: { userId: string; conversationId: string; messages: IndexedMessage[] }): Promise<{ inserted: string[]; duplicates: string[] }>;
   /**
    * Takes the conversation's append lock until the unit of work ends (so its size cap cannot be
    * raced past) and counts its messages, and how many of `ids` it holds already. Only meaningful
