@@ -20,7 +20,7 @@ let api: FastifyInstance;
 let pool: RulePool;
 beforeAll(async () => {
   ctx = await createTestContext();
-  pool = new RulePool({ threads: 2, messageTimeoutMs: 5000, screenTimeoutMs: 20_000, indexTimeoutMs: INDEX_LIMIT_MS, filename: SLOW_WORKER });
+  pool = new RulePool({ threads: 2, messageTimeoutMs: 5000, screenTimeoutMs: 20_000, indexTimeoutMs: INDEX_LIMIT_MS, inlineIndexMaxChars: 0, filename: SLOW_WORKER });
   // An API built after the swap segments on the test pool; runtime.close() closes it.
   ctx.runtime.deps.rules = pool;
   api = await ctx.runtime.createApi({ taskQueue: ctx.taskQueue });

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INDEX_TASK_MAX_CHARS, RulePool } from '../src/adapters/extraction/rule-pool';
+import { INDEX_TASK_MAX_CHARS, INLINE_INDEX_MAX_CHARS, RulePool } from '../src/adapters/extraction/rule-pool';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { inlineRuleWork, messageIndexTerms, RuleWorkError, scanPage } from '../src/shared/rule-work';
 import { loadConfig } from '../src/config';
@@ -124,9 +124,21 @@ describe('rule pool', () => {
     expect(pooled[4]).toEqual({ terms: [], tfs: [], docLength: 0 });
   }, 60_000);
 
+  it("segments a batch of a chat turn's size on the calling thread, and one a character longer on the threads", async () => {
+    const turn = ['我对花生过敏，吃了会起疹子。', 'Noted: no peanuts. '.repeat(10)];
+    const filler = 'x'.repeat(INLINE_INDEX_MAX_CHARS - turn.join('').length);
+    const atTheBound = [...turn, filler];
+    const before = real.completed.index;
+    expect(await real.indexPostings({ texts: atTheBound })).toEqual(await inlineRuleWork.indexPostings({ texts: atTheBound }));
+    expect(real.completed.index).toBe(before);
+    const past = [...turn, `${filler}x`];
+    expect(await real.indexPostings({ texts: past })).toEqual(await inlineRuleWork.indexPostings({ texts: past }));
+    expect(real.completed.index).toBe(before + 1);
+  }, 60_000);
+
   it('a batch whose segmentation overruns its limit is refused with a timeout, its other tasks cancelled, while the event loop keeps turning', async () => {
     // One thread: the batch's other tasks wait in the queue behind the one that spins.
-    const spinning = new RulePool({ threads: 1, messageTimeoutMs: 2000, screenTimeoutMs: 10_000, indexTimeoutMs: 2000, filename: SLOW_WORKER });
+    const spinning = new RulePool({ threads: 1, messageTimeoutMs: 2000, screenTimeoutMs: 10_000, indexTimeoutMs: 2000, inlineIndexMaxChars: 0, filename: SLOW_WORKER });
     try {
       const filler = 'green tea '.repeat(INDEX_TASK_MAX_CHARS / 10);
       const { ticks, result } = await ticksDuring(spinning.indexPostings({ texts: [`我对花生过敏${SPIN}`, filler, filler, filler] }));

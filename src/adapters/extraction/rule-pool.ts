@@ -10,7 +10,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { MessagePostings } from '../../core/ports/conversation';
-import { RuleWorkError, type IndexTask, type MessagePlan, type MessageTask, type RuleTask, type RuleWork, type ScreenResult, type ScreenTask } from '../../shared/rule-work';
+import { RuleWorkError, runRuleTask, type IndexTask, type MessagePlan, type MessageTask, type RuleTask, type RuleWork, type ScreenResult, type ScreenTask } from '../../shared/rule-work';
 
 /**
  * A batch's texts go to the threads in tasks of about this many characters (a longer message is a
@@ -27,6 +27,15 @@ export const INDEX_TASK_MAX_CHARS = 128_000;
  */
 export const INDEX_TASK_TIMEOUT_MS = 10_000;
 
+/**
+ * A batch of at most this many characters in all is segmented on the calling thread: a chat
+ * turn's few messages take a millisecond or two there, less than the hand-off to a thread, and an
+ * idle pool holds no thread at all, so the first append after a quiet spell would otherwise wait
+ * about a second for one to start and load the dictionary. Bigger batches, where one user's text
+ * could hold the event loop for long, always go to the threads.
+ */
+export const INLINE_INDEX_MAX_CHARS = 4_000;
+
 export interface RulePoolOptions {
   threads: number;
   /** Time limit of one message's rule work, from when a thread starts it. */
@@ -35,6 +44,8 @@ export interface RulePoolOptions {
   screenTimeoutMs: number;
   /** Time limit of one task of a batch's segmentation ({@link INDEX_TASK_TIMEOUT_MS} unless given; tests give a short one). */
   indexTimeoutMs?: number;
+  /** Batches up to this many characters are segmented on the calling thread ({@link INLINE_INDEX_MAX_CHARS} unless given; 0 sends every batch to the threads). */
+  inlineIndexMaxChars?: number;
   /** The worker entry; tests give one that wraps the real rules (test/fixtures/). */
   filename?: string;
 }
@@ -96,6 +107,9 @@ export class RulePool implements RuleWork {
    * batch is refused whole, and its remaining work would only hold threads other users wait for.
    */
   async indexPostings(task: Omit<IndexTask, 'kind'>): Promise<MessagePostings[]> {
+    let chars = 0;
+    for (const text of task.texts) chars += text.length;
+    if (chars <= (this.options.inlineIndexMaxChars ?? INLINE_INDEX_MAX_CHARS)) return runRuleTask({ kind: 'index', texts: task.texts });
     const limitMs = this.options.indexTimeoutMs ?? INDEX_TASK_TIMEOUT_MS;
     const tasks = indexTasks(task.texts).map((texts) => ({ texts, abort: new AbortController() }));
     const parts = await Promise.all(
