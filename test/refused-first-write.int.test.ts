@@ -12,7 +12,7 @@ import { temporalClientThrough } from './support/proxied-temporal';
 
 let ctx: TestContext;
 beforeAll(async () => {
-  ctx = await createTestContext({ TEMPORAL_CALL_TIMEOUT_MS: '2000', WORKFLOW_WAIT_TIMEOUT_MS: '10000' });
+  ctx = await createTestContext();
 });
 afterAll(async () => {
   await ctx?.close();
