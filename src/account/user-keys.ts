@@ -21,14 +21,19 @@ export type UserKeyView = Omit<UserApiKeyRecord, 'userKey' | 'tenantId'>;
 
 const view = (r: UserApiKeyRecord): UserKeyView => ({ keyId: r.keyId, label: r.label, createdAt: r.createdAt, expiresAt: r.expiresAt, lastUsedAt: r.lastUsedAt });
 
+/** Refuses an expiry that is not in the future (validation_failed); needs nothing stored, so it can run before the user is registered. */
+export function refusePastExpiry(expiresAt: Date | undefined, now: Date): void {
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    throw new MemoryServiceError(ErrorCode.validationFailed, 'expiresAt must be in the future', { field: 'expiresAt' });
+  }
+}
+
 /** Mints a key for the user; the token is in the answer only, it cannot be read again. */
 export async function mintUserKey(
   deps: UserKeyDeps,
   input: { userKey: string; tenantId: string; label?: string; expiresAt?: Date; now: Date },
 ): Promise<{ key: UserKeyView; token: string }> {
-  if (input.expiresAt && input.expiresAt.getTime() <= input.now.getTime()) {
-    throw new MemoryServiceError(ErrorCode.validationFailed, 'expiresAt must be in the future', { field: 'expiresAt' });
-  }
+  refusePastExpiry(input.expiresAt, input.now);
   const fresh = newUserApiKey();
   const stored = await deps.userApiKeys.create({
     keyId: fresh.keyId,

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ensureUser, userExists } from '../account/settings';
+import { registerForWrite, takeBackRegistration, type UserRegistration } from '../account/settings';
 import type { ApiDeps } from './deps';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import type { SubjectKeys } from '../security/subject';
@@ -19,6 +19,8 @@ declare module 'fastify' {
     headerUserId?: string;
     /** Set when a per-user key (`jmu_…`) authenticated the request: it reaches this one user only. */
     userCredential?: UserKeyCredential;
+    /** The registration of a user id seen for the first time that this request made, on routes that take it back when they refuse. */
+    userRegistration?: UserRegistration;
   }
   interface FastifyContextConfig {
     /** Served without a key. Only routes that hold no data may say so. */
@@ -31,8 +33,25 @@ declare module 'fastify' {
      * For entry points whose URL is fixed by a protocol: MCP (/mcp) and the OpenAI proxy.
      */
     userFromHeader?: string;
-    /** Whether this request registers its user, for routes where that depends on the body (an MCP call that writes); default: every POST/PUT/PATCH that is not `readOnly`. */
+    /**
+     * Whether this request registers its user, for routes where that depends on the body (an MCP
+     * call that writes), and `false` for writes on what a user must have already (a conversation,
+     * a memory, a reminder by id), which answer 404 for a user who has nothing; default: every
+     * POST/PUT/PATCH that is not `readOnly`.
+     */
     registersUser?: (body: unknown) => boolean;
+    /**
+     * The route's refusals that need none of the user's data, run just before a user id seen for
+     * the first time is registered (after the schema, before the new-user budget), so such a
+     * refusal registers nobody. The handler still runs them for users that exist.
+     */
+    beforeRegistration?: (request: FastifyRequest) => Promise<void> | void;
+    /**
+     * When the route refuses (status 400 or more) a request that registered its user, the
+     * registration is taken back (src/account/settings.ts, registerForWrite). Only for routes that
+     * write nothing after their answer: a write left running would find its user gone.
+     */
+    takesBackRegistration?: boolean;
     /** Only the tenant key reaches this route: a per-user key is refused (403) even for its own user. */
     tenantOnly?: boolean;
   }
@@ -123,12 +142,36 @@ export function installAuth(
     // the registration (and its query) on the hot path.
     const config = request.routeOptions.config;
     const writes = config?.registersUser ? config.registersUser(request.body) : !['GET', 'HEAD', 'DELETE'].includes(request.method) && config?.readOnly !== true;
-    if (writes && !(await userExists(deps, request.userKey))) {
+    if (!writes) return;
+    const registration = await registerForWrite(deps, { userKey: request.userKey, tenantId: request.tenantId, externalId: userId }, async () => {
+      // The request's own refusals first: a request refused anyway spends no new-user budget.
+      await config?.beforeRegistration?.(request);
       await hooks.beforeNewUser?.(request);
-      await ensureUser(deps, { userKey: request.userKey, tenantId: request.tenantId, externalId: userId });
+    });
+    if (registration && config?.takesBackRegistration === true) request.userRegistration = registration;
+  });
+
+  // Before the answer leaves, so a client that reads right after a refusal finds no user.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const registration = request.userRegistration;
+    if (!registration || reply.statusCode < 400) return payload;
+    request.userRegistration = undefined;
+    try {
+      await takeBackRegistration(deps, registration);
+    } catch (err) {
+      // The refusal stands; the user stays registered, with nothing stored, as before take-backs.
+      request.log.warn({ err }, 'a refused first write could not take its user registration back');
     }
+    return payload;
   });
 }
+
+/**
+ * `registersUser` of a write on something a user must have already (a conversation to end, a
+ * memory to confirm, a reminder to snooze): for a user id seen for the first time it can only
+ * answer 404, and that refusal registers nobody.
+ */
+export const registersNoUser = (): boolean => false;
 
 const forbiddenForUserKey = (reason: 'other_user' | 'tenant_only') =>
   new MemoryServiceError(

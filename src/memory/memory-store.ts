@@ -41,6 +41,17 @@ function requestIdReused(requestId: string, workflowId: string, cause?: unknown)
   );
 }
 
+/**
+ * Extraction's provenance screen, before anything is durable: what it would refuse in the user's
+ * message, a direct write refuses, whole, with the screen's reason (nothing half-written). It needs
+ * nothing stored, so the API runs it before it registers a user id seen for the first time too.
+ * Without a type, screened as the plain fact it is until the worker's extractor infers more (and screens again).
+ */
+export function refuseByProvenance(deps: Pick<StoreMemoryDeps, 'provenanceScreen'>, body: Pick<StoreMemoryRequest, 'text' | 'type' | 'scope'>, via: NonNullable<StoreMemoryInput['via']>): void {
+  const refusal = screenDirectWrite({ text: body.text, type: body.type ?? 'fact', scope: body.scope }, { provenanceScreen: deps.provenanceScreen, segmenter: jiebaSegmenter });
+  if (refusal) throw new MemoryServiceError(ErrorCode.provenanceRefused, `refused by the provenance screen extraction applies: ${refusal.reason}`, { reason: refusal.reason, via });
+}
+
 /** The stored memory, or (`pending`) the workflow that is still storing it after WORKFLOW_WAIT_TIMEOUT_MS. */
 export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { action: string; reason: string }; workflowId: string } | { pending: true; workflowId: string };
 
@@ -54,11 +65,7 @@ export type StoreMemoryResult = { pending?: false; memory: Memory; decision: { a
  * is over, by the decision's record, which the new run finds under the same key.
  */
 export async function storeMemory(deps: StoreMemoryDeps, userKey: string, body: StoreMemoryRequest, via: NonNullable<StoreMemoryInput['via']> = 'api'): Promise<StoreMemoryResult> {
-  // Extraction's provenance screen, before anything is durable: what it would refuse in the user's
-  // message, a direct write refuses, whole, with the screen's reason (nothing half-written).
-  // Without a type, screened as the plain fact it is until the worker's extractor infers more (and screens again).
-  const refusal = screenDirectWrite({ text: body.text, type: body.type ?? 'fact', scope: body.scope }, { provenanceScreen: deps.provenanceScreen, segmenter: jiebaSegmenter });
-  if (refusal) throw new MemoryServiceError(ErrorCode.provenanceRefused, `refused by the provenance screen extraction applies: ${refusal.reason}`, { reason: refusal.reason, via });
+  refuseByProvenance(deps, body, via);
   const requestId = body.requestId ?? randomUUID();
   const workflowId = `store:${userKey}:${deps.subjects.ref(userKey, 'request', requestId)}`;
   // Keyed like the request id: the memo and the decision's record hold no plain digest of the text.

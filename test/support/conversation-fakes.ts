@@ -51,6 +51,14 @@ export class InMemoryConversationSide {
       if (!this.state.users.has(userKey)) this.state.users.set(userKey, { tenantId, externalId, timezone: 'UTC', settings: {} });
     },
     exists: async ({ userKey }) => this.state.users.has(userKey),
+    claimForWrite: async ({ userKey }) => (this.state.users.has(userKey) ? 'present' : 'absent'),
+    register: async (input) => {
+      if (this.state.users.has(input.userKey)) return undefined;
+      await this.users.ensure(input);
+      return { version: '1' };
+    },
+    // Nothing here deletes a user: the fake keeps every registration.
+    takeBack: async () => false,
   };
 
   readonly settings: SettingsRepository = {

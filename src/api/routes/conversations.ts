@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { appendConversationMessages, conversationExists } from '../../conversation/conversation-messages';
-import { userKeyOf } from '../auth';
+import { registersNoUser, userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { conversationParams, messageIdSchema, saidAt, textSchema } from '../schemas';
 import { endConversation } from '../../conversation/conversation-end';
@@ -32,10 +32,17 @@ export const conversationRoutes =
       at: saidAt.optional(),
     });
     const body = z.union([message, z.object({ messages: z.array(message).min(1, 'at least one message').max(1000) })]);
+    type Body = z.infer<typeof body>;
+    const messagesOf = (b: Body) => ('messages' in b ? b.messages : [b]);
+    const refuseRepeatedIds = (b: Body): void => {
+      const messages = messagesOf(b);
+      if (new Set(messages.map((m) => m.id)).size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
+    };
 
     app.post(
       '/v1/users/:userId/conversations/:conversationId/messages',
       {
+        config: { beforeRegistration: (request) => refuseRepeatedIds(request.body as Body), takesBackRegistration: true },
         // The body is one message or {messages: [...]}; the union took the first shape that fit and
         // dropped the rest, so a body with both stored the one message and lost the batch, with a 202.
         preValidation: async (request) => {
@@ -55,9 +62,8 @@ export const conversationRoutes =
       async (request, reply) => {
         const { conversationId } = request.params;
         const userId = userKeyOf(request);
-        const messages = 'messages' in request.body ? request.body.messages : [request.body];
-        const ids = new Set(messages.map((m) => m.id));
-        if (ids.size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
+        refuseRepeatedIds(request.body);
+        const messages = messagesOf(request.body);
         const receivedAt = new Date();
         const { accepted, duplicates, workflowId, pending } = await appendConversationMessages(deps, limits, {
           userKey: userId,
@@ -81,6 +87,8 @@ export const conversationRoutes =
     app.post(
       '/v1/users/:userId/conversations/:conversationId/end',
       {
+        // Only a conversation with messages ends: a user who has none is answered 404.
+        config: { registersUser: registersNoUser },
         schema: {
           summary: 'End a conversation: starts (or joins) ExtractMemories; ?wait=true returns its decisions, or 202 with `pending` after WORKFLOW_WAIT_TIMEOUT_MS. 202 `pending` without runId: Temporal was unreachable, the end request is stored and the reconciler extracts on recovery.',
           params: conversationParams,

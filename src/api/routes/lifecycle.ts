@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { getMemory } from '../../memory/memory-queries';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
-import { userKeyOf } from '../auth';
+import { registersNoUser, userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { pendingDecision, runMemoryDecision } from '../memory-decision';
 import { memoryParams, memoryView } from '../schemas';
@@ -69,6 +69,7 @@ export const lifecycleRoutes =
     app.post(
       '/v1/users/:userId/memories/:id/restore',
       {
+        config: { registersUser: registersNoUser },
         schema: {
           summary: 'Restore an archived memory: active again, re-indexed and re-embedded, decay reset, audited',
           params: memoryParams,

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MEMORY_VIAS } from '../../core/types';
 import { getMemory, listMemories, memoryHistory } from '../../memory/memory-queries';
-import { storeMemory } from '../../memory/memory-store';
-import { userKeyOf } from '../auth';
+import { refuseByProvenance, storeMemory } from '../../memory/memory-store';
+import { registersNoUser, userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createMemoryBody, listMemoriesQuery, memoryParams, memoryView, userParams } from '../schemas';
 import { memoryToView } from '../views';
@@ -17,6 +17,13 @@ export const memoryRoutes =
     app.post(
       '/v1/users/:userId/memories',
       {
+        config: {
+          beforeRegistration: (request) => {
+            const { via, ...body } = request.body as z.infer<typeof createMemoryBody>;
+            refuseByProvenance(deps, body, via ?? 'api');
+          },
+          takesBackRegistration: true,
+        },
         schema: {
           summary: 'Store a memory (through the StoreMemory workflow: PostgreSQL row + Chroma vector); 202 with the workflow id when it takes longer than WORKFLOW_WAIT_TIMEOUT_MS',
           params: userParams,
@@ -65,7 +72,7 @@ export const memoryRoutes =
     app.post(
       '/v1/users/:userId/memories/:id/confirm',
       {
-        config: PAGE_SESSION_ROUTE,
+        config: { ...PAGE_SESSION_ROUTE, registersUser: registersNoUser },
         schema: {
           summary:
             'Confirm a memory an agent or app wrote (pending: true): a pending instruction becomes one of the user\'s standing instructions from the next recall on; audited as a MemoryDecision. Repeating it returns changed: false',

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import { recentDigests, writeDigestNow } from '../../proactive/digest';
 import { listNotifications, markNotificationsRead } from '../../proactive/notifications';
-import { settingsOrDefaults, updateSettings } from '../../account/settings';
-import { userKeyOf } from '../auth';
+import { assertKnownTimeZone, settingsOrDefaults, updateSettings } from '../../account/settings';
+import { registersNoUser, userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { digestsQuery, digestView, listNotificationsQuery, notificationView, settingsBody, settingsView } from '../proactive-schemas';
 import { digestToView, notificationToView } from '../proactive-views';
@@ -27,7 +27,7 @@ export const proactiveRoutes =
 
     app.post(
       '/v1/users/:userId/notifications/read',
-      { config: PAGE_SESSION_ROUTE, schema: { summary: 'Mark notifications read', params: userParams, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(200) }), response: { 200: z.object({ updated: z.number() }) } } },
+      { config: { ...PAGE_SESSION_ROUTE, registersUser: registersNoUser }, schema: { summary: 'Mark notifications read', params: userParams, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(200) }), response: { 200: z.object({ updated: z.number() }) } } },
       async (request) => ({ updated: await markNotificationsRead(deps, { userId: userKeyOf(request), ids: request.body.ids, at: new Date() }) }),
     );
 
@@ -40,6 +40,7 @@ export const proactiveRoutes =
     app.put(
       '/v1/users/:userId/settings',
       {
+        config: { beforeRegistration: (request) => assertKnownTimeZone((request.body as z.infer<typeof settingsBody>).timezone), takesBackRegistration: true },
         schema: {
           summary: 'Change settings; the digest and nudge schedules follow (timezone, digest time, opt-out)',
           params: userParams,
@@ -72,7 +73,7 @@ export const proactiveRoutes =
     app.post(
       '/v1/users/:userId/digests',
       {
-        config: PAGE_SESSION_ROUTE,
+        config: { ...PAGE_SESSION_ROUTE, takesBackRegistration: true },
         schema: {
           summary: "Write today's digest now (DigestWorkflow; not pushed as a notification)",
           params: userParams,

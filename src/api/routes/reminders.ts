@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { cancelReminder, createReminder, dismissReminder, getReminder, listReminders, rescheduleReminder, snoozeReminder, type ReminderOutcome } from '../../proactive/reminders';
-import { userKeyOf } from '../auth';
+import { cancelReminder, createReminder, dismissReminder, getReminder, listReminders, rescheduleReminder, resolveDue, snoozeReminder, type ReminderOutcome } from '../../proactive/reminders';
+import { registersNoUser, userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { createReminderBody, listRemindersQuery, reminderParams, reminderView, rescheduleBody, snoozeBody } from '../proactive-schemas';
 import { reminderToView } from '../proactive-views';
@@ -33,7 +33,14 @@ export const reminderRoutes =
     app.post(
       '/v1/users/:userId/reminders',
       {
-        config: PAGE_SESSION_ROUTE,
+        config: {
+          ...PAGE_SESSION_ROUTE,
+          // What createReminder refuses first for a user without reminders: the due time, zone and rule.
+          beforeRegistration: async (request) => {
+            await resolveDue(deps, { userId: userKeyOf(request), ...(request.body as z.infer<typeof createReminderBody>) }, new Date());
+          },
+          takesBackRegistration: true,
+        },
         schema: {
           summary: 'Create a reminder (one ReminderWorkflow with a durable timer; recurring with rrule)',
           params: userParams,
@@ -70,7 +77,7 @@ export const reminderRoutes =
 
     app.post(
       '/v1/users/:userId/reminders/:id/snooze',
-      { config: PAGE_SESSION_ROUTE, schema: { summary: '"稍后": fire again in `seconds` (snoozeSignal)', params: reminderParams, body: snoozeBody, response: { 200: applied, 202: accepted } } },
+      { config: { ...PAGE_SESSION_ROUTE, registersUser: registersNoUser }, schema: { summary: '"稍后": fire again in `seconds` (snoozeSignal)', params: reminderParams, body: snoozeBody, response: { 200: applied, 202: accepted } } },
       async (request, reply) => {
         const { status, body } = answer(await snoozeReminder(deps, userKeyOf(request), request.params.id, request.body.seconds), 'snooze');
         return reply.status(status).send(body);
@@ -79,7 +86,7 @@ export const reminderRoutes =
 
     app.post(
       '/v1/users/:userId/reminders/:id/dismiss',
-      { config: PAGE_SESSION_ROUTE, schema: { summary: '"知道了": this occurrence is done (dismissSignal)', params: reminderParams, response: { 200: applied, 202: accepted } } },
+      { config: { ...PAGE_SESSION_ROUTE, registersUser: registersNoUser }, schema: { summary: '"知道了": this occurrence is done (dismissSignal)', params: reminderParams, response: { 200: applied, 202: accepted } } },
       async (request, reply) => {
         const { status, body } = answer(await dismissReminder(deps, userKeyOf(request), request.params.id), 'dismiss');
         return reply.status(status).send(body);
@@ -89,6 +96,7 @@ export const reminderRoutes =
     app.patch(
       '/v1/users/:userId/reminders/:id',
       {
+        config: { registersUser: registersNoUser },
         schema: {
           summary: 'Move the due time (rescheduleUpdate, validated by the workflow)',
           params: reminderParams,

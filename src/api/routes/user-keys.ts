@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listUserKeys, MAX_KEYS_PER_USER, mintUserKey, revokeUserKey, type UserKeyView } from '../../account/user-keys';
+import { listUserKeys, MAX_KEYS_PER_USER, mintUserKey, refusePastExpiry, revokeUserKey, type UserKeyView } from '../../account/user-keys';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { isoDate, textSchema, userIdSchema, userParams } from '../schemas';
@@ -44,7 +44,14 @@ export const userKeyRoutes =
     app.post(
       '/v1/users/:userId/keys',
       {
-        config: TENANT_ONLY,
+        config: {
+          ...TENANT_ONLY,
+          beforeRegistration: (request) => {
+            const { expiresAt } = request.body as z.infer<typeof mintBody>;
+            refusePastExpiry(expiresAt === undefined ? undefined : new Date(expiresAt), new Date());
+          },
+          takesBackRegistration: true,
+        },
         // A POST without a body (Fastify reads it as null) mints a key without label or expiry.
         preValidation: async (request) => {
           request.body ??= {};

@@ -224,6 +224,19 @@ export interface UserRepository {
   /** Registers (tenant, user) under its key on the user's first write. Idempotent. */
   ensure(input: { userKey: string; tenantId: string; externalId: string }): Promise<void>;
   exists(input: { userKey: string }): Promise<boolean>;
+  /**
+   * A write's look-up of its user: `absent`, or `present` after marking a row younger than
+   * `markYoungerThanSeconds` as in use (a new row version), so that the request that registered
+   * it can no longer take it back under this write ({@link UserRepository.takeBack}).
+   */
+  claimForWrite(input: { userKey: string; markYoungerThanSeconds: number }): Promise<'absent' | 'present'>;
+  /** Inserts the user's row; the version of the row when this call created it, undefined when it was there already. */
+  register(input: { userKey: string; tenantId: string; externalId: string }): Promise<{ version: string } | undefined>;
+  /**
+   * Deletes the row `register` created, only while it is still that version (no write marked or
+   * changed it since), younger than `withinSeconds`, and referenced by no row; whether it went.
+   */
+  takeBack(input: { userKey: string; version: string; withinSeconds: number }): Promise<boolean>;
 }
 
 export interface DigestRecord {
