@@ -107,6 +107,18 @@ describe('refusals that need nothing stored come before the registration', () =>
   }
 });
 
+describe('the chat proxy refuses before the registration', () => {
+  // The harness configures no upstream: every proxy call is refused for that, as a field the
+  // tenant's policy does not let through would be, before the user id is registered.
+  it('a first call the proxy cannot forward: refused, and no user', async () => {
+    const userId = freshUser('proxy');
+    const refused = await ctx.call('POST', '/proxy/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'I am allergic to peanuts' }] }, { 'x-memory-user': userId });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 'llmUnavailable' });
+    await expectNoUser(userId);
+  });
+});
+
 describe('writes on what a user must have already never register', () => {
   const cases: { name: string; method: string; path: string; body?: unknown; status: number }[] = [
     { name: 'ending a conversation', method: 'POST', path: 'conversations/c1/end', status: 404 },

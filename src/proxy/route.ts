@@ -59,6 +59,21 @@ const chatBody = z.looseObject({
   stream: z.boolean().optional(),
 });
 
+type ChatBody = z.infer<typeof chatBody>;
+
+/**
+ * The proxy's refusals that need nothing stored: no upstream configured, or a field the tenant's
+ * policy does not let through to the upstream (which runs on the operator's key).
+ */
+function refuseBeforeForwarding(deps: ApiDeps, tenantId: string | undefined, body: ChatBody): { upstream: string; policy: ReturnType<typeof policyFor> } {
+  const upstream = deps.config.proxy.upstreamBaseUrl;
+  if (!upstream) throw new MemoryServiceError(ErrorCode.llmUnavailable, 'the memory proxy has no upstream: set UPSTREAM_BASE_URL');
+  const policy = policyFor(deps.config.proxy, tenantId);
+  const refusal = policyRefusal(body, policy);
+  if (refusal) throw new MemoryServiceError(ErrorCode.fieldNotAllowed, refusal.reason, { field: refusal.field });
+  return { upstream, policy };
+}
+
 type Outcome = { kind: 'result'; result: RecallResult } | { kind: 'timeout' } | { kind: 'error'; err: unknown };
 
 /** Recall within the proxy's own budget: past it the request goes on without memory (recall finishes in the background). */
@@ -100,7 +115,13 @@ export const proxyRoutes =
     app.post(
       '/proxy/v1/chat/completions',
       {
-        config: { userFromHeader: PROXY_HEADERS.user },
+        // Refused before the user id is registered: a refused first call leaves no user behind.
+        config: {
+          userFromHeader: PROXY_HEADERS.user,
+          beforeRegistration: (request) => {
+            refuseBeforeForwarding(deps, request.tenantId, request.body as ChatBody);
+          },
+        },
         schema: {
           summary: 'OpenAI-compatible chat completions with memory: recall, inject, forward upstream, record both turns (X-Memory-User names the user)',
           headers: z.looseObject({ [PROXY_HEADERS.conversation]: conversationIdSchema.optional() }),
@@ -108,12 +129,7 @@ export const proxyRoutes =
         },
       },
       async (request, reply) => {
-        const upstream = deps.config.proxy.upstreamBaseUrl;
-        if (!upstream) throw new MemoryServiceError(ErrorCode.llmUnavailable, 'the memory proxy has no upstream: set UPSTREAM_BASE_URL');
-        // The upstream runs on the operator's key: only what the tenant's policy allows goes there.
-        const policy = policyFor(deps.config.proxy, request.tenantId);
-        const refusal = policyRefusal(request.body, policy);
-        if (refusal) throw new MemoryServiceError(ErrorCode.fieldNotAllowed, refusal.reason, { field: refusal.field });
+        const { upstream, policy } = refuseBeforeForwarding(deps, request.tenantId, request.body);
         const userKey = userKeyOf(request);
         const receivedAt = new Date();
         // A request that names no limit gets the policy's: the budget it spent assumed that much.
