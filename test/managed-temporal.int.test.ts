@@ -22,7 +22,7 @@ afterAll(async () => {
 
 /** TEMPORAL_* of a service behind the terminator; `pair` picks the client certificate (none, ours, a stranger's). */
 function temporalEnv(pair: 'ours' | 'stranger' | 'none'): Record<string, string> {
-  const certs = pair === 'ours' ? { TEMPORAL_TLS_CERT_PATH: pki.clientCertPath, TEMPORAL_TLS_KEY_PATH: pki.clientKeyPath } : pair === 'stranger' ? { TEMPORAL_TLS_CERT_PATH: pki.strangerCertPath, TEMPORAL_TLS_KEY_PATH: pki.strangerKeyPath } : {};
+  const certs: Record<string, string> = pair === 'ours' ? { TEMPORAL_TLS_CERT_PATH: pki.clientCertPath, TEMPORAL_TLS_KEY_PATH: pki.clientKeyPath } : pair === 'stranger' ? { TEMPORAL_TLS_CERT_PATH: pki.strangerCertPath, TEMPORAL_TLS_KEY_PATH: pki.strangerKeyPath } : {};
   // The server certificate names localhost: checked against that name, not the address's IP.
   return { TEMPORAL_ADDRESS: terminator.address, TEMPORAL_TLS_CA_PATH: pki.caPath, TEMPORAL_TLS_SERVER_NAME: 'localhost', ...certs };
 }

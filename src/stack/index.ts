@@ -53,7 +53,8 @@ async function checkConfigured(config: AppConfig, deadlineMs: number): Promise<v
   const t = config.temporal.address;
   // With the TLS, mTLS and API key settings the service itself connects with (src/config/connections.ts).
   const tls = config.temporal.connection;
-  if (t) checks.push(expectReady({ dependency: 'Temporal', where: `${t} over ${describeTemporalConnection(tls)}`, variable: 'TEMPORAL_ADDRESS' }, () => probes.temporal(t, undefined, tls), deadlineMs));
+  const how = tls.tls || tls.apiKey ? ` over ${describeTemporalConnection(tls)}` : '';
+  if (t) checks.push(expectReady({ dependency: 'Temporal', where: `${t}${how}`, variable: 'TEMPORAL_ADDRESS' }, () => probes.temporal(t, undefined, tls), deadlineMs));
   const p = config.postgres.url;
   if (p) checks.push(expectReady({ dependency: 'PostgreSQL', where: redact(p), variable: 'DATABASE_URL' }, () => probes.postgres(p), deadlineMs));
   const c = config.chroma.url;
