@@ -56,7 +56,7 @@ async function checkConfigured(config: AppConfig, deadlineMs: number): Promise<v
   const how = tls.tls || tls.apiKey ? ` over ${describeTemporalConnection(tls)}` : '';
   if (t) checks.push(expectReady({ dependency: 'Temporal', where: `${t}${how}`, variable: 'TEMPORAL_ADDRESS' }, () => probes.temporal(t, undefined, tls), deadlineMs));
   const p = config.postgres.url;
-  if (p) checks.push(expectReady({ dependency: 'PostgreSQL', where: redact(p), variable: 'DATABASE_URL' }, () => probes.postgres(p), deadlineMs));
+  if (p) checks.push(expectReady({ dependency: 'PostgreSQL', where: redactDatabaseUrl(p), variable: 'DATABASE_URL' }, () => probes.postgres(p), deadlineMs));
   const c = config.chroma.url;
   if (c) checks.push(expectReady({ dependency: 'Chroma', where: c, variable: 'CHROMA_URL' }, () => probes.chroma(c, undefined, config.chroma.access), deadlineMs));
   const e = config.embedder;
@@ -70,8 +70,8 @@ async function checkConfigured(config: AppConfig, deadlineMs: number): Promise<v
   if (failures.length > 1) throw new StackStartError(failures.map((f) => f.message).join('\n'), 'several');
 }
 
-/** A database URL without its password, for messages. */
-function redact(url: string): string {
+/** A database URL without its password, for messages and the start-up banner. */
+export function redactDatabaseUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
