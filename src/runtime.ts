@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Runtime as TemporalRuntime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type pg from 'pg';
@@ -43,6 +43,7 @@ import { signalRecallHits } from './proactive/recall-nudge-signal';
 import { ensureLifecycleSchedules } from './lifecycle/lifecycle-schedules';
 import { ensureReliabilitySchedules } from './lifecycle/reliability-schedules';
 import type { StackEndpoints } from './stack';
+import { connectTemporal, connectTemporalWorker } from './stack/temporal-connection';
 import { finishVectorMoves, rekeyLegacyUsers } from './adapters/postgres/tenant-rekey';
 import { ServiceSecrets } from './security/secrets';
 import { SubjectKeys } from './security/subject';
@@ -135,9 +136,10 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   else await assertSchemaCurrent(endpoints.databaseUrl);
   performance.mark('startup:migrations');
   const pool = opts.pool ?? createPool(endpoints.databaseUrl, { queryTimeoutMs: config.postgres.queryTimeoutMs, longQueryTimeoutMs: config.postgres.longQueryTimeoutMs });
-  const vectors = await ChromaVectorIndex.create({ url: endpoints.chromaUrl, collection: config.chroma.collection });
-  const episodeVectors = await ChromaEpisodeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
-  const exchangeVectors = ChromaExchangeIndex.create({ url: endpoints.chromaUrl, memoryCollection: config.chroma.collection });
+  const chroma = { url: endpoints.chromaUrl, access: config.chroma.access };
+  const vectors = await ChromaVectorIndex.create({ ...chroma, collection: config.chroma.collection });
+  const episodeVectors = await ChromaEpisodeIndex.create({ ...chroma, memoryCollection: config.chroma.collection });
+  const exchangeVectors = ChromaExchangeIndex.create({ ...chroma, memoryCollection: config.chroma.collection });
   performance.mark('startup:chroma');
   // The chat models' integration is imported only when one is configured (src/adapters/llm/chat-model.ts).
   if (config.llm.provider !== 'none') await loadChatModel(config.llm);
@@ -193,7 +195,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   // After a master key rotation, move every data key to the new master key (one row per user).
   if (payloadEncryption && config.payloads.oldMasterKeys.length > 0) await payloadEncryption.keys.rewrapAll();
   const dataConverter: DataConverter = payloadEncryption?.dataConverter ?? {};
-  const connection = await Connection.connect({ address: endpoints.temporalAddress });
+  const connection = await connectTemporal(config.temporal.connection, endpoints.temporalAddress);
   performance.mark('startup:temporal-client');
   const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter, interceptors: tracedClientInterceptors(subjectClientInterceptors, traces) });
   // Every committed memory change signals the user's RebuildPersona workflow on the given task queue.
@@ -242,7 +244,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       // A view of `deps`, not a copy: later changes to deps (tests swap ports) still reach the activities.
       const unitOfWork = rebuildingPersonas(deps.unitOfWork, taskQueue);
       const activityDeps = new Proxy(deps, { get: (target, name, receiver) => (name === 'unitOfWork' ? unitOfWork : Reflect.get(target, name, receiver)) });
-      const nativeConnection = await NativeConnection.connect({ address: endpoints.temporalAddress });
+      const nativeConnection = await connectTemporalWorker(config.temporal.connection, endpoints.temporalAddress);
       workers.push(nativeConnection);
       performance.mark('startup:worker-connection');
       return Worker.create({

@@ -3,7 +3,7 @@ import { StackStartError } from '../stack/readiness';
 import { loadDotEnv } from './env-file';
 import { exitWith } from './exit';
 import { createRuntime, WORKER_SHUTDOWN_FORCE_MS } from '../runtime';
-import { startStack } from '../stack';
+import { redactDatabaseUrl, startStack } from '../stack';
 
 /**
  * `npm run dev`: the whole service in one process — local stack for whatever is not configured,
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
 jarvis-memory is up
   API           ${base}   (OpenAPI: ${base}/openapi.json, health: ${base}/healthz)
   Temporal UI   ${stack.temporalUiUrl ?? '(external Temporal: ' + stack.temporalAddress + ')'}   namespace ${config.temporal.namespace}
-  PostgreSQL    ${stack.databaseUrl}
+  PostgreSQL    ${redactDatabaseUrl(stack.databaseUrl)}
   Chroma        ${stack.chromaUrl}
   Embeddings    ${stack.embeddingsUrl ?? config.embedder.provider}
   Data          ${stack.dataDir}

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { AppConfig, ProxyConfig, ProxyPolicy } from './types';
+import { chromaAccess, chromaAccessEnv, temporalConnectionEnv, temporalConnectionSettings } from './connections';
 import { blankToUndefined, budget, ConfigError, DATABASE_TIMEOUT_DEFAULTS, DEV_API_KEY, DEV_CODEC_AUTH_TOKEN, DEV_PAYLOAD_MASTER_KEY, DEV_SECRET_KEY, embedderSchema, fail, isValidTimezone, llmSchema, LOG_LEVELS, MIN_PRODUCTION_KEY_BYTES, modelList, NODE_ENVS, optionalString, optionalUrl, parseKeyMaterial, port, positiveInt, retentionDays, tenantPolicySchema, tenantsSchema, ttlSchema, WILDCARD_HOSTS } from './values';
 
 export type { AppConfig, ProxyConfig, ProxyPolicy, RateLimitBudget, RateLimitConfig, ReliabilityConfig, RetentionDays } from './types';
 export { ConfigError, DEV_API_KEY, MIN_PRODUCTION_KEY_BYTES, parseKeyMaterial } from './values';
+export { chromaHeaders, describeTemporalConnection, Secret, temporalConnectOptions, type ChromaAccess, type TemporalConnectionSettings, type TemporalConnectOptions } from './connections';
 
 /**
  * The only module that reads `process.env`. Everything is parsed once at start; a bad value fails
@@ -29,6 +31,8 @@ export const envSchema = z.object({
   TEMPORAL_CLI_PATH: optionalString,
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
+  // A Temporal of one's own or Temporal Cloud (TEMPORAL_ADDRESS): TLS, mTLS, API key (connections.ts).
+  ...temporalConnectionEnv,
 
   DATABASE_URL: optionalString,
   PG_BIN_DIR: optionalString,
@@ -40,6 +44,8 @@ export const envSchema = z.object({
   CHROMA_URL: optionalUrl,
   CHROMA_PORT: port.default(8000),
   CHROMA_COLLECTION: z.string().regex(/^[a-z0-9][\w.-]{1,62}$/i).default('jarvis_memories'),
+  // A Chroma of one's own or Chroma Cloud (CHROMA_URL): token, tenant, database (connections.ts).
+  ...chromaAccessEnv,
 
   EMBEDDINGS_PROVIDER: z.enum(['openai-compatible', 'hashing']).default('openai-compatible'),
   EMBEDDINGS_URL: optionalUrl,
@@ -265,9 +271,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       cliPath: e.TEMPORAL_CLI_PATH,
       port: e.TEMPORAL_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
+      connection: temporalConnectionSettings(e),
     },
     postgres: { url: e.DATABASE_URL, binDir: e.PG_BIN_DIR, binaries: e.PG_BINARIES, port: e.PG_PORT, queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS, longQueryTimeoutMs: e.DATABASE_LONG_QUERY_TIMEOUT_MS },
-    chroma: { url: e.CHROMA_URL, port: e.CHROMA_PORT, collection: e.CHROMA_COLLECTION },
+    chroma: { url: e.CHROMA_URL, port: e.CHROMA_PORT, collection: e.CHROMA_COLLECTION, access: chromaAccess(e) },
     embedder: { ...embedder, localPort: e.EMBEDDINGS_PORT },
     llm: llm.data!,
     extraction: {

@@ -2,6 +2,7 @@
 import type { MemoryType } from '../core/types';
 import type { z } from 'zod';
 import type { embedderSchema, llmSchema, LOG_LEVELS, NODE_ENVS } from './values';
+import type { ChromaAccess, TemporalConnectionSettings } from './connections';
 export interface AppConfig {
   env: (typeof NODE_ENVS)[number];
   http: { host: string; port: number };
@@ -21,13 +22,16 @@ export interface AppConfig {
     cliPath?: string;
     port: number;
     uiPort: number;
+    /** TLS, mTLS and API key towards the server TEMPORAL_ADDRESS names (empty for the local dev server). */
+    connection: TemporalConnectionSettings;
   };
   /**
    * `binaries`: where a local server's binaries come from when PG_BIN_DIR is unset (src/stack/binaries.ts).
    * `queryTimeoutMs`, `longQueryTimeoutMs`: the client-side bounds on a statement (src/adapters/postgres/pool.ts).
    */
   postgres: { url?: string; binDir?: string; binaries: 'auto' | 'system' | 'embedded'; port: number; queryTimeoutMs: number; longQueryTimeoutMs: number };
-  chroma: { url?: string; port: number; collection: string };
+  /** `access`: token, tenant and database at the Chroma CHROMA_URL names (empty for the local one). */
+  chroma: { url?: string; port: number; collection: string; access: ChromaAccess };
   embedder: z.infer<typeof embedderSchema> & { localPort: number };
   llm: z.infer<typeof llmSchema>;
   extraction: {

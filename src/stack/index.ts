@@ -1,6 +1,5 @@
 import { join, resolve } from 'node:path';
-import { Connection } from '@temporalio/client';
-import type { AppConfig } from '../config';
+import { describeTemporalConnection, type AppConfig } from '../config';
 import { findExecutable, findPostgresBinDir } from './binaries';
 import { startLocalChroma } from './local-chroma';
 import { startLocalEmbedder } from './local-embedder';
@@ -10,6 +9,8 @@ import { recoverLeftovers } from './leftovers';
 import { freePort, stopAll, useOwnProcessGroups, type ManagedProcess } from './managed-process';
 import { ensureNamespace } from './temporal-namespace';
 import { expectPortFree, expectReady, probes, StackStartError } from './readiness';
+import { connectTemporal } from './temporal-connection';
+import { rootReason } from './temporal-tls';
 
 /** Where each dependency lives once the stack is up, whoever started it. */
 export interface StackEndpoints {
@@ -50,11 +51,14 @@ const CONFIGURED_READY_MS = 10_000;
 async function checkConfigured(config: AppConfig, deadlineMs: number): Promise<void> {
   const checks: Promise<void>[] = [];
   const t = config.temporal.address;
-  if (t) checks.push(expectReady({ dependency: 'Temporal', where: t, variable: 'TEMPORAL_ADDRESS' }, () => probes.temporal(t), deadlineMs));
+  // With the TLS, mTLS and API key settings the service itself connects with (src/config/connections.ts).
+  const tls = config.temporal.connection;
+  const how = tls.tls || tls.apiKey ? ` over ${describeTemporalConnection(tls)}` : '';
+  if (t) checks.push(expectReady({ dependency: 'Temporal', where: `${t}${how}`, variable: 'TEMPORAL_ADDRESS' }, () => probes.temporal(t, undefined, tls), deadlineMs));
   const p = config.postgres.url;
-  if (p) checks.push(expectReady({ dependency: 'PostgreSQL', where: redact(p), variable: 'DATABASE_URL' }, () => probes.postgres(p), deadlineMs));
+  if (p) checks.push(expectReady({ dependency: 'PostgreSQL', where: redactDatabaseUrl(p), variable: 'DATABASE_URL' }, () => probes.postgres(p), deadlineMs));
   const c = config.chroma.url;
-  if (c) checks.push(expectReady({ dependency: 'Chroma', where: c, variable: 'CHROMA_URL' }, () => probes.chroma(c), deadlineMs));
+  if (c) checks.push(expectReady({ dependency: 'Chroma', where: c, variable: 'CHROMA_URL' }, () => probes.chroma(c, undefined, config.chroma.access), deadlineMs));
   const e = config.embedder;
   if (e.provider === 'openai-compatible' && e.baseUrl) {
     const url = e.baseUrl;
@@ -66,8 +70,8 @@ async function checkConfigured(config: AppConfig, deadlineMs: number): Promise<v
   if (failures.length > 1) throw new StackStartError(failures.map((f) => f.message).join('\n'), 'several');
 }
 
-/** A database URL without its password, for messages. */
-function redact(url: string): string {
+/** A database URL without its password, for messages and the start-up banner. */
+export function redactDatabaseUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
@@ -192,9 +196,11 @@ export async function startStack(config: AppConfig, opts: { ephemeral?: boolean;
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure) throw failure.reason;
 
-    const connection = await Connection.connect({ address: temporalAddress! });
+    const connection = await connectTemporal(config.temporal.connection, temporalAddress!);
     try {
       await ensureNamespace(connection, config.temporal.namespace, config.temporal.retentionDays);
+    } catch (err) {
+      throw new StackStartError(`Temporal at ${temporalAddress} (TEMPORAL_ADDRESS): namespace "${config.temporal.namespace}" could not be set up: ${rootReason(err)}`, 'Temporal', { cause: err });
     } finally {
       await connection.close();
     }

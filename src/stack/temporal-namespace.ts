@@ -26,16 +26,19 @@ export async function ensureNamespace(
 ): Promise<void> {
   const retention = msToTs(retentionDays * 86_400_000);
   try {
-    await connection.workflowService.describeNamespace({ namespace });
-    await connection.workflowService.updateNamespace({
-      namespace,
-      config: { workflowExecutionRetentionTtl: retention },
-    });
+    const described = await connection.workflowService.describeNamespace({ namespace });
+    // Written only when it differs: a managed namespace (Temporal Cloud) may refuse the write
+    // (its retention is set where the namespace is managed) while it already holds the value.
+    const current = described.config?.workflowExecutionRetentionTtl?.seconds;
+    if (current === undefined || current === null || Number(current) !== retentionDays * 86_400) {
+      await connection.workflowService.updateNamespace({ namespace, config: { workflowExecutionRetentionTtl: retention } }).catch((err: unknown) => {
+        throw refused(err, `setting its retention to ${retentionDays} days`, 'set the retention where the namespace is managed (Temporal Cloud: its UI or tcld), or TEMPORAL_RETENTION_DAYS to the retention it has');
+      });
+    }
   } catch (err) {
     if (!isNotFound(err)) throw err;
-    await connection.workflowService.registerNamespace({
-      namespace,
-      workflowExecutionRetentionPeriod: retention,
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: retention }).catch((e: unknown) => {
+      throw refused(e, 'creating it', 'create the namespace where namespaces are managed (Temporal Cloud: its UI or tcld), or name an existing one in TEMPORAL_NAMESPACE');
     });
   }
 
@@ -52,11 +55,27 @@ export async function ensureNamespace(
   }
   const missing = Object.entries(SEARCH_ATTRIBUTES).filter(([name]) => !(name in existing.customAttributes));
   if (missing.length > 0) {
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeMap[type]])),
-    });
+    await connection.operatorService
+      .addSearchAttributes({
+        namespace,
+        searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeMap[type]])),
+      })
+      .catch((err: unknown) => {
+        throw refused(err, `adding its search attributes ${missing.map(([name, type]) => `${name} (${type})`).join(', ')}`, 'add them where the namespace is managed (Temporal Cloud: its UI or tcld)');
+      });
   }
+}
+
+/**
+ * A change to the namespace the server refused (gRPC PERMISSION_DENIED): a managed namespace whose
+ * settings are made elsewhere. The message says what was asked and where to make it; anything
+ * else is passed on as it is.
+ */
+function refused(err: unknown, what: string, remedy: string): unknown {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: number }).code : undefined;
+  // gRPC status 7 = PERMISSION_DENIED.
+  if (code !== 7) return err;
+  return new Error(`Temporal refused ${what} for this namespace (permission denied): ${remedy}`, { cause: err });
 }
 
 function isNotFound(err: unknown): boolean {

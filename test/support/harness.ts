@@ -56,7 +56,15 @@ export async function createTestContext(overrides: Partial<Record<string, string
     PROACTIVE_SCHEDULES_ON_FIRST_MESSAGE: 'false',
     ...overrides,
   });
-  const runtime = await createRuntime(config, { ...stack, databaseUrl: databaseUrl.toString(), dataDir: '' });
+  // As startStack does: a Temporal or Chroma the overrides name is used instead of the shared one
+  // (a TLS terminator or a proxy in front of it), with the settings that go with it.
+  const runtime = await createRuntime(config, {
+    ...stack,
+    ...(config.temporal.address ? { temporalAddress: config.temporal.address } : {}),
+    ...(config.chroma.url ? { chromaUrl: config.chroma.url } : {}),
+    databaseUrl: databaseUrl.toString(),
+    dataDir: '',
+  });
   const taskQueue = config.temporal.taskQueue;
   const bundle = { code: inject('workflowBundle') };
   let worker = await runtime.createWorker({ taskQueue, workflowBundle: bundle });

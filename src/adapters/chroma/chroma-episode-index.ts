@@ -1,3 +1,4 @@
+import type { ChromaAccess } from '../../config/connections';
 import type { EpisodeVectorIndex, EpisodeVectorItem } from '../../core/episodes/ports';
 import type { VectorHit } from '../../core/ports/memory';
 import { chromaClient, MAX_COLLECTION_NAME, MAX_PREFIX, migrateSharedCollection, moveUserRecords, nearestOwned, upsertOwned, UserCollections, chromaCall } from './user-collections';
@@ -17,9 +18,9 @@ export class ChromaEpisodeIndex implements EpisodeVectorIndex {
   private constructor(private readonly users: UserCollections) {}
 
   /** Connects, and moves a pre-0.2 shared episode collection (if any) into per-user ones. */
-  static async create(opts: { url: string; memoryCollection: string }): Promise<ChromaEpisodeIndex> {
+  static async create(opts: { url: string; access?: ChromaAccess; memoryCollection: string }): Promise<ChromaEpisodeIndex> {
     const prefix = episodeCollectionName(opts.memoryCollection);
-    const users = new UserCollections(chromaClient(opts.url), prefix, 'episodes');
+    const users = new UserCollections(chromaClient(opts.url, opts.access), prefix, 'episodes');
     // The shared layout named its collection with the full 63-character budget.
     await migrateSharedCollection(users, `${opts.memoryCollection.slice(0, MAX_COLLECTION_NAME - SUFFIX.length)}${SUFFIX}`);
     return new ChromaEpisodeIndex(users);

@@ -1,3 +1,4 @@
+import type { ChromaAccess } from '../../config/connections';
 import type { ExchangeVectorHit, ExchangeVectorIndex, ExchangeVectorItem, ExchangeVectorUnit } from '../../core/ports/recall';
 import { chromaCall, chromaClient, MAX_PREFIX, nearestOwnedRecords, upsertOwned, UserCollections } from './user-collections';
 
@@ -28,8 +29,8 @@ export class ChromaExchangeIndex implements ExchangeVectorIndex {
     private readonly lines: UserCollections,
   ) {}
 
-  static create(opts: { url: string; memoryCollection: string }): ChromaExchangeIndex {
-    const client = chromaClient(opts.url);
+  static create(opts: { url: string; access?: ChromaAccess; memoryCollection: string }): ChromaExchangeIndex {
+    const client = chromaClient(opts.url, opts.access);
     return new ChromaExchangeIndex(
       new UserCollections(client, exchangeCollectionName(opts.memoryCollection), 'exchanges'),
       new UserCollections(client, lineCollectionName(opts.memoryCollection), 'exchange_lines'),

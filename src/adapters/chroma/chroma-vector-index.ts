@@ -4,7 +4,8 @@ import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit, VectorIndex, VectorItem } from '../../core/ports/memory';
 import type { MemoryType } from '../../core/types';
 import { nearestOwnedThroughLangChain, UserChromaStores } from './langchain-chroma';
-import { chromaClient, forEachLimited, migrateSharedCollection, moveUserRecords, UserCollections } from './user-collections';
+import type { ChromaAccess } from '../../config/connections';
+import { chromaAnswers, chromaClient, chromaFailureReason, forEachLimited, isChromaAuthFailure, migrateSharedCollection, moveUserRecords, UserCollections } from './user-collections';
 
 /** Parallel deletes when the sweep retires vectors of many users at once. */
 const DELETE_CONCURRENCY = 8;
@@ -27,8 +28,8 @@ export class ChromaVectorIndex implements VectorIndex {
    * Connects, and moves the vectors of a pre-0.2 shared collection named `collection` (if any)
    * into per-user collections.
    */
-  static async create(opts: { url: string; collection: string }): Promise<ChromaVectorIndex> {
-    const users = new UserCollections(chromaClient(opts.url), opts.collection, 'memories');
+  static async create(opts: { url: string; access?: ChromaAccess; collection: string }): Promise<ChromaVectorIndex> {
+    const users = new UserCollections(chromaClient(opts.url, opts.access), opts.collection, 'memories');
     await migrateSharedCollection(users, opts.collection);
     return new ChromaVectorIndex(users);
   }
@@ -95,7 +96,7 @@ export class ChromaVectorIndex implements VectorIndex {
   }
 
   async heartbeat(): Promise<void> {
-    await this.guard('heartbeat', () => this.users.client.heartbeat());
+    await this.guard('heartbeat', () => chromaAnswers(this.users.client));
   }
 
   private async guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
@@ -103,7 +104,8 @@ export class ChromaVectorIndex implements VectorIndex {
       return await metrics.timed('chroma', `memory.${operation}`, fn);
     } catch (err) {
       if (err instanceof MemoryServiceError) throw err;
-      throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${operation} failed`, { operation }, { cause: err });
+      const reason = isChromaAuthFailure(err) ? `: ${chromaFailureReason(err)}` : '';
+      throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${operation} failed${reason}`, { operation }, { cause: err });
     }
   }
 }

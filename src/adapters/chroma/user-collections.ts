@@ -1,6 +1,7 @@
 import { metrics } from '../../observability/metrics';
 import { createHash } from 'node:crypto';
-import { ChromaClient, ChromaNotFoundError, type Collection, type Metadata, type Where } from 'chromadb';
+import { ChromaClient, ChromaForbiddenError, ChromaNotFoundError, ChromaUnauthorizedError, type Collection, type Metadata, type Where } from 'chromadb';
+import { chromaHeaders, type ChromaAccess } from '../../config/connections';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit } from '../../core/ports/memory';
 
@@ -20,9 +21,62 @@ export function userCollectionName(prefix: string, userId: string): string {
   return `${prefix.slice(0, MAX_PREFIX)}_u${hash}`;
 }
 
-export function chromaClient(url: string): ChromaClient {
+/**
+ * The one way this service opens a Chroma client: every index, the health check and the start-up
+ * readiness probe come through here, so a token, tenant or database (CHROMA_AUTH_TOKEN,
+ * CHROMA_TENANT, CHROMA_DATABASE) reaches every request. `access` is empty for the local Chroma;
+ * left out, only in tests of that local one.
+ */
+export function chromaClient(url: string, access: ChromaAccess = {}): ChromaClient {
   const u = new URL(url);
-  return new ChromaClient({ host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), ssl: u.protocol === 'https:' });
+  const headers = chromaHeaders(access);
+  return new ChromaClient({
+    host: u.hostname,
+    port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)),
+    ssl: u.protocol === 'https:',
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(access.tenant ? { tenant: access.tenant } : {}),
+    ...(access.database ? { database: access.database } : {}),
+  });
+}
+
+/**
+ * Proves Chroma answers this client's credentials in its tenant and database. Chroma answers its
+ * heartbeat to anyone (and so may a proxy in front of it), so the heartbeat alone would call a
+ * Chroma that refuses every read and write "ok": counting the collections is the cheapest call that
+ * goes through authentication and names the tenant and database.
+ */
+export async function chromaAnswers(client: ChromaClient): Promise<void> {
+  await client.countCollections();
+}
+
+/**
+ * The refused credential in an error's cause chain, if any. Matched by name as well as by class: a
+ * second copy of the client (another module format of the same package, loaded by a library) has
+ * classes of its own.
+ */
+function refusal(err: unknown): 'unauthorised' | 'forbidden' | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof ChromaUnauthorizedError || e.name === 'ChromaAuthError') return 'unauthorised';
+    if (e instanceof ChromaForbiddenError || e.name === 'ChromaForbiddenError') return 'forbidden';
+  }
+  return undefined;
+}
+
+/** A refused credential: every such call fails until an operator acts, so messages say so. */
+export function isChromaAuthFailure(err: unknown): boolean {
+  return refusal(err) !== undefined;
+}
+
+/**
+ * Why a Chroma call failed, for messages an operator reads (health, recall's failed route, start-up):
+ * a refused credential names the variables to check; anything else is the client's own message.
+ */
+export function chromaFailureReason(err: unknown): string {
+  const refused = refusal(err);
+  if (refused === 'unauthorised') return 'unauthorised (HTTP 401): check CHROMA_AUTH_TOKEN and CHROMA_AUTH_HEADER';
+  if (refused === 'forbidden') return 'forbidden (HTTP 403): the token may not use this tenant or database (CHROMA_TENANT, CHROMA_DATABASE)';
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -247,6 +301,7 @@ export async function chromaCall<T>(kind: string, operation: string, fn: () => P
   try {
     return await metrics.timed('chroma', `${kind}.${operation}`, fn);
   } catch (err) {
-    throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${kind} ${operation} failed`, { operation }, { cause: err });
+    const reason = isChromaAuthFailure(err) ? `: ${chromaFailureReason(err)}` : '';
+    throw new MemoryServiceError(ErrorCode.vectorStoreUnavailable, `Chroma ${kind} ${operation} failed${reason}`, { operation }, { cause: err });
   }
 }
