@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config';
 import { DEFAULT_DECIDE_OPTIONS, type DecideOptions } from '../src/core/decisions/decide';
 import { startBenchEmbedder } from './support';
 import { CachingEncoder } from '../test/support/net-eval';
-import { ACCEPTED, loadPairs, outcomeOf, preparePair, type PairLabel, type PairSet, type PreparedPair } from '../test/support/decide-pairs';
+import { ACCEPTED, loadPairs, PAIR_SETS, outcomeOf, preparePair, type PairLabel, type PairSet, type PreparedPair } from '../test/support/decide-pairs';
 
 const LABELS: PairLabel[] = ['same', 'update', 'opposite', 'different'];
 
@@ -30,12 +30,12 @@ const row = (name: string, s: ReturnType<typeof score>) =>
   `| ${name} | ${LABELS.map((l) => `${s.perLabel[l][0]}/${s.perLabel[l][1]}`).join(' | ')} | ${s.right}/${s.judged} | ${s.missed} |`;
 
 /**
- * `npm run bench -- decide-pairs [--set=1|2] [--grid] [--errors|--tune-errors]`: the conflict resolver on labelled pairs
+ * `npm run bench -- decide-pairs [--set=1|2|3] [--grid] [--errors|--tune-errors] [--tune-only]`: the conflict resolver on labelled pairs
  * (an earlier and a later message) through the product path over the real e5 server: how often a
  * restatement is merged, a change replaces the old value, and a different fact is kept beside it,
  * for the held-out split and the tune split. `--grid` also scores other duplicate thresholds
- * (similarity × word overlap) on both, to choose on tune and read on held-out. Both pair sets are
- * scored unless `--set` names one.
+ * (similarity × word overlap) on both, to choose on tune and read on held-out. Every pair set is
+ * scored unless `--set` names one; `--tune-only` leaves the held-out splits unread, for tuning.
  */
 export async function run(args: string[]): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
@@ -45,7 +45,11 @@ export async function run(args: string[]): Promise<void> {
     const net = new CachingEncoder(new E5StatementEncoder(endpoint));
     const passages = { passages: (texts: readonly string[]) => endpoint.embed({ texts, inputType: 'passage' }) };
     const setArg = args.find((a) => a.startsWith('--set='))?.slice('--set='.length);
-    const sets: PairSet[] = setArg === '1' ? [1] : setArg === '2' ? [2] : [1, 2];
+    const sets: PairSet[] = setArg === undefined ? [...PAIR_SETS] : PAIR_SETS.filter((s) => String(s) === setArg);
+    if (sets.length === 0) throw new Error(`--set=${setArg}: no such pair set (${PAIR_SETS.join(', ')})`);
+    // While rules are being changed the held-out split must not be looked at, not even its totals.
+    const shownSplits = args.includes('--tune-only') ? (['tune'] as const) : (['holdout', 'tune'] as const);
+    if (args.includes('--tune-only') && args.includes('--errors')) throw new Error('--tune-only and --errors (held-out errors) contradict each other');
     const header = `| options | ${LABELS.join(' | ')} | all | not extracted |\n|---|${LABELS.map(() => '---:').join('|')}|---:|---:|`;
     const grid: DecideOptions[] = [DEFAULT_DECIDE_OPTIONS];
     if (args.includes('--grid')) {
@@ -55,8 +59,8 @@ export async function run(args: string[]): Promise<void> {
     }
     for (const set of sets) {
       const splits = { holdout: [] as PreparedPair[], tune: [] as PreparedPair[] };
-      for (const split of ['holdout', 'tune'] as const) for (const pair of loadPairs(split, set)) splits[split].push(await preparePair(pair, net, passages));
-      for (const split of ['holdout', 'tune'] as const) {
+      for (const split of shownSplits) for (const pair of loadPairs(split, set)) splits[split].push(await preparePair(pair, net, passages));
+      for (const split of shownSplits) {
         console.log(`\nset ${set}, ${split}: ${splits[split].length} pairs`);
         console.log(header);
         for (const options of grid) console.log(row(`similarity ≥ ${options.dedupSimilarity}, overlap ≥ ${options.dedupMinOverlap}${options === DEFAULT_DECIDE_OPTIONS ? ' (today)' : ''}`, score(splits[split], options)));

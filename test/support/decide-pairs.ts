@@ -1,6 +1,7 @@
 /**
- * The conflict resolver on labelled pairs (test/fixtures/decide-pairs, and the second set written
- * later in test/fixtures/decide-pairs-2): message A was said first
+ * The conflict resolver on labelled pairs (test/fixtures/decide-pairs, the second set written
+ * later in test/fixtures/decide-pairs-2, and the third, of restatements and their look-alikes, in
+ * test/fixtures/restatement-pairs): message A was said first
  * and kept, message B comes later. Each message goes through the product path (rules, the net,
  * the provenance screen, the 0.7 bar, as test/support/guard-eval.ts); A's memories become the
  * neighbours of B's candidates with the similarity of their e5 passage vectors, as the vector
@@ -35,11 +36,16 @@ export interface PassageEncoder {
   passages(texts: readonly string[]): Promise<number[][]>;
 }
 
-/** The first set, and the second one written later to test changes that share no word with the old value. */
-export type PairSet = 1 | 2;
+/**
+ * The first set, the second one written later to test changes that share no word with the old
+ * value, and the third of restatements in other words beside different facts of the same attribute.
+ */
+export const PAIR_SETS = [1, 2, 3] as const;
+export type PairSet = (typeof PAIR_SETS)[number];
+const PAIR_SET_FOLDERS: Record<PairSet, string> = { 1: 'decide-pairs', 2: 'decide-pairs-2', 3: 'restatement-pairs' };
 
 export function loadPairs(split: 'tune' | 'holdout', set: PairSet = 1): LabelledPair[] {
-  const folder = set === 1 ? 'decide-pairs' : 'decide-pairs-2';
+  const folder = PAIR_SET_FOLDERS[set];
   const path = fileURLToPath(new URL(`../fixtures/${folder}/${split}.jsonl`, import.meta.url));
   return readJsonl<LabelledPair>(path);
 }
