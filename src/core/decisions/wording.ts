@@ -64,6 +64,14 @@ export interface Wording {
   now: boolean;
   /** Says it is still so, or adds to what was: "还是", "也", "still", "too", "another". */
   keeps: boolean;
+  /**
+   * Said of the past: a past copula ("was", "were"), an aspect "过" ("我在武汉住过"), a word of an
+   * earlier time ("以前", "曾经", "formerly"); with {@link latinForms}, what tells "I lived in
+   * Denver" from "I live in Denver" once both are stemmed to the same words.
+   */
+  past: boolean;
+  /** The English words as written, before stemming. */
+  latinForms: ReadonlySet<string>;
   /** The attributes of the user it gives a value to (where they live, what they drive: ./attributes.ts). */
   attributes: Attributes;
 }
@@ -121,6 +129,9 @@ const ZH_ENDS = new Set('淘汰 卸 卸载 卸掉 停 停掉 停用 戒 戒掉 �
 const ZH_NO_LONGER = /(?:不|没再|已经不)[^，。！？；,.!?;\s]{1,6}了(?=[，。！？；,.!?;\s]|$)/u;
 const EN_ENDS_WORDS = new Set('ditched dropped quit quitting stopped anymore'.split(' '));
 const EN_ENDS = /\b(?:no longer|any more|used to|got rid of|gave up)\b/u;
+const EN_PAST = /\b(?:was|were|formerly|previously|back then|back when)\b/u;
+const EN_PRESENT_COPULA = /\b(?:am|is|are|'m|'re)\b|\b(?:i|he|she|it)'s\b/u;
+const ZH_EARLIER_TIME = /以前|曾经|从前|当年|那时|小时候/u;
 const ZH_WISH = new Set('想 要 想要 打算 计划 希望 准备 梦想 目标 盼着 考虑'.split(' '));
 // A plan to switch is no switch: "I'm thinking of switching to Linux".
 const EN_WISH = /\b(?:want|wants|wanna|hope|hoping|wish|plan|plans|planning|goal|dream|going to|gonna|would like|'d like|'d love|would love|thinking (?:of|about)|considering)\b/u;
@@ -173,8 +184,14 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
   const words: Word[] = [];
   let last = 0;
   // Spaces separate words; they are no word themselves, so "peanut butter" stays two words side by side.
+  let aspectGuo = false;
   const between = (from: number, to: number) => {
-    for (const t of segmenter.tag(lower.slice(from, to))) if (t.word.trim().length > 0) words.push(hanWord(t.word.trim(), t.tag));
+    for (const t of segmenter.tag(lower.slice(from, to))) {
+      if (t.word.trim().length === 0) continue;
+      // jieba tags the experiential "过" after a verb as an aspect particle, or keeps it in the verb ("去过").
+      if ((t.word === '过' && t.tag === 'ug') || (t.tag === 'vq' && t.word.endsWith('过'))) aspectGuo = true;
+      words.push(hanWord(t.word.trim(), t.tag));
+    }
   };
   for (const m of normal.matchAll(LATIN_RUN)) {
     if (m.index > last) between(last, m.index);
@@ -222,6 +239,8 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
     endings: words.flatMap((w, i) => (w.ends ? [i] : [])),
     now: words.some((w) => w.now) || EN_NOW.test(lower),
     keeps: words.some((w) => w.keeps) || EN_KEEPS.test(lower),
+    past: aspectGuo || EN_PAST.test(lower) || ZH_EARLIER_TIME.test(lower),
+    latinForms: new Set(words.filter((w) => !HAN.test(w.raw)).map((w) => w.raw)),
     attributes: readAttributes(normal),
   };
 }
@@ -386,6 +405,30 @@ function mayRelateByAttribute(later: Wording, earlier: Wording): boolean {
   return [...now.purposes].every((p) => earlier.attributes.purposes.has(p));
 }
 
+/**
+ * Whether one statement speaks of the past and the other of the present: a past marker on one
+ * side only, a past copula against a present one, or an English verb in its past form ("lived",
+ * "worked") where the other says the verb in the present.
+ */
+function otherTense(later: Wording, earlier: Wording): boolean {
+  if (later.past !== earlier.past) return true;
+  const copulas = (w: Wording) => [EN_PAST.test(w.text), EN_PRESENT_COPULA.test(w.text)] as const;
+  const [laterWas, laterIs] = copulas(later);
+  const [earlierWas, earlierIs] = copulas(earlier);
+  if ((laterWas && earlierIs && !earlierWas) || (earlierWas && laterIs && !laterWas)) return true;
+  return pastOfPresent(later.latinForms, earlier.latinForms) || pastOfPresent(earlier.latinForms, later.latinForms);
+}
+
+/** A word of `a` that is the "-ed" past of a word `b` says in the present, which `b` never says in the past. */
+function pastOfPresent(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const w of a) {
+    if (w.length < 4 || !w.endsWith('ed') || b.has(w)) continue;
+    const bases = [w.slice(0, -1), w.slice(0, -2), w.slice(0, -3), `${w.slice(0, -3)}y`];
+    if (bases.some((base) => base.length >= 2 && b.has(base))) return true;
+  }
+  return false;
+}
+
 /** What the attributes say when the words share nothing that names a thing. */
 function byAttribute(later: Wording, earlier: Wording): WordingRelation {
   if (reassigns(later, earlier)) return 'reassigns';
@@ -450,6 +493,8 @@ export function relateWording(later: Wording, earlier: Wording): WordingRelation
   // A stance against none is no reversal ("牛奶我喝不了" beside "我乳糖不耐受"), but one side liking
   // one thing and disliking another cannot be matched word for word.
   if (later.negated !== earlier.negated || later.stance * earlier.stance < 0 || later.mixed || earlier.mixed) return 'differs';
+  // What was is not what is: "I live in Denver" neither restates nor is restated by "I lived in Denver".
+  if (otherTense(later, earlier)) return 'differs';
   const extra = (words: ReadonlySet<string>, saidOf: ReadonlySet<string>) => new Set([...words].filter((w) => !saidOf.has(w)));
   if (laterSaid.size === laterWords.size) {
     // A word of change that could not be read as one never merges into the old memory; rewriting

@@ -38,6 +38,17 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
   ['我喜欢喝茶', '我不喜欢喝茶', 'differs'],
   ['我想去日本', '我去过日本', 'differs'],
   ["I'd like to live in Tokyo", 'I live in Tokyo', 'differs'],
+  // What was beside what is: both stay, whichever came first.
+  ['I lived in Denver', 'I live in Denver', 'differs'],
+  ['I live in Denver', 'I lived in Denver', 'differs'],
+  ['I worked at a bakery', 'I work at a bakery', 'differs'],
+  ['I was a nurse', "I'm a nurse", 'differs'],
+  ['我在武汉住过', '我住在武汉', 'differs'],
+  ['我住在武汉', '我以前住在武汉', 'differs'],
+  // The past on both sides is one fact; "-ed" adjectives are no past tense.
+  ['I lived in Denver for years', 'I lived in Denver', 'restates'],
+  ["I'm married", 'I am married', 'restates'],
+  ['我在武汉住过', '武汉我住过', 'restates'],
   ['I like dogs', 'I like cats and hate dogs', 'differs'],
   ['我对花生过敏', '我对花生酱过敏', 'differs'],
   ["I'm allergic to peanuts", "I'm allergic to peanut butter", 'differs'],
