@@ -164,10 +164,18 @@ export const EN_CHANGE_RULES: readonly Rule[] = [
     if (!/\b(?:now|these days|nowadays|new|current)\b/iu.test(clause) || /^(?:it|this|that|there|what|who|he|she|they|which)$/iu.test(group(m, 'x'))) return null;
     return makeMatch('en.change.ismy', { type: 'fact', confidence: 0.8, relation: cleanObject(group(m, 'what'), 'en').toLowerCase(), target: group(m, 'x') });
   })),
+  // A new job, said with or without the subject: "Got a new job at Stripe", "I started a new role".
+  rule('en.change.job', en(`^${EN_LEAD_IN}(?:(?:i|we)(?:'ve|\\s+have)?\\s+)?(?:just\\s+|finally\\s+|recently\\s+)?(?:got|started|landed|took|accepted)\\s+(?:a\\s+)?new\\s+(?:job|role|position|gig)\\b`), settled('en', () =>
+    makeMatch('en.change.job', { type: 'fact', intent: 'update', confidence: 0.85, subject: 'job' }),
+  )),
+  // A doing that is now the user's way, in the progressive: "I'm working from home full-time now", "I'm cooking vegan these days".
+  rule('en.change.doing', en(`${SELF_BE}(?<obj>[a-z]+ing\\s[^,;]*?)\\s(?:these days|nowadays|(?:full-time|part-time|exclusively|remotely|for good)\\s+now)$`), settled('en', (m) =>
+    EN_MOMENTARY.test(group(m)) ? null : makeMatch('en.change.doing', { type: 'fact', confidence: 0.8, relation: 'does', target: cleanObject(group(m), 'en') }),
+  )),
   // "I eat fish but no other meat now", "I get around by e-bike now", "I get up at 5:30 now".
   rule('en.change.now', en(`^${EN_LEAD_IN}(?:i|we)\\s(?:(?:also|just|really|only|mostly|actually)\\s)?(?<obj>[a-z][\\w'-]*\\s[^,;]*?)\\s(?:now|these days|nowadays)$`), settled('en', (m) => {
     const what = group(m);
-    if (/^(?:see|get it|understand|know|remember|think|guess|feel|need|have to|had to|gotta|got to|must|want|can|cannot|can't|go|leave|am|was|were|is|are|realize|realise|hope|mean)\b/iu.test(what)) return null;
+    if (/^(?:see|get it|understand|know|remember|think|guess|feel|need|have to|had to|gotta|got to|must|want|can|cannot|can't|am|was|were|is|are|realize|realise|hope|mean)\b/iu.test(what)) return null;
     return makeMatch('en.change.now', { type: 'fact', confidence: 0.8, relation: 'does', target: cleanObject(what, 'en') });
   })),
 ];
@@ -213,6 +221,14 @@ export const ZH_CHANGE_RULES: readonly Rule[] = [
     const topic = group(m, 'topic').replace(/^(?:停了[^，,]*|最近|现在)/u, '');
     return resumed('zh.change.again', `${topic}${what}`, 'zh', segmenter);
   })),
+  // Changed to another way of doing: "我现在改喝茶了", "最近改走路上班了" (not "改了一下代码").
+  rule('zh.change.gai', zh('^[^，,]{0,6}?(?:现在|最近|如今|已经|后来|这阵子)?改(?<obj>[吃喝用骑坐开走跑住穿戴听看练玩][^，,]{0,10}?)了?$'), settled('zh', (m) =>
+    makeMatch('zh.change.gai', { type: 'fact', confidence: 0.85, relation: 'does', target: cleanObject(group(m), 'zh') }),
+  )),
+  // No longer done, said after a span or a subject the update rules do not take: "我这两年都不喝奶茶了".
+  rule('zh.change.nomore', zh('^[^，,]{0,8}?(?:都|也|已经|早就)不再?(?<obj>[吃喝抽用玩碰看去坐开熬][^，,了]{1,8})了$'), settled('zh', (m, _clause, segmenter) =>
+    changed('zh.change.nomore', group(m), 'zh', 'quit', segmenter),
+  )),
   // What one now uses, rides or lives in, said as "现在用的是…": "我现在用的是小米手机".
   rule('zh.change.nowis', zh(`^[^，,]{0,6}?(?:现在|如今|目前|这阵子)[^，,]{0,4}?(?<verb>用|开|骑|住|戴|喝|吃|抽|穿|坐)的(?:都是|是)(?<obj>[^，,]+)`), settled('zh', (m) =>
     makeMatch('zh.change.nowis', { type: 'fact', confidence: 0.85, relation: group(m, 'verb') === '用' ? 'uses' : 'does', target: cleanObject(group(m), 'zh') }),
