@@ -45,6 +45,12 @@ const ZH_PASSING = /^我?(?:现在|刚|刚刚|正)?在|[饿累困忙渴烦]了?$
 /** The weather changes, the user does not: "又开始下雨了", "天又冷起来了". */
 export const ZH_WEATHER = /^天|天气|下雨|下雪|刮风|雾霾|降温|升温|[冷热]起来/u;
 
+/** A question without its question mark ("现在用的是哪个版本"). */
+const ZH_ASKS = /[哪谁吗呢]|什么|多少|怎么/u;
+/** Knowing, seeing, feeling: a remark about the conversation, not a state ("I see your point now", "以后我就知道了"). */
+const EN_MIND = /^(?:(?:\w+ly|kind of|sort of)\s+)*(?:see|get|understand|know|remember|think|guess|feel|wonder|realize|realise|owe|regret|agree|mean|believe|suppose|doubt|bet|appreciate|admit|promise|swear|apologi[sz]e|thank|hope|wish|miss|trust|care|need|have to|had to|gotta|got to|must|want|can|cannot|can't|am|was|were|is|are)\b/iu;
+const ZH_MIND = /知道|明白|懂|记住|记得|注意|理解|清楚/u;
+
 /** True when the clause tells a state that has not changed yet, or changes only for a moment. */
 function notYet(clause: string, lang: Lang): boolean {
   return lang === 'zh' ? ZH_NOT_YET.test(clause) : EN_NOT_YET.test(clause);
@@ -55,7 +61,8 @@ function passing(clause: string, lang: Lang): boolean {
 
 /** Wraps a build: the clause must be the user's own, settled, lasting change. */
 function settled(lang: Lang, build: Build): Build {
-  return (m, clause, segmenter) => (notYet(clause, lang) || passing(clause, lang) || isAboutSomeoneElse(clause, lang) ? null : build(m, clause, segmenter));
+  return (m, clause, segmenter) =>
+    notYet(clause, lang) || passing(clause, lang) || isAboutSomeoneElse(clause, lang) || (lang === 'zh' && ZH_ASKS.test(clause)) ? null : build(m, clause, segmenter);
 }
 
 const ZH_SYMPTOM = new RegExp(`(?:${ZH_SYMPTOM_WORDS})`, 'u');
@@ -175,7 +182,8 @@ export const EN_CHANGE_RULES: readonly Rule[] = [
   // "I eat fish but no other meat now", "I get around by e-bike now", "I get up at 5:30 now".
   rule('en.change.now', en(`^${EN_LEAD_IN}(?:i|we)\\s(?:(?:also|just|really|only|mostly|actually)\\s)?(?<obj>[a-z][\\w'-]*\\s[^,;]*?)\\s(?:now|these days|nowadays)$`), settled('en', (m) => {
     const what = group(m);
-    if (/^(?:see|get it|understand|know|remember|think|guess|feel|need|have to|had to|gotta|got to|must|want|can|cannot|can't|am|was|were|is|are|realize|realise|hope|mean)\b/iu.test(what)) return null;
+    // A remark about the conversation ("I owe you one now", "I wonder what happens now") is no state.
+    if (EN_MIND.test(what) || /\b(?:you|your|what|why|how|whether)\b/iu.test(what)) return null;
     return makeMatch('en.change.now', { type: 'fact', confidence: 0.8, relation: 'does', target: cleanObject(what, 'en') });
   })),
 ];
@@ -189,9 +197,11 @@ const ZH_ENDED = /(?:不再|再也不|戒掉|[不没戒停])(?<obj>[^，,了]{1,
 export const ZH_CHANGE_FIRST: readonly Rule[] = [
   rule('zh.change.lead', zh(`^${ZH_LEAD}[，,\\s]*(?<body>(?:我|咱)[^，,]*了)$`), (m, clause, segmenter) => {
     const body = group(m, 'body');
-    if (notYet(body, 'zh') || /[要会得该]|争取|尽量/u.test(body) || isAboutSomeoneElse(clause, 'zh')) return null;
+    if (notYet(body, 'zh') || /[要会得该]|争取|尽量/u.test(body) || ZH_MIND.test(body) || isAboutSomeoneElse(clause, 'zh')) return null;
     const ended = ZH_ENDED.exec(body);
     if (ended) return changed('zh.change.lead', (ended.groups?.['obj'] ?? '').replace(/^[都也就]/u, ''), 'zh', 'quit', segmenter);
+    // After "以后" a new state is a habit ("以后我都自己做饭了"); anything else is a remark ("以后我们再聊").
+    if (/^(?:以后|今后|往后)/u.test(clause) && !/[都每天]/u.test(body)) return null;
     return makeMatch('zh.change.lead', { type: 'fact', confidence: 0.85, relation: 'does', target: cleanObject(body, 'zh') });
   }),
   // Before the habit rules, which read "这个习惯我改掉了" as a habit.
