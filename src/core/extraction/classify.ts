@@ -2,6 +2,7 @@
  * Classifies one clause of a user message with the rules of its language.
  */
 import type { Segmenter } from '../text/segmenter';
+import { EN_CHANGE_FIRST, EN_CHANGE_RULES, ZH_CHANGE_FIRST, ZH_CHANGE_RULES } from './changes';
 import { EN_FACT_RULES } from './en-rules-facts';
 import { EN_INTENT_RULES } from './en-rules-intent';
 import { asHabit } from './habits';
@@ -38,6 +39,12 @@ function resolutionOf(text: string, lang: Lang, segmenter: Segmenter): ClauseMat
 }
 
 /**
+ * A change only waited for ("等我病好了…", "once my knee heals…") has not happened: no update
+ * rule may read it as one.
+ */
+const WAITS_FOR_CHANGE = /^(?:等|等到)(?!不及)|^(?:once|as soon as|until|till)\b/iu;
+
+/**
  * The verdict for a clause (fillers already stripped), or null when no rule applies. A habitual
  * "I use / do X" comes back as a standing preference (see ./habits.ts).
  */
@@ -64,13 +71,19 @@ function classifyByRules(clause: string, lang: Lang, segmenter: Segmenter): Clau
   if (resolved) return resolved;
   if (lang === 'zh') {
     const intent = runRules(ZH_INTENT_RULES, text, segmenter);
-    if (intent) return intent;
+    if (intent) return intent.intent === 'update' && WAITS_FOR_CHANGE.test(text) ? null : intent;
     if (ZH_OTHER_SUBJECT.test(text) && !/^这(?:周|个月|个周末|几天|两天|次)/u.test(text)) return null;
+    // A change of the user's state (./changes.ts): a lead marker first ("从今天起…"), the rest when no fact rule reads it.
     // Bilingual users mix languages ("I love 火锅", "我用 Python"); an English-led clause gets the English rules too.
-    return runRules(ZH_FACT_RULES, text, segmenter) ?? (/^[A-Za-z]/u.test(text) ? classifyByRules(text, 'en', segmenter) : null);
+    return (
+      runRules(ZH_CHANGE_FIRST, text, segmenter) ??
+      runRules(ZH_FACT_RULES, text, segmenter) ??
+      runRules(ZH_CHANGE_RULES, text, segmenter) ??
+      (/^[A-Za-z]/u.test(text) ? classifyByRules(text, 'en', segmenter) : null)
+    );
   }
   const intent = runRules(EN_INTENT_RULES, text, segmenter);
-  if (intent) return intent;
+  if (intent) return intent.intent === 'update' && WAITS_FOR_CHANGE.test(text) ? null : intent;
   if (EN_OTHER_SUBJECT.test(text)) return null;
-  return runRules(EN_FACT_RULES, text, segmenter);
+  return runRules(EN_CHANGE_FIRST, text, segmenter) ?? runRules(EN_FACT_RULES, text, segmenter) ?? runRules(EN_CHANGE_RULES, text, segmenter);
 }

@@ -149,7 +149,8 @@ export const EN_FACT_RULES: readonly Rule[] = [
     hasTech(group(m)) ? fact('en.stack.use', { confidence: 0.85, relation: 'uses', target: obj(m), event: shortLived(clause) }) : null,
   ),
   rule('en.project.work', en(`(?:${SELF}(?:work on|maintain|build|develop|run)|${SELF_BE}(?:working on|building|maintaining|developing|running))\\s+(?<obj>.+)`), (m, clause) =>
-    fact('en.project.work', { confidence: 0.85, relation: 'works_on', target: obj(m), event: shortLived(clause) }),
+    // "I'm running late", "we run low on milk": no project.
+    /^(?:late|behind|low|out|short|errands|around)\b/iu.test(group(m)) ? null : fact('en.project.work', { confidence: 0.85, relation: 'works_on', target: obj(m), event: shortLived(clause) }),
   ),
   rule('en.learning', en(`(?:${SELF_BE}(?:currently\\s+|still\\s+)?learning|${SELF}(?:have|'ve)\\s+been\\s+learning|${SELF}(?:started|began)\\s+learning|${SELF}(?:study|am studying|'m studying))\\s+(?<obj>.+)`), (m, clause) =>
     fact('en.learning', { confidence: 0.85, relation: 'learning', target: obj(m), event: shortLived(clause) }),

@@ -3,6 +3,7 @@
  * task-scoped instructions, updates/negations of earlier facts, and decisions.
  */
 import { EN_JOBS } from './lexicon';
+import { isAboutSomeoneElse } from './subjects';
 import { cleanObject, guessForgetType, HEALTH_IMPORTANCE, isTaskScoped, makeMatch, subjectWords } from './match';
 import { group, rule, type Rule } from './rule-kit';
 import { ASSISTANT_TARGET, en, MY, PRE, SELF, SELF_BE, STANDING_EN } from './en-common';
@@ -105,6 +106,8 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     return subject ? makeMatch('en.update.stopped', { type: 'fact', intent: 'update', confidence: 0.9, subject }) : null;
   }),
   rule('en.update.anymore', en(`^${PRE}(?:i|we|my \\w+)(?:'m| am|'re| are| is)?\\s+(?:don't|do not|doesn't|can't|am not|'m not|not|no longer|aren't|isn't|never)\\s+(?<obj>.+?)\\s+(?:anymore|any more|any longer)\\b`), (m, clause) => {
+    // "My son doesn't get nosebleeds anymore" is the son's change, not the user's.
+    if (isAboutSomeoneElse(clause, 'en')) return null;
     const subject = subjectWords(group(m), 'en');
     const health = /allerg|diabet|asthma|sick|ill/iu.test(clause);
     return subject ? makeMatch('en.update.anymore', { type: 'fact', intent: 'update', confidence: 0.9, subject, importance: health ? HEALTH_IMPORTANCE : undefined }) : null;

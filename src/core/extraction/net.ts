@@ -19,6 +19,7 @@
 import type { Segmenter } from '../text/segmenter';
 import type { MemoryCandidate } from '../types';
 import { buildCandidate } from './candidate';
+import { isUnmetChange } from './changes';
 import { BASE_IMPORTANCE, HEALTH_IMPORTANCE, makeMatch } from './match';
 import { isDurableClass, NET_CLASS_TYPE, type NetClass, type Prototype, PROTOTYPES } from './prototypes';
 import type { NetStatement } from './net-statements';
@@ -125,6 +126,8 @@ export function netCandidate(statement: NetStatement, verdict: NetVerdict, zone:
   if (type === 'instruction' && !isDirective(statement.text)) type = 'preference';
   // e5 puts "the VPN drops every afternoon" near facts and tastes; a plain failure report is a problem.
   if ((type === 'fact' || type === 'preference') && isFailureReport(statement.text, statement.lang)) type = 'pain_point';
+  // e5 reads "盼着腰伤早点好" or "Next month I'll try cutting out coffee" as the state itself; not yet so, it is a goal.
+  if ((type === 'fact' || type === 'preference') && isUnmetChange(statement.text, statement.lang)) type = 'goal';
   const importance = verdict.cls === 'fact.health' && type === 'fact' ? HEALTH_IMPORTANCE : BASE_IMPORTANCE[type];
   const match = makeMatch(`net.${verdict.cls}`, { type, confidence: verdict.confidence, importance, event: false, standing: type === 'instruction' });
   const seg = { start: statement.start, end: statement.end, match, relations: [], event: statement.shortLived };

@@ -7,6 +7,10 @@ import { group, rule, type Rule } from './rule-kit';
 import { ZH_CONDITIONS, ZH_JOB_SUFFIX } from './lexicon';
 import { PRE, SELF, SELF_OPT, STANDING, zh } from './zh-common';
 import { isFailureReport } from '../text/utterance-shape';
+import { ZH_WEATHER } from './changes';
+import { ZH_SYMPTOM_WORDS } from './resolution';
+
+const ZH_SYMPTOM = new RegExp(`(?:${ZH_SYMPTOM_WORDS})`, 'u');
 
 function forgetSubject(raw: string): string {
   const cleaned = cleanObject(raw, 'zh').replace(/^(?:关于|有关)/u, '');
@@ -120,8 +124,10 @@ export const ZH_INTENT_RULES: readonly Rule[] = [
     makeMatch('zh.update.quit', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'quit', target: cleanObject(group(m), 'zh'), subject: cleanObject(group(m), 'zh') }),
   ),
   rule('zh.update.can', zh(`${SELF_OPT}(?:现在|如今|目前)?(?:已经|又|终于)?(?:可以|能|敢|能够|又能|开始)(?<obj>[^，,]+?)了$`), (m, clause, segmenter) => {
-    if (!/现在|如今|目前|已经|又|终于|开始/u.test(clause)) return null;
+    if (!/现在|如今|目前|已经|又|终于|开始/u.test(clause) || ZH_WEATHER.test(clause)) return null;
     const obj = cleanObject(group(m), 'zh');
+    // "我又开始失眠了": a symptom that came back is a problem again, not a new ability.
+    if (/开始/u.test(clause) && (ZH_SYMPTOM.test(obj) || ZH_CONDITIONS.test(obj))) return makeMatch('zh.update.can', { type: 'pain_point', confidence: 0.85, relation: 'struggles_with', target: obj });
     const subject = subjectWords(obj, 'zh', segmenter);
     if (!subject) return null;
     const eats = /^(?:吃|喝)/u.test(obj);
