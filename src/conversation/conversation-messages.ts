@@ -54,9 +54,10 @@ async function reusedIds(tx: Pick<MemoryTransaction, 'conversations'>, input: { 
 }
 
 /**
- * The batch with its conversation-search postings, segmented on the rule pool's threads: the
- * largest batch is seconds of CPU, which the event loop serving every other user must not spend,
- * nor the conversation's append lock wait for. Every message is segmented, the ones that turn out
+ * The batch with its conversation-search postings, segmented by the rule pool before the lock:
+ * the largest batch is seconds of CPU, which the event loop serving every other user must not
+ * spend, nor the conversation's append lock wait for (a chat turn's few messages, a millisecond or
+ * two, the pool segments on this thread: rule-pool.ts). Every message is segmented, the ones that turn out
  * to be stored already too (their postings are not used). A batch whose segmentation runs out of
  * its time is refused whole, before anything of it is written.
  */
