@@ -432,7 +432,12 @@ function pastOfPresent(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean 
 /** What the attributes say when the words share nothing that names a thing. */
 function byAttribute(later: Wording, earlier: Wording): WordingRelation {
   if (reassigns(later, earlier)) return 'reassigns';
-  return onlyValueOf(later, earlier) ? 'same-attribute' : 'neither';
+  if (onlyValueOf(later, earlier)) return 'same-attribute';
+  // Values of two different attributes of the user are two facts, however alike they read: "我十一点
+  // 起床" is not "我十一点睡觉", though the embeddings put them side by side.
+  const { of: laterOf } = later.attributes;
+  const { of: earlierOf } = earlier.attributes;
+  return laterOf.size > 0 && earlierOf.size > 0 && sharedAttributes(later.attributes, earlier.attributes).length === 0 ? 'differs' : 'neither';
 }
 
 /**

@@ -36,8 +36,8 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
 ];
 
 /**
- * Look-alikes that must stay apart under the attribute rule (they did before it too): another
- * person, one more beside the old, a purpose or a condition of its own, another facet of the job,
+ * Look-alikes that must stay apart under the attribute rule (they did before it too; values of
+ * two different attributes of the user are now read as two facts, `differs`): another person, one more beside the old, a purpose or a condition of its own, another facet of the job,
  * a setting of the device, a wish, a child's new hobby.
  */
 const APART: [earlier: string, later: string, relation: WordingRelation][] = [
@@ -47,10 +47,10 @@ const APART: [earlier: string, later: string, relation: WordingRelation][] = [
   ['I drive to work', 'I take the bus when it snows now', 'neither'],
   ['I use a ThinkPad for work', 'I just bought an iMac for photo editing', 'neither'],
   ['我办公用ThinkPad', '我新买了一台iMac剪视频用', 'neither'],
-  ['I work at a hospital', "I'm a night-shift manager now", 'neither'],
+  ['I work at a hospital', "I'm a night-shift manager now", 'differs'],
   ['My phone is a Galaxy S21', 'I keep my phone on silent now', 'differs'],
   ['I live in Phoenix', "I'd like to move to Boise someday", 'differs'],
-  ['I work for a small law firm', 'I joined a climbing gym last month', 'neither'],
+  ['I work for a small law firm', 'I joined a climbing gym last month', 'differs'],
   ['My son plays chess', 'My son started violin lessons', 'neither'],
   // A beginning or a purchase of something else in the sentence: the attribute's value stays.
   ['I drive a Tesla', 'My car got a new windshield', 'neither'],

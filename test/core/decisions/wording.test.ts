@@ -49,6 +49,9 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
   ['I lived in Denver for years', 'I lived in Denver', 'restates'],
   ["I'm married", 'I am married', 'restates'],
   ['我在武汉住过', '武汉我住过', 'restates'],
+  // Two attributes of the user at the same hour: going to bed is not getting up.
+  ['我十一点睡觉', '我十一点起床', 'differs'],
+  ['I go to bed at 11pm', 'I get up at 11pm', 'differs'],
   ['I like dogs', 'I like cats and hate dogs', 'differs'],
   ['我对花生过敏', '我对花生酱过敏', 'differs'],
   ["I'm allergic to peanuts", "I'm allergic to peanut butter", 'differs'],
