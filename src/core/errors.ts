@@ -107,6 +107,16 @@ export function databaseErrorCode(err: unknown): ErrorCode | undefined {
 }
 
 /**
+ * Whether an error is a PostgreSQL foreign-key violation (23503), raw or inside the conflict the
+ * pool turns it into (src/adapters/postgres/pool.ts, `userGoneAsConflict`). A delete of a user's
+ * rows meets it when a write committed a row that still references them.
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const cause = err instanceof MemoryServiceError ? err.cause : err;
+  return typeof cause === 'object' && cause !== null && (cause as { code?: unknown }).code === '23503';
+}
+
+/**
  * Whether a PostgreSQL error is a foreign key to `users` that found no user: the user was purged
  * (DELETE /v1/users/{userId}) between the request's registration check and its write. The write's
  * transaction rolled back, so nothing was stored; it is a race with the erasure, not a bug.

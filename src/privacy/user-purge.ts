@@ -6,7 +6,7 @@
  */
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { ErrorCode, isForeignKeyViolation, MemoryServiceError } from '../core/errors';
 import { USER_KEY_PATTERN, type PurgeCounts } from '../core/privacy/purge';
 import type { ServiceDeps } from '../shared/deps';
 import { digestScheduleId, nudgeScheduleId } from '../proactive/proactive-schedules';
@@ -44,10 +44,7 @@ export const PURGE_ROUNDS = 5;
  * row it references can no longer go. The pool reports it as the 409 `user_purged` meant for that
  * write; for the purge it means "delete again", never a failure.
  */
-function isRacingWrite(err: unknown): boolean {
-  const cause = err instanceof MemoryServiceError ? err.cause : err;
-  return typeof cause === 'object' && cause !== null && (cause as { code?: unknown }).code === '23503';
-}
+const isRacingWrite = isForeignKeyViolation;
 
 /**
  * Deletes the user's rows from every table that holds any (UserRowPurge). First pass (`final:

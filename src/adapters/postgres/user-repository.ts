@@ -1,4 +1,4 @@
-import { MemoryServiceError } from '../../core/errors';
+import { isForeignKeyViolation } from '../../core/errors';
 import type { UserRepository } from '../../core/ports/proactive';
 import type { Queryable } from './pool';
 
@@ -58,9 +58,7 @@ export class PostgresUserRepository implements UserRepository {
       const { rowCount } = await this.q.query("DELETE FROM users WHERE user_id = $1 AND xmin = $2::xid AND created_at > now() - $3 * interval '1 second'", [userKey, version, withinSeconds]);
       return (rowCount ?? 0) > 0;
     } catch (err) {
-      // The pool reports a foreign-key error as the conflict meant for a write racing a purge.
-      const cause = err instanceof MemoryServiceError ? err.cause : err;
-      if ((cause as { code?: unknown } | undefined)?.code === '23503') return false;
+      if (isForeignKeyViolation(err)) return false;
       throw err;
     }
   }
