@@ -14,7 +14,7 @@ import type { MemoryCandidate } from '../core/types';
 import type { ServiceDeps } from '../shared/deps';
 import type { ExtractionReport, PageKey, StaleConversation, StoredMessage } from '../core/ports/conversation';
 import { userTimeZone } from '../account/settings';
-import { inlineRuleWork, scanPage, type MessageFailure, type PageScan } from '../shared/rule-work';
+import { scanPage, type MessageFailure, type PageScan } from '../shared/rule-work';
 import type { ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import { DEFAULT_DECIDE_OPTIONS } from '../core/decisions/decide';
 import type { Embedder } from '../core/ports/memory';
@@ -143,7 +143,7 @@ export async function extractRunPage(
   const beat = setInterval(() => hooks.heartbeat({ phase: 'scanning', messages: open.length }), hooks.heartbeatMs ?? 5000);
   let scan: PageScan;
   try {
-    scan = await scanPage(deps.rules ?? inlineRuleWork, open, timeZone, true, quarantine.record, open[0] === messages[0] ? await turnBefore(deps, { userId, conversationId }, fromSeq) : undefined);
+    scan = await scanPage(deps.rules, open, timeZone, true, quarantine.record, open[0] === messages[0] ? await turnBefore(deps, { userId, conversationId }, fromSeq) : undefined);
   } finally {
     clearInterval(beat);
   }

@@ -1,5 +1,5 @@
 import { uuidFromKey } from '../shared/ids';
-import { inlineRuleWork, scanPage } from '../shared/rule-work';
+import { scanPage } from '../shared/rule-work';
 import { detectReminderRequests, type ConversationReminderRequest } from '../core/proactive/conversation-reminders';
 import type { ReminderWorkflowInput } from './contract';
 import type { ServiceDeps } from '../shared/deps';
@@ -61,7 +61,7 @@ export async function conversationReminderRequests(
   // The time patterns run on the rule pool, each message with its time limit: a message whose
   // rules fail there (the one extraction quarantines) gives no reminder instead of stalling the loop.
   const users = messages.filter((m) => m.role === 'user').map((m) => ({ id: m.id, role: 'user' as const, content: m.content, at: m.at }));
-  const scan = await scanPage(deps.rules ?? inlineRuleWork, users, timeZone, false);
+  const scan = await scanPage(deps.rules, users, timeZone, false);
   const detected = users.flatMap((m) => scan.plans.get(m.id)?.reminders ?? []);
   return reminderRequestsFrom(input.userId, input.conversationId, detected, deps.config.proactive.reminderAckSeconds);
 }
