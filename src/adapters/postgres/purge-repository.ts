@@ -37,6 +37,8 @@ export const PURGE_TABLES: readonly { table: string; rows: string }[] = [
   { table: 'messages', rows: 'SELECT ctid FROM messages WHERE user_id = $1' },
   { table: 'message_terms', rows: 'SELECT ctid FROM message_terms WHERE user_id = $1' },
   { table: 'memories', rows: 'SELECT ctid FROM memories WHERE user_id = $1' },
+  // Written by the memories' own delete trigger a line above (migration 1797600000000).
+  { table: 'memory_deletion_marks', rows: 'SELECT ctid FROM memory_deletion_marks WHERE user_id = $1' },
   { table: 'entities', rows: 'SELECT ctid FROM entities WHERE user_id = $1' },
   { table: 'conversations', rows: 'SELECT ctid FROM conversations WHERE user_id = $1' },
   { table: 'user_index_stats', rows: 'SELECT ctid FROM user_index_stats WHERE user_id = $1' },
