@@ -11,7 +11,7 @@ import { bind, prepared } from './prepared';
 
 const MEMORY_COLUMNS = COLUMNS.split(',').map((c) => c.trim());
 /** A branch that reads no memory fills the memory columns with NULLs (UNION ALL takes their types from the first branch). */
-const NO_MEMORY = MEMORY_COLUMNS.map(() => 'NULL').join(', ');
+export const NO_MEMORY = MEMORY_COLUMNS.map(() => 'NULL').join(', ');
 /** A BM25 hit's memory columns from the lateral `m`, but its id, which the hit itself carries. */
 const HIT_COLUMNS = MEMORY_COLUMNS.slice(1)
   .map((c) => `m.${c}`)
@@ -20,6 +20,41 @@ const HIT_COLUMNS = MEMORY_COLUMNS.slice(1)
 type ListRow = MemoryRow & { list: 'important' | 'type' | 'recent' | 'instruction' | 'persona' | 'scenes' | 'history'; extra: unknown };
 
 const LIVE = `status = 'active' AND (expires_at IS NULL OR expires_at > $2::timestamptz)`;
+/**
+ * The parts of recall's short lists that are not memories, as UNION ALL branches tagged `persona`,
+ * `scenes` and `history` (their data in `extra`, the memory columns NULL), each switched by the
+ * SQL boolean given: shared with the working set's statement (working-set-repository.ts), which
+ * reads them beside a user's changed memories (and asks for `moreNulls` after the memory columns).
+ */
+export function stablePrefixBranches(p: { user: string; now: string; persona: string; scenes: string; history: string; moreNulls?: number }): string {
+  const nullRow = [NO_MEMORY, ...Array.from({ length: p.moreNulls ?? 0 }, () => 'NULL')].join(', ');
+  return `(SELECT 'persona', to_jsonb(p), ${nullRow}
+          FROM (SELECT ${recallPersonaColumns('x', p.now)} FROM user_profiles x WHERE ${p.persona} AND x.user_id = ${p.user}) p)
+       UNION ALL
+       (SELECT 'scenes', jsonb_build_object('language', s.language, 'lines', s.lines), ${nullRow}
+          FROM user_scenes s WHERE ${p.scenes} AND s.user_id = ${p.user})
+       UNION ALL
+       -- Three index probes: a recall skips the routes over a store the user has nothing in.
+       (SELECT 'history', jsonb_build_object(
+                 'messages', EXISTS (SELECT 1 FROM messages WHERE user_id = ${p.user}),
+                 'episodes', EXISTS (SELECT 1 FROM episodes WHERE user_id = ${p.user}),
+                 'entities', EXISTS (SELECT 1 FROM entities WHERE user_id = ${p.user})), ${nullRow}
+         WHERE ${p.history})`;
+}
+
+/** The persona, scene block and history of the rows {@link stablePrefixBranches} tagged (the tag in `part`). */
+export function stablePrefixOf(rows: readonly { part: string; extra: unknown }[]): Pick<MemoryLists, 'persona' | 'scenes' | 'history'> {
+  const personaRow = rows.find((r) => r.part === 'persona')?.extra as RecallPersonaRow | undefined;
+  const scenesRow = rows.find((r) => r.part === 'scenes')?.extra as { language: PersonaLanguage; lines: string[] } | undefined;
+  const persona = personaRow ? recallPersonaOf(personaRow) : undefined;
+  const history = rows.find((r) => r.part === 'history')?.extra as UserHistory | undefined;
+  return {
+    ...(persona ? { persona } : {}),
+    ...(scenesRow ? { scenes: { language: scenesRow.language, lines: scenesRow.lines } } : {}),
+    ...(history ? { history } : {}),
+  };
+}
+
 /** The memory columns of a row of `recall_top_by_type`. */
 const M_COLUMNS = MEMORY_COLUMNS.map((c) => `m.${c}`).join(', ');
 /** Every type but instruction: the important list's types when the request names none. */
@@ -54,18 +89,7 @@ const LISTS = prepared(
          ORDER BY i.importance DESC, i.updated_at DESC
          LIMIT $11)
        UNION ALL
-       (SELECT 'persona', to_jsonb(p), ${NO_MEMORY}
-          FROM (SELECT ${recallPersonaColumns('x', '$2::timestamptz')} FROM user_profiles x WHERE $12::boolean AND x.user_id = $1) p)
-       UNION ALL
-       (SELECT 'scenes', jsonb_build_object('language', s.language, 'lines', s.lines), ${NO_MEMORY}
-          FROM user_scenes s WHERE $13::boolean AND s.user_id = $1)
-       UNION ALL
-       -- Three index probes: a recall skips the routes over a store the user has nothing in.
-       (SELECT 'history', jsonb_build_object(
-                 'messages', EXISTS (SELECT 1 FROM messages WHERE user_id = $1),
-                 'episodes', EXISTS (SELECT 1 FROM episodes WHERE user_id = $1),
-                 'entities', EXISTS (SELECT 1 FROM entities WHERE user_id = $1)), ${NO_MEMORY}
-         WHERE $14::boolean)`,
+       ${stablePrefixBranches({ user: '$1', now: '$2::timestamptz', persona: '$12::boolean', scenes: '$13::boolean', history: '$14::boolean' })}`,
 );
 /**
  * Memory BM25 with its memories (see {@link PostgresRecallLists.bm25WithMemories}). Sent unnamed,
@@ -124,19 +148,13 @@ export class PostgresRecallLists implements MemoryListsSource {
       .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || b.importance - a.importance);
     // The recent route never filtered expiry; fusion must not take an expired one as loaded.
     const unexpired = (m: Memory) => m.expiresAt === null || m.expiresAt.getTime() > input.now.getTime();
-    const personaRow = rows.find((r) => r.list === 'persona')?.extra as RecallPersonaRow | undefined;
-    const scenesRow = rows.find((r) => r.list === 'scenes')?.extra as { language: PersonaLanguage; lines: string[] } | undefined;
-    const persona = personaRow ? recallPersonaOf(personaRow) : undefined;
-    const history = rows.find((r) => r.list === 'history')?.extra as UserHistory | undefined;
     return {
       important: of('important').map((m) => m.id),
       byTypes: of('type'),
       recent: recent.map((m) => m.id),
       instructions: of('instruction'),
       memories: [...rows.filter((r) => ['important', 'type', 'instruction'].includes(r.list)).map(rowToMemory), ...recent.filter(unexpired)],
-      ...(persona ? { persona } : {}),
-      ...(scenesRow ? { scenes: { language: scenesRow.language, lines: scenesRow.lines } } : {}),
-      ...(history ? { history } : {}),
+      ...stablePrefixOf(rows.map((r) => ({ part: r.list, extra: r.extra }))),
     };
   }
 
