@@ -31,6 +31,8 @@ import { bundlerLogger, createLogger, temporalLogger } from './logging';
 import type { ServiceDeps } from './shared/deps';
 import { createEmbeddings, createExtractor } from './runtime/models';
 import { postgresPorts } from './runtime/postgres-ports';
+import { PostgresWorkingSetSource } from './adapters/postgres/working-set-repository';
+import { WorkingSetCache } from './recall/working-set-cache';
 import { screenCandidates } from './core/extraction/provenance';
 import { createChatModel, loadChatModel, openChatModel } from './adapters/llm/chat-model';
 import { LangChainDigestModel } from './adapters/llm/digest-model';
@@ -163,6 +165,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   const quarantine = new PostgresMessageQuarantine(pool);
   const deps: ServiceDeps = {
     ...ports,
+    workingSets: new WorkingSetCache(new PostgresWorkingSetSource(pool), { maxMemories: config.recall.workingSetMemories }),
     embedder: new LangChainEmbedder(models.interactive, models.background),
     vectors,
     episodeVectors,

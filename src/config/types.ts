@@ -58,6 +58,8 @@ export interface AppConfig {
     queryRewrite: 'off' | 'referential' | 'always';
     rewriteTimeoutMs: number;
     personaShare: number;
+    /** Memories this process may hold for the users recalling now (src/recall/working-set-cache.ts); 0 reads every recall through SQL. */
+    workingSetMemories: number;
     /** The part of the token budget the scene navigation block (L2) may take, after the persona's. */
     scenesShare: number;
     personaDebounceSeconds: number;

@@ -42,6 +42,12 @@ const storeCalls = new Histogram({
   buckets: seconds,
   registers: [registry],
 });
+const workingSetReads = new Counter({
+  name: 'jarvis_recall_working_set_reads_total',
+  help: "Recalls by where their lists, BM25 and hydration were read: held (the process's working set, brought up to date), sql (none held), dropped (held, but a deletion or purge made it read through SQL)",
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
 const embedderCache = new Counter({ name: 'jarvis_embedder_cache_total', help: 'Embedder cache lookups, by result (hit, miss)', labelNames: ['result'] as const, registers: [registry] });
 
 /** The database-backed gauges, read at scrape time (outbox, quarantine). */
@@ -104,6 +110,9 @@ export const metrics = {
   },
   rateLimited(budget: string, scope: string): void {
     rateLimited.inc({ budget, scope });
+  },
+  workingSetRead(outcome: 'held' | 'sql' | 'dropped'): void {
+    workingSetReads.inc({ outcome });
   },
   embedderCache(hit: boolean): void {
     embedderCache.inc({ result: hit ? 'hit' : 'miss' });

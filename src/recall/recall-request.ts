@@ -3,7 +3,7 @@
  * read once that every stage of recall works from. Imports nothing of the stages, which import it.
  */
 import type { ErrorCode as Code } from '../core/errors';
-import type { Bm25WithMemories, MemoryLists } from '../core/recall/memory-lists';
+import type { Bm25WithMemories, MemoryLists, RecallReads } from '../core/recall/memory-lists';
 import { ALL_ROUTES, type RecallRoute } from '../core/recall/routes';
 import { sanitizeQuery } from '../core/recall/sanitize-query';
 import type { MemoryScope, MemorySource, MemoryType, MemoryVia } from '../core/types';
@@ -77,7 +77,7 @@ export const RECENT_K = Math.floor(CANDIDATES_PER_ROUTE / 2);
 /** What recall reads: the memory ports, the vector index and embedder, the optional rewriter, the persona and scenes; the episodic routes' stores. */
 export type RecallDeps = Pick<ServiceDeps, 'memories' | 'timeRoute' | 'vectors' | 'embedder' | 'config' | 'queryRewriter' | 'settings' | 'personas' | 'scenes'> &
   EpisodicDeps &
-  Partial<Pick<ServiceDeps, 'graphRecall' | 'recallLists' | 'exchangeIndex'>>;
+  Partial<Pick<ServiceDeps, 'graphRecall' | 'recallLists' | 'exchangeIndex' | 'workingSets'>>;
 
 /** One recall request, read once: every stage works from it. */
 export interface RecallRequest {
@@ -100,6 +100,8 @@ export interface RecallRequest {
   lists?: Promise<MemoryLists>;
   /** Memory BM25 with its memories, one statement beside the lists' (startMemoryLists). */
   bm25?: Promise<Bm25WithMemories>;
+  /** Where this request's lists, memory BM25 and hydration read: the user's held working set, when the process holds one. */
+  reads?: RecallReads;
   /** The memories the routes found, loaded as each route answers (hydration.ts). */
   hydration?: Hydration;
 }

@@ -40,7 +40,9 @@ export const EPISODIC_ROUTES: readonly RecallRoute[] = ['time', 'exchanges'];
 export async function recall(deps: RecallDeps, userId: string, message: string, options: RecallOptions = {}): Promise<RecallResult> {
   const startedAt = Date.now();
   const req = recallRequest(deps, userId, message, options);
-  req.hydration = new Hydration(deps.memories, userId, req.now);
+  // Started first: a held working set's one statement then runs beside the Chroma query.
+  if (deps.workingSets && deps.recallLists) req.reads = deps.workingSets.forRequest(userId, req.now, { lists: deps.recallLists, memories: deps.memories });
+  req.hydration = new Hydration(req.reads ?? deps.memories, userId, req.now);
   const failures: RouteFailure[] = [];
   const planned = planMemoryRoutes(req.query, options);
   req.lists = startMemoryLists(deps, req, planned);

@@ -55,15 +55,16 @@ export async function planEpisodicRoutes(deps: RecallDeps, req: RecallRequest, f
  * are reported failed, the instructions as the hydrate step's; ANN, BM25 and the rest still answer.
  */
 export function startMemoryLists(deps: RecallDeps, req: RecallRequest, planned: readonly RecallRoute[]): Promise<MemoryLists> | undefined {
-  if (!deps.recallLists) return undefined;
+  const source = req.reads ?? deps.recallLists;
+  if (!source) return undefined;
   const prefix = wantsStablePrefix(deps, req);
   // BM25 restricted to types scores every posting (another statement): it keeps the retriever.
   if (planned.includes('bm25') && !req.types) {
-    req.bm25 = deps.recallLists.bm25WithMemories({ userId: req.userId, now: req.now, tokens: tokenizeForIndex(bm25Text(req)), k: CANDIDATES_PER_ROUTE });
+    req.bm25 = source.bm25WithMemories({ userId: req.userId, now: req.now, tokens: tokenizeForIndex(bm25Text(req)), k: CANDIDATES_PER_ROUTE });
     req.bm25.catch(() => {});
     req.hydration?.track(req.bm25.then((r) => ({ ids: r.hits.map((h) => h.id), memories: r.memories })));
   }
-  const lists = deps.recallLists.memoryLists({
+  const lists = source.memoryLists({
     userId: req.userId,
     now: req.now,
     ...(planned.includes('important') ? { important: { k: IMPORTANT_K, minImportance: IMPORTANCE_LEVEL_THRESHOLDS.high, ...(req.types ? { types: req.types } : {}) } } : {}),

@@ -1,7 +1,7 @@
 import type { RuleWork } from './rule-work';
 import type { EpisodeVectorIndex } from '../core/episodes/ports';
 import type { GraphRecallSource } from '../core/recall/graph';
-import type { MemoryListsSource } from '../core/recall/memory-lists';
+import type { MemoryListsSource, WorkingSets } from '../core/recall/memory-lists';
 import type { ConflictJudge, Embedder, MemoryEventLog, MemoryReader, MemorySearch, MemoryTimeRoute, OutboxRetryRepository, VectorIndex, VectorOutbox } from '../core/ports/memory';
 import type { ConversationRepository, ExtractionRunRepository, Extractor, MessageQuarantine } from '../core/ports/conversation';
 import type { EpisodeStore, ExchangeIndexWatermarks, ExchangeVectorIndex, MessageSearch, QueryRewriter } from '../core/ports/recall';
@@ -128,6 +128,8 @@ export interface RecallPorts {
   graphRecall?: GraphRecallSource;
   /** Recall's importance, type and instruction lists in one statement; without it recall reads them through `memories`, one query each. */
   recallLists?: MemoryListsSource;
+  /** The working sets of users chatting now, held by this process; without it every recall reads through `recallLists` and `memories`. */
+  workingSets?: WorkingSets;
 }
 
 /** Privacy's ports (src/privacy): the export's snapshots, the purge's audit and its crypto-shredding. */

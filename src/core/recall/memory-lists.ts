@@ -1,3 +1,4 @@
+import type { MemoryRepository } from '../ports/memory';
 import type { Memory, MemoryType } from '../types';
 
 /**
@@ -61,4 +62,12 @@ export interface MemoryListsSource {
    * beside the lists': one statement holding both planned in 6 ms instead of 1–2 ms and ran them in series.
    */
   bm25WithMemories(input: { userId: string; now: Date; tokens: string[]; k: number }): Promise<Bm25WithMemories>;
+}
+
+/** A recall's reads of one user: the short lists, memory BM25 and the hydration of search hits. */
+export type RecallReads = MemoryListsSource & Pick<MemoryRepository, 'getActive'>;
+
+/** Working sets held by the process (src/recall/working-set-cache.ts): a recall's reads from memory, brought up to date first, or through `fallback`. */
+export interface WorkingSets {
+  forRequest(userId: string, now: Date, fallback: { lists: MemoryListsSource; memories: Pick<MemoryRepository, 'getActive'> }): RecallReads;
 }
