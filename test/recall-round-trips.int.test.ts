@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { recall, type RecallDeps } from '../src/recall/recall';
+import type { WorkingSetCache } from '../src/recall/working-set-cache';
 import { useTestContext } from './support/harness';
 import { seedMemories } from './support/seed';
 import { forgetHistory } from '../src/recall/history-gate';
@@ -103,17 +104,49 @@ describe('round trips of one recall', () => {
     expect(r.routes.map((x) => x.route)).toEqual(expect.arrayContaining(['ann', 'bm25', 'important', 'type']));
   });
 
+  it('a warm recall of a user the process holds sends one statement: the rows written since it last looked', { timeout: 120_000 }, async () => {
+    const { ctx } = stack;
+    const key = ctx.userKey(`${ctx.prefix}-held`);
+    await seedMemories(ctx.runtime.deps, key, [
+      { text: '我对花生过敏', type: 'fact', importance: 0.9 },
+      { text: '以后回复用中文', type: 'instruction', importance: 0.9 },
+      { text: 'payment-svc times out under load since Monday', type: 'pain_point', importance: 0.8 },
+    ]);
+    const now = new Date('2026-06-02T00:00:00Z');
+    const options = { now, recentMessages: ['我们昨天聊了 payment-svc'] };
+    const cache = ctx.runtime.deps.workingSets as WorkingSetCache;
+    for (let i = 0; i < 100 && !cache.isHeld(key); i++) {
+      await recall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', options);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(cache.isHeld(key)).toBe(true);
+    const probe = counting(ctx.runtime.deps, ctx.runtime.pool);
+    let r;
+    try {
+      r = await probe.run(() => recall(probe.deps, key, 'payment-svc 超时 怎么办', options));
+    } finally {
+      probe.restore();
+    }
+    expect(r.error).toBeUndefined();
+    expect(r.memories.map((m) => m.text)).toContain('payment-svc times out under load since Monday');
+    // The lists, memory BM25, the ANN hydration, the persona, the scenes and the history: one statement.
+    expect(probe.counts.statements).toBe(1);
+    expect(probe.counts.chroma).toBe(1);
+  });
+
   it("a recall's first statements leave before its routes' promise callbacks run", { timeout: 120_000 }, async () => {
     const { ctx } = stack;
     const key = ctx.userKey(`${ctx.prefix}-eager`);
     await seedMemories(ctx.runtime.deps, key, [{ text: 'payment-svc times out under load since Monday', type: 'pain_point', importance: 0.8 }]);
     const now = new Date('2026-06-02T00:00:00Z');
+    // Through SQL: a held working set sends one statement (test/working-set.int.test.ts).
+    const deps = { ...ctx.runtime.deps, workingSets: undefined };
     // Warm: the pool holds idle clients, as it does between requests in production.
-    for (let i = 0; i < 2; i++) await recall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', { now });
+    for (let i = 0; i < 2; i++) await recall(deps, key, 'payment-svc 超时 怎么办', { now });
     const pool = ctx.runtime.pool;
     const idle = pool.idleCount;
     expect(idle).toBeGreaterThanOrEqual(2);
-    const running = recall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', { now });
+    const running = recall(deps, key, 'payment-svc 超时 怎么办', { now });
     // Read before anything else runs: with pg-pool's own pacing both statements would still be
     // waiting for a client here, behind every promise callback the routes queued (pool.ts).
     const taken = idle - pool.idleCount;
@@ -125,10 +158,13 @@ describe('round trips of one recall', () => {
     expect(taken).toBeGreaterThanOrEqual(2);
   });
 
-  /** The recall deps with the short lists asked no history: every route runs, as before the gate. */
+  /**
+   * The recall deps with the short lists asked no history: every route runs, as before the gate.
+   * Read through SQL: a held working set reads the history with the user's changes, whatever the lists are asked.
+   */
   function ungated(deps: RecallDeps): RecallDeps {
     const lists = deps.recallLists!;
-    return { ...deps, recallLists: Object.assign(Object.create(lists) as typeof lists, { memoryLists: (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists({ ...input, history: false }) }) };
+    return { ...deps, workingSets: undefined, recallLists: Object.assign(Object.create(lists) as typeof lists, { memoryLists: (input: Parameters<typeof lists.memoryLists>[0]) => lists.memoryLists({ ...input, history: false }) }) };
   }
 
   /** What a recall answers, without its timings. */

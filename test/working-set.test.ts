@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
+import { termFrequencies } from '../src/core/text/tokenize';
+import type { Memory, MemoryType } from '../src/core/types';
+import { MemoryWorkingSet, type WorkingSetChanges, type WorkingSetMark, type WorkingSetRow } from '../src/core/recall/working-set';
+import { WorkingSetCache, type WorkingSetSource } from '../src/recall/working-set-cache';
+
+const NOW = new Date('2026-12-03T12:00:00Z');
+let counter = 0;
+
+function memory(over: Partial<Memory> & { text: string }): Memory {
+  counter++;
+  const at = new Date(NOW.getTime() - counter * 60_000);
+  return {
+    id: `00000000-0000-0000-0000-${String(counter).padStart(12, '0')}`,
+    userId: 'u',
+    type: 'fact',
+    status: 'active',
+    scope: 'global',
+    confidence: 0.9,
+    importance: 0.5,
+    importanceLevel: 'medium',
+    frequencyCount: 1,
+    decayScore: 1,
+    emotionTags: [],
+    associatedTopics: [],
+    keywords: [],
+    source: {} as Memory['source'],
+    metadata: {},
+    createdAt: at,
+    updatedAt: at,
+    lastRecalledAt: null,
+    lastAccessedAt: at,
+    expiresAt: null,
+    supersedes: null,
+    supersededBy: null,
+    via: 'api',
+    pending: false,
+    ...over,
+  };
+}
+
+function row(m: Memory, version: bigint): WorkingSetRow {
+  const tokens = m.text.split(' ');
+  const tf = termFrequencies(tokens);
+  return { memory: m, version, postings: { terms: [...tf.keys()], tfs: [...tf.values()], docLength: tokens.length } };
+}
+
+describe('MemoryWorkingSet', () => {
+  it('scores BM25 as the pure scorer does over the same active memories, and forgets a retired one', () => {
+    const set = new MemoryWorkingSet();
+    const texts = ['likes green tea', 'allergic to peanuts and tree nuts', 'green car', 'tea tea tea in the morning', 'runs in the morning'];
+    const memories = texts.map((text) => memory({ text }));
+    memories.forEach((m, i) => set.apply(m, row(m, BigInt(i + 1)).postings));
+    const query = ['green', 'tea', 'morning', 'absent'];
+    const total = texts.reduce((n, t) => n + t.split(' ').length, 0);
+    const df = new Map<string, number>();
+    for (const t of texts) for (const term of new Set(t.split(' '))) df.set(term, (df.get(term) ?? 0) + 1);
+    const stats = { docCount: texts.length, avgDocLength: bm25AvgDocLength(total, texts.length), docFrequency: df };
+    const expected = memories
+      .map((m) => ({ id: m.id, score: bm25Document(query, termFrequencies(m.text.split(' ')), m.text.split(' ').length, stats) }))
+      .filter((h) => h.score > 0)
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    const hits = set.bm25(query, 10);
+    expect(hits.map((h) => h.id)).toEqual(expected.map((h) => h.id));
+    hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 10));
+
+    set.apply({ ...memories[0]!, status: 'archived' }, undefined);
+    expect(set.size).toBe(4);
+    expect(set.bm25(['green'], 10).map((h) => h.id)).toEqual([memories[2]!.id]);
+  });
+
+  it('orders the lists as the SQL functions do: importance then last update, recency then importance, live and settled filters', () => {
+    const set = new MemoryWorkingSet();
+    const high = memory({ text: 'a', importance: 0.9 });
+    const highOlder = memory({ text: 'b', importance: 0.9 });
+    const expired = memory({ text: 'c', importance: 0.95, expiresAt: new Date(NOW.getTime() - 1) });
+    const pending = memory({ text: 'd', importance: 0.8, pending: true, type: 'preference' });
+    const low = memory({ text: 'e', importance: 0.1, type: 'preference' });
+    const instruction = memory({ text: 'f', importance: 0.7, type: 'instruction' });
+    const taskInstruction = memory({ text: 'g', importance: 0.99, type: 'instruction', scope: 'task' });
+    for (const m of [high, highOlder, expired, pending, low, instruction, taskInstruction]) set.apply(m, undefined);
+    const types: MemoryType[] = ['fact', 'preference'];
+    expect(set.topByImportance({ types, minImportance: 0.5, now: NOW, settledOnly: false, k: 5 }).map((m) => m.text)).toEqual(['a', 'b', 'd']);
+    expect(set.topByImportance({ types, minImportance: -Infinity, now: NOW, settledOnly: true, k: 2 }).map((m) => m.text)).toEqual(['a', 'b']);
+    expect(set.topByImportance({ types: ['preference'], minImportance: -Infinity, now: NOW, settledOnly: true, k: 5 }).map((m) => m.text)).toEqual(['e']);
+    // The recent route keeps expired ones, as recall_recent reads them.
+    expect(set.recent({ types: null, k: 3 }).map((m) => m.text)).toEqual(['a', 'b', 'c']);
+    expect(set.instructions({ now: NOW, k: 5 }).map((m) => m.text)).toEqual(['f']);
+    expect(set.getActive([high.id, expired.id, 'missing'], NOW).map((m) => m.text)).toEqual(['a']);
+  });
+
+  it('hands out frozen memories: a caller cannot change what the next request reads', () => {
+    const set = new MemoryWorkingSet();
+    const m = memory({ text: 'x', keywords: ['k'] });
+    set.apply(m, undefined);
+    const held = set.getActive([m.id], NOW)[0]!;
+    expect(() => {
+      (held as { importance: number }).importance = 1;
+    }).toThrow();
+    expect(() => held.keywords.push('y')).toThrow();
+  });
+});
+
+/** A database of one user whose answers the test controls. */
+function fakeSource() {
+  const mark: WorkingSetMark = { horizon: 10n, registeredAt: '2026-01-01T00:00:00Z', deletedXid: null, truncations: '0' };
+  const state = { mark, rows: [] as WorkingSetRow[], loads: 0, changes: [] as ((c: WorkingSetChanges) => void)[], nextChanges: undefined as WorkingSetChanges | undefined };
+  const source: WorkingSetSource = {
+    async load() {
+      state.loads++;
+      return { mark: { ...state.mark }, rows: state.rows };
+    },
+    changes() {
+      if (state.nextChanges) {
+        const c = state.nextChanges;
+        state.nextChanges = undefined;
+        return Promise.resolve(c);
+      }
+      return new Promise((resolve) => state.changes.push(resolve));
+    },
+  };
+  return { state, source };
+}
+
+const fallback = {
+  lists: {
+    memoryLists: () => Promise.reject(new Error('read through SQL')),
+    bm25WithMemories: () => Promise.reject(new Error('read through SQL')),
+  },
+  memories: { getActive: () => Promise.reject(new Error('read through SQL')) },
+};
+
+async function held(cache: WorkingSetCache, userId: string): Promise<void> {
+  cache.forRequest(userId, NOW, fallback);
+  cache.forRequest(userId, NOW, fallback);
+  for (let i = 0; i < 20 && !cache.isHeld(userId); i++) await new Promise((r) => setTimeout(r, 1));
+  expect(cache.isHeld(userId)).toBe(true);
+}
+
+describe('WorkingSetCache', () => {
+  it('loads a user on their second recall, not their first', async () => {
+    const { state, source } = fakeSource();
+    const cache = new WorkingSetCache(source, { maxMemories: 100 });
+    cache.forRequest('u', NOW, fallback);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(state.loads).toBe(0);
+    await held(cache, 'u');
+    expect(state.loads).toBe(1);
+  });
+
+  it('never lets an older answer overwrite a newer row', async () => {
+    const { state, source } = fakeSource();
+    const first = memory({ text: 'lives in Berlin' });
+    state.rows = [row(first, 5n)];
+    const cache = new WorkingSetCache(source, { maxMemories: 100 });
+    await held(cache, 'u');
+    const older = cache.forRequest('u', NOW, fallback);
+    const newer = cache.forRequest('u', NOW, fallback);
+    const [answerOlder, answerNewer] = state.changes;
+    const moved = { ...first, text: 'lives in Lisbon' };
+    answerNewer!({ mark: { ...state.mark, horizon: 12n }, rows: [row(moved, 11n)], stablePrefix: {} });
+    expect((await newer.getActive({ userId: 'u', ids: [first.id], now: NOW }))[0]!.text).toBe('lives in Lisbon');
+    answerOlder!({ mark: { ...state.mark, horizon: 10n }, rows: [row(first, 5n)], stablePrefix: {} });
+    expect((await older.getActive({ userId: 'u', ids: [first.id], now: NOW }))[0]!.text).toBe('lives in Lisbon');
+  });
+
+  it('reads through SQL and loads again after a deletion, a new registration of the id, or too many changes', async () => {
+    for (const moved of [
+      (m: WorkingSetMark) => ({ ...m, deletedXid: 11n }),
+      (m: WorkingSetMark) => ({ ...m, registeredAt: '2026-12-03T00:00:00Z' }),
+      (m: WorkingSetMark) => ({ ...m, truncations: '1' }),
+    ]) {
+      const { state, source } = fakeSource();
+      const cache = new WorkingSetCache(source, { maxMemories: 100 });
+      await held(cache, 'u');
+      state.nextChanges = { mark: moved(state.mark), rows: [], stablePrefix: {} };
+      const reads = cache.forRequest('u', NOW, fallback);
+      await expect(reads.getActive({ userId: 'u', ids: ['x'], now: NOW })).rejects.toThrow('read through SQL');
+      expect(state.loads).toBe(2);
+    }
+    const { state, source } = fakeSource();
+    const cache = new WorkingSetCache(source, { maxMemories: 100, maxChanges: 2 });
+    await held(cache, 'u');
+    state.nextChanges = { mark: state.mark, rows: [row(memory({ text: 'a' }), 11n), row(memory({ text: 'b' }), 11n)], stablePrefix: {} };
+    await expect(cache.forRequest('u', NOW, fallback).getActive({ userId: 'u', ids: ['x'], now: NOW })).rejects.toThrow('read through SQL');
+  });
+
+  it('keeps within its memory bound by dropping the least recently used user', async () => {
+    const { state, source } = fakeSource();
+    state.rows = [row(memory({ text: 'a' }), 1n), row(memory({ text: 'b' }), 1n)];
+    const cache = new WorkingSetCache(source, { maxMemories: 3 });
+    await held(cache, 'first');
+    await held(cache, 'second');
+    expect(cache.isHeld('first')).toBe(false);
+    expect(cache.heldMemories).toBe(2);
+  });
+});
