@@ -3,6 +3,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import { traceStatements, type StatementTiming } from '../src/adapters/postgres/pool';
 import { recall, type RecallDeps } from '../src/recall/recall';
+import { WorkingSetCache } from '../src/recall/working-set-cache';
 import { rebuildPersona } from '../src/persona/persona';
 import { cpuByProgram, cpuPerOperation, fmt, startBenchStack, stats, timed } from './support';
 import { chatMemory, chatQueries, prng } from './chat-corpus';
@@ -57,6 +58,12 @@ export async function run(args: string[]): Promise<void> {
   // recorded once per query, interleaved: how close to the floor recall could come if those statements cost nothing.
   const bounds = args.includes('--bounds');
   const variants = [...(['unnamed', 'ungated', 'before'] as const).filter((v) => args.includes(`--${v}`)), ...(bounds ? FREE_VARIANTS : [])];
+  // Recall reads a user it holds from the process's working set (src/recall/working-set-cache.ts), as
+  // production does. `--sql-reads`: also warm recall with no working set (every read a statement),
+  // interleaved. `--no-working-set`: the timed recall itself reads through SQL, as before the working
+  // set; the variants above compare their answers with it, so they imply it.
+  const sqlReads = args.includes('--sql-reads');
+  const workingSet = !args.includes('--no-working-set') && variants.length === 0;
   // `--sizes=10000` measures only the sizes named (the other users are loaded all the same).
   const named = args.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length);
   const sizes = named ? named.split(',').map(Number) : quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
@@ -90,13 +97,25 @@ export async function run(args: string[]): Promise<void> {
       const personaRead: number[] = [];
       const stock: number[] = [];
       const variantMs = new Map<string, number[]>(variants.map((v) => [v, []]));
+      const viaSql: RecallDeps = { ...runtime.deps, workingSets: undefined };
+      const main: RecallDeps = workingSet ? runtime.deps : viaSql;
       for (let i = 0; i < 20; i++) {
         const asked = queries[i % queries.length]!;
-        await recall(runtime.deps, user, asked.query, recallOptions(asked, now)); // warm-up
+        await recall(main, user, asked.query, recallOptions(asked, now)); // warm-up
       }
+      const cache = runtime.deps.workingSets instanceof WorkingSetCache ? runtime.deps.workingSets : undefined;
+      // The load runs beside the warm-up: wait for it, as a chat's first messages would.
+      for (let i = 0; workingSet && cache && i < 600 && !cache.isHeld(user); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        await recall(main, user, queries[0]!.query, recallOptions(queries[0]!, now));
+      }
+      const readsBefore = cache ? { ...cache.reads } : undefined;
+      console.log(`        working set: ${workingSet ? (cache?.isHeld(user) ? `held (${cache.heldMemories} memories in the process)` : 'not held (over RECALL_WORKING_SET_MEMORIES, or off)') : 'off for the timed recall'}`);
+      const sqlOnly: number[] = [];
+      let sqlDiffers = 0;
       const recorded = new Map<string, Promise<unknown>>();
       // Each query's statements answered once before timing, so no free variant's sample pays a statement.
-      if (bounds) for (const asked of queries) await recall(answeredFromMemory(runtime.deps, recorded, 'free-sql'), user, asked.query, recallOptions(asked, now));
+      if (bounds) for (const asked of queries) await recall(answeredFromMemory(viaSql, recorded, 'free-sql'), user, asked.query, recallOptions(asked, now));
       const warm: number[] = [];
       const warmByQuery = new Map<string, { ms: number[]; routes: string }>();
       const perRoute = new Map<string, number[]>();
@@ -110,7 +129,7 @@ export async function run(args: string[]): Promise<void> {
         floor.push(f);
         const [, s] = await timed(() => runtime.pool.query('SELECT id FROM memories WHERE user_id = $1 AND status = $2 ORDER BY importance DESC LIMIT 20', [user, 'active']));
         sqlFloor.push(s);
-        const [r, w] = await timed(() => recall(runtime.deps, user, q, options));
+        const [r, w] = await timed(() => recall(main, user, q, options));
         if (r.error) throw new Error(`recall degraded during the benchmark: ${r.error.message}`);
         warm.push(w);
         if (byQuery) {
@@ -128,15 +147,20 @@ export async function run(args: string[]): Promise<void> {
           const eager = runtime.pool.connect;
           runtime.pool.connect = Object.getPrototypeOf(runtime.pool).connect;
           try {
-            stock.push((await timed(() => recall(runtime.deps, user, q, options)))[1]);
+            stock.push((await timed(() => recall(main, user, q, options)))[1]);
           } finally {
             runtime.pool.connect = eager;
           }
         }
+        if (sqlReads) {
+          const [r0, w0] = await timed(() => recall(viaSql, user, q, options));
+          sqlOnly.push(w0);
+          if (JSON.stringify(r0.memories.map((m) => m.id)) !== JSON.stringify(r.memories.map((m) => m.id))) sqlDiffers++;
+        }
         for (const v of variants) {
           const free = isFreeVariant(v);
           const restore = v === 'ungated' || free ? () => {} : sendUnnamed(runtime.pool);
-          const deps = free ? answeredFromMemory(runtime.deps, recorded, v) : v === 'unnamed' ? runtime.deps : ungated(runtime.deps);
+          const deps = free ? answeredFromMemory(viaSql, recorded, v) : v === 'unnamed' ? viaSql : ungated(viaSql);
           try {
             const [rv, ms] = await timed(() => recall(deps, user, q, options));
             if (JSON.stringify(rv.memories) !== JSON.stringify(r.memories) || rv.context.system !== r.context.system) throw new Error(`recall ${v} answered otherwise`);
@@ -153,7 +177,7 @@ export async function run(args: string[]): Promise<void> {
       const cold: number[] = [];
       for (let i = 0; i < Math.min(60, samples); i++) {
         const asked = queries[i % queries.length]!;
-        const [, c] = await timed(() => recall(runtime.deps, user, `${asked.query} ${n}-${i}`, recallOptions(asked, now)));
+        const [, c] = await timed(() => recall(main, user, `${asked.query} ${n}-${i}`, recallOptions(asked, now)));
         cold.push(c);
       }
       const W = stats(warm);
@@ -183,15 +207,20 @@ export async function run(args: string[]): Promise<void> {
         const K = stats(stock);
         console.log(`        pool hand-out: at once p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | pg-pool's next tick p50 ${fmt(K.p50)} p95 ${fmt(K.p95)} (interleaved) | stock/chroma p50 ×${(K.p50 / F.p50).toFixed(2)} p95 ×${(K.p95 / F.p95).toFixed(2)}`);
       }
+      if (sqlReads) {
+        const Q = stats(sqlOnly);
+        console.log(`        this branch p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | sql-reads p50 ${fmt(Q.p50)} p95 ${fmt(Q.p95)} (interleaved) | sql-reads/chroma p50 ×${(Q.p50 / F.p50).toFixed(2)} p95 ×${(Q.p95 / F.p95).toFixed(2)} | memories or their order differ in ${sqlDiffers} of ${samples} answers`);
+      }
+      if (cache && readsBefore) console.log(`        working-set reads during the samples: held ${cache.reads.held - readsBefore.held}, sql ${cache.reads.sql - readsBefore.sql}, dropped ${cache.reads.dropped - readsBefore.dropped}`);
       for (const [v, ms] of variantMs) {
         const U = stats(ms);
         console.log(`        this branch p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} | ${v} p50 ${fmt(U.p50)} p95 ${fmt(U.p95)} (interleaved) | ${v}/chroma p50 ×${(U.p50 / F.p50).toFixed(2)} p95 ×${(U.p95 / F.p95).toFixed(2)}`);
       }
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
-      if (trace) await traceRecalls(runtime.deps, runtime.pool, user, now, Math.min(100, samples), queries);
-      if (profile) await profileRecalls(runtime.deps, user, now, 100, queries);
-      if (alloc) await allocationsOfRecalls(runtime.deps, user, now, 100, queries);
-      if (cpu) await cpuPerRecall(runtime.deps, user, now, samples, queries, queryVectors);
+      if (trace) await traceRecalls(main, runtime.pool, user, now, Math.min(100, samples), queries);
+      if (profile) await profileRecalls(main, user, now, 100, queries);
+      if (alloc) await allocationsOfRecalls(main, user, now, 100, queries);
+      if (cpu) await cpuPerRecall(main, user, now, samples, queries, queryVectors);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
     for (const r of rows) console.log(r);
