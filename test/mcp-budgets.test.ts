@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { budgetsFor, routeLimits } from '../src/api/rate-limits';
 import { loadConfig } from '../src/config';
-import { mcpBudgets, mcpRegistersUser } from '../src/mcp/budgets';
+import { mcpBudgets } from '../src/mcp/budgets';
 
 const call = (name: string, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 
@@ -23,12 +23,6 @@ describe('MCP and proxy rate limits', () => {
 
   it('counts every call of a batch', () => {
     expect(mcpBudgets([call('memory_search', 1), call('memory_search', 2), call('memory_add', 3)])).toEqual(['recall', 'recall', 'writes', 'llm']);
-  });
-
-  it('registers the user only for a call that stores a memory', () => {
-    expect(mcpRegistersUser(call('memory_add'))).toBe(true);
-    expect(mcpRegistersUser(call('memory_search'))).toBe(false);
-    expect(mcpRegistersUser({ method: 'initialize' })).toBe(false);
   });
 
   it('routes /mcp and the proxy through the table', () => {

@@ -72,19 +72,23 @@ export function createCallerExtractionActivities(deps: ServiceDeps, callers: Cal
 
     /**
      * Stores a caller's messages as `POST …/conversations/{id}/messages` does: the user is
-     * registered on first write, message ids dedupe, the per-conversation cap holds.
+     * registered on first write, message ids dedupe, the per-conversation cap holds. The input's
+     * own refusals come first, so a refused first write registers nobody.
      */
     async storeCallerMessages(input: { userKey: string; tenantId: string; userId: string; conversationId: string; messages: unknown[] }): Promise<{ inserted: string[]; duplicates: string[] }> {
+      const externalId = parseInput(userIdSchema, input.userId);
+      const conversationId = parseInput(conversationIdSchema, input.conversationId);
       const messages = parseInput(messagesSchema, input.messages);
       if (new Set(messages.map((m) => m.id)).size !== messages.length) throw new MemoryServiceError(ErrorCode.validationFailed, 'message ids must be unique within a request');
       if (messages.length === 0) return { inserted: [], duplicates: [] };
       const receivedAt = new Date();
       // The same store as the messages route: the size cap holds from either side.
       return storeCallerMessages(deps, {
-        user: { userKey: input.userKey, tenantId: input.tenantId, externalId: input.userId },
-        conversationId: input.conversationId,
+        user: { userKey: input.userKey, tenantId: input.tenantId, externalId },
+        conversationId,
         messages: messages.map((m) => ({ id: m.id, role: m.role, content: m.content, at: m.at ? new Date(m.at) : receivedAt, truncated: false })),
         maxMessages: maxMessagesPerConversation,
+        onTakeBackFailed: (err) => Context.current().log.warn('a refused first write could not take its user registration back', { error: err }),
       });
     },
 

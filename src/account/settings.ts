@@ -113,9 +113,36 @@ export async function takeBackRegistration(deps: Pick<ServiceDeps, 'users'>, reg
   return deps.users.takeBack({ ...registration, withinSeconds: REGISTRATION_TAKE_BACK_SECONDS });
 }
 
-/** Registers (tenant, user) on the user's first write; idempotent. */
-export async function ensureUser(deps: Pick<ServiceDeps, 'users'>, input: { userKey: string; tenantId: string; externalId: string }): Promise<void> {
-  await deps.users.ensure(input);
+/**
+ * A write for a user who may be new, where no hook around a request does the registering (an MCP
+ * tool call, an activity): registers the user first ({@link registerForWrite}, `beforeRegistering`
+ * as there) and, when the write throws, takes back the registration this call made before the
+ * error goes on, so a refused first write leaves no user. Only for writes that leave nothing
+ * running once they throw: a write still going would find its user gone. A failed take-back does
+ * not replace the write's own error; `onTakeBackFailed` hears of it.
+ */
+export async function writeAsRegistered<T>(
+  deps: Pick<ServiceDeps, 'users'>,
+  input: {
+    user: { userKey: string; tenantId: string; externalId: string };
+    beforeRegistering: () => Promise<void>;
+    write: () => Promise<T>;
+    onTakeBackFailed: (err: unknown) => void;
+  },
+): Promise<T> {
+  const registration = await registerForWrite(deps, input.user, input.beforeRegistering);
+  try {
+    return await input.write();
+  } catch (err) {
+    if (registration) {
+      try {
+        await takeBackRegistration(deps, registration);
+      } catch (takeBackError) {
+        input.onTakeBackFailed(takeBackError);
+      }
+    }
+    throw err;
+  }
 }
 
 export async function userExists(deps: Pick<ServiceDeps, 'users'>, userKey: string): Promise<boolean> {

@@ -34,10 +34,11 @@ declare module 'fastify' {
      */
     userFromHeader?: string;
     /**
-     * Whether this request registers its user, for routes where that depends on the body (an MCP
-     * call that writes), and `false` for writes on what a user must have already (a conversation,
-     * a memory, a reminder by id), which answer 404 for a user who has nothing; default: every
-     * POST/PUT/PATCH that is not `readOnly`.
+     * Whether this request registers its user, for routes where that depends on the body, and
+     * `false` for writes on what a user must have already (a conversation, a memory, a reminder by
+     * id), which answer 404 for a user who has nothing, and for routes whose handler registers per
+     * write itself (/mcp: memory_add, src/mcp/service-backend.ts); default: every POST/PUT/PATCH
+     * that is not `readOnly`.
      */
     registersUser?: (body: unknown) => boolean;
     /**

@@ -9,7 +9,7 @@ import { ConversationWorkflows, conversationWorkflowId, messagesAddedSignal, typ
 import { ConversationIdKey, userSearchAttributes } from '../../workflows/shared/search-attributes';
 import type { ServiceDeps } from '../shared/deps';
 import type { MemoryTransaction } from '../core/ports/transaction';
-import { ensureUser } from '../account/settings';
+import { writeAsRegistered } from '../account/settings';
 
 export interface ConversationMessagesDeps extends Pick<ServiceDeps, 'unitOfWork' | 'rules'> {
   temporal: Client;
@@ -90,8 +90,16 @@ export async function storeMessages(
   deps: Pick<ServiceDeps, 'unitOfWork' | 'rules'>,
   input: { userKey: string; conversationId: string; messages: IncomingMessage[]; maxMessages: number; reused?: ReusedMessageIds },
 ): Promise<{ inserted: string[]; duplicates: string[] }> {
-  const { userKey, conversationId, maxMessages } = input;
-  const messages = await withPostings(deps.rules, conversationId, input.messages);
+  const messages = await withPostings(deps.rules, input.conversationId, input.messages);
+  return appendIndexed(deps, { ...input, messages });
+}
+
+/** {@link storeMessages} once the batch is segmented: the refusals that need what is stored, and the append. */
+async function appendIndexed(
+  deps: Pick<ServiceDeps, 'unitOfWork'>,
+  input: { userKey: string; conversationId: string; messages: IndexedMessage[]; maxMessages: number; reused?: ReusedMessageIds },
+): Promise<{ inserted: string[]; duplicates: string[] }> {
+  const { userKey, conversationId, messages, maxMessages } = input;
   return deps.unitOfWork.run({
     work: async (tx) => {
       const { total, known } = await tx.conversations.lockForAppend({ userId: userKey, conversationId, ids: messages.map((m) => m.id) });
@@ -107,25 +115,45 @@ export async function storeMessages(
         }
       }
       const fresh = messages.length - known;
-      if (fresh > 0 && total + fresh > maxMessages) {
-        throw new MemoryServiceError(ErrorCode.payloadTooLarge, `a conversation holds at most ${maxMessages} messages; start a new conversation id`, { conversationId });
-      }
+      if (fresh > 0 && total + fresh > maxMessages) throw conversationFull(conversationId, maxMessages);
       return tx.conversations.append({ userId: userKey, conversationId, messages });
     },
   });
 }
 
+const conversationFull = (conversationId: string, maxMessages: number) =>
+  new MemoryServiceError(ErrorCode.payloadTooLarge, `a conversation holds at most ${maxMessages} messages; start a new conversation id`, { conversationId });
+
 /**
  * Stores messages a caller sent through Temporal as `POST …/messages` does: the user is
  * registered on first write, then {@link storeMessages}; an id sent again with another role or
- * content is refused (`request_id_reused`, which the activity does not retry).
+ * content is refused (`request_id_reused`, which the activity does not retry). What can be refused
+ * without the stored messages — segmenting that runs out of time, a batch larger than a whole
+ * conversation may be — is refused before a new user is registered; a refusal that needs them (the
+ * cap with what the conversation holds, a reused id) takes back the registration this call made.
  */
 export async function storeCallerMessages(
   deps: Pick<ServiceDeps, 'users' | 'unitOfWork' | 'rules'>,
-  input: { user: { userKey: string; tenantId: string; externalId: string }; conversationId: string; messages: IncomingMessage[]; maxMessages: number },
+  input: {
+    user: { userKey: string; tenantId: string; externalId: string };
+    conversationId: string;
+    messages: IncomingMessage[];
+    maxMessages: number;
+    /** Hears of a take-back that failed after a refusal (the refusal stands, the user stays). */
+    onTakeBackFailed: (err: unknown) => void;
+  },
 ): Promise<{ inserted: string[]; duplicates: string[] }> {
-  await ensureUser(deps, input.user);
-  return storeMessages(deps, { userKey: input.user.userKey, conversationId: input.conversationId, messages: input.messages, maxMessages: input.maxMessages });
+  const { user, conversationId, maxMessages } = input;
+  const messages = await withPostings(deps.rules, conversationId, input.messages);
+  return writeAsRegistered(deps, {
+    user,
+    // Only ever run for a user with nothing stored, where every message of the batch is new.
+    beforeRegistering: async () => {
+      if (messages.length > maxMessages) throw conversationFull(conversationId, maxMessages);
+    },
+    write: () => appendIndexed(deps, { userKey: user.userKey, conversationId, messages, maxMessages }),
+    onTakeBackFailed: input.onTakeBackFailed,
+  });
 }
 
 /** Whether the user has a conversation with this id (one message at least). */

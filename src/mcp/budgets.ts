@@ -34,8 +34,3 @@ const TOOL_BUDGETS: Record<MemoryTool, RateLimitBudget[]> = {
 export function mcpBudgets(body: unknown): RateLimitBudget[] {
   return mcpToolCalls(body).flatMap((call) => TOOL_BUDGETS[call.name as MemoryTool] ?? []);
 }
-
-/** Whether the request writes for its user (and so registers them first): a memory_add. */
-export function mcpRegistersUser(body: unknown): boolean {
-  return mcpToolCalls(body).some((c) => c.name === MemoryTool.memoryAdd);
-}

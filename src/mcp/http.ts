@@ -1,9 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
-import { userKeyOf } from '../api/auth';
+import { registersNoUser, requestUserId, userKeyOf } from '../api/auth';
 import type { ApiDeps } from '../api/deps';
-import { mcpRegistersUser } from './budgets';
 import { serviceBackend } from './service-backend';
 import { MEMORY_USER_HEADER } from './tools-names';
 import { createMemoryMcpServer } from './tools';
@@ -57,9 +56,11 @@ function guardOriginAndHost(app: FastifyInstance, access: { allowedOrigins: read
 /**
  * Route config of /mcp: a key, and the user in X-Memory-User (src/api/auth.ts) — or a user key
  * (`jmu_…`, what an MCP client's config should hold), which names its user itself and may leave
- * the header out; only memory_add registers the user.
+ * the header out. No request registers its user here: memory_add does, per call, after its own
+ * refusals and with a take-back when it refuses later (src/mcp/service-backend.ts), since its
+ * refusals are answered inside a 200 that the auth hook's take-back would never see.
  */
-const MCP_ROUTE = { userFromHeader: MEMORY_USER_HEADER, registersUser: mcpRegistersUser };
+const MCP_ROUTE = { userFromHeader: MEMORY_USER_HEADER, registersUser: registersNoUser };
 
 /**
  * MCP over Streamable HTTP at /mcp, stateless: every POST gets its own server, bound to the user
@@ -74,7 +75,14 @@ export const mcpRoutes =
     // This plugin's routes only (/mcp), after the key check.
     guardOriginAndHost(app, deps.config.mcp);
     app.post('/mcp', { config: MCP_ROUTE, schema: { hide: true } }, async (request, reply) => {
-      const server = createMemoryMcpServer(serviceBackend(deps, userKeyOf(request), hooks));
+      const user = {
+        userKey: userKeyOf(request),
+        tenantId: request.tenantId!,
+        externalId: requestUserId(request)!,
+        admitNewUser: () => app.budgets.admitNewUser(request),
+        onTakeBackFailed: (err: unknown) => request.log.warn({ err }, 'a refused first write could not take its user registration back'),
+      };
+      const server = createMemoryMcpServer(serviceBackend(deps, user, hooks));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       // The transport writes the answer itself.
       reply.hijack();

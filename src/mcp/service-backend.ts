@@ -4,19 +4,33 @@ import { reminderToView } from '../api/proactive-views';
 import { memoryToView } from '../api/views';
 import type { ConversationSearchResponse, MemoryView, ReminderView } from '../client/index';
 import { forgetMemory } from '../memory/memory-lifecycle';
-import { storeMemory } from '../memory/memory-store';
+import { refuseByProvenance, storeMemory } from '../memory/memory-store';
+import { writeAsRegistered } from '../account/settings';
 import { recall } from '../recall/recall';
 import { listReminders, snoozeReminder } from '../proactive/reminders';
 import { searchConversations } from '../recall/conversation-search-use-case';
 import { listScenes, sceneMemories } from '../persona/scenes';
 import { MEMORY_SEARCH_ROUTES, type MemoryToolBackend } from './backend';
 
+/** The user of an MCP request, as the auth hook resolved it, and what registering them needs. */
+export interface McpUser {
+  userKey: string;
+  tenantId: string;
+  /** The tenant's own id of the user. */
+  externalId: string;
+  /** The new-user budget of the tenant: may refuse (429) a user id seen for the first time. */
+  admitNewUser: () => Promise<void>;
+  /** Hears of a registration a refused call could not take back. */
+  onTakeBackFailed: (err: unknown) => void;
+}
+
 /**
- * The tools inside the API process, on the services every route uses, for the user key the auth
- * hook resolved from the key's tenant and the X-Memory-User header. Writes are audited with the
- * actor `mcp`.
+ * The tools inside the API process, on the services every route uses, for the user the auth hook
+ * resolved from the key's tenant and the X-Memory-User header. Writes are audited with the actor
+ * `mcp`.
  */
-export function serviceBackend(deps: ApiDeps, userKey: string, hooks: { afterRecall?: (userKey: string, memoryIds: string[], at: Date) => void } = {}): MemoryToolBackend {
+export function serviceBackend(deps: ApiDeps, user: McpUser, hooks: { afterRecall?: (userKey: string, memoryIds: string[], at: Date) => void } = {}): MemoryToolBackend {
+  const { userKey } = user;
   return {
     async searchMemories({ query, topK, types }) {
       const result = await recall(deps, userKey, query, { topK, types, routes: [...MEMORY_SEARCH_ROUTES] });
@@ -29,9 +43,25 @@ export function serviceBackend(deps: ApiDeps, userKey: string, hooks: { afterRec
     async searchConversations({ query, topK, timeZone }) {
       return (await searchConversations(deps, userKey, query, { topK, timeZone })) as ConversationSearchResponse;
     },
+    /**
+     * Registers the user per call, as POST …/memories does per request: the tool's arguments were
+     * checked by its schema before this runs, the provenance screen comes before the registration
+     * and the new-user budget, and a call refused later takes back the registration it made
+     * before the refusal is answered (inside a 200, where no hook on the HTTP status could).
+     */
     async addMemory({ text, type, importance, requestId }) {
-      const stored = await storeMemory(deps, userKey, { text, type, importance, requestId }, 'mcp');
-      // Still being stored after WORKFLOW_WAIT_TIMEOUT_MS: the same requestId joins the same workflow.
+      const body = { text, type, importance, requestId };
+      const stored = await writeAsRegistered(deps, {
+        user,
+        beforeRegistering: async () => {
+          refuseByProvenance(deps, body, 'mcp');
+          await user.admitNewUser();
+        },
+        write: () => storeMemory(deps, userKey, body, 'mcp'),
+        onTakeBackFailed: user.onTakeBackFailed,
+      });
+      // Still being stored after WORKFLOW_WAIT_TIMEOUT_MS: the same requestId joins the same
+      // workflow, which goes on writing for the user, so the registration stays.
       if (stored.pending) throw new MemoryServiceError(ErrorCode.workflowUnavailable, 'the memory is still being stored; repeat the call with the same requestId', { workflowId: stored.workflowId });
       return { memory: memoryToView(stored.memory) as MemoryView, decision: stored.decision };
     },

@@ -36,7 +36,7 @@ describe('storing conversation messages', () => {
   it('registers a caller’s user on its first write', async () => {
     const f = new InMemoryConversationSide();
     const userRef = { userKey: user, tenantId: 'tenant-a', externalId: 'alice' };
-    await storeCallerMessages(f.deps, { user: userRef, conversationId: 'c1', messages: messages(['m1']), maxMessages: 10 });
+    await storeCallerMessages(f.deps, { user: userRef, conversationId: 'c1', messages: messages(['m1']), maxMessages: 10, onTakeBackFailed: (err) => { throw err; } });
     expect(await f.users.exists({ userKey: user })).toBe(true);
     expect(f.state.users.get(user)).toMatchObject({ tenantId: 'tenant-a', externalId: 'alice' });
   });
