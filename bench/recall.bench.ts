@@ -113,6 +113,7 @@ export async function run(args: string[]): Promise<void> {
       console.log(`        working set: ${workingSet ? (cache?.isHeld(user) ? `held (${cache.heldMemories} memories in the process)` : 'not held (over RECALL_WORKING_SET_MEMORIES, or off)') : 'off for the timed recall'}`);
       const sqlOnly: number[] = [];
       let sqlDiffers = 0;
+      const differingQueries = new Set<string>();
       const recorded = new Map<string, Promise<unknown>>();
       // Each query's statements answered once before timing, so no free variant's sample pays a statement.
       if (bounds) for (const asked of queries) await recall(answeredFromMemory(viaSql, recorded, 'free-sql'), user, asked.query, recallOptions(asked, now));
@@ -155,7 +156,14 @@ export async function run(args: string[]): Promise<void> {
         if (sqlReads) {
           const [r0, w0] = await timed(() => recall(viaSql, user, q, options));
           sqlOnly.push(w0);
-          if (JSON.stringify(r0.memories.map((m) => m.id)) !== JSON.stringify(r.memories.map((m) => m.id))) sqlDiffers++;
+          if (JSON.stringify(r0.memories.map((m) => m.id)) !== JSON.stringify(r.memories.map((m) => m.id))) {
+            sqlDiffers++;
+            if (!differingQueries.has(q)) {
+              differingQueries.add(q);
+              const line = (x: typeof r) => x.memories.map((m) => `${m.id.slice(0, 8)}:${m.score.toFixed(4)}:${m.routes.join('+')}`).join(' ');
+              console.log(`        answers differ for ${JSON.stringify(q)}\n          held: ${line(r)}\n          sql:  ${line(r0)}`);
+            }
+          }
         }
         for (const v of variants) {
           const free = isFreeVariant(v);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
+import { MEMORY_TYPES } from '../src/core/memory-types';
 import { PostgresWorkingSetSource } from '../src/adapters/postgres/working-set-repository';
 import { recall, type RecallDeps } from '../src/recall/recall';
 import { WorkingSetCache } from '../src/recall/working-set-cache';
@@ -84,6 +86,29 @@ describe('recall from a held working set', () => {
       expect(bySql.memories.length, q.text).toBeGreaterThan(0);
     }
     expect(cache.reads.held - before).toBe(QUERIES.length);
+  });
+
+  it('scores BM25 exactly where the SQL cuts a common term: the same hits and scores as the SQL that reads every posting', { timeout: 300_000 }, async () => {
+    const { ctx } = stack;
+    const key = ctx.userKey(`${ctx.prefix}-common`);
+    const places = ['Lisbon', 'Kyoto', 'Denver', 'Oslo', 'Hanoi', 'Quito', 'Accra', 'Perth'];
+    const drinks = ['oat milk', 'green tea', 'espresso', 'cocoa', 'lemonade'];
+    // "coffee" in 620 memories: past the SQL's 500 postings per common term (bm25-sql.ts).
+    await seedMemories(
+      ctx.runtime.deps,
+      key,
+      Array.from({ length: 620 }, (_, i) => ({ text: `coffee note ${i}: ${drinks[i % 5]} in ${places[i % 8]}${i % 7 === 0 ? ' with coffee friends' : ''}`, type: 'fact' as const, at: new Date(Date.UTC(2026, 4, 1, 0, i)) })),
+    );
+    const { cache } = await heldAndSql(key);
+    const deps = ctx.runtime.deps;
+    const reads = () => cache.forRequest(key, NOW, { lists: deps.recallLists!, memories: deps.memories });
+    for (const query of ['coffee in Lisbon', 'coffee with friends', 'espresso coffee Kyoto', 'coffee']) {
+      const tokens = tokenizeForIndex(query);
+      const held = await reads().bm25WithMemories({ userId: key, now: NOW, tokens, k: 20 });
+      const exact = await deps.memories.bm25({ userId: key, tokens, k: 20, types: [...MEMORY_TYPES] });
+      expect(held.hits.map((h) => h.id), query).toEqual(exact.map((h) => h.id));
+      held.hits.forEach((h, i) => expect(h.score, query).toBeCloseTo(exact[i]!.score, 9));
+    }
   });
 
   it('sees inserts, updates, retirements and deletions made by any connection, and nothing uncommitted', { timeout: 180_000 }, async () => {

@@ -90,6 +90,27 @@ describe('MemoryWorkingSet', () => {
     expect(set.getActive([high.id, expired.id, 'missing'], NOW).map((m) => m.text)).toEqual(['a']);
   });
 
+  it('keeps its orders when a memory is updated, retired or comes back', () => {
+    const set = new MemoryWorkingSet();
+    const a = memory({ text: 'a', importance: 0.9 });
+    const b = memory({ text: 'b', importance: 0.8 });
+    const c = memory({ text: 'c', importance: 0.7 });
+    for (const m of [a, b, c]) set.apply(m, undefined);
+    const top = () => set.topByImportance({ types: ['fact'], minImportance: 0, now: NOW, settledOnly: false, k: 3 }).map((m) => m.text);
+    expect(top()).toEqual(['a', 'b', 'c']);
+    set.apply({ ...c, importance: 0.95 }, undefined);
+    expect(top()).toEqual(['c', 'a', 'b']);
+    set.apply({ ...a, status: 'superseded' }, undefined);
+    expect(top()).toEqual(['c', 'b']);
+    set.apply({ ...b, updatedAt: new Date(NOW.getTime() + 1000), type: 'preference' }, undefined);
+    expect(top()).toEqual(['c']);
+    expect(set.recent({ types: null, k: 5 }).map((m) => m.text)).toEqual(['b', 'c']);
+    expect(set.recent({ types: ['fact'], k: 5 }).map((m) => m.text)).toEqual(['c']);
+    set.apply(a, undefined);
+    expect(top()).toEqual(['c', 'a']);
+    expect(set.size).toBe(3);
+  });
+
   it('hands out frozen memories: a caller cannot change what the next request reads', () => {
     const set = new MemoryWorkingSet();
     const m = memory({ text: 'x', keywords: ['k'] });

@@ -11,7 +11,7 @@
  */
 import type { Memory, MemoryType } from '../types';
 import type { MemoryLists } from './memory-lists';
-import { bm25AvgDocLength, bm25Score } from './bm25';
+import { BM25_B, BM25_K1, bm25AvgDocLength, bm25Idf } from './bm25';
 
 /** A memory's postings as its index row holds them: distinct terms, their counts, the document's length in tokens. */
 export interface MemoryPostings {
@@ -52,16 +52,80 @@ export interface WorkingSetChanges {
 /** At most this many query terms are scored, the rarest first: the same bound as the SQL (bm25-sql.ts). */
 const MAX_QUERY_TERMS = 32;
 
+/** A held memory with what scoring needs, and a scratch score stamped with the query that wrote it. */
+interface Doc {
+  readonly memory: Memory;
+  readonly length: number;
+  readonly terms: readonly string[];
+  score: number;
+  scoredBy: number;
+}
+
+/**
+ * Memories kept in the orders recall reads them, per type, so a list walks only the first few
+ * entries of its types instead of every memory (a scan per list was most of a recall's CPU).
+ */
+class OrderedByType {
+  private readonly lists = new Map<MemoryType, Memory[]>();
+
+  constructor(private readonly order: (a: Memory, b: Memory) => number) {}
+
+  add(m: Memory): void {
+    let list = this.lists.get(m.type);
+    if (!list) this.lists.set(m.type, (list = []));
+    list.splice(this.position(list, m), 0, m);
+  }
+
+  remove(m: Memory): void {
+    const list = this.lists.get(m.type);
+    if (!list) return;
+    const i = this.position(list, m);
+    if (list[i] === m) list.splice(i, 1);
+  }
+
+  /** Up to `kPerType` entries of each type that `keep` takes, in order, each type's walk ended early by `stop`; then the first `kPerType` of them all. */
+  walk(types: Iterable<MemoryType>, keep: (m: Memory) => boolean, stop: (m: Memory) => boolean, kPerType: number): Memory[] {
+    const out: Memory[] = [];
+    for (const type of new Set(types)) {
+      let kept = 0;
+      for (const m of this.lists.get(type) ?? []) {
+        if (kept >= kPerType || stop(m)) break;
+        if (!keep(m)) continue;
+        out.push(m);
+        kept++;
+      }
+    }
+    return out.sort(this.order).slice(0, kPerType);
+  }
+
+  types(): MemoryType[] {
+    return [...this.lists.keys()];
+  }
+
+  /** The first index whose entry does not come before `m` (entries are unique in the order: the id breaks ties). */
+  private position(list: readonly Memory[], m: Memory): number {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.order(list[mid]!, m) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
 export class MemoryWorkingSet {
-  private readonly byId = new Map<string, Memory>();
-  private readonly lengths = new Map<string, number>();
-  /** term → memory id → term frequency. */
-  private readonly postings = new Map<string, Map<string, number>>();
-  private readonly termsOf = new Map<string, readonly string[]>();
+  private readonly docs = new Map<string, Doc>();
+  /** term → held memory → term frequency. */
+  private readonly postings = new Map<string, Map<Doc, number>>();
+  private readonly byImportance = new OrderedByType(byImportance);
+  private readonly byRecency = new OrderedByType(byRecency);
   private totalLength = 0;
+  private queries = 0;
 
   get size(): number {
-    return this.byId.size;
+    return this.docs.size;
   }
 
   /**
@@ -71,36 +135,41 @@ export class MemoryWorkingSet {
   apply(memory: Memory, postings: MemoryPostings | undefined): void {
     this.remove(memory.id);
     if (memory.status !== 'active') return;
-    this.byId.set(memory.id, freeze(memory));
-    const docLength = postings?.docLength ?? 0;
-    this.lengths.set(memory.id, docLength);
-    this.totalLength += docLength;
-    const terms = postings?.terms ?? [];
-    this.termsOf.set(memory.id, terms);
-    terms.forEach((term, i) => {
+    const doc: Doc = { memory: freeze(memory), length: postings?.docLength ?? 0, terms: postings?.terms ?? [], score: 0, scoredBy: -1 };
+    this.docs.set(memory.id, doc);
+    this.totalLength += doc.length;
+    doc.terms.forEach((term, i) => {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = new Map()));
-      list.set(memory.id, postings!.tfs[i] ?? 1);
+      list.set(doc, postings!.tfs[i] ?? 1);
     });
+    this.byImportance.add(doc.memory);
+    this.byRecency.add(doc.memory);
   }
 
   remove(id: string): void {
-    if (!this.byId.delete(id)) return;
-    this.totalLength -= this.lengths.get(id) ?? 0;
-    this.lengths.delete(id);
-    for (const term of this.termsOf.get(id) ?? []) {
+    const doc = this.docs.get(id);
+    if (!doc) return;
+    this.docs.delete(id);
+    this.totalLength -= doc.length;
+    for (const term of doc.terms) {
       const list = this.postings.get(term);
-      list?.delete(id);
+      list?.delete(doc);
       if (list && list.size === 0) this.postings.delete(term);
     }
-    this.termsOf.delete(id);
+    this.byImportance.remove(doc.memory);
+    this.byRecency.remove(doc.memory);
+  }
+
+  get(id: string): Memory | undefined {
+    return this.docs.get(id)?.memory;
   }
 
   /** Active and unexpired at `now`, among `ids` (order not kept, as `getActive`'s). */
   getActive(ids: readonly string[], now: Date): Memory[] {
     const out: Memory[] = [];
     for (const id of new Set(ids)) {
-      const m = this.byId.get(id);
+      const m = this.docs.get(id)?.memory;
       if (m && live(m, now)) out.push(m);
     }
     return out;
@@ -108,37 +177,37 @@ export class MemoryWorkingSet {
 
   /**
    * The best `k` live memories of `types` with importance ≥ `minImportance`, by importance then last
-   * update (`recall_top_by_type`, migration 1797400000000); `settledOnly` leaves pending ones out.
+   * update: each type's best k, then the best k of those (`recall_top_by_type`, migration
+   * 1797400000000); `settledOnly` leaves pending ones out.
    */
   topByImportance(input: { types: readonly MemoryType[]; minImportance: number; now: Date; settledOnly: boolean; k: number }): Memory[] {
-    const types = new Set(input.types);
-    return topK(
-      this.byId.values(),
-      (m) => types.has(m.type) && m.importance >= input.minImportance && live(m, input.now) && !(input.settledOnly && m.pending),
-      byImportance,
+    return this.byImportance.walk(
+      input.types,
+      (m) => live(m, input.now) && !(input.settledOnly && m.pending),
+      (m) => m.importance < input.minImportance,
       input.k,
     );
   }
 
   /** The `k` last touched (expired ones included, as `recall_recent` reads them). */
   recent(input: { types: readonly MemoryType[] | null; k: number }): Memory[] {
-    const types = input.types ? new Set(input.types) : null;
-    return topK(this.byId.values(), (m) => !types || types.has(m.type), byRecency, input.k);
+    return this.byRecency.walk(input.types ?? this.byRecency.types(), () => true, () => false, input.k);
   }
 
   /** Confirmed global standing instructions, most important first. */
   instructions(input: { now: Date; k: number }): Memory[] {
-    return topK(this.byId.values(), (m) => m.type === 'instruction' && m.scope === 'global' && !m.pending && live(m, input.now), byImportance, input.k);
+    return this.byImportance.walk(['instruction'], (m) => m.scope === 'global' && !m.pending && live(m, input.now), () => false, input.k);
   }
 
   /**
    * Okapi BM25 over the user's active memories, the `k` best (ties by id), expired ones included
    * as the SQL ranks them. Every posting of the scored terms is read: held in memory, the exact
-   * score costs less than the SQL's cut.
+   * score costs less than the SQL's cut. The same formula as `bm25Score`, with each term's idf
+   * computed once (test/working-set.test.ts compares the two).
    */
   bm25(queryTerms: readonly string[], k: number): { id: string; score: number }[] {
-    const docCount = this.byId.size;
-    if (docCount === 0) return [];
+    const docCount = this.docs.size;
+    if (docCount === 0 || k <= 0) return [];
     const avgDocLength = bm25AvgDocLength(this.totalLength, docCount);
     const terms = [...new Set(queryTerms)]
       .flatMap((term) => {
@@ -147,19 +216,24 @@ export class MemoryWorkingSet {
       })
       .sort((a, b) => a.list.size - b.list.size || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
       .slice(0, MAX_QUERY_TERMS);
-    const scores = new Map<string, number>();
+    const query = ++this.queries;
+    const touched: Doc[] = [];
+    const k1 = BM25_K1;
+    const lengthWeight = BM25_B / avgDocLength;
     for (const { list } of terms) {
-      for (const [id, tf] of list) {
-        const s = bm25Score({ tf, docLength: this.lengths.get(id) ?? 0, avgDocLength, docFrequency: list.size, docCount });
-        scores.set(id, (scores.get(id) ?? 0) + s);
+      const idf = bm25Idf(list.size, docCount);
+      for (const [doc, tf] of list) {
+        const s = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - BM25_B + lengthWeight * doc.length));
+        if (doc.scoredBy !== query) {
+          doc.scoredBy = query;
+          doc.score = 0;
+          touched.push(doc);
+        }
+        doc.score += s;
       }
     }
-    const hits = [...scores].map(([id, score]) => ({ id, score }));
-    return topK(hits.values(), () => true, (a, b) => b.score - a.score || byId(a, b), k);
-  }
-
-  get(id: string): Memory | undefined {
-    return this.byId.get(id);
+    const best = topK(touched, () => true, (a, b) => b.score - a.score || byId(a.memory, b.memory), k);
+    return best.map((d) => ({ id: d.memory.id, score: d.score }));
   }
 }
 
