@@ -163,9 +163,10 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   // Threads start on the first extraction, not here: a process that never extracts holds none.
   const rules = new RulePool({ threads: config.extraction.ruleThreads, messageTimeoutMs: config.extraction.messageTimeoutMs, screenTimeoutMs: 4 * config.extraction.messageTimeoutMs });
   const quarantine = new PostgresMessageQuarantine(pool);
+  const workingSets = new WorkingSetCache(new PostgresWorkingSetSource(pool), { maxMemories: config.recall.workingSetMemories }).startSweeping();
   const deps: ServiceDeps = {
     ...ports,
-    workingSets: new WorkingSetCache(new PostgresWorkingSetSource(pool), { maxMemories: config.recall.workingSetMemories }),
+    workingSets,
     embedder: new LangChainEmbedder(models.interactive, models.background),
     vectors,
     episodeVectors,
@@ -344,6 +345,7 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
       await Promise.all([warmFollowUpPrototypes(deps.embedder, config, warn), warmScenePrototypes(deps.embedder, config, warn)]);
     },
     async close() {
+      workingSets.close();
       await rules.close();
       // A test may have swapped in a pool of its own (test/fixtures/slow-rule-worker.mjs).
       if (deps.rules && deps.rules !== rules) await deps.rules.close();

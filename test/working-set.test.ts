@@ -207,6 +207,37 @@ describe('WorkingSetCache', () => {
     await expect(cache.forRequest('u', NOW, fallback).getActive({ userId: 'u', ids: ['x'], now: NOW })).rejects.toThrow('read through SQL');
   });
 
+  it('drops a set read by nobody for a while, so a purged user does not stay in memory until their next recall', async () => {
+    const { source } = fakeSource();
+    let t = 1_000_000;
+    const cache = new WorkingSetCache(source, { maxMemories: 100, interestMs: 60_000, clock: () => t });
+    await held(cache, 'u');
+    t += 30_000;
+    cache.sweep();
+    expect(cache.isHeld('u')).toBe(true);
+    t += 31_000;
+    cache.sweep();
+    expect(cache.isHeld('u')).toBe(false);
+  });
+
+  it('reads through SQL, each read on its own, when the changes statement fails', async () => {
+    const { source } = fakeSource();
+    const cache = new WorkingSetCache(source, { maxMemories: 100 });
+    await held(cache, 'u');
+    source.changes = () => Promise.reject(new Error('connection reset'));
+    const asked: string[] = [];
+    const sql = {
+      lists: { memoryLists: () => (asked.push('lists'), Promise.resolve({} as never)), bm25WithMemories: () => (asked.push('bm25'), Promise.resolve({ hits: [], memories: [] })) },
+      memories: { getActive: () => (asked.push('active'), Promise.resolve([])) },
+    };
+    const reads = cache.forRequest('u', NOW, sql);
+    await reads.bm25WithMemories({ userId: 'u', now: NOW, tokens: ['a'], k: 5 });
+    await reads.getActive({ userId: 'u', ids: ['x'], now: NOW });
+    expect(asked).toEqual(['bm25', 'active']);
+    expect(cache.isHeld('u')).toBe(false);
+    expect(cache.reads.dropped).toBe(1);
+  });
+
   it('keeps within its memory bound by dropping the least recently used user', async () => {
     const { state, source } = fakeSource();
     state.rows = [row(memory({ text: 'a' }), 1n), row(memory({ text: 'b' }), 1n)];

@@ -42,6 +42,7 @@ interface Entry {
   /** The writing transaction of each row applied (removed ones too), so an older answer never overwrites a newer one. */
   readonly versions: Map<string, bigint>;
   readonly loadedAt: number;
+  usedAt: number;
 }
 
 /** A user whose set is held, as one recall sees it once brought up to date. */
@@ -62,6 +63,7 @@ export class WorkingSetCache implements WorkingSets {
   /** Users past the limit, until when not to try again. */
   private readonly tooMany = new Map<string, number>();
   private held = 0;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
   /** Recalls by where they read (also the metric jarvis_recall_working_set_reads_total). */
   readonly reads = { held: 0, sql: 0, dropped: 0 };
   private readonly maxAgeMs: number;
@@ -103,8 +105,10 @@ export class WorkingSetCache implements WorkingSets {
     }
     this.entries.delete(userId);
     this.entries.set(userId, entry);
-    const fresh = this.refresh(userId, entry, now);
-    fresh.catch(() => {});
+    entry.usedAt = this.clock();
+    // A failed statement drops the set, and this request reads through SQL, each read on its own
+    // as before: one failed statement does not fail the lists, BM25 and the hydration together.
+    const fresh = this.refresh(userId, entry, now).catch(() => undefined);
     const held = async (): Promise<Fresh | undefined> => fresh;
     return {
       memoryLists: async (input) => {
@@ -122,8 +126,30 @@ export class WorkingSetCache implements WorkingSets {
     };
   }
 
-  /** Forgets every held set (a purge of this process's view, tests). */
-  clear(): void {
+  /**
+   * Drops the sets not read for `interestMs` or loaded more than `maxAgeMs` ago. Run every minute
+   * ({@link startSweeping}): a purged user's memories leave a process that never recalls them
+   * again within that time, not only when it next reads them.
+   */
+  sweep(): void {
+    const t = this.clock();
+    for (const [userId, entry] of this.entries) {
+      if (t - entry.usedAt > this.interestMs || t - entry.loadedAt > this.maxAgeMs) this.drop(userId, entry);
+    }
+    for (const [userId, until] of this.tooMany) if (until <= t) this.tooMany.delete(userId);
+  }
+
+  /** Sweeps every minute until {@link close}; the timer never keeps the process alive. */
+  startSweeping(everyMs = 60_000): this {
+    this.sweeper ??= setInterval(() => this.sweep(), everyMs);
+    this.sweeper.unref();
+    return this;
+  }
+
+  /** Stops sweeping and forgets every held set. */
+  close(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
     this.entries.clear();
     this.held = 0;
   }
@@ -134,6 +160,7 @@ export class WorkingSetCache implements WorkingSets {
       changes = await this.source.changes(userId, now, entry.mark.horizon, this.maxChanges);
     } catch (err) {
       this.drop(userId, entry);
+      this.count('dropped');
       throw err;
     }
     const { mark } = changes;
@@ -186,7 +213,7 @@ export class WorkingSetCache implements WorkingSets {
         this.tooMany.set(userId, this.clock() + this.maxAgeMs);
         return;
       }
-      const entry: Entry = { set: new MemoryWorkingSet(), mark: loaded.mark, versions: new Map(), loadedAt: this.clock() };
+      const entry: Entry = { set: new MemoryWorkingSet(), mark: loaded.mark, versions: new Map(), loadedAt: this.clock(), usedAt: this.clock() };
       for (const row of loaded.rows) apply(entry, row);
       this.drop(userId);
       this.entries.set(userId, entry);
