@@ -4,6 +4,9 @@ import type pg from 'pg';
 import { traceStatements, type StatementTiming } from '../src/adapters/postgres/pool';
 import { recall, type RecallDeps } from '../src/recall/recall';
 import { WorkingSetCache } from '../src/recall/working-set-cache';
+import { bm25Text } from '../src/recall/route-plan';
+import { tokenizeForIndex } from '../src/adapters/text/jieba';
+import { MEMORY_TYPES } from '../src/core/memory-types';
 import { rebuildPersona } from '../src/persona/persona';
 import { cpuByProgram, cpuPerOperation, fmt, startBenchStack, stats, timed } from './support';
 import { chatMemory, chatQueries, prng } from './chat-corpus';
@@ -162,6 +165,14 @@ export async function run(args: string[]): Promise<void> {
               differingQueries.add(q);
               const line = (x: typeof r) => x.memories.map((m) => `${m.id.slice(0, 8)}:${m.score.toFixed(4)}:${m.routes.join('+')}`).join(' ');
               console.log(`        answers differ for ${JSON.stringify(q)}\n          held: ${line(r)}\n          sql:  ${line(r0)}`);
+              // Where memory BM25 is the difference: the held set scores every posting, the SQL cuts a common term's.
+              const tokens = tokenizeForIndex(bm25Text({ query: q, options }));
+              const fallback = { lists: runtime.deps.recallLists!, memories: runtime.deps.memories };
+              const heldHits = (await runtime.deps.workingSets!.forRequest(user, now, fallback).bm25WithMemories({ userId: user, now, tokens, k: 20 })).hits.map((h) => h.id);
+              const cutHits = (await runtime.deps.recallLists!.bm25WithMemories({ userId: user, now, tokens, k: 20 })).hits.map((h) => h.id);
+              const exactHits = (await runtime.deps.memories.bm25({ userId: user, tokens, k: 20, types: [...MEMORY_TYPES] })).map((h) => h.id);
+              const same = (a: string[], b: string[]) => a.filter((id) => b.includes(id)).length;
+              console.log(`          memory BM25 top 20: held = exact SQL in ${same(heldHits, exactHits)}/20 (order equal: ${JSON.stringify(heldHits) === JSON.stringify(exactHits)}), SQL cut = exact in ${same(cutHits, exactHits)}/20`);
             }
           }
         }

@@ -7,6 +7,7 @@ import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-r
 import { inUserTransaction } from '../src/adapters/postgres/pool';
 import { PostgresRecallLists } from '../src/adapters/postgres/recall-lists-repository';
 import { PostgresTimeRoute } from '../src/adapters/postgres/time-route-repository';
+import { PostgresWorkingSetSource } from '../src/adapters/postgres/working-set-repository';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import type { MemoryType } from '../src/core/types';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
@@ -116,6 +117,31 @@ describe('recall on tables never analyzed', () => {
     expect(painPoints.every((m) => m.type === 'pain_point')).toBe(true);
     for (let i = 1; i < painPoints.length; i += 1) expect(painPoints[i - 1]!.importance).toBeGreaterThanOrEqual(painPoints[i]!.importance);
     expect(await tuplesReadBy(pool, last(), 'memories')).toBeLessThanOrEqual(40);
+  });
+
+  it("the working set's load reads each of the user's memories and postings once, not the postings once per memory", async () => {
+    const { db, last } = capturing();
+    const loaded = await new PostgresWorkingSetSource(db).load(userId, 50_000);
+    expect(loaded === 'tooMany' ? 0 : loaded.rows.length).toBe(COUNT);
+    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM memory_terms WHERE user_id = $1`, [userId]);
+    // Through memory_terms' memory_id index, one probe per memory. With the user's id in the
+    // probe the planner read the user's postings range once per memory (10k × ~60k: the load
+    // outlived the pool's query timeout in the bench).
+    expect(await tuplesReadBy(pool, last(), 'memory_terms')).toBeLessThanOrEqual(Number(rows[0]!.n) + 10);
+    expect(await tuplesReadBy(pool, last(), 'memories')).toBeLessThanOrEqual(COUNT + 10);
+  });
+
+  it("the working set's changes read the rows written since the horizon and their postings only", async () => {
+    const source = new PostgresWorkingSetSource(pool);
+    const before = await source.changes(userId, AT, 0n, 1);
+    const changed = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003'];
+    await pool.query(`UPDATE memories SET importance = 0.42 WHERE user_id = $1 AND id = ANY($2::uuid[])`, [userId, changed]);
+    const { db, last } = capturing();
+    const changes = await new PostgresWorkingSetSource(db).changes(userId, AT, before.mark.horizon, 500);
+    expect(changes.rows.map((r) => r.memory.id).sort()).toEqual(changed);
+    expect(changes.rows.every((r) => r.postings.terms.length > 0)).toBe(true);
+    expect(await tuplesReadBy(pool, last(), 'memories')).toBeLessThanOrEqual(changed.length + 10);
+    expect(await tuplesReadBy(pool, last(), 'memory_terms')).toBeLessThanOrEqual(changed.length * 8 + 10);
   });
 
   it("memory BM25 reads one bounded cut of each common term's postings, in impact order", async () => {

@@ -111,6 +111,22 @@ describe('MemoryWorkingSet', () => {
     expect(set.size).toBe(3);
   });
 
+  it('loaded at once, it holds the same orders as built one row at a time', () => {
+    const rows = Array.from({ length: 200 }, (_, i) =>
+      memory({ text: `m${i} ${i % 3 === 0 ? 'tea' : 'coffee'}`, importance: ((i * 37) % 100) / 100, type: (['fact', 'preference', 'goal'] as const)[i % 3], updatedAt: new Date(NOW.getTime() - ((i * 53) % 200) * 1000) }),
+    );
+    const one = new MemoryWorkingSet();
+    for (const m of rows) one.apply(m, row(m, 1n).postings);
+    const all = MemoryWorkingSet.of(rows.map((m) => ({ memory: m, postings: row(m, 1n).postings })));
+    const lists = (set: MemoryWorkingSet) => ({
+      top: set.topByImportance({ types: ['fact', 'goal'], minImportance: 0.3, now: NOW, settledOnly: false, k: 10 }).map((m) => m.id),
+      recent: set.recent({ types: null, k: 10 }).map((m) => m.id),
+      bm25: set.bm25(['tea', 'm7'], 10),
+    });
+    expect(lists(all)).toEqual(lists(one));
+    expect(all.size).toBe(200);
+  });
+
   it('hands out frozen memories: a caller cannot change what the next request reads', () => {
     const set = new MemoryWorkingSet();
     const m = memory({ text: 'x', keywords: ['k'] });

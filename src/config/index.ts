@@ -68,7 +68,7 @@ export const envSchema = z.object({
   RECALL_REWRITE_TIMEOUT_MS: positiveInt.default(2000),
   RECALL_PERSONA_SHARE: z.coerce.number().min(0).max(0.5).default(0.15),
   RECALL_SCENES_SHARE: z.coerce.number().min(0).max(0.5).default(0.1),
-  RECALL_WORKING_SET_MEMORIES: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
+  RECALL_WORKING_SET_MEMORIES: z.coerce.number().int().min(0).max(10_000_000).default(200_000),
   RECALL_EXCHANGE_MIN_SIMILARITY: z.coerce.number().min(0).max(1).default(0.805),
   RECALL_EXCHANGE_MIN_SIMILARITY_CJK: z.coerce.number().min(0).max(1).default(0.855),
   PERSONA_DEBOUNCE_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),

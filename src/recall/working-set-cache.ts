@@ -213,8 +213,7 @@ export class WorkingSetCache implements WorkingSets {
         this.tooMany.set(userId, this.clock() + this.maxAgeMs);
         return;
       }
-      const entry: Entry = { set: new MemoryWorkingSet(), mark: loaded.mark, versions: new Map(), loadedAt: this.clock(), usedAt: this.clock() };
-      for (const row of loaded.rows) apply(entry, row);
+      const entry: Entry = { set: MemoryWorkingSet.of(loaded.rows), mark: loaded.mark, versions: new Map(loaded.rows.map((r) => [r.memory.id, r.version])), loadedAt: this.clock(), usedAt: this.clock() };
       this.drop(userId);
       this.entries.set(userId, entry);
       this.held += entry.set.size;

@@ -16,7 +16,7 @@ function statement(opts: { activeOnly: boolean; stablePrefix: boolean }): string
   return `(SELECT 'memory' AS part, NULL::jsonb AS extra, ${M_COLUMNS}, t.terms, t.tfs, m.doc_length, m.written_xid::text AS written_xid
              FROM memories m
              LEFT JOIN LATERAL (SELECT array_agg(x.term) AS terms, array_agg(x.tf) AS tfs
-                                  FROM memory_terms x WHERE x.memory_id = m.id AND x.user_id = $1) t ON true
+                                  FROM memory_terms x WHERE x.memory_id = m.id) t ON true
             WHERE m.user_id = $1 AND m.written_xid >= $2::xid8${opts.activeOnly ? ` AND m.status = 'active'` : ''}
             LIMIT $3)
           UNION ALL
