@@ -63,6 +63,16 @@ function counting(deps: RecallDeps, pool: pg.Pool): { deps: RecallDeps; counts: 
   };
 }
 
+/** One recall through `deps`, with what it sent. */
+async function countedRecall(deps: RecallDeps, key: string, query: string, options: Parameters<typeof recall>[3]) {
+  const probe = counting(deps, stack.ctx.runtime.pool);
+  try {
+    return { r: await probe.run(() => recall(probe.deps, key, query, options)), probe };
+  } finally {
+    probe.restore();
+  }
+}
+
 describe('round trips of one recall', () => {
   it('a warm recall with memories, messages and recentMessages sends few statements and Chroma queries', { timeout: 120_000 }, async () => {
     const { ctx, client } = stack;
@@ -80,15 +90,11 @@ describe('round trips of one recall', () => {
     ]);
     const now = new Date('2026-06-02T00:00:00Z');
     const options = { now, recentMessages: ['我们昨天聊了 payment-svc', 'the pool was too small'] };
+    // Through SQL, as for a user the process does not hold (the held case is the next test).
+    const deps = { ...ctx.runtime.deps, workingSets: undefined };
     // Warm: the zone cache, collection handles and prepared plans are in place, as in production.
-    for (let i = 0; i < 2; i++) await recall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', options);
-    const probe = counting(ctx.runtime.deps, ctx.runtime.pool);
-    let r;
-    try {
-      r = await probe.run(() => recall(probe.deps, key, 'payment-svc 超时 怎么办', options));
-    } finally {
-      probe.restore();
-    }
+    for (let i = 0; i < 2; i++) await recall(deps, key, 'payment-svc 超时 怎么办', options);
+    const { r, probe } = await countedRecall(deps, key, 'payment-svc 超时 怎么办', options);
     expect(r.error).toBeUndefined();
     expect(r.memories.length).toBeGreaterThan(0);
     console.log(`one recall: ${probe.counts.statements} statements, ${probe.counts.chroma} Chroma queries`);
@@ -120,13 +126,7 @@ describe('round trips of one recall', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(cache.isHeld(key)).toBe(true);
-    const probe = counting(ctx.runtime.deps, ctx.runtime.pool);
-    let r;
-    try {
-      r = await probe.run(() => recall(probe.deps, key, 'payment-svc 超时 怎么办', options));
-    } finally {
-      probe.restore();
-    }
+    const { r, probe } = await countedRecall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', options);
     expect(r.error).toBeUndefined();
     expect(r.memories.map((m) => m.text)).toContain('payment-svc times out under load since Monday');
     // The lists, memory BM25, the ANN hydration, the persona, the scenes and the history: one statement.

@@ -4,6 +4,7 @@ import { termFrequencies } from '../src/core/text/tokenize';
 import type { Memory, MemoryType } from '../src/core/types';
 import { MemoryWorkingSet, type WorkingSetChanges, type WorkingSetMark, type WorkingSetRow } from '../src/core/recall/working-set';
 import { WorkingSetCache, type WorkingSetSource } from '../src/recall/working-set-cache';
+import { newMemory } from './support/seed';
 
 const NOW = new Date('2026-12-03T12:00:00Z');
 let counter = 0;
@@ -11,33 +12,8 @@ let counter = 0;
 function memory(over: Partial<Memory> & { text: string }): Memory {
   counter++;
   const at = new Date(NOW.getTime() - counter * 60_000);
-  return {
-    id: `00000000-0000-0000-0000-${String(counter).padStart(12, '0')}`,
-    userId: 'u',
-    type: 'fact',
-    status: 'active',
-    scope: 'global',
-    confidence: 0.9,
-    importance: 0.5,
-    importanceLevel: 'medium',
-    frequencyCount: 1,
-    decayScore: 1,
-    emotionTags: [],
-    associatedTopics: [],
-    keywords: [],
-    source: {} as Memory['source'],
-    metadata: {},
-    createdAt: at,
-    updatedAt: at,
-    lastRecalledAt: null,
-    lastAccessedAt: at,
-    expiresAt: null,
-    supersedes: null,
-    supersededBy: null,
-    via: 'api',
-    pending: false,
-    ...over,
-  };
+  const { tokens: _tokens, normalizedText: _normalized, importanceComponents: _components, ...m } = newMemory({ id: `00000000-0000-0000-0000-${String(counter).padStart(12, '0')}`, userId: 'u', text: over.text, at });
+  return { ...m, ...over };
 }
 
 function row(m: Memory, version: bigint): WorkingSetRow {
