@@ -108,19 +108,18 @@ export class WorkingSetCache implements WorkingSets {
     entry.usedAt = this.clock();
     // A failed statement drops the set, and this request reads through SQL, each read on its own
     // as before: one failed statement does not fail the lists, BM25 and the hydration together.
-    const fresh = this.refresh(userId, entry, now).catch(() => undefined);
-    const held = async (): Promise<Fresh | undefined> => fresh;
+    const fresh: Promise<Fresh | undefined> = this.refresh(userId, entry, now).catch(() => undefined);
     return {
       memoryLists: async (input) => {
-        const f = await held();
+        const f = await fresh;
         return f ? listsOf(f, input) : fallback.lists.memoryLists(input);
       },
       bm25WithMemories: async (input) => {
-        const f = await held();
+        const f = await fresh;
         return f ? bm25Of(f.set, input) : fallback.lists.bm25WithMemories(input);
       },
       getActive: async (input) => {
-        const f = await held();
+        const f = await fresh;
         return f ? f.set.getActive(input.ids, input.now ?? new Date(this.clock())) : fallback.memories.getActive(input);
       },
     };
