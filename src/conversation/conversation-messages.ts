@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { ErrorCode, MemoryServiceError } from '../core/errors';
+import { ErrorCode, isDeadlock, MemoryServiceError } from '../core/errors';
 import type { IncomingMessage, IndexedMessage, StoredMessage } from '../core/ports/conversation';
 import { RuleWorkError } from '../shared/rule-work';
 import type { AppConfig } from '../config';
@@ -96,6 +96,26 @@ export async function storeMessages(
 
 /** {@link storeMessages} once the batch is segmented: the refusals that need what is stored, and the append. */
 async function appendIndexed(
+  deps: Pick<ServiceDeps, 'unitOfWork'>,
+  input: { userKey: string; conversationId: string; messages: IndexedMessage[]; maxMessages: number; reused?: ReusedMessageIds },
+): Promise<{ inserted: string[]; duplicates: string[] }> {
+  // The append locks one conversation, not the user: a purge racing it takes the user's
+  // document-frequency rows in another order, and PostgreSQL rolls one transaction back to break
+  // the deadlock. Only the database was touched, so the append is tried again instead of answering 500.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await appendOnce(deps, input);
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= APPEND_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
+    }
+  }
+}
+
+/** Attempts of an append PostgreSQL rolls back to break a deadlock. */
+const APPEND_ATTEMPTS = 3;
+
+async function appendOnce(
   deps: Pick<ServiceDeps, 'unitOfWork'>,
   input: { userKey: string; conversationId: string; messages: IndexedMessage[]; maxMessages: number; reused?: ReusedMessageIds },
 ): Promise<{ inserted: string[]; duplicates: string[] }> {

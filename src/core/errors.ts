@@ -107,6 +107,15 @@ export function databaseErrorCode(err: unknown): ErrorCode | undefined {
 }
 
 /**
+ * Whether PostgreSQL rolled a transaction back to break a deadlock (40P01). The transaction did
+ * nothing, so running it again is safe when its work only touches the database.
+ */
+export function isDeadlock(err: unknown): boolean {
+  const cause = err instanceof MemoryServiceError ? err.cause : err;
+  return typeof cause === 'object' && cause !== null && (cause as { code?: unknown }).code === '40P01';
+}
+
+/**
  * Whether an error is a PostgreSQL foreign-key violation (23503), raw or inside the conflict the
  * pool turns it into (src/adapters/postgres/pool.ts, `userGoneAsConflict`). A delete of a user's
  * rows meets it when a write committed a row that still references them.

@@ -88,6 +88,26 @@ describe('storing conversation messages', () => {
     expect(f.state.messages).toEqual([]);
   });
 
+  it('tries an append PostgreSQL rolled back to break a deadlock again, and gives up after three', async () => {
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    const f = new InMemoryConversationSide();
+    const failing = (times: number) => {
+      let left = times;
+      return {
+        ...f.deps,
+        unitOfWork: {
+          ...f.deps.unitOfWork,
+          run: <T>(input: Parameters<typeof f.deps.unitOfWork.run<T>>[0]) => (left-- > 0 ? Promise.reject(deadlock) : f.deps.unitOfWork.run(input)),
+        },
+      };
+    };
+    expect(await storeMessages(failing(2), { userKey: user, conversationId: 'c1', messages: messages(['m1']), maxMessages: 10 })).toEqual({ inserted: ['m1'], duplicates: [] });
+    await expect(storeMessages(failing(3), { userKey: user, conversationId: 'c1', messages: messages(['m2']), maxMessages: 10 })).rejects.toBe(deadlock);
+    // Another error is not tried again.
+    const full = await code(storeMessages(f.deps, { userKey: user, conversationId: 'c1', messages: messages(['m3', 'm4']), maxMessages: 2 }));
+    expect(full).toBe(ErrorCode.payloadTooLarge);
+  });
+
   it('reads a long conversation page by page, in arrival order', async () => {
     const f = new InMemoryConversationSide();
     const ids = Array.from({ length: 2_345 }, (_, i) => `m${i}`);
