@@ -13,6 +13,7 @@ import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
 import { capturing as capturingPool, explainGeneric, sentStatement, tuplesReadBy, type SentStatement } from './support/statements';
 import { PostgresRecallLists } from '../src/adapters/postgres/recall-lists-repository';
+import { PostgresWorkingSetSource } from '../src/adapters/postgres/working-set-repository';
 import { PostgresGraphRecall } from '../src/adapters/postgres/graph-recall-repository';
 import { indexedOnThisThread } from './support/indexed-messages';
 
@@ -299,6 +300,18 @@ describe("recall's named statements: the generic plan reads what the custom plan
     expect(sent).toHaveLength(2);
     await compare(sent[0]!, ['memories']);
     await compare(sent[1]!, ['entities']);
+  });
+
+  it("the working set's load and changes", async () => {
+    const { db, sent } = recording();
+    const source = new PostgresWorkingSetSource(db);
+    await source.load(fresh, 50_000);
+    const { mark } = await source.changes(large, AT, 0n, 500);
+    await source.changes(large, AT, mark.horizon, 500);
+    expect(sent).toHaveLength(3);
+    // The load is sent unnamed: named, its generic plan read every memory of the table (6,600 for 600).
+    expect(sent[0]!.name).toBeUndefined();
+    for (const statement of sent.slice(1)) await compare(statement, ['memory_terms']);
   });
 
   it('the BM25 statements stay unnamed: their generic plans probe postings through the document index', async () => {

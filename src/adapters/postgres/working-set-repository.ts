@@ -9,16 +9,17 @@ const M_COLUMNS = COLUMNS.split(',')
   .join(', ');
 
 /**
- * The memory branch comes first: UNION ALL takes each column's type from it. Postings are read
- * per memory through memory_terms' memory_id index; `doc_length` is the memory's own copy.
+ * The memory branch comes first: UNION ALL takes each column's type from it. The rows are read
+ * through `recall_written_since` (migration 1797700000000), one index range whatever the
+ * statistics say; their postings per memory through memory_terms' memory_id index (with the
+ * user's id in that probe, the planner read the user's whole postings range once per memory);
+ * `doc_length` is the memory's own copy.
  */
 function statement(opts: { activeOnly: boolean; stablePrefix: boolean }): string {
   return `(SELECT 'memory' AS part, NULL::jsonb AS extra, ${M_COLUMNS}, t.terms, t.tfs, m.doc_length, m.written_xid::text AS written_xid
-             FROM memories m
+             FROM recall_written_since($1, $2::xid8, ${opts.activeOnly}, $3) m
              LEFT JOIN LATERAL (SELECT array_agg(x.term) AS terms, array_agg(x.tf) AS tfs
-                                  FROM memory_terms x WHERE x.memory_id = m.id) t ON true
-            WHERE m.user_id = $1 AND m.written_xid >= $2::xid8${opts.activeOnly ? ` AND m.status = 'active'` : ''}
-            LIMIT $3)
+                                  FROM memory_terms x WHERE x.memory_id = m.id) t ON true)
           UNION ALL
           (SELECT 'mark', jsonb_build_object(
                     'horizon', pg_snapshot_xmin(pg_current_snapshot())::text,
@@ -34,8 +35,12 @@ function statement(opts: { activeOnly: boolean; stablePrefix: boolean }): string
                   }`;
 }
 
-/** A user's active memories with their postings ($2 = '0': every row). */
-const LOAD = prepared(statement({ activeOnly: true, stablePrefix: false }));
+/**
+ * A user's active memories with their postings ($2 = '0': every row). Sent unnamed, so planned
+ * with its values each time: run once per user per load, its planning costs nothing that matters,
+ * and its generic plan read every memory of every user (test/bm25-plans.int.test.ts).
+ */
+const LOAD = statement({ activeOnly: true, stablePrefix: false });
 /** Rows written since a horizon, and what recall reads beside memories (persona, scene block, history). */
 const CHANGES = prepared(statement({ activeOnly: false, stablePrefix: true }));
 
@@ -47,7 +52,7 @@ export class PostgresWorkingSetSource {
 
   /** Every active memory of the user, or `tooMany` past `limit` (nothing is kept then). */
   async load(userId: string, limit: number): Promise<{ mark: WorkingSetMark; rows: WorkingSetRow[] } | 'tooMany'> {
-    const { rows } = await this.db.query<Row>(bind(LOAD, [userId, '0', limit + 1]));
+    const { rows } = await this.db.query<Row>(LOAD, [userId, '0', limit + 1]);
     const memories = rows.filter((r) => r.part === 'memory');
     if (memories.length > limit) return 'tooMany';
     return { mark: markOf(rows), rows: memories.map(workingSetRow) };
