@@ -111,8 +111,7 @@ export function databaseErrorCode(err: unknown): ErrorCode | undefined {
  * nothing, so running it again is safe when its work only touches the database.
  */
 export function isDeadlock(err: unknown): boolean {
-  const cause = err instanceof MemoryServiceError ? err.cause : err;
-  return typeof cause === 'object' && cause !== null && (cause as { code?: unknown }).code === '40P01';
+  return sqlState(err) === '40P01';
 }
 
 /**
@@ -121,8 +120,13 @@ export function isDeadlock(err: unknown): boolean {
  * rows meets it when a write committed a row that still references them.
  */
 export function isForeignKeyViolation(err: unknown): boolean {
+  return sqlState(err) === '23503';
+}
+
+/** The SQLSTATE of a PostgreSQL error, raw or wrapped by the pool in a service error. */
+function sqlState(err: unknown): unknown {
   const cause = err instanceof MemoryServiceError ? err.cause : err;
-  return typeof cause === 'object' && cause !== null && (cause as { code?: unknown }).code === '23503';
+  return typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
 }
 
 /**

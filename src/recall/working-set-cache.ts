@@ -10,8 +10,7 @@
  * truncation drops the set; the next recalls read through the SQL statements until it is loaded
  * again in the background. Other processes' writes are seen the same way as this one's.
  */
-import type { Bm25WithMemories, MemoryLists, MemoryListsInput, MemoryListsSource, RecallReads, WorkingSets } from '../core/recall/memory-lists';
-import { MEMORY_TYPES } from '../core/memory-types';
+import { importantTypes, type Bm25WithMemories, type MemoryLists, type MemoryListsInput, type MemoryListsSource, type RecallReads, type WorkingSets } from '../core/recall/memory-lists';
 import { metrics } from '../observability/metrics';
 import type { MemoryRepository } from '../core/ports/memory';
 import { MemoryWorkingSet, live, type WorkingSetChanges, type WorkingSetMark, type WorkingSetRow } from '../core/recall/working-set';
@@ -53,7 +52,6 @@ interface Fresh {
 
 /** Users remembered as recalled once, oldest forgotten first. */
 const INTEREST_LIMIT = 10_000;
-const NOT_INSTRUCTION = MEMORY_TYPES.filter((t) => t !== 'instruction');
 
 export class WorkingSetCache implements WorkingSets {
   /** Held sets in least-recently-used order (a Map keeps insertion order). */
@@ -175,9 +173,13 @@ export class WorkingSetCache implements WorkingSets {
       if (mark.registeredAt !== null) this.noteInterest(userId, true);
       return undefined;
     }
+    const before = entry.set.size;
     for (const row of changes.rows) apply(entry, row);
     if (mark.horizon > entry.mark.horizon) entry.mark = { ...entry.mark, horizon: mark.horizon };
-    if (this.entries.get(userId) === entry) this.resize(entry);
+    if (this.entries.get(userId) === entry) {
+      this.held += entry.set.size - before;
+      this.evict(entry);
+    }
     this.count('held');
     return { set: entry.set, stablePrefix: changes.stablePrefix };
   }
@@ -222,13 +224,6 @@ export class WorkingSetCache implements WorkingSets {
     }
   }
 
-  private resize(entry: Entry): void {
-    let total = 0;
-    for (const e of this.entries.values()) total += e.set.size;
-    this.held = total;
-    if (this.held > this.opts.maxMemories) this.evict(entry);
-  }
-
   /** Least recently used first, never `keep`. */
   private evict(keep?: Entry): void {
     for (const [userId, entry] of this.entries) {
@@ -257,7 +252,7 @@ function apply(entry: Entry, row: WorkingSetRow): void {
 function listsOf({ set, stablePrefix }: Fresh, input: MemoryListsInput): MemoryLists {
   const { now } = input;
   const important = input.important
-    ? set.topByImportance({ types: (input.important.types && input.important.types.length > 0 ? input.important.types : NOT_INSTRUCTION).filter((t) => t !== 'instruction'), minImportance: input.important.minImportance, now, settledOnly: false, k: input.important.k })
+    ? set.topByImportance({ types: importantTypes(input.important.types), minImportance: input.important.minImportance, now, settledOnly: false, k: input.important.k })
     : [];
   const byTypes = input.byTypes && input.byTypes.types.length > 0 ? set.topByImportance({ types: input.byTypes.types, minImportance: -Infinity, now, settledOnly: true, k: input.byTypes.k }) : [];
   const recent = input.recent ? set.recent({ types: input.recent.types && input.recent.types.length > 0 ? input.recent.types : null, k: input.recent.k }) : [];

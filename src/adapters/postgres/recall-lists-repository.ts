@@ -1,6 +1,5 @@
-import type { Bm25WithMemories, MemoryLists, MemoryListsInput, MemoryListsSource, UserHistory } from '../../core/recall/memory-lists';
+import { importantTypes, type Bm25WithMemories, type MemoryLists, type MemoryListsInput, type MemoryListsSource, type UserHistory } from '../../core/recall/memory-lists';
 import { termFrequencies } from '../../core/text/tokenize';
-import { MEMORY_TYPES } from '../../core/memory-types';
 import type { PersonaLanguage } from '../../core/persona/profile';
 import type { Memory } from '../../core/types';
 import { bm25TopCtes } from './bm25-sql';
@@ -57,8 +56,6 @@ export function stablePrefixOf(rows: readonly { part: string; extra: unknown }[]
 
 /** The memory columns of a row of `recall_top_by_type`. */
 const M_COLUMNS = MEMORY_COLUMNS.map((c) => `m.${c}`).join(', ');
-/** Every type but instruction: the important list's types when the request names none. */
-const NOT_INSTRUCTION = MEMORY_TYPES.filter((t) => t !== 'instruction');
 /** The short lists' statement (see {@link PostgresRecallLists}). */
 const LISTS = prepared(
   `-- Each type's best k in index order, then the best k of those (migration 1797400000000): the
@@ -125,7 +122,7 @@ export class PostgresRecallLists implements MemoryListsSource {
         input.now,
         important !== undefined,
         important?.minImportance ?? 1,
-        (important?.types && important.types.length > 0 ? important.types : NOT_INSTRUCTION).filter((t) => t !== 'instruction'),
+        importantTypes(important?.types),
         important?.k ?? 0,
         byTypes !== undefined && byTypes.types.length > 0,
         byTypes?.types ?? [],

@@ -1,4 +1,5 @@
 import type { MemoryRepository } from '../ports/memory';
+import { MEMORY_TYPES } from '../memory-types';
 import type { Memory, MemoryType } from '../types';
 
 /**
@@ -70,4 +71,9 @@ export type RecallReads = MemoryListsSource & Pick<MemoryRepository, 'getActive'
 /** Working sets held by the process (src/recall/working-set-cache.ts): a recall's reads from memory, brought up to date first, or through `fallback`. */
 export interface WorkingSets {
   forRequest(userId: string, now: Date, fallback: { lists: MemoryListsSource; memories: Pick<MemoryRepository, 'getActive'> }): RecallReads;
+}
+
+/** The important list's types: those asked for, else every type; never instructions, which have their own list. */
+export function importantTypes(types: readonly MemoryType[] | undefined): MemoryType[] {
+  return (types && types.length > 0 ? types : MEMORY_TYPES).filter((t) => t !== 'instruction');
 }
