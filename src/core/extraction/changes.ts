@@ -27,7 +27,7 @@ import { ZH_CONDITIONS } from './lexicon';
 import { cleanObject, makeMatch, subjectWords, type ClauseMatch } from './match';
 import { type Build, group, rule, type Rule } from './rule-kit';
 import type { Segmenter } from '../text/segmenter';
-import { en, PRE as EN_PRE, SELF as EN_SELF, SELF_BE } from './en-common';
+import { en, fewestWords, PRE as EN_PRE, SELF as EN_SELF, SELF_BE } from './en-common';
 import { zh } from './zh-common';
 import { isEpisode, ZH_SYMPTOM_WORDS } from './resolution';
 import { isAboutSomeoneElse } from './subjects';
@@ -100,6 +100,8 @@ const EN_ENDED_HEAD =
 const EN_GONE_STATE = 'vegan|vegetarian|pescatarian|pescetarian|keto|paleo|plant-based|gluten-free|dairy-free|sober|teetotal|carnivore|flexitarian|sugar-free|alcohol-free|cold turkey';
 /** Momentary doings that "again" makes no new state of ("I'm crying again", "running late again"). */
 const EN_MOMENTARY = /^(?:crying|laughing|thinking|wondering|waiting|kidding|joking|rambling|asking|talking|typing|messaging|texting|running late|late|rethinking|overthinking|reading (?:this|that|it)|looking)\b/iu;
+/** Words of one clause before its marker ("started running again"): never across a comma or semicolon. */
+const CLAUSE_WORDS = fewestWords('[^\\s,;]', '\\s');
 const EN_ADVERB_TAIL = /(?<!\s)\s+(?:completely|entirely|altogether|totally|for good|for real|now|these days|nowadays|anymore|any more|any longer)$/iu;
 
 function enObject(raw: string): string {
@@ -133,13 +135,13 @@ export const EN_CHANGE_RULES: readonly Rule[] = [
       : makeMatch('en.change.gone', { type: 'fact', confidence: 0.85, importance: 0.7, relation: 'diet', target: group(m).toLowerCase() }),
   ),
   // Taken up again: "I'm smoking again", "I started eating meat again", "I picked the guitar back up", "I've gone back to practicing".
-  rule('en.change.again.ing', en(`${SELF_BE}(?<obj>[a-z]+ing\\b[^,;]*?)\\s+again\\b`), settled('en', (m) =>
+  rule('en.change.again.ing', en(`${SELF_BE}(?<obj>[a-z]+ing\\b[^\\s,;]*(?:\\s+[^\\s,;]+)*?)\\s+again\\b`), settled('en', (m) =>
     EN_MOMENTARY.test(group(m)) ? null : resumed('en.change.again', group(m), 'en'),
   )),
-  rule('en.change.again.started', en(`${EN_SELF}(?:have\\s+|'ve\\s+)?(?:started|begun|began|taken up|took up|resumed|picked up)\\s+(?<obj>[^,;]+?)\\s+again\\b`), settled('en', (m) =>
+  rule('en.change.again.started', en(`${EN_SELF}(?:have\\s+|'ve\\s+)?(?:started|begun|began|taken up|took up|resumed|picked up)\\s+(?<obj>${CLAUSE_WORDS})\\s+again\\b`), settled('en', (m) =>
     EN_MOMENTARY.test(group(m)) ? null : resumed('en.change.again', group(m).replace(/^to\s+/iu, ''), 'en'),
   )),
-  rule('en.change.again.back', en(`(?:${EN_SELF}(?:have\\s+|'ve\\s+)?(?:gone|went|got|gotten)\\s+back\\s+(?:to|into)|${SELF_BE}back\\s+(?:to|into))\\s+(?<obj>[a-z]+ing\\b.*)|${EN_SELF}(?:have\\s+|'ve\\s+)?picked\\s+(?<obj2>[^,;]+?)\\s+back\\s+up\\b`), settled('en', (m) =>
+  rule('en.change.again.back', en(`(?:${EN_SELF}(?:have\\s+|'ve\\s+)?(?:gone|went|got|gotten)\\s+back\\s+(?:to|into)|${SELF_BE}back\\s+(?:to|into))\\s+(?<obj>[a-z]+ing\\b.*)|${EN_SELF}(?:have\\s+|'ve\\s+)?picked\\s+(?<obj2>${CLAUSE_WORDS})\\s+back\\s+up\\b`), settled('en', (m) =>
     resumed('en.change.again', group(m) || group(m, 'obj2'), 'en'),
   )),
   // Ended: "I'm off Instagram for good", "I'm done with alcohol", "not a smoker anymore", "I've cut out sugar", "sold the Corolla".

@@ -13,6 +13,22 @@ export const ADV =
 export const SELF = `^${PRE}(?:i|we)(?:'ve|'d|'ll)?\\s+${ADV}`;
 /** "I'm …" / "we're …" */
 export const SELF_BE = `^${PRE}(?:i'm|i am|im|we're|we are|(?:i|we) (?:might|may|could|must) be|(?:i've|i have|we've|we have) been)\\s+${ADV}`;
+
+/** Whitespace that `.` matches: a gap between words that stays on one line. */
+export const LINE_GAP = '[^\\S\\n\\r\\u2028\\u2029]';
+
+/**
+ * The fewest words a rule captures before the marker that ends them ("… again", "… anymore"):
+ * what `.+?\s+again` captures, less a capture of spaces alone. Spelled as words and the gaps
+ * between them because `.+?\s+` re-reads a run of spaces once for every position in it
+ * (quadratic in the run), while here each space is read a bounded number of times. `word` is the
+ * class of a word's characters (`[^\s,;]` keeps the capture inside one clause), `gap` that of
+ * the spaces between words. Put it after `\s+`, never after a pattern that can end in spaces.
+ */
+export function fewestWords(word = '\\S', gap = LINE_GAP): string {
+  return `${word}+(?:${gap}+${word}+)*?`;
+}
+
 /** "my …" / "our …" */
 export const MY = `^${PRE}(?:my|our)\\s+`;
 

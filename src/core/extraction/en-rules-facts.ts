@@ -8,7 +8,7 @@ import { latinTokens } from './keywords';
 import { EN_CONDITIONS, TECH_KINDS } from './lexicon';
 import { cleanObject, HEALTH_IMPORTANCE, makeMatch, type MatchInit } from './match';
 import { group, rule, type Rule } from './rule-kit';
-import { en, MY, PRE, SELF, SELF_BE } from './en-common';
+import { en, fewestWords, LINE_GAP, MY, PRE, SELF, SELF_BE } from './en-common';
 import { isJob } from './en-rules-intent';
 
 const obj = (m: RegExpExecArray, name = 'obj'): string => cleanObject(group(m, name), 'en');
@@ -37,7 +37,7 @@ export const EN_FACT_RULES: readonly Rule[] = [
   rule('en.pain.my', en(`${MY}(?:biggest|main|major|big|only|real|current|number one|#1|greatest)?\\s*(?:problem|issue|pain(?: point)?|headache|struggle|challenge|frustration|concern|blocker|worry)\\s+(?:right now\\s+|at the moment\\s+|these days\\s+|at work\\s+)?(?:is|are)\\s+(?<obj>.+)`), (m) =>
     makeMatch('en.pain.my', { type: 'pain_point', confidence: 0.9, relation: 'struggles_with', target: obj(m) }),
   ),
-  rule('en.pain.keeps', en(`(?<![^\\n\\r\\u2028\\u2029])(?<obj>.+?)\\s+(?:keeps|kept|keep)\\s+(?:on\\s+)?${SYMPTOM}`), (m) =>
+  rule('en.pain.keeps', en(`(?<![^\\n\\r\\u2028\\u2029])(?<obj>${LINE_GAP}*${fewestWords()})\\s+(?:keeps|kept|keep)\\s+(?:on\\s+)?${SYMPTOM}`), (m) =>
     /^(?:you|he|she|they)\b/iu.test(group(m)) ? null : makeMatch('en.pain.keeps', { type: 'pain_point', confidence: 0.85, relation: 'struggles_with', target: obj(m) }),
   ),
   rule('en.pain.struggling', en(`^${PRE}(?:i'm|i am|we're|we are|i've been|we've been|i|we)\\s+(?:really\\s+|still\\s+|constantly\\s+)?(?:struggling|struggle|having trouble|having a hard time|having issues|having problems|stuck|have trouble|have a hard time)\\s*(?:with|to|on)?\\s*(?<obj>.*)`), (m, clause) =>

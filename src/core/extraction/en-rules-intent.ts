@@ -6,7 +6,7 @@ import { EN_JOBS } from './lexicon';
 import { isAboutSomeoneElse } from './subjects';
 import { cleanObject, guessForgetType, HEALTH_IMPORTANCE, isTaskScoped, makeMatch, subjectWords } from './match';
 import { group, rule, type Rule } from './rule-kit';
-import { ASSISTANT_TARGET, en, MY, PRE, SELF, SELF_BE, STANDING_EN } from './en-common';
+import { ASSISTANT_TARGET, en, fewestWords, LINE_GAP, MY, PRE, SELF, SELF_BE, STANDING_EN } from './en-common';
 
 const obj = (m: RegExpExecArray, name = 'obj'): string => cleanObject(group(m, name), 'en');
 
@@ -78,7 +78,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     makeMatch('en.decision.lets', { type: 'decision', confidence: 0.8, relation: 'decided', target: obj(m) || obj(m, 'obj2') }),
   ),
 
-  rule('en.update.switch', en(`^${PRE}(?:i|we)(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+)?(?:switched|migrated|moved|changed|went)\\s+from\\s+(?<from>.+?)\\s+to\\s+(?<obj>.+)`), (m) =>
+  rule('en.update.switch', en(`^${PRE}(?:i|we)(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+)?(?:switched|migrated|moved|changed|went)\\s+from\\s+(?<from>${fewestWords()})\\s+to\\s+(?<obj>.+)`), (m) =>
     makeMatch('en.update.switch', { type: 'fact', intent: 'update', confidence: 0.85, relation: 'uses', target: obj(m), subject: subjectWords(group(m, 'from'), 'en') }),
   ),
   rule('en.update.usedto', en(`${SELF}used to\\s+(?<from>.+?),?\\s+but\\s+(?:now\\s+)?(?:i|we)(?:'m| am)?\\s+(?<obj>.+)`), (m) => {
@@ -105,18 +105,18 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     const subject = subjectWords(group(m), 'en');
     return subject ? makeMatch('en.update.stopped', { type: 'fact', intent: 'update', confidence: 0.9, subject }) : null;
   }),
-  rule('en.update.anymore', en(`^${PRE}(?:i|we|my \\w+)(?:'m| am|'re| are| is)?\\s+(?:don't|do not|doesn't|can't|am not|'m not|not|no longer|aren't|isn't|never)\\s+(?<obj>.+?)\\s+(?:anymore|any more|any longer)\\b`), (m, clause) => {
+  rule('en.update.anymore', en(`^${PRE}(?:i|we|my \\w+)(?:'m| am|'re| are| is)?\\s+(?:don't|do not|doesn't|can't|am not|'m not|not|no longer|aren't|isn't|never)\\s+(?<obj>${fewestWords()})\\s+(?:anymore|any more|any longer)\\b`), (m, clause) => {
     // "My son doesn't get nosebleeds anymore" is the son's change, not the user's.
     if (isAboutSomeoneElse(clause, 'en')) return null;
     const subject = subjectWords(group(m), 'en');
     const health = /allerg|diabet|asthma|sick|ill/iu.test(clause);
     return subject ? makeMatch('en.update.anymore', { type: 'fact', intent: 'update', confidence: 0.9, subject, importance: health ? HEALTH_IMPORTANCE : undefined }) : null;
   }),
-  rule('en.update.notanymore', en(`${SELF_BE}not\\s+(?<obj>.+?)\\s+(?:anymore|any more|any longer)`), (m) => {
+  rule('en.update.notanymore', en(`${SELF_BE}not\\s+(?<obj>${fewestWords()})\\s+(?:anymore|any more|any longer)`), (m) => {
     const subject = subjectWords(group(m), 'en');
     return subject ? makeMatch('en.update.notanymore', { type: 'fact', intent: 'update', confidence: 0.9, subject }) : null;
   }),
-  rule('en.update.again', en(`${SELF}(?:can\\s+)?(?<obj>(?:eat|drink|use|smoke|live|work|am|like|love|enjoy|play|run|have)\\b.*?)\\s+again\\b`), (m) => {
+  rule('en.update.again', en(`${SELF}(?:can\\s+)?(?<obj>(?:eat|drink|use|smoke|live|work|am|like|love|enjoy|play|run|have)\\b\\S*(?:${LINE_GAP}+\\S+)*?)\\s+again\\b`), (m) => {
     const target = obj(m).replace(/^(?:eat|drink|use|have)\s+/iu, '');
     const subject = subjectWords(target, 'en');
     return subject ? makeMatch('en.update.again', { type: 'fact', intent: 'update', confidence: 0.9, relation: /^(?:eat|drink)/iu.test(group(m)) ? 'eats' : 'does', target, subject }) : null;
@@ -125,7 +125,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     const subject = subjectWords(group(m), 'en');
     return subject ? makeMatch('en.update.now', { type: 'fact', intent: 'update', confidence: 0.85, subject }) : null;
   }),
-  rule('en.update.cannow', en(`${SELF}can\\s+(?<obj>(?:eat|drink|have|use)\\s+.+?)\\s+(?:now|again)\\b`), (m) => {
+  rule('en.update.cannow', en(`${SELF}can\\s+(?<obj>(?:eat|drink|have|use)\\s+${fewestWords()})\\s+(?:now|again)\\b`), (m) => {
     const target = obj(m).replace(/^(?:eat|drink|have|use)\s+/iu, '');
     return makeMatch('en.update.cannow', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'eats', target, subject: subjectWords(target, 'en') });
   }),
@@ -135,7 +135,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
   rule('en.update.denial', en(`^(?:actually|correction|to be clear)[,\\s]+(?:i'm|i am)\\s+not\\s+(?<obj>.+)`), (m) =>
     makeMatch('en.update.denial', { type: 'fact', intent: 'update', confidence: 0.85, subject: subjectWords(group(m), 'en') }),
   ),
-  rule('en.update.nolonger.my', en(`${MY}(?<obj>.+?)\\s+(?:is|are)\\s+no longer\\b`), (m) =>
+  rule('en.update.nolonger.my', en(`${MY}(?<obj>${fewestWords()})\\s+(?:is|are)\\s+no longer\\b`), (m) =>
     makeMatch('en.update.nolonger.my', { type: 'fact', intent: 'update', confidence: 0.85, subject: subjectWords(group(m), 'en') }),
   ),
 ];
