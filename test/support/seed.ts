@@ -14,6 +14,8 @@ export interface SeedMemory {
   scope?: 'global' | 'task';
   at?: Date;
   expiresAt?: Date | null;
+  /** Awaiting the user's confirmation (migration 1796670000000). */
+  pending?: boolean;
 }
 
 /** A memory as the write path hands it to the repository: an active, medium, global fact said at `at` unless `over` says otherwise. */
@@ -77,6 +79,7 @@ export async function seedMemories(deps: Pick<ServiceDeps, 'users' | 'unitOfWork
           importance,
           importanceLevel: importance >= 0.85 ? 'critical' : importance >= 0.7 ? 'high' : importance >= 0.4 ? 'medium' : 'low',
           expiresAt: item.expiresAt ?? null,
+          pending: item.pending ?? false,
         });
         await tx.memories.insert(m);
         ids.push(m.id);
