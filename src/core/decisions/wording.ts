@@ -72,6 +72,14 @@ export interface Wording {
   past: boolean;
   /** The English words as written, before stemming. */
   latinForms: ReadonlySet<string>;
+  /**
+   * Whose the statement is, read from how it opens: `self` for the speaker ("I'm based in
+   * Portland", "we moved"), a thing of theirs for "my startup is…" / "our flat has…" (the
+   * phrase as written and its words' stems, adjectives included), undefined when the opening
+   * says neither ("Vim is my editor"; Chinese: there the people and the attributes already tell
+   * a thing from its owner).
+   */
+  holder: 'self' | { phrase: string; words: ReadonlySet<string> } | undefined;
   /** The attributes of the user it gives a value to (where they live, what they drive: ./attributes.ts). */
   attributes: Attributes;
 }
@@ -130,6 +138,11 @@ const ZH_NO_LONGER = /(?:不|没再|已经不)[^，。！？；,.!?;\s]{1,6}了(
 const EN_ENDS_WORDS = new Set('ditched dropped quit quitting stopped anymore'.split(' '));
 const EN_ENDS = /\b(?:no longer|any more|used to|got rid of|gave up)\b/u;
 const EN_PAST = /\b(?:was|were|formerly|previously|back then|back when)\b/u;
+/** Openings before the subject that say nothing of whose the statement is. */
+const EN_LEAD_IN = /^(?:(?:so|and|but|also|oh|well|actually|honestly|btw|fyi|anyway|update|ok|okay)[,:]?\s+)*/u;
+const EN_SELF_SUBJECT = /^(?:i|i'm|im|i've|i'd|i'll|we|we're|we've|we'd|we'll)\b/u;
+/** "my startup is", "our new flat has": the words between the possessive and the verb name the thing. */
+const EN_OWNED_SUBJECT = /^(?:my|our)\s+((?:[a-z][\w-]*\s+){0,3}?)(?:are|were|have|had|will|can|just|now|also|still|got|went|do|did|[a-z]+ed|[a-z]+s)\b/u;
 const EN_PRESENT_COPULA = /\b(?:am|is|are|'m|'re)\b|\b(?:i|he|she|it)'s\b/u;
 const ZH_EARLIER_TIME = /以前|曾经|从前|当年|那时|小时候/u;
 const ZH_WISH = new Set('想 要 想要 打算 计划 希望 准备 梦想 目标 盼着 考虑'.split(' '));
@@ -242,7 +255,36 @@ export function readWording(text: string, segmenter: Segmenter): Wording {
     past: aspectGuo || EN_PAST.test(lower) || ZH_EARLIER_TIME.test(lower),
     latinForms: new Set(words.filter((w) => !HAN.test(w.raw)).map((w) => w.raw)),
     attributes: readAttributes(normal),
+    holder: inChinese ? undefined : holderOf(lower.replace(/’/gu, "'")),
   };
+}
+
+function holderOf(text: string): Wording['holder'] {
+  const opening = text.replace(EN_LEAD_IN, '');
+  if (EN_SELF_SUBJECT.test(opening)) return 'self';
+  const owned = EN_OWNED_SUBJECT.exec(opening);
+  const named = owned?.[1]?.trim();
+  if (!owned || !named) return undefined;
+  const words = named.split(/\s+/u);
+  // "my sister lives…" is a person, told apart by the people.
+  if (words.some((w) => EN_PEOPLE.has(w))) return undefined;
+  // The phrase without its verb: "my dog lives" would read as the home ("lives").
+  return { phrase: `${opening.startsWith('our') ? 'our' : 'my'} ${named}`, words: new Set(words.filter((w) => !STOPWORDS.has(w)).map(englishStem)) };
+}
+
+/**
+ * "My startup is based in Portland" after "I'm based in Portland": a thing of the user's beside
+ * the user, each with the place, and neither says the other (one says more only in words). Not
+ * when the thing is what the other statement does ("my runs moved to Thursday" after "I run on
+ * Tuesdays": the runs are the running).
+ */
+function heldApart(a: Wording, b: Wording): boolean {
+  const thing = a.holder;
+  if (thing === undefined || thing === 'self' || thing.words.size === 0 || b.holder !== 'self') return false;
+  // The thing may be the attribute itself: "my phone is a Galaxy" and "I'm on an iPhone now" both
+  // give the user's phone (./attributes.ts). "My startup is based in…" names no attribute by its thing.
+  if (sharedAttributes(readAttributes(thing.phrase), b.attributes).length > 0) return false;
+  return ![...thing.words].some((w) => b.content.has(w));
 }
 
 /** One Chinese word (or punctuation, which is no word) with its part-of-speech tag. */
@@ -463,14 +505,15 @@ function aboutKin(later: Wording, earlier: Wording): boolean {
  *   kind in the old one's place; nothing kept beside the old, the same people, at least one
  *   shared word that names a thing, and an earlier word it drops (not the earlier verb);
  * - `ends`: it says the earlier thing is over ("I quit smoking" after "I smoke");
- * - `differs`: another fact about the same thing: another person, a wish, a negation or a stance
- *   on one side only, or each says a word the other does not ("我对海鲜过敏" beside "我对芒果过敏");
+ * - `differs`: another fact about the same thing: another person, a thing of the user's where the
+ *   other is about the user, a wish, a negation or a stance on one side only, or each says a word the other does not ("我对海鲜过敏" beside "我对芒果过敏");
  * - `neither`: the words say nothing either way (no content word, or none shared that names a thing).
  */
 export function relateWording(later: Wording, earlier: Wording): WordingRelation {
   if (later.content.size === 0 || earlier.content.size === 0) return aboutKin(later, earlier) ? byAttribute(later, earlier) : 'neither';
   if (later.wishes !== earlier.wishes) return 'differs';
   if (!sameSet(later.people, earlier.people)) return aboutKin(later, earlier) ? byAttribute(later, earlier) : 'differs';
+  if (heldApart(later, earlier) || heldApart(earlier, later)) return 'differs';
   const earlierWords = atoms(earlier, later);
   const laterWords = atoms(later, earlier);
   const earlierSaid = said(earlierWords, laterWords);

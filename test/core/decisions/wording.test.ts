@@ -34,6 +34,10 @@ const CASES: [earlier: string, later: string, relation: WordingRelation][] = [
   // Another fact of the same shape: another value, person, polarity or thing. Both stay.
   ['我对芒果过敏', '我对海鲜过敏', 'differs'],
   ['我哥住在成都', '我住在成都', 'differs'],
+  // A thing of the user's beside the user: "my startup" is based there, which says nothing of where the user is.
+  ["I'm based in Portland", 'My startup is based in Portland', 'differs'],
+  ['I live in a small flat', 'My dog lives in a small flat with me', 'differs'],
+  ['We are in Lisbon for the summer', 'Our boat is in Lisbon for the summer', 'differs'],
   ['My brother plays guitar', 'My sister plays guitar now', 'differs'],
   ['我喜欢喝茶', '我不喜欢喝茶', 'differs'],
   ['我想去日本', '我去过日本', 'differs'],
