@@ -145,7 +145,7 @@ export const EN_CHANGE_RULES: readonly Rule[] = [
     resumed('en.change.again', group(m) || group(m, 'obj2'), 'en'),
   )),
   // Ended: "I'm off Instagram for good", "I'm done with alcohol", "not a smoker anymore", "I've cut out sugar", "sold the Corolla".
-  rule('en.change.off', en(`${SELF_BE}(?:completely\\s+|totally\\s+|officially\\s+)?(?:off|done with|through with)\\s+(?<obj>.+)`), settled('en', (m) => {
+  rule('en.change.off', en(`${SELF_BE}(?:completely\\s+|totally\\s+|officially\\s+)?(?:off|done with|through with)\\s+(?<obj>\\S.*)`), settled('en', (m) => {
     const what = group(m);
     if (/^(?:work|duty|today|tomorrow|to\b|for\b|now\b|sick|this|that|these|those|it\b|the\b|my\b|here\b)/iu.test(what)) return null;
     return changed('en.change.off', enObject(what), 'en', 'quit');
@@ -153,7 +153,7 @@ export const EN_CHANGE_RULES: readonly Rule[] = [
   rule('en.change.notanymore', en('^(?:not|no longer)\\s+(?:an?\\s+)?(?<obj>[\\w-]+(?:\\s+[\\w-]+){0,3}?)\\s+(?:anymore|any more|any longer)\\b'), settled('en', (m) =>
     /^(?:hungry|tired|sleepy|sure|busy|bored|mad|angry|upset|sad|awake|here|there|home|around|online|available|free|that|so)\b/iu.test(group(m)) ? null : changed('en.change.notanymore', group(m), 'en', 'quit'),
   )),
-  rule('en.change.rid', en(`^${EN_LEAD_IN}(?:(?:i|we)(?:'ve|\\s+have)?\\s+)?(?:just\\s+|finally\\s+|recently\\s+)?(?:cut out|ditched|got rid of|gotten rid of|sold|kicked)\\s+(?<obj>.+)`), settled('en', (m) =>
+  rule('en.change.rid', en(`^${EN_LEAD_IN}(?:(?:i|we)(?:'ve|\\s+have)?\\s+)?(?:just\\s+|finally\\s+|recently\\s+)?(?:cut out|ditched|got rid of|gotten rid of|sold|kicked)\\s+(?<obj>\\S.*)`), settled('en', (m) =>
     /^(?:it|that|this|them)\b/iu.test(group(m)) ? null : changed('en.change.rid', enObject(group(m).replace(/(?<!\s)\s+(?:a|last|this)\s+\w+(?:\s+ago)?$/iu, '')), 'en', 'quit'),
   )),
   // A bond made or ended: "Anna and I broke up", "we got married last year".
@@ -161,7 +161,7 @@ export const EN_CHANGE_RULES: readonly Rule[] = [
     makeMatch('en.change.bond', { type: 'fact', confidence: 0.85, relation: 'marital_status', target: group(m).toLowerCase() }),
   )),
   // Switched without naming the old: "switched to neovim", "I moved over to Zed for all my coding".
-  rule('en.change.switched', en(`^${EN_PRE}(?:(?:i|we)(?:'ve|\\s+have)?\\s+)?(?:just\\s+|recently\\s+|finally\\s+|fully\\s+)?(?:switched|moved over|changed over|migrated|went over|converted|am switching|'m switching)\\s+(?:over\\s+)?to\\s+(?<obj>.+)`), settled('en', (m) =>
+  rule('en.change.switched', en(`^${EN_PRE}(?:(?:i|we)(?:'ve|\\s+have)?\\s+)?(?:just\\s+|recently\\s+|finally\\s+|fully\\s+)?(?:switched|moved over|changed over|migrated|went over|converted|am switching|'m switching)\\s+(?:over\\s+)?to\\s+(?<obj>\\S.*)`), settled('en', (m) =>
     makeMatch('en.change.switched', { type: 'fact', confidence: 0.85, relation: 'uses', target: cleanObject(group(m), 'en') }),
   )),
   // "I'm on an iPhone 15 now": on a named thing (a make, a model, a system), not "on the train".

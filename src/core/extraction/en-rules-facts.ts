@@ -28,13 +28,13 @@ const SYMPTOM = '(?:crashing|failing|timing out|breaking|freezing|hanging|dying|
 /** English statement rules, most specific first. */
 export const EN_FACT_RULES: readonly Rule[] = [
   // Goals and pain points first: they carry the strongest signal.
-  rule('en.goal.explicit', en(`${MY}(?:[\\w-]+\\s+){0,3}?(?:goals?|dreams?|aim|ambition|resolution|objective|target|mission)\\s+(?:for\\s+[\\w\\s]+?\\s+|this year\\s+|for the year\\s+)?(?:is|are|was)\\s+(?:to\\s+)?(?<obj>.+)`), (m) =>
+  rule('en.goal.explicit', en(`${MY}(?:[\\w-]+\\s+){0,3}?(?:goals?|dreams?|aim|ambition|resolution|objective|target|mission)\\s+(?:for\\s+${fewestWords('\\w', '\\s')}\\s+|this year\\s+|for the year\\s+)?(?:is|are|was)\\s+(?:to\\s+)?(?<obj>\\S.*)`), (m) =>
     makeMatch('en.goal.explicit', { type: 'goal', confidence: 0.9, relation: 'goal', target: obj(m) }),
   ),
-  rule('en.pain.the', en(`^${PRE}the\\s+(?:biggest|main|major|real|only|worst)\\s+(?:problem|issue|pain(?: point)?|headache|struggle|challenge|frustration|blocker)\\s+(?:right now\\s+|at the moment\\s+|these days\\s+|at work\\s+)?(?:is|are)\\s+(?<obj>.+)`), (m) =>
+  rule('en.pain.the', en(`^${PRE}the\\s+(?:biggest|main|major|real|only|worst)\\s+(?:problem|issue|pain(?: point)?|headache|struggle|challenge|frustration|blocker)\\s+(?:right now\\s+|at the moment\\s+|these days\\s+|at work\\s+)?(?:is|are)\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.pain.the', { type: 'pain_point', confidence: 0.85, relation: 'struggles_with', target: obj(m) }),
   ),
-  rule('en.pain.my', en(`${MY}(?:biggest|main|major|big|only|real|current|number one|#1|greatest)?\\s*(?:problem|issue|pain(?: point)?|headache|struggle|challenge|frustration|concern|blocker|worry)\\s+(?:right now\\s+|at the moment\\s+|these days\\s+|at work\\s+)?(?:is|are)\\s+(?<obj>.+)`), (m) =>
+  rule('en.pain.my', en(`${MY}(?:(?:biggest|main|major|big|only|real|current|number one|#1|greatest)\\s*)?(?:problem|issue|pain(?: point)?|headache|struggle|challenge|frustration|concern|blocker|worry)\\s+(?:right now\\s+|at the moment\\s+|these days\\s+|at work\\s+)?(?:is|are)\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.pain.my', { type: 'pain_point', confidence: 0.9, relation: 'struggles_with', target: obj(m) }),
   ),
   rule('en.pain.keeps', en(`(?<![^\\n\\r\\u2028\\u2029])(?<obj>${LINE_GAP}*${fewestWords()})\\s+(?:keeps|kept|keep)\\s+(?:on\\s+)?${SYMPTOM}`), (m) =>
@@ -55,7 +55,7 @@ export const EN_FACT_RULES: readonly Rule[] = [
   rule('en.pain.feeling', en("\\b(?:drives me (?:crazy|nuts)|driving me (?:crazy|nuts)|is killing me|bothers me|bugs me|annoys me|stresses me out|keeps me up|frustrat\\w+|insomnia)\\b"), (_m, clause) =>
     makeMatch('en.pain.feeling', { type: 'pain_point', confidence: 0.8, event: shortLived(clause) }),
   ),
-  rule('en.pain.fix', en(`${SELF}(?:want|need|'d like|would like|hope)\\s+to\\s+(?:fix|solve|sort out|get rid of|deal with)\\s+(?<obj>.+)`), (m) =>
+  rule('en.pain.fix', en(`${SELF}(?:want|need|'d like|would like|hope)\\s+to\\s+(?:fix|solve|sort out|get rid of|deal with)\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.pain.fix', { type: 'pain_point', confidence: 0.8, relation: 'struggles_with', target: obj(m) }),
   ),
 
@@ -72,20 +72,20 @@ export const EN_FACT_RULES: readonly Rule[] = [
   ),
 
   // Health and diet.
-  rule('en.health.allergic', en(`${SELF_BE}(?:severely\\s+|very\\s+|mildly\\s+|deathly\\s+|highly\\s+|a bit\\s+)?allergic\\s+to\\s+(?<obj>.+)`), (m) =>
+  rule('en.health.allergic', en(`${SELF_BE}(?:severely\\s+|very\\s+|mildly\\s+|deathly\\s+|highly\\s+|a bit\\s+)?allergic\\s+to\\s+(?<obj>\\S.*)`), (m) =>
     fact('en.health.allergic', { confidence: 0.9, importance: HEALTH_IMPORTANCE, relation: 'allergic_to', target: obj(m) }),
   ),
   rule('en.health.allergy', en(`(?:${SELF}(?:have|'ve got|got)\\s+(?:a|an)?\\s*|${MY})(?:severe\\s+|bad\\s+|mild\\s+)?(?<obj>[\\w\\s-]+?)\\s+allergy`), (m) =>
     fact('en.health.allergy', { confidence: 0.9, importance: HEALTH_IMPORTANCE, relation: 'allergic_to', target: obj(m) }),
   ),
-  rule('en.health.condition', en(`${SELF}(?:have|'ve got|got|suffer from|was diagnosed with|were diagnosed with|live with|am living with|'m living with|deal with)\\s+(?<obj>.+)`), (m) => {
+  rule('en.health.condition', en(`${SELF}(?:have|'ve got|got|suffer from|was diagnosed with|were diagnosed with|live with|am living with|'m living with|deal with)\\s+(?<obj>\\S.*)`), (m) => {
     const c = EN_CONDITIONS.exec(group(m));
     return c ? fact('en.health.condition', { confidence: 0.9, importance: HEALTH_IMPORTANCE, relation: 'has_condition', target: c[0] }) : null;
   }),
   rule('en.health.state', en(`${SELF_BE}(?:a\\s+)?(?<obj>diabetic|pre-diabetic|prediabetic|lactose intolerant|gluten intolerant|celiac|coeliac|asthmatic|pregnant|epileptic|anemic|colou?r-?blind|deaf|hard of hearing)`), (m) =>
     fact('en.health.state', { confidence: 0.9, importance: HEALTH_IMPORTANCE, relation: 'has_condition', target: group(m) }),
   ),
-  rule('en.health.cannot', en(`${SELF}(?:can't|cannot|can not)\\s+(?:eat|drink|have|tolerate|digest)\\s+(?<obj>.+)`), (m) =>
+  rule('en.health.cannot', en(`${SELF}(?:can't|cannot|can not)\\s+(?:eat|drink|have|tolerate|digest)\\s+(?<obj>\\S.*)`), (m) =>
     fact('en.health.cannot', { confidence: 0.85, importance: 0.8, relation: 'avoids', target: obj(m) }),
   ),
   rule('en.diet', en(`${SELF_BE}(?:a\\s+|an\\s+|strictly\\s+|mostly\\s+|fully\\s+)?(?<obj>vegetarian|vegan|pescatarian|pescetarian|keto|on a diet|on keto|kosher|halal|gluten-free|dairy-free|plant-based)\\b`), (m) =>
@@ -93,23 +93,23 @@ export const EN_FACT_RULES: readonly Rule[] = [
   ),
 
   // Place, job, family, pets.
-  rule('en.location.live', en(`(?:${SELF}(?:currently\\s+)?(?:live|reside|stay|am living|'m living|are living|'re living)\\s+(?:in|at|near)\\s+|${SELF_BE}(?:based|located|living)\\s+(?:in|at|near|out of)\\s+)(?<obj>.+)`), (m) =>
+  rule('en.location.live', en(`(?:${SELF}(?:currently\\s+)?(?:live|reside|stay|am living|'m living|are living|'re living)\\s+(?:in|at|near)\\s+|${SELF_BE}(?:based|located|living)\\s+(?:in|at|near|out of)\\s+)(?<obj>\\S.*)`), (m) =>
     fact('en.location.live', { confidence: 0.9, relation: 'lives_in', target: obj(m) }),
   ),
   rule('en.location.from', en(`(?:${SELF_BE}(?:originally\\s+)?from\\s+|${SELF}grew up in\\s+|${MY}(?:home ?town|home) is (?:in )?)(?<obj>.+)`), (m) =>
     fact('en.location.from', { confidence: 0.85, relation: 'from', target: obj(m) }),
   ),
-  rule('en.job.as', en(`${SELF}(?:work|am working|'m working|work full-time|work part-time)\\s+as\\s+(?:a|an)?\\s*(?<obj>.+?)(?:\\s+(?:at|for|in)\\s+(?<org>.+))?$`), (m) =>
+  rule('en.job.as', en(`${SELF}(?:work|am working|'m working|work full-time|work part-time)\\s+as\\s+(?:a|an)?\\s*(?<obj>.+?)(?:\\s+(?:at|for|in)\\s+(?<org>\\S.*))?$`), (m) =>
     fact('en.job.as', { confidence: 0.9, relation: 'works_as', target: obj(m) }),
   ),
-  rule('en.job.at', en(`${SELF}(?:work|am working|'m working)\\s+(?:at|for)\\s+(?<obj>.+)`), (m) => fact('en.job.at', { confidence: 0.85, relation: 'works_at', target: obj(m) })),
+  rule('en.job.at', en(`${SELF}(?:work|am working|'m working)\\s+(?:at|for)\\s+(?<obj>\\S.*)`), (m) => fact('en.job.at', { confidence: 0.85, relation: 'works_at', target: obj(m) })),
   rule('en.job.title', en(`${MY}(?:job|role|position|title|profession|occupation)\\s+is\\s+(?:a\\s+|an\\s+)?(?<obj>.+)`), (m) =>
     fact('en.job.title', { confidence: 0.9, relation: 'works_as', target: obj(m) }),
   ),
-  rule('en.pref.fan', en(`${SELF_BE}(?:a\\s+)?(?:big\\s+|huge\\s+|massive\\s+)?fan\\s+of\\s+(?<obj>.+)`), (m) =>
+  rule('en.pref.fan', en(`${SELF_BE}(?:a\\s+)?(?:big\\s+|huge\\s+|massive\\s+)?fan\\s+of\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.pref.fan', { type: 'preference', confidence: 0.9, relation: 'likes', target: obj(m) }),
   ),
-  rule('en.job.is', en(`${SELF_BE}(?:a|an)\\s+(?<obj>[\\w\\s-]+?)(?:\\s+(?:at|for|in|by|with|from)\\s+(?<org>.+))?$`), (m) => {
+  rule('en.job.is', en(`${SELF_BE}(?:a|an)\\s+(?<obj>[\\w\\s-]+?)(?:\\s+(?:at|for|in|by|with|from)\\s+(?<org>\\S.*))?$`), (m) => {
     const what = obj(m);
     if (/^(?:bit|little|lot|big fan|fan)\b/iu.test(what)) return null;
     return isJob(what) ? fact('en.job.is', { confidence: 0.9, relation: 'works_as', target: what }) : fact('en.identity', { confidence: 0.75, relation: 'is', target: what });
@@ -142,41 +142,41 @@ export const EN_FACT_RULES: readonly Rule[] = [
   rule('en.project.mine', en(`${MY}(?:main\\s+|current\\s+|day-to-day\\s+|side\\s+|big\\s+|new\\s+)?(?:project|repo|service|product|app|codebase|startup|side project)\\s+(?:right now\\s+|currently\\s+|at the moment\\s+|these days\\s+|at work\\s+)?(?:is|are)\\s+(?:called\\s+)?(?<obj>.+)`), (m) =>
     fact('en.project.mine', { confidence: 0.9, relation: 'works_on', target: obj(m).split(/,\s*/u)[0] ?? obj(m) }),
   ),
-  rule('en.stack.ours', en(`${MY}(?:tech\\s+)?(?:stack|backend|frontend|infra|infrastructure|database|db|main language)\\s+(?:is|are|runs on|uses)\\s+(?<obj>.+)`), (m) =>
+  rule('en.stack.ours', en(`${MY}(?:tech\\s+)?(?:stack|backend|frontend|infra|infrastructure|database|db|main language)\\s+(?:is|are|runs on|uses)\\s+(?<obj>\\S.*)`), (m) =>
     fact('en.stack.ours', { confidence: 0.9, relation: 'uses', target: obj(m) }),
   ),
-  rule('en.stack.use', en(`${SELF}(?:use|are using|'re using|am using|'m using|code in|write|program in|work in|work with|develop in|build with|build in|run|deploy on|deploy to|rely on)\\s+(?<obj>.+)`), (m, clause) =>
+  rule('en.stack.use', en(`${SELF}(?:use|are using|'re using|am using|'m using|code in|write|program in|work in|work with|develop in|build with|build in|run|deploy on|deploy to|rely on)\\s+(?<obj>\\S.*)`), (m, clause) =>
     hasTech(group(m)) ? fact('en.stack.use', { confidence: 0.85, relation: 'uses', target: obj(m), event: shortLived(clause) }) : null,
   ),
-  rule('en.project.work', en(`(?:${SELF}(?:work on|maintain|build|develop|run)|${SELF_BE}(?:working on|building|maintaining|developing|running))\\s+(?<obj>.+)`), (m, clause) =>
+  rule('en.project.work', en(`(?:${SELF}(?:work on|maintain|build|develop|run)|${SELF_BE}(?:working on|building|maintaining|developing|running))\\s+(?<obj>\\S.*)`), (m, clause) =>
     // "I'm running late", "we run low on milk": no project.
     /^(?:late|behind|low|out|short|errands|around)\b/iu.test(group(m)) ? null : fact('en.project.work', { confidence: 0.85, relation: 'works_on', target: obj(m), event: shortLived(clause) }),
   ),
-  rule('en.learning', en(`(?:${SELF_BE}(?:currently\\s+|still\\s+)?learning|${SELF}(?:have|'ve)\\s+been\\s+learning|${SELF}(?:started|began)\\s+learning|${SELF}(?:study|am studying|'m studying))\\s+(?<obj>.+)`), (m, clause) =>
+  rule('en.learning', en(`(?:${SELF_BE}(?:currently\\s+|still\\s+)?learning|${SELF}(?:have|'ve)\\s+been\\s+learning|${SELF}(?:started|began)\\s+learning|${SELF}(?:study|am studying|'m studying))\\s+(?<obj>\\S.*)`), (m, clause) =>
     fact('en.learning', { confidence: 0.85, relation: 'learning', target: obj(m), event: shortLived(clause) }),
   ),
-  rule('en.speaks', en(`${SELF}speak\\s+(?<obj>.+)`), (m) => fact('en.speaks', { confidence: 0.85, relation: 'speaks', target: obj(m) })),
+  rule('en.speaks', en(`${SELF}speak\\s+(?<obj>\\S.*)`), (m) => fact('en.speaks', { confidence: 0.85, relation: 'speaks', target: obj(m) })),
 
   // Likes and dislikes.
-  rule('en.pref.favourite', en(`${MY}(?:all-time\\s+|absolute\\s+)?favou?rite\\s+(?<what>[\\w\\s]+?)\\s+(?:is|are)\\s+(?<obj>.+)`), (m) =>
+  rule('en.pref.favourite', en(`${MY}(?:all-time\\s+|absolute\\s+)?favou?rite\\s+(?<what>${fewestWords('\\w', '\\s')})\\s+(?:is|are)\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.pref.favourite', { type: 'preference', confidence: 0.9, relation: 'likes', target: obj(m) }),
   ),
-  rule('en.pref.dislike', en(`${SELF}(?:hate|dislike|can't stand|cannot stand|can not stand|detest|loathe|despise|don't like|do not like|don't enjoy|do not enjoy|don't really like|can't handle|cannot handle|don't care for|am not a fan of|'m not a fan of|am not into|'m not into|am not big on|'m not big on)\\s+(?<obj>.+)|${SELF_BE}not\\s+(?:a\\s+)?(?:fan of|into|big on)\\s+(?<obj2>.+)`), (m) =>
+  rule('en.pref.dislike', en(`${SELF}(?:hate|dislike|can't stand|cannot stand|can not stand|detest|loathe|despise|don't like|do not like|don't enjoy|do not enjoy|don't really like|can't handle|cannot handle|don't care for|am not a fan of|'m not a fan of|am not into|'m not into|am not big on|'m not big on)\\s+(?<obj>\\S.*)|${SELF_BE}not\\s+(?:a\\s+)?(?:fan of|into|big on)\\s+(?<obj2>\\S.*)`), (m) =>
     makeMatch('en.pref.dislike', { type: 'preference', confidence: 0.9, relation: 'dislikes', target: obj(m) || obj(m, 'obj2') }),
   ),
-  rule('en.pref.avoid', en(`${SELF}(?:never|don't|do not|avoid|try not to|rarely)\\s+(?:eat|drink|touch|consume|have)\\s+(?<obj>.+)`), (m) =>
+  rule('en.pref.avoid', en(`${SELF}(?:never|don't|do not|avoid|try not to|rarely)\\s+(?:eat|drink|touch|consume|have)\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.pref.avoid', { type: 'preference', confidence: 0.9, relation: 'avoids', target: obj(m) }),
   ),
-  rule('en.pref.like', en(`(?:${SELF}(?:love|like|enjoy|adore|prefer|dig)|${SELF_BE}(?:into|fond of|crazy about|obsessed with|passionate about|a sucker for))\\s+(?<obj>.+)`), (m, clause) => {
+  rule('en.pref.like', en(`(?:${SELF}(?:love|like|enjoy|adore|prefer|dig)|${SELF_BE}(?:into|fond of|crazy about|obsessed with|passionate about|a sucker for))\\s+(?<obj>\\S.*)`), (m, clause) => {
     const target = obj(m);
     if (/^(?:to know|it when you|you\b|that you)/iu.test(target)) return null;
     const prefers = /\bprefer\b/iu.test(clause);
     return makeMatch('en.pref.like', { type: 'preference', confidence: 0.9, relation: prefers ? 'prefers' : 'likes', target, event: shortLived(clause) });
   }),
-  rule('en.pref.rather', en(`${SELF}(?:'d|would)\\s+rather\\s+(?<obj>.+)`), (m) => makeMatch('en.pref.rather', { type: 'preference', confidence: 0.75, relation: 'prefers', target: obj(m) })),
+  rule('en.pref.rather', en(`${SELF}(?:'d|would)\\s+rather\\s+(?<obj>\\S.*)`), (m) => makeMatch('en.pref.rather', { type: 'preference', confidence: 0.75, relation: 'prefers', target: obj(m) })),
 
   // Plans, wishes and dated events.
-  rule('en.goal.plan', en(`(?:${SELF_BE}(?:planning|hoping|aiming|trying|determined|committed|working hard|saving up|going)|${SELF}(?:plan|hope|aim|intend|want|'d like|would like|need|'ll try|will try))\\s+(?:to|for)\\s+(?<obj>.+)`), (m, clause) => {
+  rule('en.goal.plan', en(`(?:${SELF_BE}(?:planning|hoping|aiming|trying|determined|committed|working hard|saving up|going)|${SELF}(?:plan|hope|aim|intend|want|'d like|would like|need|'ll try|will try))\\s+(?:to|for)\\s+(?<obj>\\S.*)`), (m, clause) => {
     const target = obj(m);
     if (!target || REQUEST_OBJECT.test(target)) return null;
     if (EN_TIME.test(clause) && !DEADLINE.test(clause)) return makeMatch('en.goal.plan', { type: 'event', confidence: 0.85 });
@@ -193,18 +193,18 @@ export const EN_FACT_RULES: readonly Rule[] = [
   }),
 
   // Generic facts, least specific last.
-  rule('en.fact.my', en(`${MY}(?<what>[\\w' -]{1,30}?)\\s+(?:is|are|was|were|has|have)\\s+(?<obj>.+)`), (m) => {
+  rule('en.fact.my', en(`${MY}(?<what>[\\w' -]{1,30}?)\\s+(?:is|are|was|were|has|have)\\s+(?<obj>\\S.*)`), (m) => {
     const what = group(m, 'what').toLowerCase();
     return /^(?:question|point|guess|bad|apologies)$/u.test(what) ? null : fact('en.fact.my', { confidence: 0.8, relation: what, target: obj(m) });
   }),
-  rule('en.fact.have', en(`${SELF}(?:have|'ve got|own)\\s+(?:a|an|two|three|\\d+)\\s+(?<obj>.+)`), (m) =>
+  rule('en.fact.have', en(`${SELF}(?:have|'ve got|own)\\s+(?:a|an|two|three|\\d+)\\s+(?<obj>\\S.*)`), (m) =>
     /^(?:question|quick question|idea|problem|issue|meeting|call|minute|second|moment|sec|look|try|go)\b/iu.test(group(m)) ? null : fact('en.fact.have', { confidence: 0.75, relation: 'has', target: obj(m) }),
   ),
   // Habits are standing preferences: "I usually…", "For APIs I always…", "When I cook, I tend to…".
-  rule('en.fact.habit', en(`^${PRE}(?:(?:for|with|when|whenever|on|at|if|in)\\b[^,]{1,40}?,?\\s+)?(?:i|we)\\s+(?:(?:almost|nearly|pretty much)\\s+)?(?:usually|always|often|never|typically|normally|regularly|sometimes|generally|mostly|habitually|tend to)\\s+(?<obj>.+)`), (m) =>
+  rule('en.fact.habit', en(`^${PRE}(?:(?:for|with|when|whenever|on|at|if|in)\\b[^,]{1,40}?,?\\s+)?(?:i|we)\\s+(?:(?:almost|nearly|pretty much)\\s+)?(?:usually|always|often|never|typically|normally|regularly|sometimes|generally|mostly|habitually|tend to)\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.fact.habit', { type: 'preference', confidence: 0.8, relation: 'habit', target: obj(m) }),
   ),
-  rule('en.fact.habit.lead', en('^(?:(?:so|and|but|also)\\s+)?(?:usually|normally|typically|generally|as a rule|by default|most of the time|most (?:days|mornings|evenings|nights|weekends)|on (?:weekdays|weekends)|every (?:day|morning|evening|night|weekend))[,\\s]+(?:i|we)\\s+(?<obj>.+)'), (m) =>
+  rule('en.fact.habit.lead', en('^(?:(?:so|and|but|also)\\s+)?(?:usually|normally|typically|generally|as a rule|by default|most of the time|most (?:days|mornings|evenings|nights|weekends)|on (?:weekdays|weekends)|every (?:day|morning|evening|night|weekend))[,\\s]+(?:i|we)\\s+(?<obj>\\S.*)'), (m) =>
     makeMatch('en.fact.habit', { type: 'preference', confidence: 0.8, relation: 'habit', target: obj(m) }),
   ),
   rule('en.fact.activity', en(`${SELF}(?<obj>smoke|drink|run|swim|cook|meditate|jog|cycle|bike|drive|commute|vape|work out|do yoga|play \\w+)\\b`), (m) =>

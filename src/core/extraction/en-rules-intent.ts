@@ -49,7 +49,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     ASSISTANT_TARGET.test(group(m)) ? makeMatch('en.instr.standing', { type: 'instruction', confidence: 0.9, standing: true }) : null,
   ),
   rule('en.instr.conditional', EN_CONDITIONAL_INSTRUCTION, () => makeMatch('en.instr.conditional', { type: 'instruction', confidence: 0.85, standing: true })),
-  rule('en.instr.always', en(`^(?:and\\s+|so\\s+|also\\s+)?(?:please\\s+)?(?:always|never|don't ever|do not ever|don't|do not|stop|avoid|only|no more|make sure (?:to|you)|remember to|be sure to)\\s+(?<obj>.+)$`), (m) =>
+  rule('en.instr.always', en(`^(?:and\\s+|so\\s+|also\\s+)?(?:please\\s+)?(?:always|never|don't ever|do not ever|don't|do not|stop|avoid|only|no more|make sure (?:to|you)|remember to|be sure to)\\s+(?<obj>\\S.*)$`), (m) =>
     ASSISTANT_TARGET.test(group(m)) ? makeMatch('en.instr.always', { type: 'instruction', confidence: 0.9, standing: true }) : null,
   ),
   rule('en.instr.keep', en('^(?:and\\s+)?(?:please\\s+)?(?:keep|make)\\s+(?:it|them|things|your (?:answers|replies|responses)|answers|replies|responses)\\s+(?:short|brief|concise|simple|detailed|casual|formal|professional|friendly|to the point|clear|tight)'), () =>
@@ -58,7 +58,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
   rule('en.instr.language', en('^(?:please\\s+)?(?:answer|reply|respond|talk|speak|write)(?:\\s+to\\s+me|\\s+me)?\\s+(?:only\\s+)?(?:in|using)\\s+(?<obj>[a-z]+)'), (m) =>
     makeMatch('en.instr.language', { type: 'instruction', confidence: 0.9, standing: true, relation: 'answer_language', target: group(m) }),
   ),
-  rule('en.instr.callme', en('^(?:please\\s+)?(?:call me|address me as)\\s+(?<obj>.+)$'), (m) =>
+  rule('en.instr.callme', en('^(?:please\\s+)?(?:call me|address me as)\\s+(?<obj>\\S.*)$'), (m) =>
     makeMatch('en.instr.callme', { type: 'instruction', confidence: 0.9, standing: true, relation: 'called', target: obj(m) }),
   ),
   rule('en.instr.be', en('^(?:please\\s+)?be\\s+(?:more\\s+|less\\s+)?(?:concise|brief|direct|formal|casual|detailed|blunt|honest|succinct)'), () =>
@@ -74,14 +74,14 @@ export const EN_INTENT_RULES: readonly Rule[] = [
   rule('en.decision', en(`^${PRE}(?:we|i|the team|our team|they)(?:'ve| have)?\\s+(?:finally\\s+|just\\s+|eventually\\s+|officially\\s+)?(?:decided|agreed|chose|settled on|committed to|opted for|picked|went with|are going with|'re going with|will go with|'ll go with|are going to go with)\\s+(?:to\\s+)?(?:go with\\s+|use\\s+|on\\s+)?(?<obj>.+)`), (m) =>
     makeMatch('en.decision', { type: 'decision', confidence: 0.85, relation: 'decided', target: obj(m) }),
   ),
-  rule('en.decision.lets', en("^(?:ok(?:ay)?[,\\s]+)?let's go with\\s+(?<obj>.+)|^the decision is\\s+(?:to\\s+)?(?<obj2>.+)"), (m) =>
+  rule('en.decision.lets', en("^(?:ok(?:ay)?[,\\s]+)?let's go with\\s+(?<obj>\\S.*)|^the decision is\\s+(?:to\\s+)?(?<obj2>.+)"), (m) =>
     makeMatch('en.decision.lets', { type: 'decision', confidence: 0.8, relation: 'decided', target: obj(m) || obj(m, 'obj2') }),
   ),
 
-  rule('en.update.switch', en(`^${PRE}(?:i|we)(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+)?(?:switched|migrated|moved|changed|went)\\s+from\\s+(?<from>${fewestWords()})\\s+to\\s+(?<obj>.+)`), (m) =>
+  rule('en.update.switch', en(`^${PRE}(?:i|we)(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+)?(?:switched|migrated|moved|changed|went)\\s+from\\s+(?<from>${fewestWords()})\\s+to\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.update.switch', { type: 'fact', intent: 'update', confidence: 0.85, relation: 'uses', target: obj(m), subject: subjectWords(group(m, 'from'), 'en') }),
   ),
-  rule('en.update.usedto', en(`${SELF}used to\\s+(?<from>.+?),?\\s+but\\s+(?:now\\s+)?(?:i|we)(?:'m| am)?\\s+(?<obj>.+)`), (m) => {
+  rule('en.update.usedto', en(`${SELF}used to\\s+(?<from>${fewestWords('[^\\s,]', `(?:${LINE_GAP}|,)`)}),?\\s+but\\s+(?:now\\s+)?(?:i|we)(?:'m| am)?\\s+(?<obj>\\S.*)`), (m) => {
     const place = /^(?:live|am living|'m living)\s+in\s+(\S.*)$/iu.exec(group(m));
     return makeMatch('en.update.usedto', {
       type: 'fact',
@@ -92,7 +92,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
       subject: subjectWords(group(m, 'from'), 'en'),
     });
   }),
-  rule('en.update.move', en(`^${PRE}(?:i|we)(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+|actually\\s+)?(?:moved|relocated|moved back)\\s+(?:to|into|back to)\\s+(?<obj>.+)`), (m) =>
+  rule('en.update.move', en(`^${PRE}(?:i|we)(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+|actually\\s+)?(?:moved|relocated|moved back)\\s+(?:to|into|back to)\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.update.move', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'lives_in', target: obj(m).replace(/(?<!\s)\s+(?:last|this|a)\s+\w+(?:\s+ago)?$/iu, ''), subject: 'live' }),
   ),
   rule('en.update.jobchange', en(`${SELF}(?:'ve |have )?(?:changed|switched|changed|started|got|quit|left)\\s+(?:a\\s+new\\s+|my\\s+)?(?:jobs?|careers?|roles?|positions?|companies)`), () =>
@@ -101,7 +101,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
   rule('en.update.nowjob', en(`(?:${SELF_BE}now\\s+(?:a|an)\\s+|${SELF}now\\s+work\\s+as\\s+(?:a|an)?\\s*|^(?:and\\s+)?now,?\\s+(?:i'm|i am)\\s+(?:a|an)\\s+|^(?:and\\s+)?now,?\\s+i\\s+work\\s+as\\s+(?:a|an)?\\s*)(?<obj>[\\w\\s-]+)`), (m) =>
     isJob(obj(m)) ? makeMatch('en.update.nowjob', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'works_as', target: obj(m), subject: 'job' }) : null,
   ),
-  rule('en.update.stopped', en(`${SELF}(?:have\\s+|'ve\\s+)?(?:stopped|quit|gave up|given up|no longer)\\s+(?<obj>.+)`), (m) => {
+  rule('en.update.stopped', en(`${SELF}(?:have\\s+|'ve\\s+)?(?:stopped|quit|gave up|given up|no longer)\\s+(?<obj>\\S.*)`), (m) => {
     const subject = subjectWords(group(m), 'en');
     return subject ? makeMatch('en.update.stopped', { type: 'fact', intent: 'update', confidence: 0.9, subject }) : null;
   }),
@@ -121,7 +121,7 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     const subject = subjectWords(target, 'en');
     return subject ? makeMatch('en.update.again', { type: 'fact', intent: 'update', confidence: 0.9, relation: /^(?:eat|drink)/iu.test(group(m)) ? 'eats' : 'does', target, subject }) : null;
   }),
-  rule('en.update.now', en(`(?:${SELF}(?:can\\s+)?now\\s+|${SELF_BE}now\\s+|^${PRE}(?:these days|nowadays)[,\\s]+(?:i|we)\\s+)(?<obj>.+)`), (m) => {
+  rule('en.update.now', en(`(?:${SELF}(?:can\\s+)?now\\s+|${SELF_BE}now\\s+|^${PRE}(?:these days|nowadays)[,\\s]+(?:i|we)\\s+)(?<obj>\\S.*)`), (m) => {
     const subject = subjectWords(group(m), 'en');
     return subject ? makeMatch('en.update.now', { type: 'fact', intent: 'update', confidence: 0.85, subject }) : null;
   }),
@@ -129,10 +129,10 @@ export const EN_INTENT_RULES: readonly Rule[] = [
     const target = obj(m).replace(/^(?:eat|drink|have|use)\s+/iu, '');
     return makeMatch('en.update.cannow', { type: 'fact', intent: 'update', confidence: 0.9, relation: 'eats', target, subject: subjectWords(target, 'en') });
   }),
-  rule('en.update.recovered', en(`${SELF}(?:have\\s+|'ve\\s+)?(?:recovered from|got over|gotten over|was cured of|beat|outgrew|grew out of)\\s+(?<obj>.+)`), (m) =>
+  rule('en.update.recovered', en(`${SELF}(?:have\\s+|'ve\\s+)?(?:recovered from|got over|gotten over|was cured of|beat|outgrew|grew out of)\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.update.recovered', { type: 'fact', intent: 'update', confidence: 0.85, importance: HEALTH_IMPORTANCE, subject: subjectWords(group(m), 'en') }),
   ),
-  rule('en.update.denial', en(`^(?:actually|correction|to be clear)[,\\s]+(?:i'm|i am)\\s+not\\s+(?<obj>.+)`), (m) =>
+  rule('en.update.denial', en(`^(?:actually|correction|to be clear)[,\\s]+(?:i'm|i am)\\s+not\\s+(?<obj>\\S.*)`), (m) =>
     makeMatch('en.update.denial', { type: 'fact', intent: 'update', confidence: 0.85, subject: subjectWords(group(m), 'en') }),
   ),
   rule('en.update.nolonger.my', en(`${MY}(?<obj>${fewestWords()})\\s+(?:is|are)\\s+no longer\\b`), (m) =>
