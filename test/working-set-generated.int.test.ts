@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
-import { PostgresWorkingSetSource } from '../src/adapters/postgres/working-set-repository';
 import { MEMORY_TYPES } from '../src/core/memory-types';
 import type { MemoryStatus, MemoryType } from '../src/core/types';
-import { recall, type RecallDeps } from '../src/recall/recall';
+import { recall } from '../src/recall/recall';
 import type { RecallOptions } from '../src/recall/recall-request';
 import { ALL_ROUTES } from '../src/core/recall/routes';
-import { WorkingSetCache } from '../src/recall/working-set-cache';
 import { useTestContext } from './support/harness';
 import { seedMemories, type SeedMemory } from './support/seed';
+import { heldAndSql } from './support/working-set';
 
 /*
  * The held working set and the SQL statements are two readers of one truth; test/working-set.int.test.ts
@@ -101,11 +100,6 @@ const answer = (r: Awaited<ReturnType<typeof recall>>) => ({
   error: r.error,
 });
 
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
-  expect(done()).toBe(true);
-}
-
 describe('recall from a held working set, on generated users, queries and writes', () => {
   it(`answers as the SQL statements do before and after rounds of writes by other connections (seed ${SEED})`, { timeout: 600_000 }, async () => {
     const { ctx } = stack;
@@ -115,13 +109,7 @@ describe('recall from a held working set, on generated users, queries and writes
     await seedMemories(ctx.runtime.deps, key, generateMemories(next, 60, 0, usedLengths));
 
     const deps = ctx.runtime.deps;
-    const cache = new WorkingSetCache(new PostgresWorkingSetSource(ctx.runtime.pool), { maxMemories: 10_000 });
-    const held: RecallDeps = { ...deps, workingSets: cache };
-    const sql: RecallDeps = { ...deps, workingSets: undefined };
-    const fallback = { lists: deps.recallLists!, memories: deps.memories };
-    cache.forRequest(key, NOW, fallback);
-    cache.forRequest(key, NOW, fallback);
-    await until(() => cache.isHeld(key));
+    const { held, sql, cache } = await heldAndSql(deps, ctx.runtime.pool, key, NOW);
 
     const queries = Array.from({ length: 24 }, () => generateQuery(next));
     let answered = 0;

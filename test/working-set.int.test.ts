@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { MEMORY_TYPES } from '../src/core/memory-types';
-import { PostgresWorkingSetSource } from '../src/adapters/postgres/working-set-repository';
 import { recall, type RecallDeps } from '../src/recall/recall';
-import { WorkingSetCache } from '../src/recall/working-set-cache';
 import { useTestContext } from './support/harness';
 import { seedMemories, type SeedMemory } from './support/seed';
+import { heldAndSql as holdUser, until } from './support/working-set';
 
 // A recall that reads a held working set must answer exactly what the SQL statements answer, and
 // see every write committed before it started, whoever made it (migration 1797600000000).
@@ -46,23 +45,8 @@ const QUERIES: { text: string; recentMessages?: string[] }[] = [
   { text: 'tell me about my sister' },
 ];
 
-/** The recall deps reading through `cache` once it holds the user, and the same deps reading only through SQL. */
-async function heldAndSql(userId: string): Promise<{ held: RecallDeps; sql: RecallDeps; cache: WorkingSetCache }> {
-  const deps = stack.ctx.runtime.deps;
-  const cache = new WorkingSetCache(new PostgresWorkingSetSource(stack.ctx.runtime.pool), { maxMemories: 10_000 });
-  const held: RecallDeps = { ...deps, workingSets: cache };
-  const sql: RecallDeps = { ...deps, workingSets: undefined };
-  const fallback = { lists: deps.recallLists!, memories: deps.memories };
-  cache.forRequest(userId, NOW, fallback);
-  cache.forRequest(userId, NOW, fallback);
-  await until(() => cache.isHeld(userId));
-  return { held, sql, cache };
-}
-
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
-  expect(done()).toBe(true);
-}
+/** The recall deps reading through a fresh cache once it holds the user, and the same deps reading only through SQL. */
+const heldAndSql = (userId: string) => holdUser(stack.ctx.runtime.deps, stack.ctx.runtime.pool, userId, NOW);
 
 const answer = (r: Awaited<ReturnType<typeof recall>>) => ({ memories: r.memories.map((m) => [m.id, m.text, m.routes]), context: r.context, error: r.error });
 
