@@ -506,7 +506,8 @@ function aboutKin(later: Wording, earlier: Wording): boolean {
  *   shared word that names a thing, and an earlier word it drops (not the earlier verb);
  * - `ends`: it says the earlier thing is over ("I quit smoking" after "I smoke");
  * - `differs`: another fact about the same thing: another person, a thing of the user's where the
- *   other is about the user, a wish, a negation or a stance on one side only, or each says a word the other does not ("我对海鲜过敏" beside "我对芒果过敏");
+ *   other is about the user ("my startup" beside "I"), a wish, a negation or a stance on one side
+ *   only, or each says a word the other does not ("我对海鲜过敏" beside "我对芒果过敏");
  * - `neither`: the words say nothing either way (no content word, or none shared that names a thing).
  */
 export function relateWording(later: Wording, earlier: Wording): WordingRelation {
