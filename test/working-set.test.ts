@@ -46,6 +46,85 @@ describe('MemoryWorkingSet', () => {
     expect(set.bm25(['green'], 10).map((h) => h.id)).toEqual([memories[2]!.id]);
   });
 
+  it('skips no memory that belongs in the top k: the same ids and scores as reading every posting, on generated corpora', () => {
+    // Zipf-like vocabulary (a few very common terms, a long tail), repeated words, identical texts
+    // (ties broken by id), and removals that leave a term's bounds looser than its postings.
+    let seed = 20261204;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const word = () => `w${Math.floor(1 / (random() * 0.98 + 0.02)) + Math.floor(random() * 3)}`;
+    for (let corpus = 0; corpus < 40; corpus++) {
+      const set = new MemoryWorkingSet();
+      const held = new Map<string, string[]>();
+      // Small corpora too: there one memory's bound decides whether a term is read in full.
+      const size = corpus % 2 === 0 ? 8 + Math.floor(random() * 60) : 50 + Math.floor(random() * 1500);
+      const texts: string[] = [];
+      for (let d = 0; d < size; d++) {
+        const fresh = () => {
+          const words = Array.from({ length: 1 + Math.floor(random() * 14) }, word);
+          // A word said again and again: a term's largest frequency then bounds what it can give.
+          if (random() < 0.15) words.push(...Array<string>(2 + Math.floor(random() * 6)).fill(words[0]!));
+          if (random() < 0.05) return Array<string>(3 + Math.floor(random() * 7)).fill(words[0]!).join(' ');
+          return words.join(' ');
+        };
+        const text = d > 0 && random() < 0.05 ? texts[Math.floor(random() * texts.length)]! : fresh();
+        texts.push(text);
+        const m = memory({ text });
+        set.apply(m, row(m, 1n).postings);
+        held.set(m.id, text.split(' '));
+        if (random() < 0.1) {
+          const gone = [...held.keys()][Math.floor(random() * held.size)]!;
+          set.remove(gone);
+          held.delete(gone);
+        }
+      }
+      const df = new Map<string, number>();
+      let total = 0;
+      for (const tokens of held.values()) {
+        total += tokens.length;
+        for (const term of new Set(tokens)) df.set(term, (df.get(term) ?? 0) + 1);
+      }
+      const avg = bm25AvgDocLength(total, held.size);
+      for (let q = 0; q < 25; q++) {
+        const query = Array.from({ length: 1 + Math.floor(random() * (q % 2 === 0 ? 3 : 14)) }, word);
+        const k = [1, 5, 20, 50][q % 4]!;
+        // Every posting read, the terms in the scorer's order (rarest first), each memory's sum taken in that order.
+        const terms = [...new Set(query)].filter((t) => df.has(t)).sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : 1));
+        const expected = [...held]
+          .map(([id, tokens]) => {
+            const tf = termFrequencies(tokens);
+            let score = 0;
+            let named = false;
+            for (const term of terms) {
+              const n = tf.get(term);
+              if (n === undefined) continue;
+              named = true;
+              const idf = Math.log(1 + (held.size - df.get(term)! + 0.5) / (df.get(term)! + 0.5));
+              score += (idf * n * 2.2) / (n + 1.2 * (1 - 0.75 + (0.75 / avg) * tokens.length));
+            }
+            return { id, score, named };
+          })
+          .filter((h) => h.named)
+          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+          .slice(0, k)
+          .map(({ id, score }) => ({ id, score }));
+        expect(set.bm25(query, k), `corpus ${corpus}, query ${q}: ${query.join(' ')}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('bounds what a term not yet read can add by its largest frequency and its shortest memory', () => {
+    const top = (texts: string[], query: string[]) => {
+      const set = new MemoryWorkingSet();
+      const memories = texts.map((text) => memory({ text }));
+      memories.forEach((m, i) => set.apply(m, row(m, BigInt(i + 1)).postings));
+      return memories.indexOf(memories.find((m) => m.id === set.bm25(query, 1)[0]?.id)!);
+    };
+    // "c" is read last; only a bound that counts "c" said twice keeps "c a c" ahead of "b a a a".
+    expect(top(['c a c', 'b a a a', 'c b b b'], ['a', 'b', 'c'])).toBe(0);
+    // "b" is read after "a"; only a bound for the two-word "b b" (not the longer memory posted last) lets it win.
+    expect(top(['a', 'c', 'c a', 'b b', 'c c b b'], ['a', 'b'])).toBe(3);
+  });
+
   it('orders the lists as the SQL functions do: importance then last update, recency then importance, live and settled filters', () => {
     const set = new MemoryWorkingSet();
     const high = memory({ text: 'a', importance: 0.9 });
