@@ -62,23 +62,6 @@ interface Doc {
 }
 
 /**
- * One term's postings: held memory → term frequency, with the largest frequency and the shortest
- * memory ever posted. A removal leaves both as they were, so a term's best possible contribution
- * is never underestimated, only sometimes overestimated.
- */
-interface TermPostings {
-  readonly docs: Map<Doc, number>;
-  maxTf: number;
-  minLength: number;
-}
-
-/**
- * Float sums taken in another order can differ in the last bits: a bound is trusted only this far
- * past what it says, so rounding never drops a memory that belongs in the top k.
- */
-const BOUND_SLACK = 1 + 1e-9;
-
-/**
  * Memories kept in the orders recall reads them, per type, so a list walks only the first few
  * entries of its types instead of every memory (a scan per list was most of a recall's CPU).
  */
@@ -144,8 +127,8 @@ class OrderedByType {
 
 export class MemoryWorkingSet {
   private readonly docs = new Map<string, Doc>();
-  /** term → its postings. */
-  private readonly postings = new Map<string, TermPostings>();
+  /** term → held memory → term frequency. */
+  private readonly postings = new Map<string, Map<Doc, number>>();
   private readonly byImportance = new OrderedByType(byImportance);
   private readonly byRecency = new OrderedByType(byRecency);
   private totalLength = 0;
@@ -187,11 +170,8 @@ export class MemoryWorkingSet {
     this.totalLength += doc.length;
     doc.terms.forEach((term, i) => {
       let list = this.postings.get(term);
-      if (!list) this.postings.set(term, (list = { docs: new Map(), maxTf: 0, minLength: Infinity }));
-      const tf = postings!.tfs[i] ?? 1;
-      list.docs.set(doc, tf);
-      if (tf > list.maxTf) list.maxTf = tf;
-      if (doc.length < list.minLength) list.minLength = doc.length;
+      if (!list) this.postings.set(term, (list = new Map()));
+      list.set(doc, postings!.tfs[i] ?? 1);
     });
     return doc.memory;
   }
@@ -203,8 +183,8 @@ export class MemoryWorkingSet {
     this.totalLength -= doc.length;
     for (const term of doc.terms) {
       const list = this.postings.get(term);
-      list?.docs.delete(doc);
-      if (list && list.docs.size === 0) this.postings.delete(term);
+      list?.delete(doc);
+      if (list && list.size === 0) this.postings.delete(term);
     }
     this.byImportance.remove(doc.memory);
     this.byRecency.remove(doc.memory);
@@ -250,12 +230,9 @@ export class MemoryWorkingSet {
 
   /**
    * Okapi BM25 over the user's active memories, the `k` best (ties by id), expired ones included
-   * as the SQL ranks them. The same formula as `bm25Score`, with each term's idf computed once, and
-   * the same scores as reading every posting (test/working-set.test.ts compares them): the terms
-   * are read rarest first, and once the k-th best score so far is beyond what the terms left could
-   * give a memory none of the read terms named, those terms only add to the memories that can
-   * still reach the top k (MaxScore, Turtle & Flood 1995). The common terms of a chat line are
-   * then a few lookups instead of a walk over most of the user's memories.
+   * as the SQL ranks them. Every posting of the scored terms is read: held in memory, the exact
+   * score costs less than the SQL's cut. The same formula as `bm25Score`, with each term's idf
+   * computed once (test/working-set.test.ts compares the two).
    */
   bm25(queryTerms: readonly string[], k: number): { id: string; score: number }[] {
     const docCount = this.docs.size;
@@ -264,72 +241,29 @@ export class MemoryWorkingSet {
     const terms = [...new Set(queryTerms)]
       .flatMap((term) => {
         const list = this.postings.get(term);
-        return list ? [{ term, list, idf: bm25Idf(list.docs.size, docCount) }] : [];
+        return list ? [{ term, list }] : [];
       })
-      .sort((a, b) => a.list.docs.size - b.list.docs.size || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
+      .sort((a, b) => a.list.size - b.list.size || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
       .slice(0, MAX_QUERY_TERMS);
+    const query = ++this.queries;
+    const touched: Doc[] = [];
     const k1 = BM25_K1;
     const lengthWeight = BM25_B / avgDocLength;
-    const contribution = (idf: number, tf: number, length: number): number => (idf * tf * (k1 + 1)) / (tf + k1 * (1 - BM25_B + lengthWeight * length));
-    // rest[i]: the most the terms from i on can add to one memory's score.
-    const rest = new Array<number>(terms.length + 1).fill(0);
-    for (let i = terms.length - 1; i >= 0; i--) {
-      const { idf, list } = terms[i]!;
-      rest[i] = rest[i + 1]! + contribution(idf, list.maxTf, list.minLength);
-    }
-    const query = ++this.queries;
-    let scored: Doc[] = [];
-    let best = 0;
-    let i = 0;
-    for (; i < terms.length; i++) {
-      if (scored.length >= k && best > rest[i]! * BOUND_SLACK && kthScore(scored, k) > rest[i]! * BOUND_SLACK) break;
-      const { idf, list } = terms[i]!;
-      list.docs.forEach((tf, doc) => {
+    for (const { list } of terms) {
+      const idf = bm25Idf(list.size, docCount);
+      for (const [doc, tf] of list) {
+        const s = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - BM25_B + lengthWeight * doc.length));
         if (doc.scoredBy !== query) {
           doc.scoredBy = query;
           doc.score = 0;
-          scored.push(doc);
+          touched.push(doc);
         }
-        doc.score += contribution(idf, tf, doc.length);
-        if (doc.score > best) best = doc.score;
-      });
-    }
-    for (; i < terms.length; i++) {
-      const floor = kthScore(scored, k);
-      const reach = rest[i]! * BOUND_SLACK;
-      scored = scored.filter((doc) => doc.score + reach >= floor);
-      const { idf, list } = terms[i]!;
-      // Whichever side is shorter; either way each memory still in the running gains the same amount.
-      if (list.docs.size < scored.length) {
-        list.docs.forEach((tf, doc) => {
-          if (doc.scoredBy === query) doc.score += contribution(idf, tf, doc.length);
-        });
-      } else {
-        for (const doc of scored) {
-          const tf = list.docs.get(doc);
-          if (tf !== undefined) doc.score += contribution(idf, tf, doc.length);
-        }
+        doc.score += s;
       }
     }
-    const top = topK(scored, () => true, (a, b) => b.score - a.score || byId(a.memory, b.memory), k);
-    return top.map((d) => ({ id: d.memory.id, score: d.score }));
+    const best = topK(touched, () => true, (a, b) => b.score - a.score || byId(a.memory, b.memory), k);
+    return best.map((d) => ({ id: d.memory.id, score: d.score }));
   }
-}
-
-/** The k-th highest score among `docs` (at least k of them), without sorting them all. */
-function kthScore(docs: readonly Doc[], k: number): number {
-  const best: number[] = [];
-  for (const doc of docs) {
-    const s = doc.score;
-    if (best.length === k) {
-      if (s <= best[k - 1]!) continue;
-      best.pop();
-    }
-    let j = best.length;
-    while (j > 0 && best[j - 1]! < s) j--;
-    best.splice(j, 0, s);
-  }
-  return best[k - 1]!;
 }
 
 export function live(m: Memory, now: Date): boolean {
