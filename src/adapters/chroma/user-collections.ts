@@ -2,6 +2,7 @@ import { metrics } from '../../observability/metrics';
 import { createHash } from 'node:crypto';
 import { ChromaClient, ChromaForbiddenError, ChromaNotFoundError, ChromaUnauthorizedError, type Collection, type Metadata, type Where } from 'chromadb';
 import { chromaHeaders, type ChromaAccess } from '../../config/connections';
+import { useChromaTransport } from './chroma-transport';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { VectorHit } from '../../core/ports/memory';
 
@@ -24,13 +25,14 @@ export function userCollectionName(prefix: string, userId: string): string {
 /**
  * The one way this service opens a Chroma client: every index, the health check and the start-up
  * readiness probe come through here, so a token, tenant or database (CHROMA_AUTH_TOKEN,
- * CHROMA_TENANT, CHROMA_DATABASE) reaches every request. `access` is empty for the local Chroma;
- * left out, only in tests of that local one.
+ * CHROMA_TENANT, CHROMA_DATABASE) reaches every request, and every request goes over the
+ * keep-alive transport of chroma-transport.ts rather than the global fetch. `access` is empty
+ * for the local Chroma; left out, only in tests of that local one.
  */
 export function chromaClient(url: string, access: ChromaAccess = {}): ChromaClient {
   const u = new URL(url);
   const headers = chromaHeaders(access);
-  return new ChromaClient({
+  const client = new ChromaClient({
     host: u.hostname,
     port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)),
     ssl: u.protocol === 'https:',
@@ -38,6 +40,8 @@ export function chromaClient(url: string, access: ChromaAccess = {}): ChromaClie
     ...(access.tenant ? { tenant: access.tenant } : {}),
     ...(access.database ? { database: access.database } : {}),
   });
+  useChromaTransport(client);
+  return client;
 }
 
 /**
