@@ -2,6 +2,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { z } from 'zod';
 import { ErrorCode, MemoryServiceError } from '../../core/errors';
 import type { EmbeddingLane } from '../../core/ports/memory';
+import { KeepAliveHttp, type HttpAnswer } from '../http/keep-alive-http';
 
 const responseSchema = z.object({
   data: z.array(z.object({ embedding: z.array(z.number()), index: z.number().int() })),
@@ -43,6 +44,8 @@ const RETRY_BASE_MS = 200;
  */
 export class EmbeddingsEndpoint {
   private readonly lanes: Record<EmbeddingLane, LimitFunction>;
+  // Not the global fetch: its responses outlived every scavenge (../http/keep-alive-http.ts).
+  private readonly http = new KeepAliveHttp();
 
   constructor(private readonly opts: EmbeddingsEndpointOptions) {
     this.lanes = { interactive: pLimit(Math.max(1, opts.concurrency ?? 2)), background: pLimit(Math.max(1, opts.backgroundConcurrency ?? 1)) };
@@ -84,25 +87,24 @@ export class EmbeddingsEndpoint {
   }
 
   private async request(input: readonly string[], inputType: 'query' | 'passage'): Promise<number[][]> {
-    let res: Response;
+    let res: HttpAnswer;
     try {
-      res = await fetch(`${this.opts.baseUrl.replace(/\/$/u, '')}/embeddings`, {
+      res = await this.http.send(new URL(`${this.opts.baseUrl.replace(/\/$/u, '')}/embeddings`), {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${this.opts.apiKey ?? 'not-needed'}` },
-        body: JSON.stringify({ model: this.opts.model, input, input_type: inputType }),
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
+        body: Buffer.from(JSON.stringify({ model: this.opts.model, input, input_type: inputType })),
+        timeoutMs: this.opts.timeoutMs ?? 30_000,
       });
     } catch (err) {
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      const timedOut = err instanceof Error && err.name === 'TimeoutError';
       const failure = new MemoryServiceError(ErrorCode.embedderUnavailable, timedOut ? 'embeddings endpoint did not answer in time' : 'embeddings endpoint unreachable', { timedOut }, { cause: err });
       throw timedOut ? failure : new RetryableEmbeddingFailure(failure);
     }
-    if (!res.ok) {
+    if (res.status < 200 || res.status > 299) {
       const failure = new MemoryServiceError(ErrorCode.embedderUnavailable, `embeddings endpoint answered ${res.status}`, { status: res.status });
-      await res.body?.cancel().catch(() => undefined);
       throw res.status === 429 || res.status >= 500 ? new RetryableEmbeddingFailure(failure) : failure;
     }
-    const body = responseSchema.parse(await res.json());
+    const body = responseSchema.parse(JSON.parse(res.body.toString('utf8')));
     if (body.data.length !== input.length) throw new MemoryServiceError(ErrorCode.embedderUnavailable, `embeddings endpoint returned ${body.data.length} vectors for ${input.length} texts`);
     return body.data.sort((a, b) => a.index - b.index).map((d) => d.embedding);
   }
