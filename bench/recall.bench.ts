@@ -8,7 +8,7 @@ import { bm25Text } from '../src/recall/route-plan';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { MEMORY_TYPES } from '../src/core/memory-types';
 import { rebuildPersona } from '../src/persona/persona';
-import { cpuByProgram, cpuPerOperation, fmt, startBenchStack, stats, timed } from './support';
+import { cpuByProgram, cpuPerOperation, fmt, startBenchStack, stats, timed, type BenchStack } from './support';
 import { chatMemory, chatQueries, prng } from './chat-corpus';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser, syntheticText } from './synthetic';
 
@@ -46,6 +46,10 @@ export async function run(args: string[]): Promise<void> {
   const profile = args.includes('--profile');
   // `--alloc`: what 100 more warm recalls allocate, by function and by file, garbage included (the young generation's scavenges pause the whole process).
   const alloc = args.includes('--alloc');
+  // `--survivors`: what outlives a scavenge, by allocating function, for each of the timed loop's operations alone (3 s each; V8's sampling heap profiler keeping what minor GCs did not collect).
+  const survivors = args.includes('--survivors');
+  // `--gc-phases`: 3 s of each of the timed loop's operations alone (Chroma floor, SQL floor, warm recall), each begun with a line on stderr, to read beside `node --trace-gc-nvp`: which one fills the scavenges.
+  const gcPhases = args.includes('--gc-phases');
   // `--stock-pool`: also warm recall with pg-pool's own hand-out of clients (a later tick), interleaved, against the pool's (pool.ts).
   const stockPool = args.includes('--stock-pool');
   // `--by-query`: the warm recall's p50/p95 per query text, slowest first, with the routes it ran: which kind of question sets the tail.
@@ -241,6 +245,8 @@ export async function run(args: string[]): Promise<void> {
       if (trace) await traceRecalls(main, runtime.pool, user, now, Math.min(100, samples), queries);
       if (profile) await profileRecalls(main, user, now, 100, queries);
       if (alloc) await allocationsOfRecalls(main, user, now, 100, queries);
+      if (survivors) await survivorsOfOperations(runtime, main, user, now, queries, queryVectors);
+      if (gcPhases) await phasesForTheCollector(runtime, main, user, now, queries, queryVectors);
       if (cpu) await cpuPerRecall(main, user, now, samples, queries, queryVectors);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
@@ -528,20 +534,75 @@ async function allocationsOfRecalls(deps: RecallDeps, user: string, now: Date, n
   }
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
-  type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] };
+  const { sites, total } = bytesBySite(profile.head as SampledNode);
+  const kib = (bytes: number) => `${(bytes / n / 1024).toFixed(1)} KiB`;
+  console.log(`        allocated by ${n} warm recalls: ${kib(total)} per recall (sampled, garbage included); by file:`);
+  sites.print(kib);
+}
+
+type SampledNode = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: SampledNode[] };
+
+/** A sampling heap profile's bytes, by call site. */
+function bytesBySite(head: SampledNode): { sites: ByCallSite; total: number } {
   const sites = new ByCallSite();
   let total = 0;
-  const walk = (node: Node) => {
+  const walk = (node: SampledNode) => {
     if (node.selfSize > 0) {
       sites.add(node.callFrame, node.selfSize);
       total += node.selfSize;
     }
     for (const child of node.children) walk(child);
   };
-  walk(profile.head as Node);
-  const kib = (bytes: number) => `${(bytes / n / 1024).toFixed(1)} KiB`;
-  console.log(`        allocated by ${n} warm recalls: ${kib(total)} per recall (sampled, garbage included); by file:`);
-  sites.print(kib);
+  walk(head);
+  return { sites, total };
+}
+
+/** The timed loop's three operations, each alone: what each one costs the collector. */
+function operationsOfTheLoop(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queryVectors: Map<string, number[]>): [string, (q: BenchQuery) => Promise<unknown>][] {
+  return [
+    ['chroma floor', (q) => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q.query)!, k: 20 })],
+    ['sql floor', () => runtime.pool.query('SELECT id FROM memories WHERE user_id = $1 AND status = $2 ORDER BY importance DESC LIMIT 20', [user, 'active'])],
+    ['warm recall', (q) => recall(deps, user, q.query, recallOptions(q, now))],
+  ];
+}
+
+async function forThreeSeconds(op: (q: BenchQuery) => Promise<unknown>, queries: readonly BenchQuery[]): Promise<number> {
+  const started = performance.now();
+  let n = 0;
+  for (; performance.now() - started < 3_000; n++) await op(queries[n % queries.length]!);
+  return n;
+}
+
+/** Each operation of the timed loop alone for 3 s, announced on stderr so a `node --trace-gc-nvp` trace can be split by it. */
+async function phasesForTheCollector(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>): Promise<void> {
+  for (const [name, op] of operationsOfTheLoop(runtime, deps, user, now, queryVectors)) {
+    console.error(`--- phase: ${name}`);
+    const n = await forThreeSeconds(op, queries);
+    console.error(`--- end of phase: ${name}, ${n} operations`);
+  }
+}
+
+/**
+ * Bytes that outlived a scavenge, per operation, by allocating function and file, for each
+ * operation of the timed loop alone for 3 s (V8's sampling heap profiler, one sample per 4 KiB,
+ * dropping what minor GCs collected). What survives one scavenge is copied, what survives two is
+ * promoted: the cost of a scavenge follows these bytes, not the bytes allocated.
+ */
+async function survivorsOfOperations(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>): Promise<void> {
+  const { Session } = await import('node:inspector/promises');
+  for (const [name, op] of operationsOfTheLoop(runtime, deps, user, now, queryVectors)) {
+    const session = new Session();
+    session.connect();
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 4_096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+    const n = await forThreeSeconds(op, queries);
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    session.disconnect();
+    const { sites, total } = bytesBySite(profile.head as SampledNode);
+    const per = (bytes: number) => `${(bytes / n / 1024).toFixed(2)} KiB`;
+    console.log(`        ${name} alone, ${n} operations in 3 s: ${per(total)} per operation outlived a scavenge (sampled); by file:`);
+    sites.print(per);
+  }
 }
 
 /**
