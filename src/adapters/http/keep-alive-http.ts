@@ -44,7 +44,10 @@ export class KeepAliveHttp {
       const req = request(url, { method: exchange.method, headers: exchange.headers, agent: this.agents[secure ? 'https:' : 'http:'] }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
+        res.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
         res.on('end', () => {
           clearTimeout(timer);
           resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) });
