@@ -110,4 +110,66 @@ describe('the Chroma transport', () => {
     expect((err as Error).name).toBe('ChromaConnectionError');
     expect((err as Error).message).toMatch(/ECONNREFUSED/);
   });
+
+  it('reads a large answer that arrives in many chunks, whatever the bytes (UTF-8 across chunk edges)', async () => {
+    const ids = Array.from({ length: 20_000 }, (_, i) => `记忆-${i}-🧠`);
+    const big = await serveOnce((res) => {
+      const body = Buffer.from(JSON.stringify({ ids: [ids], distances: [ids.map(() => 0.5)], metadatas: [ids.map(() => ({ user_id: 'u' }))], include: ['distances', 'metadatas'] }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Cut mid-character on purpose: a multi-byte character split over two chunks must survive.
+      for (let at = 0; at < body.length; at += 4_093) res.write(body.subarray(at, at + 4_093));
+      res.end();
+    });
+    const client = chromaClient(big.url);
+    const transport = (client as unknown as { apiClient: { getConfig(): { fetch: (r: Request) => Promise<Response> } } }).apiClient.getConfig().fetch;
+    const answer = (await (await transport(new Request(`${big.url}/api/v2/anything`, { method: 'POST', body: '{}' }))).json()) as { ids: string[][] };
+    expect(answer.ids[0]).toEqual(ids);
+    await big.close();
+  });
+
+  it('fails, without hanging, when the server drops the connection in the middle of an answer', async () => {
+    const dropping = await serveOnce((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"ids": [[');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const err = await chromaClient(dropping.url)
+      .countCollections()
+      .catch((e: unknown) => e as Error);
+    expect((err as Error).name).toBe('ChromaConnectionError');
+    await dropping.close();
+  });
+
+  it('opens a new connection when the server closed the idle one', async () => {
+    const short = await serveOnce((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('5'));
+    short.server.keepAliveTimeout = 30;
+    const client = chromaClient(short.url);
+    expect(await client.countCollections()).toBe(5);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(await client.countCollections()).toBe(5);
+    await short.close();
+  });
 });
+
+/** A server of its own whose collection count is answered by `answer`, identity as the stand-in's. */
+async function serveOnce(answer: (res: import('node:http').ServerResponse) => void): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+  const own = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url?.endsWith('/auth/identity')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ user_id: '', tenant: 'default_tenant', databases: ['default_database'] }));
+        return;
+      }
+      answer(res);
+    });
+  });
+  await new Promise<void>((r) => own.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(own.address() as AddressInfo).port}`,
+    server: own,
+    close: async () => {
+      own.closeAllConnections();
+      await new Promise((r) => own.close(r));
+    },
+  };
+}

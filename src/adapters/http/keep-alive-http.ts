@@ -65,5 +65,4 @@ export class KeepAliveHttp {
       req.end(exchange.body);
     });
   }
-
 }
