@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { bm25AvgDocLength, bm25Document } from '../src/core/recall/bm25';
+import { BM25_B, BM25_K1, bm25AvgDocLength, bm25Document, bm25Idf } from '../src/core/recall/bm25';
 import { termFrequencies } from '../src/core/text/tokenize';
 import type { Memory, MemoryType } from '../src/core/types';
 import { MemoryWorkingSet, type WorkingSetChanges, type WorkingSetMark, type WorkingSetRow } from '../src/core/recall/working-set';
 import { WorkingSetCache, type WorkingSetSource } from '../src/recall/working-set-cache';
+import { mulberry32 } from './support/prng';
 import { newMemory } from './support/seed';
 
 const NOW = new Date('2026-12-03T12:00:00Z');
@@ -103,6 +104,45 @@ describe('MemoryWorkingSet', () => {
     expect(all.size).toBe(200);
   });
 
+  it('keeps every score and tie of BM25 exact through thousands of additions, updates and removals', () => {
+    // Few words, short texts: most scores tie, so the order of ties is tested as much as the sums.
+    const rand = mulberry32(22);
+    const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
+    const pick = () => words[Math.floor(rand() * rand() * words.length)]!;
+    const set = new MemoryWorkingSet();
+    const model = new Map<string, { tf: Map<string, number>; length: number }>();
+    const ids: string[] = [];
+    for (let step = 0; step < 4000; step++) {
+      const r = rand();
+      if (r < 0.55 || ids.length === 0) {
+        // A new memory, or a held one written again with other words.
+        const id = ids.length > 0 && rand() < 0.3 ? ids[Math.floor(rand() * ids.length)]! : `00000000-0000-0000-0001-${String(step).padStart(12, '0')}`;
+        if (!ids.includes(id)) ids.push(id);
+        const tokens = Array.from({ length: 1 + Math.floor(rand() * 6) }, pick);
+        const tf = termFrequencies(tokens);
+        const terms = [...tf.keys()];
+        const tfs = [...tf.values()];
+        // Now and then a term listed twice: the last count stands, as one posting per term would.
+        if (terms.length > 0 && rand() < 0.1) {
+          terms.push(terms[0]!);
+          tfs.push(tf.get(terms[0]!)! + 2);
+          tf.set(terms[0]!, tf.get(terms[0]!)! + 2);
+        }
+        set.apply({ ...memory({ text: tokens.join(' ') }), id }, { terms, tfs, docLength: tokens.length });
+        model.set(id, { tf, length: tokens.length });
+      } else if (r < 0.8) {
+        const id = ids[Math.floor(rand() * ids.length)]!;
+        set.apply({ ...memory({ text: 'gone' }), id, status: rand() < 0.5 ? 'archived' : 'superseded' }, undefined);
+        model.delete(id);
+      } else {
+        const query = Array.from({ length: 1 + Math.floor(rand() * 5) }, () => (rand() < 0.1 ? 'absent' : pick()));
+        const k = 1 + Math.floor(rand() * 25);
+        expect(set.bm25(query, k)).toEqual(heldBm25Reference(model, query, k));
+      }
+    }
+    expect(set.size).toBe(model.size);
+  });
+
   it('hands out frozen memories: a caller cannot change what the next request reads', () => {
     const set = new MemoryWorkingSet();
     const m = memory({ text: 'x', keywords: ['k'] });
@@ -114,6 +154,35 @@ describe('MemoryWorkingSet', () => {
     expect(() => held.keywords.push('y')).toThrow();
   });
 });
+
+/**
+ * The held BM25 computed the plain way: each live memory's score summed over the query's terms in
+ * the set's order (rarest first, then by term), so the float sums are the same operations; best
+ * first, ties by id.
+ */
+function heldBm25Reference(model: ReadonlyMap<string, { tf: ReadonlyMap<string, number>; length: number }>, queryTerms: readonly string[], k: number): { id: string; score: number }[] {
+  const df = new Map<string, number>();
+  let total = 0;
+  for (const doc of model.values()) {
+    total += doc.length;
+    for (const term of doc.tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
+  }
+  const lengthWeight = BM25_B / bm25AvgDocLength(total, model.size);
+  const terms = [...new Set(queryTerms)].filter((t) => df.has(t)).sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+  const scored: { id: string; score: number }[] = [];
+  for (const [id, doc] of model) {
+    let score = 0;
+    let matched = false;
+    for (const term of terms) {
+      const tf = doc.tf.get(term);
+      if (tf === undefined) continue;
+      matched = true;
+      score += (bm25Idf(df.get(term)!, model.size) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + lengthWeight * doc.length));
+    }
+    if (matched) scored.push({ id, score });
+  }
+  return scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
+}
 
 /** A database of one user whose answers the test controls. */
 function fakeSource() {
