@@ -10,11 +10,10 @@
  * its block, open a new one, or pose as a role/system line. The combined output never exceeds
  * the token budget.
  */
-import { DateTime } from 'luxon';
 import type { Memory } from '../types';
 import { neutralizeText } from '../text/neutralize';
 import { countLinesTokens, countTokens, selectWithinBudget, type Chosen, type RenderedLine } from '../text/token-budget';
-import { isValidTimeZone } from '../time/zones';
+import { isoDateIn, isValidTimeZone } from '../time/zones';
 
 // The persona block and the MCP tools neutralize stored text the same way (a kernel text helper).
 export { neutralizeText };
@@ -114,7 +113,7 @@ type Entry =
   | { kind: 'exchange'; exchange: PastExchange };
 
 function dateIn(date: Date, zone: string): string {
-  return DateTime.fromJSDate(date, { zone }).toISODate() ?? 'unknown-date';
+  return isoDateIn(date, zone) ?? 'unknown-date';
 }
 
 function confidenceOf(value: number): string {
@@ -269,8 +268,10 @@ export function formatContext(input: FormatContextInput): FormattedContext {
   // The navigation block is taken whole from its own share, before the rest is budgeted.
   const scenes = selectScenes(input.scenes, Math.floor(budget * Math.min(1, Math.max(0, input.scenesShare ?? 0))));
   const sceneTokens = scenes.length > 0 ? countTokens(scenes) + 1 : 0;
-  const renderable = entries.filter((e) => !isEmpty(renderEntry(e, zone, style)));
-  const selection = selectWithinBudget(renderable, budget - sceneTokens, (e) => renderEntry(e, zone, style), { measure: (c) => measure(c, style) });
+  // Rendered once: a line's dates and neutralised text are most of what formatting costs.
+  const rendered = new Map(entries.map((e) => [e, renderEntry(e, zone, style)]));
+  const renderable = entries.filter((e) => !isEmpty(rendered.get(e)!));
+  const selection = selectWithinBudget(renderable, budget - sceneTokens, (e) => rendered.get(e)!, { measure: (c) => measure(c, style) });
   const { system, userPrefix } = compose(selection.chosen, style, scenes);
 
   const included: string[] = [];

@@ -35,6 +35,13 @@ function getEncoder(): Tiktoken {
 const pieceCache = new Map<string, number>();
 /** Bounds memory in a long-lived worker; clearing only costs re-encoding. */
 const PIECE_CACHE_LIMIT = 50_000;
+/**
+ * Whole texts counted, up to this length: the same memory lines come back in the recalls of a
+ * conversation, and splitting a line into pieces with the pre-tokeniser's regex was most of what
+ * counting it cost once its pieces were known.
+ */
+const MAX_REMEMBERED_TEXT = 512;
+const textCache = new Map<string, number>();
 
 function pieceTokens(piece: string): number {
   let n = pieceCache.get(piece);
@@ -53,10 +60,16 @@ function pieceTokens(piece: string): number {
  */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
+  const known = text.length <= MAX_REMEMBERED_TEXT ? textCache.get(text) : undefined;
+  if (known !== undefined) return known;
   // Same flags js-tiktoken uses for its pre-tokeniser.
   pretokenizer ??= new RegExp(cl100kBase.pat_str, 'gu');
   let total = 0;
   for (const match of text.matchAll(pretokenizer)) total += pieceTokens(match[0]);
+  if (text.length <= MAX_REMEMBERED_TEXT) {
+    if (textCache.size >= PIECE_CACHE_LIMIT) textCache.clear();
+    textCache.set(text, total);
+  }
   return total;
 }
 

@@ -1,4 +1,4 @@
-import { IANAZone } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 
 /**
  * Zone names already checked, valid or not. luxon's `IANAZone.isValidZone` builds an
@@ -37,4 +37,61 @@ export function canonicalTimeZone(zone: string): string {
   }
   if (resolved.toLowerCase() === zone.toLowerCase()) return resolved;
   return zone === zone.toLowerCase() || zone === zone.toUpperCase() ? resolved : zone;
+}
+
+/** One formatter per zone (bounded as above): building one costs more than a hundred dates. */
+const dayFormatters = new Map<string, Intl.DateTimeFormat | null>();
+
+function dayFormatter(zone: string): Intl.DateTimeFormat | null {
+  let formatter = dayFormatters.get(zone);
+  if (formatter === undefined) {
+    try {
+      formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'gregory', numberingSystem: 'latn' });
+    } catch {
+      formatter = null;
+    }
+    if (dayFormatters.size < MAX_REMEMBERED) dayFormatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
+/**
+ * The calendar date of `date` in `zone` as YYYY-MM-DD: what luxon's
+ * `DateTime.fromJSDate(date, { zone }).toISODate()` answers, in one `formatToParts` instead of
+ * luxon's offset lookups (a third of a recall's formatting in a zone other than UTC). Years
+ * outside 1000–9999, which ISO writes with a sign or padding, and zones Intl does not know go
+ * to luxon itself.
+ */
+export function isoDateIn(date: Date, zone: string): string | null {
+  const key = `${date.getTime()} ${zone}`;
+  let day = days.get(key);
+  if (day === undefined) {
+    day = dayOf(date, zone);
+    if (days.size >= MAX_REMEMBERED_DAYS) days.clear();
+    days.set(key, day);
+  }
+  return day;
+}
+
+/**
+ * Dates already placed in a zone: a recall renders the same memories' dates again and again, and
+ * even one `formatToParts` is most of a line's formatting. Bounded; clearing only costs recomputing.
+ */
+const days = new Map<string, string | null>();
+const MAX_REMEMBERED_DAYS = 20_000;
+
+function dayOf(date: Date, zone: string): string | null {
+  const formatter = dayFormatter(zone);
+  if (formatter && !Number.isNaN(date.getTime())) {
+    let year = '';
+    let month = '';
+    let day = '';
+    for (const part of formatter.formatToParts(date)) {
+      if (part.type === 'year') year = part.value;
+      else if (part.type === 'month') month = part.value;
+      else if (part.type === 'day') day = part.value;
+    }
+    if (year.length === 4 && year >= '1000' && month.length === 2 && day.length === 2) return `${year}-${month}-${day}`;
+  }
+  return DateTime.fromJSDate(date, { zone }).toISODate();
 }

@@ -1,5 +1,7 @@
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { canonicalTimeZone, isValidTimeZone } from '../../../src/core/time/zones';
+import { canonicalTimeZone, isoDateIn, isValidTimeZone } from '../../../src/core/time/zones';
+import { mulberry32 } from '../../support/prng';
 
 describe('isValidTimeZone', () => {
   it('answers as luxon does, the second time from memory as the first', () => {
@@ -34,5 +36,34 @@ describe('canonicalTimeZone', () => {
 
   it('keeps a correctly spelt name, links included', () => {
     for (const zone of ['UTC', 'Asia/Shanghai', 'America/New_York', 'Asia/Kolkata', 'Europe/Kyiv', 'Etc/UTC']) expect(canonicalTimeZone(zone)).toBe(zone);
+  });
+});
+
+describe('isoDateIn', () => {
+  const luxon = (date: Date, zone: string) => DateTime.fromJSDate(date, { zone }).toISODate();
+
+  it('answers as luxon does a millisecond either side of every local midnight, in zones with odd offsets and summer time', () => {
+    // Where the answer changes is a local midnight; zones whose summer time starts at midnight
+    // (Santiago, Beirut) and offsets off the hour (Kathmandu, Chatham, Lord Howe) move it.
+    const zones = ['UTC', 'Asia/Shanghai', 'America/New_York', 'Europe/London', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns', 'America/Santiago', 'Asia/Beirut', 'Pacific/Kiritimati', 'asia/tokyo'];
+    for (const zone of zones) {
+      for (let day = DateTime.fromObject({ year: 2026, month: 1, day: 1 }, { zone }); day.year === 2026; day = day.plus({ days: 1 })) {
+        const midnight = day.startOf('day').toMillis();
+        for (const at of [midnight - 1, midnight, midnight + 1, midnight + 12 * 3_600_000]) expect(isoDateIn(new Date(at), zone), `${zone} ${new Date(at).toISOString()}`).toBe(luxon(new Date(at), zone));
+      }
+    }
+  });
+
+  it('answers as luxon does on random instants over three centuries, and on the dates ISO writes otherwise', () => {
+    const rand = mulberry32(7);
+    const zones = ['Asia/Shanghai', 'Europe/Paris', 'America/Los_Angeles', 'Asia/Kolkata', 'Africa/Casablanca'];
+    for (let i = 0; i < 5_000; i++) {
+      const date = new Date(Date.UTC(1900, 0, 1) + Math.floor(rand() * 300 * 365.25 * 86_400_000));
+      const zone = zones[i % zones.length]!;
+      expect(isoDateIn(date, zone)).toBe(luxon(date, zone));
+    }
+    for (const date of [new Date('0999-12-31T20:00:00Z'), new Date('1000-01-01T00:00:00Z'), new Date('9999-12-31T20:00:00Z'), new Date(Date.UTC(-50, 5, 1)), new Date(Number.NaN)]) {
+      for (const zone of ['UTC', 'Asia/Shanghai', 'America/New_York']) expect(isoDateIn(date, zone)).toBe(luxon(date, zone));
+    }
   });
 });
