@@ -8,7 +8,7 @@ import { bm25Text } from '../src/recall/route-plan';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { MEMORY_TYPES } from '../src/core/memory-types';
 import { rebuildPersona } from '../src/persona/persona';
-import { cpuByProgram, cpuPerOperation, fmt, startBenchStack, stats, timed, type BenchStack } from './support';
+import { cpuByProgram, cpuByThread, cpuPerOperation, fmt, startBenchStack, stats, timed, type BenchStack } from './support';
 import { chatMemory, chatQueries, prng } from './chat-corpus';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser, syntheticText } from './synthetic';
 
@@ -35,7 +35,10 @@ export async function run(args: string[]): Promise<void> {
   const corpus = args.find((a) => a.startsWith('--corpus='))?.slice('--corpus='.length) ?? 'synthetic';
   if (corpus !== 'synthetic' && corpus !== 'chat') throw new Error('--corpus is synthetic or chat');
   const textOf = corpus === 'chat' ? (i: number) => chatMemory(prng(i)) : syntheticText;
-  const queries: readonly BenchQuery[] = corpus === 'chat' ? chatQueries(16) : PLAIN_QUERIES;
+  // The zone the client sends with each query (`--zone=UTC` as before 2026-12-04): a chat user's
+  // dates are rendered and read in their own zone, which costs more than UTC's.
+  const zone = args.find((a) => a.startsWith('--zone='))?.slice('--zone='.length) ?? (corpus === 'chat' ? 'Asia/Shanghai' : undefined);
+  const queries: readonly BenchQuery[] = (corpus === 'chat' ? chatQueries(16) : PLAIN_QUERIES).map((q) => (zone ? { ...q, timeZone: zone } : q));
   // Off by default: production never runs ANALYZE by hand (analyzeAfterBulkLoad).
   const analyze = args.includes('--analyze');
   const withPersona = args.includes('--persona');
@@ -260,12 +263,13 @@ export async function run(args: string[]): Promise<void> {
 export interface BenchQuery {
   query: string;
   recentMessages?: string[];
+  timeZone?: string;
 }
 
 const PLAIN_QUERIES: readonly BenchQuery[] = BENCH_QUERIES.map((query) => ({ query }));
 
-function recallOptions(q: BenchQuery, now: Date): { now: Date; recentMessages?: string[] } {
-  return q.recentMessages ? { now, recentMessages: q.recentMessages } : { now };
+function recallOptions(q: BenchQuery, now: Date): { now: Date; recentMessages?: string[]; timeZone?: string } {
+  return { now, ...(q.recentMessages ? { recentMessages: q.recentMessages } : {}), ...(q.timeZone ? { timeZone: q.timeZone } : {}) };
 }
 
 /** Sends every statement of the pool unnamed (parsed and planned on each call) until the returned function is called. */
@@ -484,12 +488,15 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
 async function cpuPerRecall(deps: RecallDeps, user: string, now: Date, n: number, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>): Promise<void> {
   const measure = async (label: string, op: (q: BenchQuery) => Promise<unknown>) => {
     const before = cpuByProgram();
+    const threadsBefore = cpuByThread();
     const t0 = performance.now();
     for (let i = 0; i < n; i++) await op(queries[i % queries.length]!);
     const wall = (performance.now() - t0) / n;
+    const byThread = cpuPerOperation(threadsBefore, cpuByThread(), n);
     const per = cpuPerOperation(before, cpuByProgram(), n);
     const total = per.reduce((sum, x) => sum + x.ms, 0);
     console.log(`        cpu per ${label}: ${per.map((x) => `${x.program} ${fmt(x.ms)}`).join(', ')} | all ${fmt(total)} over wall ${fmt(wall)} (${(total / wall).toFixed(2)} cores busy)`);
+    console.log(`          of which this process, by thread: ${byThread.map((x) => `${x.program} ${fmt(x.ms)}`).join(', ')}`);
   };
   await measure('warm recall', (q) => recall(deps, user, q.query, recallOptions(q, now)));
   await measure('chroma floor', (q) => deps.vectors.query({ userId: user, embedding: queryVectors.get(q.query)!, k: 20 }));

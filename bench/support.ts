@@ -79,6 +79,34 @@ export function cpuByProgram(): Map<number, { program: string; ms: number }> {
   return out;
 }
 
+/**
+ * This process's CPU by thread name (main thread, V8's helpers, libuv's pool), in ms: where the
+ * process's share of an operation runs, since the collector's helper threads work beside the main
+ * thread and a sampling profile of the main thread never sees them.
+ */
+export function cpuByThread(): Map<number, { program: string; ms: number }> {
+  const out = new Map<number, { program: string; ms: number }>();
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
+    const name = Number(tid) === process.pid ? 'main thread' : stat.slice(stat.indexOf('(') + 1, close);
+    out.set(Number(tid), { program: name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+  }
+  return out;
+}
+
 /** CPU ms per operation by program between two {@link cpuByProgram} readings, busiest first (programs under 0.05 ms left out). */
 export function cpuPerOperation(before: ReturnType<typeof cpuByProgram>, after: ReturnType<typeof cpuByProgram>, operations: number): { program: string; ms: number }[] {
   const byProgram = new Map<string, number>();
