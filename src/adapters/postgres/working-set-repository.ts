@@ -10,7 +10,7 @@ const M_COLUMNS = COLUMNS.split(',')
 
 /**
  * The memory branch comes first: UNION ALL takes each column's type from it. The rows are read
- * through `recall_written_since` (migration 1797700000000), one index range whatever the
+ * through `recall_written_since` (migrations 1797700000000 and 1797800000000), one index range whatever the
  * statistics say; their postings per memory through memory_terms' memory_id index (with the
  * user's id in that probe, the planner read the user's whole postings range once per memory);
  * `doc_length` is the memory's own copy.
