@@ -21,8 +21,24 @@ const ZH_ACK =
   /好主意|有道理|说得对|没错|确实|当然|同意|必须的?|一定|但愿|希望(?:吧|如此)?|也是|是[啊呀的]|对[啊呀的]?|没问题|记住了|我?(?:试试看?|试一下)|我?考虑(?:考虑|一下)|我?(?:去|回头)看看|(?:回头)?再说吧?|期待|等不及了?|嗯嗯|行/gu;
 const CLAUSE_SPLIT = /[,，.。!！?？~～;；:：、…\n]+/u;
 
+/**
+ * Texts already judged, up to this length: every recall asks again about the memories it ranks,
+ * and the same ones come back in a conversation's recalls (a dozen regular expressions each, on
+ * the path after Chroma answers). Bounded; clearing only costs judging again.
+ */
+const MAX_REMEMBERED_TEXT = 512;
+const MAX_REMEMBERED = 20_000;
+const judged = new Map<string, boolean>();
+
 export function isSmallTalkText(text: string): boolean {
-  return isSmallTalk(text, detectLang(text));
+  const known = judged.get(text);
+  if (known !== undefined) return known;
+  const small = isSmallTalk(text, detectLang(text));
+  if (text.length <= MAX_REMEMBERED_TEXT) {
+    if (judged.size >= MAX_REMEMBERED) judged.clear();
+    judged.set(text, small);
+  }
+  return small;
 }
 
 /** True when every clause is small talk or an acknowledgement (see the module comment). */
