@@ -147,6 +147,7 @@ export class MemoryWorkingSet {
   private stamps = new Int32Array(64);
   private scores = new Float64Array(64);
   private readonly freeSlots: number[] = [];
+  private touched = new Int32Array(256);
   private readonly byImportance = new OrderedByType(byImportance);
   private readonly byRecency = new OrderedByType(byRecency);
   private totalLength = 0;
@@ -304,7 +305,10 @@ export class MemoryWorkingSet {
       this.stamps.fill(0);
     }
     const query = ++this.queries;
-    const touched: number[] = [];
+    // The slots this query scored, in a buffer kept between queries: grown to thousands by every
+    // query, a new array was a tenth of what a recall allocated.
+    let touched = this.touched;
+    let scored = 0;
     const { lengths, stamps, scores } = this;
     const k1 = BM25_K1;
     const lengthWeight = BM25_B / avgDocLength;
@@ -318,12 +322,17 @@ export class MemoryWorkingSet {
         if (stamps[slot] !== query) {
           stamps[slot] = query;
           scores[slot] = 0;
-          touched.push(slot);
+          if (scored === touched.length) {
+            const grown = new Int32Array(touched.length * 2);
+            grown.set(touched);
+            this.touched = touched = grown;
+          }
+          touched[scored++] = slot;
         }
         scores[slot] = scores[slot]! + s;
       }
     }
-    return this.bestByScore(touched, k).map((slot) => ({ id: this.bySlot[slot]!.memory.id, score: scores[slot]! }));
+    return this.bestByScore(touched, scored, k).map((slot) => ({ id: this.bySlot[slot]!.memory.id, score: scores[slot]! }));
   }
 
   /**
@@ -331,14 +340,14 @@ export class MemoryWorkingSet {
    * slots thousands). Compares numbers in line: a comparator called per memory was a third of a
    * held BM25.
    */
-  private bestByScore(slots: readonly number[], k: number): number[] {
+  private bestByScore(slots: Int32Array, count: number, k: number): number[] {
     const { scores, bySlot } = this;
     const before = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && bySlot[a]!.memory.id < bySlot[b]!.memory.id);
     const best: number[] = [];
     if (k <= 0) return best;
     // Once k are kept, most slots score below the last of them: one comparison turns them away.
     let floor = -Infinity;
-    for (let s = 0; s < slots.length; s++) {
+    for (let s = 0; s < count; s++) {
       const slot = slots[s]!;
       if (scores[slot]! < floor) continue;
       if (best.length === k) {
