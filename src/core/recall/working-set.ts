@@ -138,9 +138,10 @@ export class MemoryWorkingSet {
   private readonly docs = new Map<string, Doc>();
   private readonly postings = new Map<string, PostingList>();
   /*
-   * The scoring state of each held memory by slot, in flat arrays: a query reads and writes these
-   * for every posting it walks, and objects scattered over the heap made each posting a cache miss
-   * (docs/benchmarks.md). A removed memory's slot is given to the next one added.
+   * The scoring state of each held memory by slot, in flat arrays that a query reads and writes
+   * for every posting it walks, instead of fields of an object per memory reached through a Map's
+   * callback (~170 against ~225 us per chat query alone; docs/benchmarks.md). A removed memory's
+   * slot is given to the next one added.
    */
   private readonly bySlot: (Doc | null)[] = [];
   private readonly lengths: number[] = [];
