@@ -109,6 +109,14 @@ describe('MemoryWorkingSet', () => {
     const rand = mulberry32(22);
     const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
     const pick = () => words[Math.floor(rand() * rand() * words.length)]!;
+    // Ids alike in their first characters and unlike, some a prefix of another, non-ASCII too:
+    // ties are broken by id, first through its leading code units, then by the whole string.
+    const newId = (step: number): string => {
+      const r = rand();
+      if (r < 0.4) return `00000000-0000-0000-0001-${String(step).padStart(12, '0')}`;
+      if (r < 0.8) return `${Math.floor(rand() * 4096).toString(16).padStart(3, '0')}${step}`;
+      return ['', 'a', 'ab', 'é', '\uffff', 'a\uffff'][Math.floor(rand() * 6)]! + String.fromCharCode(97 + Math.floor(rand() * 3)).repeat(Math.floor(rand() * 3));
+    };
     const set = new MemoryWorkingSet();
     const model = new Map<string, { tf: Map<string, number>; length: number }>();
     const ids: string[] = [];
@@ -116,7 +124,7 @@ describe('MemoryWorkingSet', () => {
       const r = rand();
       if (r < 0.55 || ids.length === 0) {
         // A new memory, or a held one written again with other words.
-        const id = ids.length > 0 && rand() < 0.3 ? ids[Math.floor(rand() * ids.length)]! : `00000000-0000-0000-0001-${String(step).padStart(12, '0')}`;
+        const id = ids.length > 0 && rand() < 0.3 ? ids[Math.floor(rand() * ids.length)]! : newId(step);
         if (!ids.includes(id)) ids.push(id);
         const tokens = Array.from({ length: 1 + Math.floor(rand() * 6) }, pick);
         const tf = termFrequencies(tokens);
