@@ -215,15 +215,9 @@ export class MemoryWorkingSet {
     this.bySlot.push(null);
     this.lengths.push(0);
     if (slot >= this.scores.length) {
-      const scores = new Float64Array(this.scores.length * 2);
-      scores.set(this.scores);
-      this.scores = scores;
-      const stamps = new Int32Array(this.stamps.length * 2);
-      stamps.set(this.stamps);
-      this.stamps = stamps;
-      const idKeys = new Float64Array(this.idKeys.length * 2);
-      idKeys.set(this.idKeys);
-      this.idKeys = idKeys;
+      this.scores = doubled(this.scores);
+      this.stamps = doubled(this.stamps);
+      this.idKeys = doubled(this.idKeys);
     }
     return slot;
   }
@@ -328,11 +322,7 @@ export class MemoryWorkingSet {
         if (stamps[slot] !== query) {
           stamps[slot] = query;
           scores[slot] = 0;
-          if (scored === touched.length) {
-            const grown = new Int32Array(touched.length * 2);
-            grown.set(touched);
-            this.touched = touched = grown;
-          }
+          if (scored === touched.length) this.touched = touched = doubled(touched);
           touched[scored++] = slot;
         }
         scores[slot] = scores[slot]! + s;
@@ -370,6 +360,13 @@ export class MemoryWorkingSet {
     }
     return best;
   }
+}
+
+/** `array` copied into one twice its length. */
+function doubled<T extends Int32Array | Float64Array>(array: T): T {
+  const grown = new (array.constructor as new (length: number) => T)(array.length * 2);
+  grown.set(array);
+  return grown;
 }
 
 /**
