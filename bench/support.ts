@@ -52,19 +52,24 @@ export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
  * they run at once. Empty where there is no /proc.
  */
 export function cpuByProgram(): Map<number, { program: string; ms: number }> {
+  return cpuOfStats('/proc', (pid, name) => (pid === process.pid ? 'bench' : name));
+}
+
+/** CPU ms of each numbered entry of `dir` (processes, or one process's threads) with a `stat` file, named by `nameOf`. */
+function cpuOfStats(dir: string, nameOf: (id: number, name: string) => string): Map<number, { program: string; ms: number }> {
   const out = new Map<number, { program: string; ms: number }>();
-  let pids: string[];
+  let ids: string[];
   try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+    ids = readdirSync(dir).filter((d) => /^\d+$/.test(d));
   } catch {
     return out;
   }
   // Linux reports these in USER_HZ, 100 per second on every architecture it runs on.
   const msPerTick = 1000 / 100;
-  for (const pid of pids) {
+  for (const id of ids) {
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      stat = readFileSync(`${dir}/${id}/stat`, 'utf8');
     } catch {
       continue;
     }
@@ -73,8 +78,7 @@ export function cpuByProgram(): Map<number, { program: string; ms: number }> {
     const fields = stat.slice(close + 2).split(' ');
     const kernelThread = fields[1] === '0' || fields[1] === '2';
     if (kernelThread) continue;
-    const program = Number(pid) === process.pid ? 'bench' : stat.slice(stat.indexOf('(') + 1, close);
-    out.set(Number(pid), { program, ms: (Number(fields[11]) + Number(fields[12])) * msPerTick });
+    out.set(Number(id), { program: nameOf(Number(id), stat.slice(stat.indexOf('(') + 1, close)), ms: (Number(fields[11]) + Number(fields[12])) * msPerTick });
   }
   return out;
 }
@@ -85,26 +89,7 @@ export function cpuByProgram(): Map<number, { program: string; ms: number }> {
  * thread and a sampling profile of the main thread never sees them.
  */
 export function cpuByThread(): Map<number, { program: string; ms: number }> {
-  const out = new Map<number, { program: string; ms: number }>();
-  let tids: string[];
-  try {
-    tids = readdirSync('/proc/self/task');
-  } catch {
-    return out;
-  }
-  for (const tid of tids) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const close = stat.lastIndexOf(')');
-    const fields = stat.slice(close + 2).split(' ');
-    const name = Number(tid) === process.pid ? 'main thread' : stat.slice(stat.indexOf('(') + 1, close);
-    out.set(Number(tid), { program: name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
-  }
-  return out;
+  return cpuOfStats('/proc/self/task', (tid, name) => (tid === process.pid ? 'main thread' : name));
 }
 
 /** CPU ms per operation by program between two {@link cpuByProgram} readings, busiest first (programs under 0.05 ms left out). */
