@@ -10,6 +10,7 @@
  * proposed before it is kept as its own memory by extraction. It takes one of the few exchange
  * slots recall has, so a line that does state something is crowded out.
  */
+import { boundedMemo } from '../bounded-memo';
 import { isSmallTalk } from '../text/utterance-shape';
 import { detectLang } from '../text/sentences';
 import type { ExchangeCandidate } from './exchanges';
@@ -22,24 +23,15 @@ const ZH_ACK =
 const CLAUSE_SPLIT = /[,，.。!！?？~～;；:：、…\n]+/u;
 
 /**
- * Texts already judged, up to this length: every recall asks again about the memories it ranks,
- * and the same ones come back in a conversation's recalls (a dozen regular expressions each, on
- * the path after Chroma answers). Bounded; clearing only costs judging again.
+ * Texts already judged, up to 512 characters: every recall asks again about the memories it
+ * ranks, and the same ones come back in a conversation's recalls (a dozen regular expressions
+ * each, on the path after Chroma answers).
  */
-const MAX_REMEMBERED_TEXT = 512;
-const MAX_REMEMBERED = 20_000;
-const judged = new Map<string, boolean>();
-
-export function isSmallTalkText(text: string): boolean {
-  const known = judged.get(text);
-  if (known !== undefined) return known;
-  const small = isSmallTalk(text, detectLang(text));
-  if (text.length <= MAX_REMEMBERED_TEXT) {
-    if (judged.size >= MAX_REMEMBERED) judged.clear();
-    judged.set(text, small);
-  }
-  return small;
-}
+export const isSmallTalkText = boundedMemo(
+  20_000,
+  (text) => isSmallTalk(text, detectLang(text)),
+  (text) => text.length <= 512,
+);
 
 /** True when every clause is small talk or an acknowledgement (see the module comment). */
 export function isAcknowledgement(text: string): boolean {

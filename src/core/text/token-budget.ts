@@ -9,6 +9,7 @@
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
+import { boundedMemo } from '../bounded-memo';
 
 /** Appended to truncated text. */
 export const TRUNCATION_MARK = '…(已截断)';
@@ -30,28 +31,29 @@ function getEncoder(): Tiktoken {
  * byte-pair-encodes each piece independently, so a text's count is exactly the sum over its
  * pieces. js-tiktoken's BPE is quadratic in piece length and slow (~4 ms for 500 CJK
  * characters), while budget selection re-measures mostly the same lines many times; caching
- * pieces makes re-measuring nearly free without changing any count.
+ * pieces makes re-measuring nearly free without changing any count. The bound keeps a long-lived
+ * worker's memory in check.
  */
-const pieceCache = new Map<string, number>();
-/** Bounds memory in a long-lived worker; clearing only costs re-encoding. */
 const PIECE_CACHE_LIMIT = 50_000;
+const pieceTokens = boundedMemo(PIECE_CACHE_LIMIT, (piece) => getEncoder().encode(piece, [], []).length);
+
 /**
  * Whole texts counted, up to this length: the same memory lines come back in the recalls of a
  * conversation, and splitting a line into pieces with the pre-tokeniser's regex was most of what
  * counting it cost once its pieces were known.
  */
 const MAX_REMEMBERED_TEXT = 512;
-const textCache = new Map<string, number>();
-
-function pieceTokens(piece: string): number {
-  let n = pieceCache.get(piece);
-  if (n === undefined) {
-    n = getEncoder().encode(piece, [], []).length;
-    if (pieceCache.size >= PIECE_CACHE_LIMIT) pieceCache.clear();
-    pieceCache.set(piece, n);
-  }
-  return n;
-}
+const textTokens = boundedMemo(
+  PIECE_CACHE_LIMIT,
+  (text) => {
+    // Same flags js-tiktoken uses for its pre-tokeniser.
+    pretokenizer ??= new RegExp(cl100kBase.pat_str, 'gu');
+    let total = 0;
+    for (const match of text.matchAll(pretokenizer)) total += pieceTokens(match[0]);
+    return total;
+  },
+  (text) => text.length <= MAX_REMEMBERED_TEXT,
+);
 
 /**
  * Number of cl100k_base tokens in `text` (identical to `encode(text).length`). Special-token
@@ -59,22 +61,11 @@ function pieceTokens(piece: string): number {
  * throwing.
  */
 export function countTokens(text: string): number {
-  if (text.length === 0) return 0;
-  const known = text.length <= MAX_REMEMBERED_TEXT ? textCache.get(text) : undefined;
-  if (known !== undefined) return known;
-  // Same flags js-tiktoken uses for its pre-tokeniser.
-  pretokenizer ??= new RegExp(cl100kBase.pat_str, 'gu');
-  let total = 0;
-  for (const match of text.matchAll(pretokenizer)) total += pieceTokens(match[0]);
-  if (text.length <= MAX_REMEMBERED_TEXT) {
-    if (textCache.size >= PIECE_CACHE_LIMIT) textCache.clear();
-    textCache.set(text, total);
-  }
-  return total;
+  return text.length === 0 ? 0 : textTokens(text);
 }
 
 /** Tokens of `line + "\n"`, per line: what {@link countLinesTokens} adds up instead of re-reading a whole block. */
-const lineCache = new Map<string, number>();
+const lineTokens = boundedMemo(PIECE_CACHE_LIMIT, (line) => countTokens(`${line}\n`));
 
 /**
  * Exactly `countTokens(lines.join('\n'))`, without re-reading the block: the budget cut measures
@@ -92,13 +83,7 @@ export function countLinesTokens(lines: readonly string[]): number {
     const next = lines[i + 1];
     if (next === undefined) return total + countTokens(line);
     if (next.length === 0 || /^\s/u.test(next)) return total + countTokens(lines.slice(i).join('\n'));
-    let n = lineCache.get(line);
-    if (n === undefined) {
-      n = countTokens(`${line}\n`);
-      if (lineCache.size >= PIECE_CACHE_LIMIT) lineCache.clear();
-      lineCache.set(line, n);
-    }
-    total += n;
+    total += lineTokens(line);
   }
   return total;
 }

@@ -1,4 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
+import { boundedMemo } from '../bounded-memo';
 
 /**
  * Zone names already checked, valid or not. luxon's `IANAZone.isValidZone` builds an
@@ -63,22 +64,17 @@ function dayFormatter(zone: string): Intl.DateTimeFormat | null {
  * to luxon itself.
  */
 export function isoDateIn(date: Date, zone: string): string | null {
-  const key = `${date.getTime()} ${zone}`;
-  let day = days.get(key);
-  if (day === undefined) {
-    day = dayOf(date, zone);
-    if (days.size >= MAX_REMEMBERED_DAYS) days.clear();
-    days.set(key, day);
-  }
-  return day;
+  return placedDays(`${date.getTime()} ${zone}`);
 }
 
 /**
- * Dates already placed in a zone: a recall renders the same memories' dates again and again, and
- * even one `formatToParts` is most of a line's formatting. Bounded; clearing only costs recomputing.
+ * Dates already placed in a zone, by "<epoch ms> <zone>": a recall renders the same memories'
+ * dates again and again, and even one `formatToParts` is most of a line's formatting.
  */
-const days = new Map<string, string | null>();
-const MAX_REMEMBERED_DAYS = 20_000;
+const placedDays = boundedMemo(20_000, (key) => {
+  const space = key.indexOf(' ');
+  return dayOf(new Date(Number(key.slice(0, space))), key.slice(space + 1));
+});
 
 function dayOf(date: Date, zone: string): string | null {
   const formatter = dayFormatter(zone);

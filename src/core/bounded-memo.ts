@@ -1,0 +1,19 @@
+/**
+ * A pure function of a string, its answers remembered: recall asks the same small questions of
+ * the same memories on every message of a conversation (a token count, a date in a zone, whether
+ * a text is small talk). At most `limit` answers are kept, all forgotten at once past it, since
+ * forgetting only costs computing again; keys `worthKeeping` refuses (long texts) are computed
+ * every time.
+ */
+export function boundedMemo<V>(limit: number, compute: (key: string) => V, worthKeeping: (key: string) => boolean = () => true): (key: string) => V {
+  const answers = new Map<string, V>();
+  return (key) => {
+    if (answers.has(key)) return answers.get(key)!;
+    const answer = compute(key);
+    if (worthKeeping(key)) {
+      if (answers.size >= limit) answers.clear();
+      answers.set(key, answer);
+    }
+    return answer;
+  };
+}
