@@ -56,7 +56,7 @@ describe('follow-up prototype vectors kept between starts', () => {
     const restarted = fakeModel(1);
     const again = await followUpPrototypes(restarted, cache());
     expect(restarted.calls).toEqual(probeIndexes(texts.length).map((i) => texts[i]));
-    expect(again.vectors).toEqual(built.vectors);
+    expect(again.classes).toEqual(built.classes);
     expect(warnings).toEqual([]);
   });
 
@@ -67,7 +67,7 @@ describe('follow-up prototype vectors kept between starts', () => {
     expect(other.calls).toHaveLength(probeIndexes(texts.length).length + texts.length);
     expect(warnings.join('\n')).toMatch(/do not match/);
     const fresh = await followUpPrototypes(fakeModel(2), { ...cache(), path: join(dir, 'fresh.json') });
-    expect(index.vectors).toEqual(fresh.vectors);
+    expect(index.classes).toEqual(fresh.classes);
     // The file now holds the new model's vectors: the next start takes them after its probes.
     const next = fakeModel(2);
     await followUpPrototypes(next, cache());

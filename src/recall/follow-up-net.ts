@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { AppConfig } from '../config';
 import { FOLLOW_UP_PROTOTYPES } from '../core/recall/follow-up-prototypes';
-import { detectFollowUp, followUpByMeaning, followUpPrototypeIndex, netMayJudge, type FollowUpPrototypeIndex } from '../core/recall/follow-up';
+import { detectFollowUp, followUpPrototypeIndex, isReferBackByMeaning, netMayJudge, type FollowUpPrototypeIndex } from '../core/recall/follow-up';
 import type { Embedder } from '../core/ports/memory';
 import { segmenter as jiebaSegmenter } from '../shared/segmentation';
 import { withDeadline } from './deadline';
@@ -80,7 +80,7 @@ export async function isVagueFollowUp(
   }
   try {
     const vector = await withDeadline(queryVector(), deadline);
-    return followUpByMeaning(vector, index).referBack;
+    return isReferBackByMeaning(vector, index);
   } catch {
     return false;
   }

@@ -25,7 +25,7 @@ import { isDurableClass, NET_CLASS_TYPE, type NetClass, type Prototype, PROTOTYP
 import type { NetStatement } from './net-statements';
 import { isDirective } from './provenance';
 import { isFailureReport } from '../text/utterance-shape';
-import { classMeans, unit } from '../cosine';
+import { classMeans, ClassVectors, unit } from '../cosine';
 
 // Cosine scoring is shared with recall's follow-up classifier, so it lives in the kernel.
 export { classMeans, unit };
@@ -69,20 +69,20 @@ export interface NetVerdict {
 
 /** Exemplars with their unit vectors, ready for scoring. */
 export class PrototypeIndex {
-  readonly vectors: Float64Array[];
+  readonly classes: ClassVectors<NetClass>;
 
   constructor(
     readonly prototypes: readonly Prototype[],
     vectors: readonly (readonly number[])[],
   ) {
     if (vectors.length !== prototypes.length) throw new Error(`prototype index: ${prototypes.length} exemplars but ${vectors.length} vectors`);
-    this.vectors = vectors.map(unit);
+    this.classes = new ClassVectors(prototypes, vectors.map(unit));
   }
 }
 
 /** Per class, the mean cosine similarity of the statement to its `k` nearest exemplars of that class. */
 export function classScores(vector: readonly number[], index: PrototypeIndex, k: number): Map<NetClass, number> {
-  return classMeans(vector, index.prototypes, index.vectors, k);
+  return classMeans(vector, index.classes, k);
 }
 
 /** Confidence for an accepted statement: the floor of {@link NET_CONFIDENCE}, rising with the margin's excess. */

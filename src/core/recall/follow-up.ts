@@ -25,7 +25,7 @@
  * Labelled wordings, split before tuning, are in test/fixtures/recall-followup/queries.jsonl;
  * docs/recall.md has the held-out numbers.
  */
-import { classMeans, unit } from '../cosine';
+import { ClassVectors, unit } from '../cosine';
 import type { Segmenter } from '../text/segmenter';
 import type { Memory } from '../types';
 import type { FollowUpClass, FollowUpPrototype } from './follow-up-prototypes';
@@ -154,15 +154,15 @@ export const FOLLOW_UP_NET_THRESHOLDS: FollowUpNetThresholds = { k: 3, margin: 0
 export const MAX_NET_CODE_POINTS = 24;
 export const MAX_NET_WORDS = 12;
 
-/** Prototypes with their unit vectors. */
+/** Prototypes with their unit vectors, grouped by class. */
 export interface FollowUpPrototypeIndex {
   prototypes: readonly FollowUpPrototype[];
-  vectors: readonly Float64Array[];
+  classes: ClassVectors<FollowUpClass>;
 }
 
 export function followUpPrototypeIndex(prototypes: readonly FollowUpPrototype[], vectors: readonly (readonly number[])[]): FollowUpPrototypeIndex {
   if (vectors.length !== prototypes.length) throw new Error(`follow-up prototypes: ${prototypes.length} texts but ${vectors.length} vectors`);
-  return { prototypes, vectors: vectors.map(unit) };
+  return { prototypes, classes: new ClassVectors(prototypes, vectors.map(unit)) };
 }
 
 /** Whether the net may look at `query` at all: short enough to be a turn of conversation. */
@@ -182,13 +182,42 @@ export interface FollowUpNetVerdict {
   against: { cls: FollowUpClass; score: number };
 }
 
+function referBackScore(v: Float64Array, index: FollowUpPrototypeIndex, t: FollowUpNetThresholds): number {
+  return index.classes.meanOfNearest(v, 'refer_back', t.k) ?? 0;
+}
+
+function bestNegativeClass(v: Float64Array, index: FollowUpPrototypeIndex, t: FollowUpNetThresholds): FollowUpNetVerdict['against'] {
+  let against: FollowUpNetVerdict['against'] = { cls: 'names_thing', score: -1 };
+  for (const cls of index.classes.classes()) {
+    if (cls === 'refer_back') continue;
+    const score = index.classes.meanOfNearest(v, cls, t.k)!;
+    if (score > against.score) against = { cls, score };
+  }
+  return against;
+}
+
+function passes(score: number, against: number, t: FollowUpNetThresholds): boolean {
+  return score >= t.floor && score - against >= t.margin;
+}
+
 /** Per class, the mean cosine of the query to its k nearest prototypes; the refer-back class against the best other. */
 export function followUpByMeaning(vector: readonly number[], index: FollowUpPrototypeIndex, t: FollowUpNetThresholds = FOLLOW_UP_NET_THRESHOLDS): FollowUpNetVerdict {
-  const scores = classMeans(vector, index.prototypes, index.vectors, t.k);
-  const score = scores.get('refer_back') ?? 0;
-  let against: FollowUpNetVerdict['against'] = { cls: 'names_thing', score: -1 };
-  for (const [cls, x] of scores) if (cls !== 'refer_back' && x > against.score) against = { cls, score: x };
-  return { referBack: score >= t.floor && score - against.score >= t.margin, score, against };
+  const v = unit(vector);
+  const score = referBackScore(v, index, t);
+  const against = bestNegativeClass(v, index, t);
+  return { referBack: passes(score, against.score, t), score, against };
+}
+
+/**
+ * {@link followUpByMeaning}'s verdict alone, for recall: the refer-back class is scored first, and
+ * a query it leaves below the floor (most queries) is answered without scoring the other classes,
+ * which cannot raise it — two thirds of the arithmetic, on every message.
+ */
+export function isReferBackByMeaning(vector: readonly number[], index: FollowUpPrototypeIndex, t: FollowUpNetThresholds = FOLLOW_UP_NET_THRESHOLDS): boolean {
+  const v = unit(vector);
+  const score = referBackScore(v, index, t);
+  if (!(score >= t.floor)) return false;
+  return passes(score, bestNegativeClass(v, index, t).score, t);
 }
 
 /** What deciding "open" needs of a memory. */
