@@ -315,14 +315,14 @@ const RULES: readonly Rule[] = [
 ];
 
 /** All matches of all rules, overlapping ones included (resolveOverlaps picks the longest). */
-export function ruleCandidates(text: string, today: DateTime): Candidate[] {
+export function ruleCandidates(text: string, today: () => DateTime): Candidate[] {
   const out: Candidate[] = [];
   for (const rule of RULES) {
     rule.pattern.lastIndex = 0;
     for (let m = rule.pattern.exec(text); m !== null; m = rule.pattern.exec(text)) {
       rule.pattern.lastIndex = m.index + 1;
       if (m[0].length === 0) continue;
-      const span = rule.resolve(m, today, text);
+      const span = rule.resolve(m, today(), text);
       if (span) out.push({ ...span, index: m.index, stop: m.index + m[0].length, source: 0 });
     }
   }

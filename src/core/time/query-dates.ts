@@ -24,6 +24,7 @@ import { DateTime } from 'luxon';
 import { ruleCandidates } from './query-date-rules';
 import { daySpan, localDate, monthSpan, pastMonthDay, rangeSpan, type Candidate, type DateRange, type Span } from './query-date-spans';
 import { blankSpans, floatingReference, inZone, normaliseWidth } from './time-words';
+import { wallClockIn } from './zones';
 
 export type { DateRange } from './query-date-spans';
 /** The shared time words, re-exported for the modules that import them from here. */
@@ -79,15 +80,27 @@ function chronoSpan(result: chrono.ParsedResult, text: string, today: DateTime):
   return monthSpan(DateTime.fromObject({ year, month, day: 1 }, { zone }));
 }
 
-function chronoCandidates(text: string, today: DateTime, now: DateTime): Candidate[] {
-  const reference = floatingReference(now);
+/**
+ * Which of chrono's parsers can find anything in `text`. Each runs some forty patterns, a fifth of
+ * a recall's main thread in a zone, and most messages are in one language: every zh pattern needs
+ * a Han character or an ASCII digit (its time and ISO patterns), every en pattern a Latin letter or
+ * a digit. What one of them can never match is not asked (test/core/time/query-dates.test.ts runs
+ * both over texts either one skips).
+ */
+export function chronoLocalesFor(text: string): { zh: boolean; en: boolean } {
+  const digit = /\p{Nd}/u.test(text);
+  return { zh: digit || /\p{Script=Han}/u.test(text), en: digit || /\p{Script=Latin}/u.test(text) };
+}
+
+function chronoCandidates(text: string, today: () => DateTime, reference: Date): Candidate[] {
   // chrono reads the query with whitespace runs squeezed and at most a sentence of it: its zh
   // patterns backtrack on long whitespace and numeral runs (5 s on 8000 "一"), ours read it all.
   const squeezed = squeezeSpaces(cutAt(text, MAX_SENTENCE_CHARS));
-  const results = [...chrono.zh.casual.parse(squeezed.text, reference), ...chrono.en.casual.parse(squeezed.text, reference)];
+  const { zh, en } = chronoLocalesFor(squeezed.text);
+  const results = [...(zh ? chrono.zh.casual.parse(squeezed.text, reference) : []), ...(en ? chrono.en.casual.parse(squeezed.text, reference) : [])];
   const out: Candidate[] = [];
   for (const result of results) {
-    const span = chronoSpan(result, squeezed.text, today);
+    const span = chronoSpan(result, squeezed.text, today());
     const stop = squeezed.original(result.index + result.text.length - 1) + 1;
     if (span) out.push({ ...span, index: squeezed.original(result.index), stop, source: 1 });
   }
@@ -129,11 +142,15 @@ function resolveOverlaps(candidates: Candidate[]): Candidate[] {
  * @throws RangeError when `timeZone` is not a valid IANA zone.
  */
 export function parseQueryDates(query: string, opts: { now: Date; timeZone: string }): DateRange[] {
-  const now = inZone(opts.now, opts.timeZone);
-  const today = now.startOf('day');
+  // luxon's zone arithmetic (an offset lookup for the instant, another for its midnight) only for
+  // a query that holds a date: most hold none, and chrono's reference needs the wall clock alone.
+  const reference = wallClockIn(opts.now, opts.timeZone);
+  let today: DateTime | undefined;
+  const todayOf = (): DateTime => (today ??= inZone(opts.now, opts.timeZone).startOf('day'));
+  if (!reference) todayOf();
   const text = normaliseWidth(query);
-  const ruled = resolveOverlaps(ruleCandidates(text, today));
-  const chronoFound = chronoCandidates(blankSpans(text, ruled), today, now);
+  const ruled = resolveOverlaps(ruleCandidates(text, todayOf));
+  const chronoFound = chronoCandidates(blankSpans(text, ruled), todayOf, reference ?? floatingReference(inZone(opts.now, opts.timeZone)));
   return resolveOverlaps([...ruled, ...chronoFound]).map((c) => ({
     start: c.start.toJSDate(),
     end: c.end.toJSDate(),

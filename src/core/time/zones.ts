@@ -91,3 +91,38 @@ function dayOf(date: Date, zone: string): string | null {
   }
   return DateTime.fromJSDate(date, { zone }).toISODate();
 }
+
+/** Wall-clock formatters, one per zone (bounded as above). */
+const clockFormatters = new Map<string, Intl.DateTimeFormat | null>();
+
+function clockFormatter(zone: string): Intl.DateTimeFormat | null {
+  let formatter = clockFormatters.get(zone);
+  if (formatter === undefined) {
+    try {
+      formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23', calendar: 'gregory', numberingSystem: 'latn' });
+    } catch {
+      formatter = null;
+    }
+    if (clockFormatters.size < MAX_REMEMBERED) clockFormatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
+/**
+ * The wall clock of `date` in `zone`, to the second, as a Date whose *host-local* fields carry it:
+ * what `floatingReference(DateTime.fromJSDate(date, { zone }))` answers (time-words.ts), in one
+ * `formatToParts` instead of luxon's two offset lookups — a date parser's reference on every
+ * recall. Null where luxon must answer: a name luxon reads otherwise than as an IANA zone
+ * ("utc+8", "local"), one Intl does not know, or a year outside 1000–9999.
+ */
+export function wallClockIn(date: Date, zone: string): Date | null {
+  if (!isValidTimeZone(zone) || Number.isNaN(date.getTime())) return null;
+  const formatter = clockFormatter(zone);
+  if (!formatter) return null;
+  const fields = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+  for (const part of formatter.formatToParts(date)) {
+    if (part.type in fields) fields[part.type as keyof typeof fields] = Number(part.value);
+  }
+  if (!(fields.year >= 1000 && fields.year <= 9999)) return null;
+  return new Date(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second);
+}

@@ -1,6 +1,8 @@
+import * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
+  chronoLocalesFor,
   parseChineseNumber,
   parseQueryDates,
   refersToSharedPast,
@@ -322,5 +324,54 @@ describe('parseChineseNumber', () => {
   it('rejects non-numbers', () => {
     expect(parseChineseNumber('几')).toBeUndefined();
     expect(parseChineseNumber('abc')).toBeUndefined();
+  });
+});
+
+describe('chrono parsers left out by script', () => {
+  // Pieces of date talk in every form chrono reads, and text it never should.
+  const HAN = ['今天', '明天', '昨天', '前天', '大后天', '上周三', '这个星期五', '礼拜天', '三天前', '两周后', '半个月内', '上午', '下午', '晚上', '凌晨', '点', '半', '月', '年', '号', '日', '现在', '立刻', '從', '到', '至', '个', '小时', '分钟', '之后', '以内', '早上', '十二', '〇', '两', '幾', '星期', '週', '去年'];
+  const LATIN = ['today', 'tomorrow', 'yesterday', 'now', 'tonight', 'last', 'next', 'this', 'week', 'month', 'year', 'ago', 'in', 'on', 'at', 'May', 'June', 'Monday', 'Fri', 'am', 'PM', 'noon', 'midnight', 'morning', 'evening', 'sat', 'days', 'hours', 'later', 'before', 'after', 'the', 'of', 'café', 'über', 'Ｍａｙ', 'Ⅻ', 'T', 'Z', 'a.m.', 'P.M.'];
+  const DIGITS = ['10', '3', '2026', '05', '10:30', '2026-05-02', '5/2', '12.25', '+08:00', '５', '٣'];
+  const OTHER = [' ', ':', '：', '-', '/', '.', ',', '，', '～', '〜', '–', '~', '(', ')', '+', 'ひらがな', 'カタカナ', '한국어', 'завтра', 'العربية', '🙂', '\n'];
+  let seed = 20261204;
+  const random = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 4294967296;
+  };
+  const text = (...pools: string[][]) => {
+    const all = pools.flat();
+    return Array.from({ length: 1 + Math.floor(random() * 8) }, () => all[Math.floor(random() * all.length)]!).join(random() < 0.5 ? ' ' : '');
+  };
+  const reference = new Date(2026, 5, 11, 10, 0, 0);
+
+  it('leave out only a parser that finds nothing: zh without Han or digits, en without Latin letters or digits', () => {
+    // How many of the texts were dates to the parser that did run: the pools reach real matches.
+    let enFound = 0;
+    let zhFound = 0;
+    for (let i = 0; i < 3000; i++) {
+      const latin = text(LATIN, OTHER);
+      expect(chronoLocalesFor(latin).zh).toBe(false);
+      expect(chrono.zh.casual.parse(latin, reference), latin).toEqual([]);
+      if (chrono.en.casual.parse(latin, reference).length > 0) enFound++;
+      const han = text(HAN, OTHER);
+      expect(chronoLocalesFor(han).en).toBe(false);
+      expect(chrono.en.casual.parse(han, reference), han).toEqual([]);
+      if (chrono.zh.casual.parse(han, reference).length > 0) zhFound++;
+      // With a digit both run, whatever else the text holds.
+      expect(chronoLocalesFor(text(HAN, LATIN, OTHER) + DIGITS[i % DIGITS.length])).toEqual({ zh: true, en: true });
+    }
+    expect(enFound).toBeGreaterThan(500);
+    expect(zhFound).toBeGreaterThan(500);
+    // With a digit, a piece of either language is a date to the other parser too.
+    expect(chrono.zh.casual.parse('10:30 PM', reference)).not.toEqual([]);
+    expect(chrono.en.casual.parse('2026-05-02', reference)).not.toEqual([]);
+    expect(chrono.en.casual.parse('tomorrow', reference)).not.toEqual([]);
+    expect(chrono.zh.casual.parse('明天', reference)).not.toEqual([]);
+  });
+
+  it('still find dates in each language and in a mix of both', () => {
+    expect(only('昨天我们聊了什么').granularity).toBe('day');
+    expect(only('what did we talk about yesterday').granularity).toBe('day');
+    expect(parse('5月2号 and May 3 我们聊过')).toHaveLength(2);
   });
 });

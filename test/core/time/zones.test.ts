@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { canonicalTimeZone, isoDateIn, isValidTimeZone } from '../../../src/core/time/zones';
+import { floatingReference } from '../../../src/core/time/time-words';
+import { canonicalTimeZone, isoDateIn, isValidTimeZone, wallClockIn } from '../../../src/core/time/zones';
 import { mulberry32 } from '../../support/prng';
 
 describe('isValidTimeZone', () => {
@@ -65,5 +66,38 @@ describe('isoDateIn', () => {
     for (const date of [new Date('0999-12-31T20:00:00Z'), new Date('1000-01-01T00:00:00Z'), new Date('9999-12-31T20:00:00Z'), new Date(Date.UTC(-50, 5, 1)), new Date(Number.NaN)]) {
       for (const zone of ['UTC', 'Asia/Shanghai', 'America/New_York']) expect(isoDateIn(date, zone)).toBe(luxon(date, zone));
     }
+  });
+});
+
+describe('wallClockIn', () => {
+  const luxon = (date: Date, zone: string) => floatingReference(DateTime.fromJSDate(date, { zone })).getTime();
+
+  it('answers as luxon does around every change of offset and every local midnight of 2026, and on random instants', () => {
+    const zones = ['UTC', 'utc', 'Asia/Shanghai', 'America/New_York', 'Europe/London', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns', 'America/Santiago', 'Asia/Beirut', 'Pacific/Kiritimati', 'asia/tokyo', 'Etc/GMT+8'];
+    for (const zone of zones) {
+      for (let day = DateTime.fromObject({ year: 2026, month: 1, day: 1 }, { zone }); day.year === 2026; day = day.plus({ days: 1 })) {
+        const midnight = day.startOf('day');
+        const next = day.plus({ days: 1 }).startOf('day');
+        const at = [midnight.toMillis() - 1_000, midnight.toMillis(), midnight.toMillis() + 12 * 3_600_000];
+        // The day summer time starts or ends: each quarter hour from midnight and the millisecond
+        // before it (every change of offset since 1970 falls on a local quarter hour).
+        if (midnight.offset !== next.offset) for (let t = midnight.toMillis(); t < next.toMillis(); t += 15 * 60_000) at.push(t - 1, t);
+        for (const t of at) expect(wallClockIn(new Date(t), zone)?.getTime(), `${zone} ${new Date(t).toISOString()}`).toBe(luxon(new Date(t), zone));
+      }
+    }
+    const rand = mulberry32(11);
+    for (let i = 0; i < 2_000; i++) {
+      const date = new Date(Date.UTC(1900, 0, 1) + Math.floor(rand() * 300 * 365.25 * 86_400_000));
+      const zone = zones[i % zones.length]!;
+      expect(wallClockIn(date, zone)?.getTime()).toBe(luxon(date, zone));
+    }
+    // Some 20,000 comparisons through luxon: seconds on a loaded machine.
+  }, 60_000);
+
+  it('leaves to luxon what it reads otherwise than Intl, and the years ISO writes otherwise', () => {
+    for (const zone of ['utc+8', 'local', 'system', 'Fantasia/Castle']) expect(wallClockIn(new Date(), zone)).toBeNull();
+    expect(wallClockIn(new Date('0999-12-31T12:00:00Z'), 'UTC')).toBeNull();
+    expect(wallClockIn(new Date(Number.NaN), 'UTC')).toBeNull();
+    expect(wallClockIn(new Date('1000-01-01T12:00:00Z'), 'UTC')?.getTime()).toBe(luxon(new Date('1000-01-01T12:00:00Z'), 'UTC'));
   });
 });
