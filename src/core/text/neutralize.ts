@@ -2,6 +2,7 @@
  * Neutralizing untrusted stored text before it enters a prompt (recall's memory block, the
  * persona, MCP tool output): one rule for every face that shows a memory's words.
  */
+import { boundedMemo } from '../bounded-memo';
 
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
@@ -21,6 +22,18 @@ const ROLE_ZH = /(系统|助手|用户|人类|开发者)(\s*)[:：]/gu;
  * block's note already marks as not-instructions.
  */
 export function neutralizeText(text: string): string {
+  return neutralized(text);
+}
+
+/**
+ * Texts neutralized, up to this length: recall formats the same memories on every message of a
+ * conversation, after Chroma has answered, and eleven passes over each text were a quarter of
+ * that formatting. Longer texts are neutralized every time.
+ */
+const MAX_REMEMBERED_TEXT = 512;
+const neutralized = boundedMemo(10_000, neutralizeOnce, (text) => text.length <= MAX_REMEMBERED_TEXT);
+
+function neutralizeOnce(text: string): string {
   return text
     .replace(INVISIBLE, '')
     .replace(CONTROL, ' ')
