@@ -126,6 +126,24 @@ describe('round trips of one recall', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(cache.isHeld(key)).toBe(true);
+    // The statements this recall had sent when it asked Chroma for the nearest memories.
+    let sentBeforeChroma = -1;
+    const probeFirst = counting(ctx.runtime.deps, ctx.runtime.pool);
+    const vectors = probeFirst.deps.vectors;
+    const asking = Object.assign(Object.create(vectors) as typeof vectors, {
+      query: (...a: Parameters<typeof vectors.query>) => {
+        sentBeforeChroma = probeFirst.counts.statements;
+        return vectors.query(...a);
+      },
+    });
+    try {
+      await probeFirst.run(() => recall({ ...probeFirst.deps, vectors: asking }, key, 'payment-svc 超时 怎么办', options));
+    } finally {
+      probeFirst.restore();
+    }
+    // Held, the ANN request leaves first; the one statement follows, beside Chroma's work.
+    expect(sentBeforeChroma).toBe(0);
+    expect(probeFirst.counts.statements).toBe(1);
     const { r, probe } = await countedRecall(ctx.runtime.deps, key, 'payment-svc 超时 怎么办', options);
     expect(r.error).toBeUndefined();
     expect(r.memories.map((m) => m.text)).toContain('payment-svc times out under load since Monday');

@@ -84,6 +84,7 @@ export class WorkingSetCache implements WorkingSets {
     return this.held;
   }
 
+  /** Whether `userId`'s memories are held now. */
   isHeld(userId: string): boolean {
     return this.entries.has(userId);
   }

@@ -71,6 +71,8 @@ export type RecallReads = MemoryListsSource & Pick<MemoryRepository, 'getActive'
 /** Working sets held by the process (src/recall/working-set-cache.ts): a recall's reads from memory, brought up to date first, or through `fallback`. */
 export interface WorkingSets {
   forRequest(userId: string, now: Date, fallback: { lists: MemoryListsSource; memories: Pick<MemoryRepository, 'getActive'> }): RecallReads;
+  /** Whether `userId`'s memories are held now: a recall of them then sends one statement, off its critical path. */
+  isHeld(userId: string): boolean;
 }
 
 /** The important list's types: those asked for, else every type; never instructions, which have their own list. */
