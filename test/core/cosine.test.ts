@@ -2,18 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classMeans, ClassVectors, unit } from '../../src/core/cosine';
 import { followUpByMeaning, followUpPrototypeIndex, isReferBackByMeaning } from '../../src/core/recall/follow-up';
 import type { FollowUpClass } from '../../src/core/recall/follow-up-prototypes';
-
-/** A small deterministic generator, so a failure replays. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../support/prng';
 
 /** The plain computation the grouped one must equal: every cosine, sorted, the k best averaged. */
 function plainMeans<C extends string>(vector: readonly number[], labelled: readonly { cls: C }[], vectors: readonly Float64Array[], k: number): Map<C, number> {
@@ -36,7 +25,7 @@ const CLASSES: readonly FollowUpClass[] = ['refer_back', 'names_thing', 'new_que
 
 describe('class vectors', () => {
   it('score each class exactly as sorting every cosine would, classes in the order they first appear', () => {
-    const random = prng(20261204);
+    const random = mulberry32(20261204);
     for (let round = 0; round < 200; round++) {
       const width = 1 + Math.floor(random() * 24);
       const labelled = Array.from({ length: 1 + Math.floor(random() * 40) }, () => ({ cls: CLASSES[Math.floor(random() * CLASSES.length)]! }));
@@ -60,7 +49,7 @@ describe('class vectors', () => {
 
 describe('the follow-up net stopped at the refer-back class', () => {
   it('answers as the full verdict, on queries near the prototypes and far from them', () => {
-    const random = prng(7);
+    const random = mulberry32(7);
     const width = 16;
     const prototypes = Array.from({ length: 60 }, (_, i) => ({ text: `p${i}`, cls: CLASSES[i % CLASSES.length]! }));
     // Every fifth prototype (a refer-back) starts a family; the negatives near it make margins close.
