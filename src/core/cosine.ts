@@ -18,10 +18,9 @@ interface ClassRows {
 }
 
 /**
- * Labelled unit vectors grouped by class, each class's vectors laid end to end in one array.
- * Recall scores every query against the follow-up prototypes: read as one array per class the
- * arithmetic runs from memory in order (a third of the time of a vector per exemplar, which
- * scattered them across the heap), and a caller can score one class and stop.
+ * Labelled unit vectors grouped by class, each class's vectors laid end to end in one array, so a
+ * caller can score one class and stop: recall's follow-up check scores every message against the
+ * refer-back class first and most messages end there (follow-up.ts).
  */
 export class ClassVectors<C extends string> {
   private readonly byClass = new Map<C, ClassRows>();

@@ -81,11 +81,10 @@ function chronoSpan(result: chrono.ParsedResult, text: string, today: DateTime):
 }
 
 /**
- * Which of chrono's parsers can find anything in `text`. Each runs some forty patterns, a fifth of
- * a recall's main thread in a zone, and most messages are in one language: every zh pattern needs
- * a Han character or an ASCII digit (its time and ISO patterns), every en pattern a Latin letter or
- * a digit. What one of them can never match is not asked (test/core/time/query-dates.test.ts runs
- * both over texts either one skips).
+ * Which of chrono's parsers can find anything in `text`. The two were half of a recall's date
+ * parsing, and many messages are in one language: every zh pattern needs a Han character or a
+ * digit (its time and ISO patterns), every en pattern a Latin letter or a digit. What one of them
+ * can never match is not asked (test/core/time/query-dates.test.ts runs each over texts it skips).
  */
 export function chronoLocalesFor(text: string): { zh: boolean; en: boolean } {
   const digit = /\p{Nd}/u.test(text);
