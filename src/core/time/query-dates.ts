@@ -143,13 +143,13 @@ function resolveOverlaps(candidates: Candidate[]): Candidate[] {
 export function parseQueryDates(query: string, opts: { now: Date; timeZone: string }): DateRange[] {
   // luxon's zone arithmetic (an offset lookup for the instant, another for its midnight) only for
   // a query that holds a date: most hold none, and chrono's reference needs the wall clock alone.
-  const reference = wallClockIn(opts.now, opts.timeZone);
+  // Where Intl cannot answer, luxon does (and throws for a zone that is no zone).
+  const reference = wallClockIn(opts.now, opts.timeZone) ?? floatingReference(inZone(opts.now, opts.timeZone));
   let today: DateTime | undefined;
   const todayOf = (): DateTime => (today ??= inZone(opts.now, opts.timeZone).startOf('day'));
-  if (!reference) todayOf();
   const text = normaliseWidth(query);
   const ruled = resolveOverlaps(ruleCandidates(text, todayOf));
-  const chronoFound = chronoCandidates(blankSpans(text, ruled), todayOf, reference ?? floatingReference(inZone(opts.now, opts.timeZone)));
+  const chronoFound = chronoCandidates(blankSpans(text, ruled), todayOf, reference);
   return resolveOverlaps([...ruled, ...chronoFound]).map((c) => ({
     start: c.start.toJSDate(),
     end: c.end.toJSDate(),

@@ -40,21 +40,28 @@ export function canonicalTimeZone(zone: string): string {
   return zone === zone.toLowerCase() || zone === zone.toUpperCase() ? resolved : zone;
 }
 
-/** One formatter per zone (bounded as above): building one costs more than a hundred dates. */
-const dayFormatters = new Map<string, Intl.DateTimeFormat | null>();
-
-function dayFormatter(zone: string): Intl.DateTimeFormat | null {
-  let formatter = dayFormatters.get(zone);
-  if (formatter === undefined) {
-    try {
-      formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'gregory', numberingSystem: 'latn' });
-    } catch {
-      formatter = null;
+/**
+ * One formatter per zone and set of fields (bounded as above), null for a zone Intl does not
+ * know: building one costs more than a hundred dates.
+ */
+function formattersOf(options: Intl.DateTimeFormatOptions): (zone: string) => Intl.DateTimeFormat | null {
+  const formatters = new Map<string, Intl.DateTimeFormat | null>();
+  return (zone) => {
+    let formatter = formatters.get(zone);
+    if (formatter === undefined) {
+      try {
+        formatter = new Intl.DateTimeFormat('en-US', { ...options, timeZone: zone, calendar: 'gregory', numberingSystem: 'latn' });
+      } catch {
+        formatter = null;
+      }
+      if (formatters.size < MAX_REMEMBERED) formatters.set(zone, formatter);
     }
-    if (dayFormatters.size < MAX_REMEMBERED) dayFormatters.set(zone, formatter);
-  }
-  return formatter;
+    return formatter;
+  };
 }
+
+const dayFormatter = formattersOf({ year: 'numeric', month: '2-digit', day: '2-digit' });
+const clockFormatter = formattersOf({ year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' });
 
 /**
  * The calendar date of `date` in `zone` as YYYY-MM-DD: what luxon's
@@ -90,22 +97,6 @@ function dayOf(date: Date, zone: string): string | null {
     if (year.length === 4 && year >= '1000' && month.length === 2 && day.length === 2) return `${year}-${month}-${day}`;
   }
   return DateTime.fromJSDate(date, { zone }).toISODate();
-}
-
-/** Wall-clock formatters, one per zone (bounded as above). */
-const clockFormatters = new Map<string, Intl.DateTimeFormat | null>();
-
-function clockFormatter(zone: string): Intl.DateTimeFormat | null {
-  let formatter = clockFormatters.get(zone);
-  if (formatter === undefined) {
-    try {
-      formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23', calendar: 'gregory', numberingSystem: 'latn' });
-    } catch {
-      formatter = null;
-    }
-    if (clockFormatters.size < MAX_REMEMBERED) clockFormatters.set(zone, formatter);
-  }
-  return formatter;
 }
 
 /**
