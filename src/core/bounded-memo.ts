@@ -17,3 +17,11 @@ export function boundedMemo<V>(limit: number, compute: (key: string) => V, worth
     return answer;
   };
 }
+
+/**
+ * Texts worth remembering by the memos of recall's texts: up to 512 characters, a memory's line.
+ * A longer text is seldom asked about twice and would hold its length in the memo.
+ */
+export function isShortText(text: string): boolean {
+  return text.length <= 512;
+}

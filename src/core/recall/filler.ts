@@ -10,7 +10,7 @@
  * proposed before it is kept as its own memory by extraction. It takes one of the few exchange
  * slots recall has, so a line that does state something is crowded out.
  */
-import { boundedMemo } from '../bounded-memo';
+import { boundedMemo, isShortText } from '../bounded-memo';
 import { isSmallTalk } from '../text/utterance-shape';
 import { detectLang } from '../text/sentences';
 import type { ExchangeCandidate } from './exchanges';
@@ -23,14 +23,14 @@ const ZH_ACK =
 const CLAUSE_SPLIT = /[,，.。!！?？~～;；:：、…\n]+/u;
 
 /**
- * Texts already judged, up to 512 characters: every recall asks again about the memories it
- * ranks, and the same ones come back in a conversation's recalls (a dozen regular expressions
- * each, on the path after Chroma answers).
+ * Short texts already judged: every recall asks again about the memories it ranks, and the same
+ * ones come back in a conversation's recalls (a dozen regular expressions each, on the path after
+ * Chroma answers).
  */
 export const isSmallTalkText = boundedMemo(
   20_000,
   (text) => isSmallTalk(text, detectLang(text)),
-  (text) => text.length <= 512,
+  isShortText,
 );
 
 /** True when every clause is small talk or an acknowledgement (see the module comment). */

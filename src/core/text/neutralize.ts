@@ -2,7 +2,7 @@
  * Neutralizing untrusted stored text before it enters a prompt (recall's memory block, the
  * persona, MCP tool output): one rule for every face that shows a memory's words.
  */
-import { boundedMemo } from '../bounded-memo';
+import { boundedMemo, isShortText } from '../bounded-memo';
 
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
@@ -26,12 +26,11 @@ export function neutralizeText(text: string): string {
 }
 
 /**
- * Texts neutralized, up to this length: recall formats the same memories on every message of a
+ * Short texts neutralized once: recall formats the same memories on every message of a
  * conversation, after Chroma has answered, and eleven passes over each text were a quarter of
- * that formatting. Longer texts are neutralized every time.
+ * that formatting.
  */
-const MAX_REMEMBERED_TEXT = 512;
-const neutralized = boundedMemo(10_000, neutralizeOnce, (text) => text.length <= MAX_REMEMBERED_TEXT);
+const neutralized = boundedMemo(10_000, neutralizeOnce, isShortText);
 
 function neutralizeOnce(text: string): string {
   return text

@@ -9,7 +9,7 @@
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
-import { boundedMemo } from '../bounded-memo';
+import { boundedMemo, isShortText } from '../bounded-memo';
 
 /** Appended to truncated text. */
 export const TRUNCATION_MARK = '…(已截断)';
@@ -38,11 +38,10 @@ const PIECE_CACHE_LIMIT = 50_000;
 const pieceTokens = boundedMemo(PIECE_CACHE_LIMIT, (piece) => getEncoder().encode(piece, [], []).length);
 
 /**
- * Whole texts counted, up to this length: the same memory lines come back in the recalls of a
+ * Whole short texts counted once: the same memory lines come back in the recalls of a
  * conversation, and splitting a line into pieces with the pre-tokeniser's regex was most of what
  * counting it cost once its pieces were known.
  */
-const MAX_REMEMBERED_TEXT = 512;
 const textTokens = boundedMemo(
   PIECE_CACHE_LIMIT,
   (text) => {
@@ -52,7 +51,7 @@ const textTokens = boundedMemo(
     for (const match of text.matchAll(pretokenizer)) total += pieceTokens(match[0]);
     return total;
   },
-  (text) => text.length <= MAX_REMEMBERED_TEXT,
+  isShortText,
 );
 
 /**
