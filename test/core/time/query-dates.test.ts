@@ -369,6 +369,21 @@ describe('chrono parsers left out by script', () => {
     expect(chrono.zh.casual.parse('明天', reference)).not.toEqual([]);
   });
 
+  it('find nothing in text of any other script, symbols and punctuation included', () => {
+    // Random code points of the whole BMP, less the Han, Latin and digit ones either parser needs.
+    const skippable = /[^\p{Script=Han}\p{Script=Latin}\p{Nd}\p{Cs}]/u;
+    for (let i = 0; i < 1000; i++) {
+      let text = '';
+      while (text.length < 1 + (i % 12)) {
+        const ch = String.fromCharCode(Math.floor(random() * 0x10000));
+        if (skippable.test(ch)) text += ch;
+      }
+      expect(chronoLocalesFor(text)).toEqual({ zh: false, en: false });
+      expect(chrono.zh.casual.parse(text, reference), JSON.stringify(text)).toEqual([]);
+      expect(chrono.en.casual.parse(text, reference), JSON.stringify(text)).toEqual([]);
+    }
+  });
+
   it('still find dates in each language and in a mix of both', () => {
     expect(only('昨天我们聊了什么').granularity).toBe('day');
     expect(only('what did we talk about yesterday').granularity).toBe('day');
