@@ -8,9 +8,30 @@ import { bm25Text } from '../src/recall/route-plan';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { MEMORY_TYPES } from '../src/core/memory-types';
 import { rebuildPersona } from '../src/persona/persona';
-import { cpuByProgram, cpuByThread, cpuPerOperation, fmt, startBenchStack, stats, timed, type BenchStack } from './support';
+import { cpuByProgram, cpuByThread, cpuPerOperation, fmt, ratioInterval, startBenchStack, stats, timed, type BenchStack } from './support';
 import { chatMemory, chatQueries, prng } from './chat-corpus';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser, syntheticText } from './synthetic';
+
+/**
+ * The SQL floor: 20 of the user's memories (ids drawn from theirs once, before the loop) read by
+ * primary key alone, a plan no statistics can change; a user filter beside it made the planner
+ * of never-analysed tables intersect it with the user's 10,000 index entries. Until 2026-12-04
+ * it was the user's 20 most important active memories: estimating one row for the user, the
+ * planner read all 10,000 through another index and sorted them (2,752 buffers, 4.6–4.7 ms at
+ * p50 in full runs), always right before the timed recall, which then took 0.6–1.2 ms longer
+ * than with no SQL floor at all.
+ */
+const SQL_FLOOR = 'SELECT id FROM memories WHERE id = ANY($1::uuid[])';
+
+/** `items` in a random order drawn from `random` (Fisher–Yates). */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 /**
  * Recall + format latency at 1k, 10k and 100k memories for one user, with 100 other users in the
@@ -74,20 +95,23 @@ export async function run(args: string[]): Promise<void> {
   // set; the variants above compare their answers with it, so they imply it.
   const sqlReads = args.includes('--sql-reads');
   const workingSet = !args.includes('--no-working-set') && variants.length === 0;
-  // `--warm-up=N` (600 unless given): recalls of the other users, each with a query of its own,
+  // `--warm-up=N` (3,000 unless given): recalls of the other users, each with a query of its own,
   // before anything is timed. A production API process has served thousands of recalls; over its
   // first few hundred V8 still compiles recall's functions (formatting, the HTTP client's streams,
-  // each called a few times per recall) beside them: ~1 ms of helper-thread CPU per recall, on the
-  // two cores Chroma needs too, and code not yet optimised on the main thread. `--warm-up=0` times
-  // as before 2026-12-04, after the target user's 20 warm-up recalls alone.
-  const warmUp = Number(args.find((a) => a.startsWith('--warm-up='))?.slice('--warm-up='.length) ?? 600);
+  // each called a few times per recall) beside them, on the two cores Chroma needs too. After 600
+  // recalls V8's helper threads still took ~1.4 ms of CPU per recall (51 functions optimised during
+  // 100 timed samples); after 3,000, ~0.3 ms (10). `--warm-up=600` times as from 9c953c7,
+  // `--warm-up=0` as before it, after the target user's 20 warm-up recalls alone.
+  const warmUp = Number(args.find((a) => a.startsWith('--warm-up='))?.slice('--warm-up='.length) ?? 3_000);
   if (!Number.isInteger(warmUp) || warmUp < 0) throw new Error('--warm-up takes a whole number of recalls');
   // `--sizes=10000` measures only the sizes named (the other users are loaded all the same).
   const named = args.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length);
   const sizes = named ? named.split(',').map(Number) : quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   const others = quick ? 20 : 100;
   const perOther = quick ? 200 : 500;
-  const samples = quick ? 100 : 300;
+  // A p95 of 300 samples rests on its 15 largest: runs of one commit put its ratio to the floor
+  // anywhere from ×1.27 to ×1.63 (docs/benchmarks.md). 1,000 add ~10 s per size.
+  const samples = quick ? 100 : 1_000;
   const bench = await startBenchStack();
   try {
     const { runtime } = bench;
@@ -152,15 +176,25 @@ export async function run(args: string[]): Promise<void> {
       const perRoute = new Map<string, number[]>();
       const floor: number[] = [];
       const sqlFloor: number[] = [];
+      const order = prng(n);
+      const userIds = (await runtime.pool.query<{ id: string }>('SELECT id FROM memories WHERE user_id = $1 LIMIT 1000', [user])).rows.map((row) => row.id);
+      const pickIds = () => Array.from({ length: 20 }, () => userIds[Math.floor(order() * userIds.length)]!);
+      const sqlFloorOnce = () => runtime.pool.query(SQL_FLOOR, [pickIds()]);
       for (let i = 0; i < samples; i++) {
         const asked = queries[i % queries.length]!;
         const q = asked.query;
         const options = recallOptions(asked, now);
-        const [, f] = await timed(() => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q)!, k: 20 }));
-        floor.push(f);
-        const [, s] = await timed(() => runtime.pool.query('SELECT id FROM memories WHERE user_id = $1 AND status = $2 ORDER BY importance DESC LIMIT 20', [user, 'active']));
-        sqlFloor.push(s);
-        const [r, w] = await timed(() => recall(main, user, q, options));
+        // The three operations in a shuffled order, each sample its own: each is timed after each
+        // of the others as often, so what one leaves in the CPU's caches (the SQL floor's rows,
+        // Chroma's index after the same query vector) favours none of them.
+        let answered: [Awaited<ReturnType<typeof recall>>, number] | undefined;
+        const operations = [
+          async () => floor.push((await timed(() => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q)!, k: 20 })))[1]),
+          async () => sqlFloor.push((await timed(sqlFloorOnce))[1]),
+          async () => void (answered = await timed(() => recall(main, user, q, options))),
+        ];
+        for (const operation of shuffled(operations, order)) await operation();
+        const [r, w] = answered!;
         if (r.error) throw new Error(`recall degraded during the benchmark: ${r.error.message}`);
         warm.push(w);
         if (byQuery) {
@@ -232,8 +266,9 @@ export async function run(args: string[]): Promise<void> {
       const F = stats(floor);
       const S = stats(sqlFloor);
       const C = stats(cold);
+      const [low, high] = ratioInterval(warm, floor, 95);
       rows.push(
-        `${String(n).padStart(7)} | warm p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} p99 ${fmt(W.p99)} | cold p50 ${fmt(C.p50)} p95 ${fmt(C.p95)} | chroma floor p50 ${fmt(F.p50)} p95 ${fmt(F.p95)} | sql floor p50 ${fmt(S.p50)} | warm/chroma p50 ×${(W.p50 / F.p50).toFixed(2)} p95 ×${(W.p95 / F.p95).toFixed(2)}`,
+        `${String(n).padStart(7)} | warm p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} p99 ${fmt(W.p99)} | cold p50 ${fmt(C.p50)} p95 ${fmt(C.p95)} | chroma floor p50 ${fmt(F.p50)} p95 ${fmt(F.p95)} | sql floor p50 ${fmt(S.p50)} | warm/chroma p50 ×${(W.p50 / F.p50).toFixed(2)} p95 ×${(W.p95 / F.p95).toFixed(2)} (95 % interval ×${low.toFixed(2)}–×${high.toFixed(2)})`,
       );
       console.log(rows.at(-1));
       if (byQuery) {
@@ -268,8 +303,8 @@ export async function run(args: string[]): Promise<void> {
       if (trace) await traceRecalls(main, runtime.pool, user, now, Math.min(100, samples), queries);
       if (profile) await profileRecalls(main, user, now, 100, queries);
       if (alloc) await allocationsOfRecalls(main, user, now, 100, queries);
-      if (survivors) await survivorsOfOperations(runtime, main, user, now, queries, queryVectors);
-      if (gcPhases) await phasesForTheCollector(runtime, main, user, now, queries, queryVectors);
+      if (survivors) await survivorsOfOperations(runtime, main, user, now, queries, queryVectors, sqlFloorOnce);
+      if (gcPhases) await phasesForTheCollector(runtime, main, user, now, queries, queryVectors, sqlFloorOnce);
       if (cpu) await cpuPerRecall(main, user, now, samples, queries, queryVectors);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
@@ -585,10 +620,17 @@ function bytesBySite(head: SampledNode): { sites: ByCallSite; total: number } {
 }
 
 /** The timed loop's three operations, each alone: what each one costs the collector. */
-function operationsOfTheLoop(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queryVectors: Map<string, number[]>): [string, (q: BenchQuery) => Promise<unknown>][] {
+function operationsOfTheLoop(
+  runtime: BenchStack['runtime'],
+  deps: RecallDeps,
+  user: string,
+  now: Date,
+  queryVectors: Map<string, number[]>,
+  sqlFloorOnce: () => Promise<unknown>,
+): [string, (q: BenchQuery) => Promise<unknown>][] {
   return [
     ['chroma floor', (q) => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q.query)!, k: 20 })],
-    ['sql floor', () => runtime.pool.query('SELECT id FROM memories WHERE user_id = $1 AND status = $2 ORDER BY importance DESC LIMIT 20', [user, 'active'])],
+    ['sql floor', sqlFloorOnce],
     ['warm recall', (q) => recall(deps, user, q.query, recallOptions(q, now))],
   ];
 }
@@ -601,8 +643,8 @@ async function forThreeSeconds(op: (q: BenchQuery) => Promise<unknown>, queries:
 }
 
 /** Each operation of the timed loop alone for 3 s, announced on stderr so a `node --trace-gc-nvp` trace can be split by it. */
-async function phasesForTheCollector(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>): Promise<void> {
-  for (const [name, op] of operationsOfTheLoop(runtime, deps, user, now, queryVectors)) {
+async function phasesForTheCollector(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>, sqlFloorOnce: () => Promise<unknown>): Promise<void> {
+  for (const [name, op] of operationsOfTheLoop(runtime, deps, user, now, queryVectors, sqlFloorOnce)) {
     console.error(`--- phase: ${name}`);
     const n = await forThreeSeconds(op, queries);
     console.error(`--- end of phase: ${name}, ${n} operations`);
@@ -615,9 +657,9 @@ async function phasesForTheCollector(runtime: BenchStack['runtime'], deps: Recal
  * dropping what minor GCs collected). What survives one scavenge is copied, what survives two is
  * promoted: the cost of a scavenge follows these bytes, not the bytes allocated.
  */
-async function survivorsOfOperations(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>): Promise<void> {
+async function survivorsOfOperations(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>, sqlFloorOnce: () => Promise<unknown>): Promise<void> {
   const { Session } = await import('node:inspector/promises');
-  for (const [name, op] of operationsOfTheLoop(runtime, deps, user, now, queryVectors)) {
+  for (const [name, op] of operationsOfTheLoop(runtime, deps, user, now, queryVectors, sqlFloorOnce)) {
     const session = new Session();
     session.connect();
     await session.post('HeapProfiler.enable');

@@ -8,6 +8,7 @@ import { startStack, type RunningStack } from '../src/stack';
 import { findExecutable } from '../src/stack/binaries';
 import { startLocalEmbedder } from '../src/stack/local-embedder';
 import { freePort } from '../src/stack/managed-process';
+import { prng } from './chat-corpus';
 
 /** Shared benchmark plumbing: a throwaway stack, timing, and percentiles. No assertions here. */
 
@@ -34,6 +35,34 @@ export function stats(samples: number[]): Stats {
     p99: percentile(sorted, 99),
     mean: sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length),
   };
+}
+
+/**
+ * A 95 % interval for `p`-th percentile of `numerator` over that of `denominator`, where sample i
+ * of each was taken in the same iteration of one loop: the pairs are drawn again with replacement
+ * (a percentile bootstrap, seeded so a run's output repeats). A p95 of 300 samples rests on its 15
+ * largest; the interval says how far another run on the same machine may put the ratio, which a
+ * single figure does not.
+ */
+export function ratioInterval(numerator: readonly number[], denominator: readonly number[], p: number, rounds = 2_000): [number, number] {
+  const n = Math.min(numerator.length, denominator.length);
+  if (n === 0) return [Number.NaN, Number.NaN];
+  const random = prng(20261204);
+  const ratios: number[] = [];
+  const top = new Float64Array(n);
+  const bottom = new Float64Array(n);
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < n; i++) {
+      const pick = Math.floor(random() * n);
+      top[i] = numerator[pick]!;
+      bottom[i] = denominator[pick]!;
+    }
+    top.sort();
+    bottom.sort();
+    ratios.push(percentile(Array.from(top), p) / percentile(Array.from(bottom), p));
+  }
+  ratios.sort((a, b) => a - b);
+  return [percentile(ratios, 2.5), percentile(ratios, 97.5)];
 }
 
 export const fmt = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(ms < 10 ? 2 : 1)} ms` : '—');
