@@ -2,7 +2,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import { traceStatements, type StatementTiming } from '../src/adapters/postgres/pool';
-import { recall, type RecallDeps } from '../src/recall/recall';
+import { recall, type RecallDeps, type RecallResult } from '../src/recall/recall';
 import { WorkingSetCache } from '../src/recall/working-set-cache';
 import { bm25Text } from '../src/recall/route-plan';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
@@ -37,7 +37,8 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
  * Recall + format latency at 1k, 10k and 100k memories for one user, with 100 other users in the
  * same stores, against real Chroma and PostgreSQL. The floor is a raw Chroma query of the same k
  * on the user's vectors (their own collection), measured interleaved in the same run; the SQL
- * floor is one indexed query on the user's memories. "warm" reuses query embeddings
+ * floor reads 20 of the user's memories by primary key ({@link SQL_FLOOR}); the three run in a
+ * shuffled order in each sample. "warm" reuses query embeddings
  * (cache); "cold" embeds every query (the e5 call is part of the chat path then).
  * `--persona` builds the target user's persona (L3 profile) and measures warm recall with and
  * without it, interleaved, so the persona's read is compared under the same load.
@@ -178,8 +179,7 @@ export async function run(args: string[]): Promise<void> {
       const sqlFloor: number[] = [];
       const order = prng(n);
       const userIds = (await runtime.pool.query<{ id: string }>('SELECT id FROM memories WHERE user_id = $1 LIMIT 1000', [user])).rows.map((row) => row.id);
-      const pickIds = () => Array.from({ length: 20 }, () => userIds[Math.floor(order() * userIds.length)]!);
-      const sqlFloorOnce = () => runtime.pool.query(SQL_FLOOR, [pickIds()]);
+      const loop = loopOperations(runtime, main, user, now, queryVectors, userIds, order);
       for (let i = 0; i < samples; i++) {
         const asked = queries[i % queries.length]!;
         const q = asked.query;
@@ -187,11 +187,11 @@ export async function run(args: string[]): Promise<void> {
         // The three operations in a shuffled order, each sample its own: each is timed after each
         // of the others as often, so what one leaves in the CPU's caches (the SQL floor's rows,
         // Chroma's index after the same query vector) favours none of them.
-        let answered: [Awaited<ReturnType<typeof recall>>, number] | undefined;
+        let answered: [RecallResult, number] | undefined;
         const operations = [
-          async () => floor.push((await timed(() => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q)!, k: 20 })))[1]),
-          async () => sqlFloor.push((await timed(sqlFloorOnce))[1]),
-          async () => void (answered = await timed(() => recall(main, user, q, options))),
+          async () => floor.push((await timed(() => loop.chromaFloor(asked)))[1]),
+          async () => sqlFloor.push((await timed(loop.sqlFloor))[1]),
+          async () => void (answered = await timed(() => loop.recall(asked))),
         ];
         for (const operation of shuffled(operations, order)) await operation();
         const [r, w] = answered!;
@@ -303,8 +303,8 @@ export async function run(args: string[]): Promise<void> {
       if (trace) await traceRecalls(main, runtime.pool, user, now, Math.min(100, samples), queries);
       if (profile) await profileRecalls(main, user, now, 100, queries);
       if (alloc) await allocationsOfRecalls(main, user, now, 100, queries);
-      if (survivors) await survivorsOfOperations(runtime, main, user, now, queries, queryVectors, sqlFloorOnce);
-      if (gcPhases) await phasesForTheCollector(runtime, main, user, now, queries, queryVectors, sqlFloorOnce);
+      if (survivors) await survivorsOfOperations(loop, queries);
+      if (gcPhases) await phasesForTheCollector(loop, queries);
       if (cpu) await cpuPerRecall(main, user, now, samples, queries, queryVectors);
     }
     console.log('\nrecall + format latency (one user, others present; k = 20 per route)');
@@ -619,19 +619,39 @@ function bytesBySite(head: SampledNode): { sites: ByCallSite; total: number } {
   return { sites, total };
 }
 
-/** The timed loop's three operations, each alone: what each one costs the collector. */
-function operationsOfTheLoop(
+/** The timed loop's three operations on one query: the raw Chroma query, the SQL floor, the warm recall. */
+interface LoopOperations {
+  chromaFloor(q: BenchQuery): Promise<unknown>;
+  sqlFloor(): Promise<unknown>;
+  recall(q: BenchQuery): Promise<RecallResult>;
+}
+
+/**
+ * The operations the timed loop interleaves, for `user`. The SQL floor reads 20 of the user's
+ * memories by id ({@link SQL_FLOOR}), drawn from `ids` with `random`.
+ */
+function loopOperations(
   runtime: BenchStack['runtime'],
   deps: RecallDeps,
   user: string,
   now: Date,
   queryVectors: Map<string, number[]>,
-  sqlFloorOnce: () => Promise<unknown>,
-): [string, (q: BenchQuery) => Promise<unknown>][] {
+  ids: readonly string[],
+  random: () => number,
+): LoopOperations {
+  return {
+    chromaFloor: (q) => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q.query)!, k: 20 }),
+    sqlFloor: () => runtime.pool.query(SQL_FLOOR, [Array.from({ length: 20 }, () => ids[Math.floor(random() * ids.length)]!)]),
+    recall: (q) => recall(deps, user, q.query, recallOptions(q, now)),
+  };
+}
+
+/** The timed loop's three operations, named, each to run alone: what each one costs the collector. */
+function operationsOfTheLoop(ops: LoopOperations): [string, (q: BenchQuery) => Promise<unknown>][] {
   return [
-    ['chroma floor', (q) => runtime.deps.vectors.query({ userId: user, embedding: queryVectors.get(q.query)!, k: 20 })],
-    ['sql floor', sqlFloorOnce],
-    ['warm recall', (q) => recall(deps, user, q.query, recallOptions(q, now))],
+    ['chroma floor', ops.chromaFloor],
+    ['sql floor', ops.sqlFloor],
+    ['warm recall', ops.recall],
   ];
 }
 
@@ -643,8 +663,8 @@ async function forThreeSeconds(op: (q: BenchQuery) => Promise<unknown>, queries:
 }
 
 /** Each operation of the timed loop alone for 3 s, announced on stderr so a `node --trace-gc-nvp` trace can be split by it. */
-async function phasesForTheCollector(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>, sqlFloorOnce: () => Promise<unknown>): Promise<void> {
-  for (const [name, op] of operationsOfTheLoop(runtime, deps, user, now, queryVectors, sqlFloorOnce)) {
+async function phasesForTheCollector(ops: LoopOperations, queries: readonly BenchQuery[]): Promise<void> {
+  for (const [name, op] of operationsOfTheLoop(ops)) {
     console.error(`--- phase: ${name}`);
     const n = await forThreeSeconds(op, queries);
     console.error(`--- end of phase: ${name}, ${n} operations`);
@@ -657,9 +677,9 @@ async function phasesForTheCollector(runtime: BenchStack['runtime'], deps: Recal
  * dropping what minor GCs collected). What survives one scavenge is copied, what survives two is
  * promoted: the cost of a scavenge follows these bytes, not the bytes allocated.
  */
-async function survivorsOfOperations(runtime: BenchStack['runtime'], deps: RecallDeps, user: string, now: Date, queries: readonly BenchQuery[], queryVectors: Map<string, number[]>, sqlFloorOnce: () => Promise<unknown>): Promise<void> {
+async function survivorsOfOperations(ops: LoopOperations, queries: readonly BenchQuery[]): Promise<void> {
   const { Session } = await import('node:inspector/promises');
-  for (const [name, op] of operationsOfTheLoop(runtime, deps, user, now, queryVectors, sqlFloorOnce)) {
+  for (const [name, op] of operationsOfTheLoop(ops)) {
     const session = new Session();
     session.connect();
     await session.post('HeapProfiler.enable');

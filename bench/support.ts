@@ -12,7 +12,7 @@ import { prng } from './chat-corpus';
 
 /** Shared benchmark plumbing: a throwaway stack, timing, and percentiles. No assertions here. */
 
-export function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[idx]!;
@@ -59,7 +59,7 @@ export function ratioInterval(numerator: readonly number[], denominator: readonl
     }
     top.sort();
     bottom.sort();
-    ratios.push(percentile(Array.from(top), p) / percentile(Array.from(bottom), p));
+    ratios.push(percentile(top, p) / percentile(bottom, p));
   }
   ratios.sort((a, b) => a - b);
   return [percentile(ratios, 2.5), percentile(ratios, 97.5)];
