@@ -8,7 +8,7 @@ import { bm25Text } from '../src/recall/route-plan';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { MEMORY_TYPES } from '../src/core/memory-types';
 import { rebuildPersona } from '../src/persona/persona';
-import { cpuByProgram, cpuByThread, cpuPerOperation, fmt, ratioInterval, startBenchStack, stats, timed, type BenchStack } from './support';
+import { cpuByProgram, cpuByThread, cpuPerOperation, fmt, giveChromaItsOwnCore, ratioInterval, startBenchStack, stats, timed, type BenchStack } from './support';
 import { chatMemory, chatQueries, prng } from './chat-corpus';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser, syntheticText } from './synthetic';
 
@@ -96,6 +96,9 @@ export async function run(args: string[]): Promise<void> {
   // set; the variants above compare their answers with it, so they imply it.
   const sqlReads = args.includes('--sql-reads');
   const workingSet = !args.includes('--no-working-set') && variants.length === 0;
+  // `--own-core`: Chroma gets a core of its own and this process the others, as on hosts of their
+  // own (giveChromaItsOwnCore); by default every process shares every core, as on one machine.
+  const ownCore = args.includes('--own-core');
   // `--warm-up=N` (3,000 unless given): recalls of the other users, each with a query of its own,
   // before anything is timed. A production API process has served thousands of recalls; over its
   // first few hundred V8 still compiles recall's functions (formatting, the HTTP client's streams,
@@ -116,6 +119,8 @@ export async function run(args: string[]): Promise<void> {
   const bench = await startBenchStack();
   try {
     const { runtime } = bench;
+    const placement = ownCore ? giveChromaItsOwnCore(bench.stack) : 'shared by every process';
+    console.log(`cores: ${placement}`);
     const pool = corpus === 'chat' ? await embeddingPool(runtime, 256, (i) => chatMemory(prng(7_000_000 + i)).text) : await embeddingPool(runtime);
     let t0 = performance.now();
     for (let u = 0; u < others; u++) await loadUser(runtime, pool, `other-${u}`, perOther, u * perOther, textOf);
@@ -429,11 +434,15 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
   const inside = new Map<string, Record<Step, number[]>>();
   const alone = new Map<string, Record<Step, number[]>>();
   const chroma: { at: number[]; total: number[]; wire: number[]; answered: number[] } = { at: [], total: [], wire: [], answered: [] };
-  // When fetch actually writes the Chroma request and reads its answer's headers (Node's built-in fetch publishes both): how long the request waits in the process before and after Chroma works on it.
-  const onSend = () => chroma.wire.push(performance.now() - start);
-  const onAnswer = () => chroma.answered.push(performance.now() - start);
-  diagnosticsChannel.subscribe('undici:client:sendHeaders', onSend);
-  diagnosticsChannel.subscribe('undici:request:headers', onAnswer);
+  // When the Chroma query's request is made and its answer's headers are parsed: how long the
+  // request waits in the process before and after Chroma works on it. The Chroma client sends over
+  // node:http (chroma-transport.ts), which publishes both; fetch's undici channels, read here until
+  // 2026-12-04, no longer see it.
+  const isChromaQuery = (message: unknown) => (message as { request?: { path?: string } }).request?.path?.endsWith('/query') === true;
+  const onSend = (message: unknown) => void (isChromaQuery(message) && chroma.wire.push(performance.now() - start));
+  const onAnswer = (message: unknown) => void (isChromaQuery(message) && chroma.answered.push(performance.now() - start));
+  diagnosticsChannel.subscribe('http.client.request.start', onSend);
+  diagnosticsChannel.subscribe('http.client.response.finish', onAnswer);
   const add = (into: Map<string, Record<Step, number[]>>, t: StatementTiming, start: number) => {
     const name = statementName(t.text);
     const r = into.get(name) ?? { at: [], wait: [], server: [], rows: [], total: [] };
@@ -499,8 +508,8 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
     }
   } finally {
     restore();
-    diagnosticsChannel.unsubscribe('undici:client:sendHeaders', onSend);
-    diagnosticsChannel.unsubscribe('undici:request:headers', onAnswer);
+    diagnosticsChannel.unsubscribe('http.client.request.start', onSend);
+    diagnosticsChannel.unsubscribe('http.client.response.finish', onAnswer);
   }
   const p = (xs: number[]) => `${fmt(stats(xs).p50)}/${fmt(stats(xs).p95)}`;
   console.log(`        trace of ${n} warm recalls (p50/p95; recall ${p(recalls)}; its synchronous start ${p(beforeYield)}; event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)} p99 ${fmt(loop.percentile(99) / 1e6)} max ${fmt(loop.max / 1e6)}):`);
@@ -511,9 +520,9 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
     console.log(`          ${name.padEnd(20)} | ${p(r.at)}  ${p(r.wait)}  ${p(r.server)}  ${p(r.rows)}  ${p(r.total)} | ${a ? `${p(a.server)}  ${p(a.total)}` : '—'}`);
   }
   if (chroma.total.length > 0) {
-    const wire = chroma.wire.length === chroma.total.length ? `  on the wire at ${p(chroma.wire)}  headers back at ${p(chroma.answered)}` : '';
+    const wire = chroma.wire.length === chroma.total.length ? `  request made at ${p(chroma.wire)}  headers back at ${p(chroma.answered)}` : '';
     console.log(`          ${'chroma (memories)'.padEnd(20)} | asked at ${p(chroma.at)}${wire}  total ${p(chroma.total)}`);
-    if (chromaAlone.total.length === chromaAlone.wire.length) console.log(`          ${'chroma alone'.padEnd(20)} | asked at 0  on the wire at ${p(chromaAlone.wire)}  headers back at ${p(chromaAlone.answered)}  total ${p(chromaAlone.total)}`);
+    if (chromaAlone.total.length === chromaAlone.wire.length) console.log(`          ${'chroma alone'.padEnd(20)} | asked at 0  request made at ${p(chromaAlone.wire)}  headers back at ${p(chromaAlone.answered)}  total ${p(chromaAlone.total)}`);
   }
   // The plan of each statement whose replay alone took over 2 ms at the median: what the planner chose for rows it has no statistics on.
   for (const [name, instance] of lastOf) {

