@@ -8,7 +8,7 @@ import { bm25Text } from '../src/recall/route-plan';
 import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { MEMORY_TYPES } from '../src/core/memory-types';
 import { rebuildPersona } from '../src/persona/persona';
-import { cpuByProgram, cpuByThread, cpuPerOperation, fmt, giveChromaItsOwnCore, ratioInterval, startBenchStack, stats, timed, type BenchStack } from './support';
+import { cpuByProgram, cpuByThread, cpuPerOperation, fmt, giveChromaItsOwnCore, PausesBeside, ratioInterval, startBenchStack, stats, timed, type BenchStack } from './support';
 import { chatMemory, chatQueries, prng } from './chat-corpus';
 import { analyzeAfterBulkLoad, BENCH_QUERIES, embeddingPool, loadExchangeVectors, loadUser, syntheticText } from './synthetic';
 
@@ -96,6 +96,8 @@ export async function run(args: string[]): Promise<void> {
   // set; the variants above compare their answers with it, so they imply it.
   const sqlReads = args.includes('--sql-reads');
   const workingSet = !args.includes('--no-working-set') && variants.length === 0;
+  // `--gc`: how many of the slowest 10 % of warm recalls had a pause of the collector inside, against the rest (PausesBeside).
+  const gc = args.includes('--gc');
   // `--own-core`: Chroma gets a core of its own and this process the others, as on hosts of their
   // own (giveChromaItsOwnCore); by default every process shares every core, as on one machine.
   const ownCore = args.includes('--own-core');
@@ -185,6 +187,7 @@ export async function run(args: string[]): Promise<void> {
       const order = prng(n);
       const userIds = (await runtime.pool.query<{ id: string }>('SELECT id FROM memories WHERE user_id = $1 LIMIT 1000', [user])).rows.map((row) => row.id);
       const loop = loopOperations(runtime, main, user, now, queryVectors, userIds, order);
+      const pauses = gc ? new PausesBeside() : undefined;
       for (let i = 0; i < samples; i++) {
         const asked = queries[i % queries.length]!;
         const q = asked.query;
@@ -196,7 +199,7 @@ export async function run(args: string[]): Promise<void> {
         const operations = [
           async () => floor.push((await timed(() => loop.chromaFloor(asked)))[1]),
           async () => sqlFloor.push((await timed(loop.sqlFloor))[1]),
-          async () => void (answered = await timed(() => loop.recall(asked))),
+          async () => void (answered = await timed(() => (pauses ? pauses.time(() => loop.recall(asked)) : loop.recall(asked)))),
         ];
         for (const operation of shuffled(operations, order)) await operation();
         const [r, w] = answered!;
@@ -276,6 +279,7 @@ export async function run(args: string[]): Promise<void> {
         `${String(n).padStart(7)} | warm p50 ${fmt(W.p50)} p95 ${fmt(W.p95)} p99 ${fmt(W.p99)} | cold p50 ${fmt(C.p50)} p95 ${fmt(C.p95)} | chroma floor p50 ${fmt(F.p50)} p95 ${fmt(F.p95)} | sql floor p50 ${fmt(S.p50)} | warm/chroma p50 ×${(W.p50 / F.p50).toFixed(2)} p95 ×${(W.p95 / F.p95).toFixed(2)} (95 % interval ×${low.toFixed(2)}–×${high.toFixed(2)})`,
       );
       console.log(rows.at(-1));
+      if (pauses) console.log(`        ${pauses.report('warm recalls')}`);
       if (byQuery) {
         const slowest = [...warmByQuery].map(([q, e]) => ({ q, ...stats(e.ms), routes: e.routes })).sort((a, b) => b.p95 - a.p95);
         for (const x of slowest) console.log(`        ${fmt(x.p50)} / ${fmt(x.p95)}  ${JSON.stringify(x.q)}: ${x.routes}`);
@@ -407,6 +411,8 @@ function planLines(n: PlanNode, depth: number): string[] {
 /** A statement's name in the trace, from what it reads. */
 function statementName(sql: string): string {
   if (sql.includes("'important' AS list")) return 'short lists';
+  // The held working set's one statement (working-set-repository.ts) reads memory_terms too.
+  if (sql.includes('recall_written_since')) return 'held set changes';
   if (sql.includes('episode_terms')) return 'episode bm25';
   if (sql.includes('memory_terms')) return 'memory bm25';
   if (sql.includes('message_terms') || sql.includes('message_postings')) return 'message bm25';

