@@ -224,7 +224,8 @@ export class PausesBeside {
       return `${((100 * hit) / Math.max(1, spans.length)).toFixed(0)} % had a pause inside, ${fmt(paused.reduce((a, b) => a + b, 0) / Math.max(1, spans.length))} paused on average`;
     };
     const mean = this.pauses.reduce((sum, p) => sum + p.end - p.start, 0) / Math.max(1, this.pauses.length);
-    return `collector: ${this.pauses.length} pauses (mean ${fmt(mean)}) during ${this.spans.length} ${what}; the slowest ${Math.round(share * 100)} %: ${describe(bySpeed.slice(0, cut))}; the rest: ${describe(bySpeed.slice(cut))}`;
+    const heap = process.memoryUsage().heapUsed / 2 ** 20;
+    return `collector: ${this.pauses.length} pauses (mean ${fmt(mean)}, heap ${heap.toFixed(0)} MiB in use) during ${this.spans.length} ${what}; the slowest ${Math.round(share * 100)} %: ${describe(bySpeed.slice(0, cut))}; the rest: ${describe(bySpeed.slice(cut))}`;
   }
 }
 
