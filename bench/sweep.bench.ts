@@ -23,8 +23,9 @@ const HARD_LIMIT_MS = 30 * 60_000;
 
 /**
  * Loads `count` memories over `count / 100` users with set-based SQL (3 postings each), then,
- * with `analyze` (`--analyze`; production never analyses by hand), VACUUM ANALYZE. Foreign-key triggers are off for the load only (the data is consistent by
- * construction); every index is maintained as in production.
+ * with `analyze` (`--analyze`; production never analyses by hand), VACUUM ANALYZE. Foreign-key
+ * triggers are off for the load only (the data is consistent by construction); every index is
+ * maintained as in production.
  */
 async function load(pool: import('pg').Pool, count: number, base: Date, analyze: boolean): Promise<void> {
   const users = Math.max(1, Math.floor(count / 100));
