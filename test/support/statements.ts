@@ -89,3 +89,20 @@ export function capturing(pool: pg.Pool): { db: pg.Pool; last: () => { sql: stri
   });
   return { db, last: () => last! };
 }
+
+/**
+ * Pages of `table` and of its indexes visited so far in the transaction open on `client`, from
+ * PostgreSQL's counters of the current transaction (which count a write's reads too and need no
+ * flush). Pages, not tuples: an index scan counts only the entries that matched, so a probe
+ * that walked a whole user's range to find three shows in its pages alone. Take it before and
+ * after the work and subtract.
+ */
+export async function pagesVisitedInTransaction(client: pg.PoolClient, table: string): Promise<number> {
+  // No view shows an index's counters of the current transaction; the functions behind the views do.
+  const { rows } = await client.query<{ n: string }>(
+    `SELECT pg_stat_get_xact_blocks_fetched($1::regclass)
+          + COALESCE((SELECT sum(pg_stat_get_xact_blocks_fetched(indexrelid)) FROM pg_index WHERE indrelid = $1::regclass), 0) AS n`,
+    [table],
+  );
+  return Number(rows[0]!.n);
+}

@@ -174,7 +174,9 @@ async function replaceIn(
         d.summaryMessageIds, tokens.length, hash, input.workflowId ?? null, input.runId ?? null,
       ],
     );
-    await c.query('DELETE FROM episode_terms WHERE user_id = $1 AND episode_id = $2', [input.userId, id]);
+    // By the episode's id alone, scoped through its row: as for a memory's postings
+    // (DELETE_MEMORY_POSTINGS), the user named on the postings lets the planner walk the user's range.
+    await c.query('DELETE FROM episode_terms t USING episodes e WHERE e.user_id = $1 AND e.id = $2 AND t.episode_id = e.id', [input.userId, id]);
     const tf = termFrequencies(tokens);
     if (tf.size > 0) {
       await c.query(

@@ -1,6 +1,7 @@
 import type { EraseCounts, MemoryErasure } from '../../core/ports/privacy';
 import type { MessageRef } from '../../core/recall/exchanges';
 import type { Queryable } from './pool';
+import { DELETE_MEMORY_POSTINGS } from './memory-repository';
 
 /**
  * Hard erasure of one memory (DELETE …/memories/{id}?hard=true), inside the caller's user
@@ -46,7 +47,7 @@ export class PostgresMemoryErasure implements MemoryErasure {
     );
     await c.query('UPDATE memories SET supersedes = NULL WHERE user_id = $1 AND supersedes = $2', [userKey, id]);
     await c.query('UPDATE memories SET superseded_by = NULL WHERE user_id = $1 AND superseded_by = $2', [userKey, id]);
-    await c.query('DELETE FROM memory_terms WHERE user_id = $1 AND memory_id = $2', [userKey, id]);
+    await c.query(DELETE_MEMORY_POSTINGS, [userKey, id]);
     if (memory.status === 'active') {
       await c.query(
         'UPDATE user_index_stats SET doc_count = GREATEST(doc_count - 1, 0), total_length = GREATEST(total_length - $2, 0) WHERE user_id = $1',

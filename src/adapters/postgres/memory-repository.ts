@@ -345,8 +345,17 @@ async function indexPostings(c: Queryable, userId: string, id: string, tf: Map<s
   );
 }
 
+/**
+ * A memory's postings, found by its id alone (memory_terms_memory_idx) and scoped to the user
+ * through its row. Named with the user on the postings too, the primary key (user_id, term,
+ * memory_id) becomes a candidate, and on tables never analysed the planner took it and walked the
+ * user's whole range of postings: 1,322 pages to archive one memory of a 10k-memory user
+ * (test/never-analyzed-plans.int.test.ts).
+ */
+export const DELETE_MEMORY_POSTINGS = 'DELETE FROM memory_terms t USING memories m WHERE m.user_id = $1 AND m.id = $2 AND t.memory_id = m.id';
+
 async function unindexPostings(c: Queryable, userId: string, id: string, docLength: number): Promise<void> {
-  await c.query('DELETE FROM memory_terms WHERE user_id = $1 AND memory_id = $2', [userId, id]);
+  await c.query(DELETE_MEMORY_POSTINGS, [userId, id]);
   await c.query(
     `UPDATE user_index_stats SET doc_count = GREATEST(doc_count - 1, 0), total_length = GREATEST(total_length - $2, 0)
       WHERE user_id = $1`,
