@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLifecycleActivities } from '../activities/lifecycle/lifecycle';
 import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
-import { inUserTransaction } from '../src/adapters/postgres/pool';
+import { boundedQuery, inUserTransaction } from '../src/adapters/postgres/pool';
 import type { LifecycleStepResult } from '../src/core/lifecycle/sweep';
 import { importanceFor } from '../src/core/lifecycle/memory-importance';
 import { memorySweepWorkflow } from '../workflows/lifecycle/memory-sweep';
@@ -20,6 +20,11 @@ import { fmt, startBenchStack, stats, timed } from './support';
 
 const DAY = 86_400_000;
 const HARD_LIMIT_MS = 30 * 60_000;
+/**
+ * The bench's own bulk statements (load, VACUUM) run for minutes at a million rows: past the
+ * pool's bound for one statement, which the sweep's statements keep.
+ */
+const LOAD_TIMEOUT_MS = HARD_LIMIT_MS;
 
 /**
  * Loads `count` memories over `count / 100` users with set-based SQL (3 postings each), then,
@@ -30,12 +35,13 @@ const HARD_LIMIT_MS = 30 * 60_000;
 async function load(pool: import('pg').Pool, count: number, base: Date, analyze: boolean): Promise<void> {
   const users = Math.max(1, Math.floor(count / 100));
   const c = await pool.connect();
+  const bulk = (text: string, values: unknown[] = []) => boundedQuery(c, text, values, LOAD_TIMEOUT_MS);
   try {
     await c.query('SET session_replication_role = replica');
-    await c.query(`INSERT INTO users (user_id, tenant_id, external_id) SELECT 'bench-u' || g, 'bench', 'bench-u' || g FROM generate_series(0, $1::int - 1) g`, [users]);
+    await bulk(`INSERT INTO users (user_id, tenant_id, external_id) SELECT 'bench-u' || g, 'bench', 'bench-u' || g FROM generate_series(0, $1::int - 1) g`, [users]);
     // Levels spread evenly; last access 0–200 days before `base`; 5 % events (expiring −20…+40
     // days around base), 5 % instructions, the rest facts. md5 ids scatter users over the id order.
-    await c.query(
+    await bulk(
       `INSERT INTO memories (id, user_id, text, normalized_text, type, status, scope, confidence, importance, importance_level,
          importance_components, frequency_count, decay_score, doc_length, created_at, updated_at, last_accessed_at, expires_at, source)
        SELECT md5('bench' || g)::uuid, 'bench-u' || (g % $2::int), 'memory ' || g || ' about topic ' || (g % 97), 'memory ' || g,
@@ -47,11 +53,11 @@ async function load(pool: import('pg').Pool, count: number, base: Date, analyze:
               LATERAL (SELECT $3::timestamptz - ((g::bigint * 7919) % (200 * 86400)) * interval '1 second' AS la) t`,
       [count, users, base],
     );
-    await c.query(
+    await bulk(
       `INSERT INTO memory_terms (user_id, term, memory_id, tf, doc_length)
        SELECT user_id, term, id, 1, doc_length FROM memories, unnest(ARRAY['memory', 'topic', split_part(text, ' ', 5)]) AS term WHERE user_id LIKE 'bench-u%'`,
     );
-    await c.query(
+    await bulk(
       `INSERT INTO user_index_stats (user_id, doc_count, total_length)
        SELECT user_id, count(*), sum(doc_length) FROM memories WHERE user_id LIKE 'bench-u%' GROUP BY user_id`,
     );
@@ -60,8 +66,8 @@ async function load(pool: import('pg').Pool, count: number, base: Date, analyze:
   }
   // Off by default, as in the other benches: production's sweep meets tables nobody analysed by hand.
   if (analyze) {
-    await pool.query('VACUUM ANALYZE memories');
-    await pool.query('VACUUM ANALYZE memory_terms');
+    await boundedQuery(pool, 'VACUUM ANALYZE memories', [], LOAD_TIMEOUT_MS);
+    await boundedQuery(pool, 'VACUUM ANALYZE memory_terms', [], LOAD_TIMEOUT_MS);
   }
 }
 
@@ -108,7 +114,7 @@ export async function run(args: string[]): Promise<void> {
     };
     // Between daily runs autovacuum reclaims yesterday's row versions; run it explicitly so each
     // measured day starts from the state a production table would be in.
-    const vacuum = () => pool.query('VACUUM memories');
+    const vacuum = () => boundedQuery(pool, 'VACUUM memories', [], LOAD_TIMEOUT_MS);
     const report = (label: string, phases: [string, number, LifecycleStepResult][]) => {
       const total = phases.reduce((s, [, ms]) => s + ms, 0);
       const counts = phases.reduce((acc, [, , r]) => ({ ...acc, ...Object.fromEntries(Object.entries(r.counts).map(([k, v]) => [k, (acc[k as keyof typeof acc] ?? 0) + v])) }), {} as Record<string, number>);

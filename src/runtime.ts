@@ -24,7 +24,7 @@ import { createPool } from './adapters/postgres/pool';
 import { PostgresKeyDestructionFeed } from './adapters/postgres/payload-key-listener';
 import { PostgresProactiveEventFeed } from './adapters/postgres/proactive-listener';
 import { LlmPersonaCondenser } from './adapters/llm/persona-condenser';
-import { observeMemoryChanges, personaRebuildSignaller } from './persona/persona-signal';
+import { observeMemoryChanges, personaRebuildSignaller, type PersonaRebuildSignaller } from './persona/persona-signal';
 import type { buildApi } from './api/server';
 import type { AppConfig } from './config';
 import { bundlerLogger, createLogger, temporalLogger } from './logging';
@@ -203,15 +203,16 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
   performance.mark('startup:temporal-client');
   const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter, interceptors: tracedClientInterceptors(subjectClientInterceptors, traces) });
   // Every committed memory change signals the user's RebuildPersona workflow on the given task queue.
-  const rebuildingPersonas = (unitOfWork: ServiceDeps['unitOfWork'], taskQueue: string) =>
-    observeMemoryChanges(
-      unitOfWork,
-      personaRebuildSignaller(temporal, {
-        taskQueue,
-        debounceSeconds: config.recall.personaDebounceSeconds,
-        onError: (userKey, err) => logger.warn({ err }, `persona rebuild of ${userKey} not signalled`),
-      }),
-    );
+  const personaSignallers: PersonaRebuildSignaller[] = [];
+  const rebuildingPersonas = (unitOfWork: ServiceDeps['unitOfWork'], taskQueue: string) => {
+    const signaller = personaRebuildSignaller(temporal, {
+      taskQueue,
+      debounceSeconds: config.recall.personaDebounceSeconds,
+      onError: (userKey, err) => logger.warn({ err }, `persona rebuild of ${userKey} not signalled`),
+    });
+    personaSignallers.push(signaller);
+    return observeMemoryChanges(unitOfWork, signaller);
+  };
   // What a recall hands to Temporal once its answer is computed, never awaited by it: the recalled
   // ids to the reinforcement batch, and to the nudge check (an open goal or pain point among them
   // may get a nudge, decided off the hot path). Each under TEMPORAL_CALL_TIMEOUT_MS.
@@ -346,6 +347,9 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     },
     async close() {
       workingSets.close();
+      // Before the Temporal connection and the pool (the payload codec reads keys from it) close.
+      const dropped = (await Promise.all(personaSignallers.map((s) => s.close()))).reduce((sum, r) => sum + r.dropped, 0);
+      if (dropped > 0) logger.warn(`persona rebuilds of ${dropped} user(s) not signalled: stopping; each profile is rebuilt at its user's next memory change`);
       await rules.close();
       // A test may have swapped in a pool of its own (test/fixtures/slow-rule-worker.mjs).
       if (deps.rules && deps.rules !== rules) await deps.rules.close();

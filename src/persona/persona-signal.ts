@@ -67,21 +67,33 @@ function watch(tx: MemoryTransaction, changed: Set<string>): MemoryTransaction {
 /** Signals sent at once; the rest wait (a sweep can change thousands of users' memories). */
 const CONCURRENCY = 4;
 
+/** Hands users to their RebuildPersona workflows; `close` stops it before the connections close. */
+export interface PersonaRebuildSignaller {
+  (userKeys: string[]): void;
+  /**
+   * Stops: the users still queued are dropped (their profiles wait for the next change, as after a
+   * failed signal) and counted, and the signals in flight are awaited, so none of them runs into a
+   * closed connection. A sweep that retired thousands of users' memories just before a stop left
+   * thousands queued, each failing with its own warning.
+   */
+  close(): Promise<{ dropped: number }>;
+}
+
 /**
  * Hands "memories changed" to each user's RebuildPersona workflow (signal-with-start), off the
  * path that changed them: never awaited by it, repeated users coalesced while a signal is queued,
  * failures reported to `onError` (the profile then waits for the next change; recall already
  * leaves out lines whose memories were retired).
  */
-export function personaRebuildSignaller(temporal: Client, opts: { taskQueue: string; debounceSeconds: number; onError: (userKey: string, err: unknown) => void }): (userKeys: string[]) => void {
+export function personaRebuildSignaller(temporal: Client, opts: { taskQueue: string; debounceSeconds: number; onError: (userKey: string, err: unknown) => void }): PersonaRebuildSignaller {
   const queued = new Set<string>();
-  let running = 0;
+  const inFlight = new Set<Promise<void>>();
+  let closed = false;
   const next = (): void => {
-    while (running < CONCURRENCY && queued.size > 0) {
+    while (!closed && inFlight.size < CONCURRENCY && queued.size > 0) {
       const userKey = queued.values().next().value as string;
       queued.delete(userKey);
-      running++;
-      void temporal.workflow
+      const sent: Promise<void> = temporal.workflow
         .signalWithStart<RebuildPersonaWorkflow, []>(PersonaWorkflows.rebuild, {
           taskQueue: opts.taskQueue,
           workflowId: personaWorkflowId(userKey),
@@ -91,15 +103,29 @@ export function personaRebuildSignaller(temporal: Client, opts: { taskQueue: str
           typedSearchAttributes: userSearchAttributes(userKey),
           staticSummary: `Persona of ${userKey}: rebuilt after memory changes`,
         })
-        .catch((err: unknown) => opts.onError(userKey, err))
+        .then(
+          () => undefined,
+          (err: unknown) => opts.onError(userKey, err),
+        )
         .finally(() => {
-          running--;
+          inFlight.delete(sent);
           next();
         });
+      inFlight.add(sent);
     }
   };
-  return (userKeys) => {
+  const signal = (userKeys: string[]): void => {
+    if (closed) return;
     for (const k of userKeys) queued.add(k);
     next();
   };
+  return Object.assign(signal, {
+    async close() {
+      closed = true;
+      const dropped = queued.size;
+      queued.clear();
+      await Promise.all([...inFlight]);
+      return { dropped };
+    },
+  });
 }

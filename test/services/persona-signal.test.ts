@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryTransaction, UnitOfWork } from '../../src/core/ports/transaction';
-import { observeMemoryChanges } from '../../src/persona/persona-signal';
+import type { Client } from '@temporalio/client';
+import { observeMemoryChanges, personaRebuildSignaller } from '../../src/persona/persona-signal';
 
 /** A unit of work whose transaction records what its repositories were asked. */
 function fakeUnitOfWork(): UnitOfWork {
@@ -64,5 +65,50 @@ describe('observeMemoryChanges', () => {
       }),
     ).rejects.toThrow('rolled back');
     expect(seen).toEqual([]);
+  });
+});
+
+describe('personaRebuildSignaller', () => {
+  /** A Temporal client whose signals stay open until the test answers them. */
+  function pendingTemporal() {
+    const sent: { userKey: string; answer: () => void }[] = [];
+    const temporal = {
+      workflow: {
+        signalWithStart: (_type: string, o: { args: [{ userKey: string }] }) =>
+          new Promise<void>((resolve) => sent.push({ userKey: o.args[0].userKey, answer: resolve })),
+      },
+    } as unknown as Client;
+    return { temporal, sent };
+  }
+
+  it('sends four at a time and coalesces a user queued twice', async () => {
+    const { temporal, sent } = pendingTemporal();
+    const signal = personaRebuildSignaller(temporal, { taskQueue: 'q', debounceSeconds: 1, onError: () => {} });
+    signal(['a', 'b', 'c', 'd', 'e', 'f']);
+    signal(['f', 'e']);
+    expect(sent.map((s) => s.userKey)).toEqual(['a', 'b', 'c', 'd']);
+    sent[0]!.answer();
+    sent[1]!.answer();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent.map((s) => s.userKey)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+  });
+
+  it('on close drops what is queued, counts it, and waits for the signals in flight', async () => {
+    const { temporal, sent } = pendingTemporal();
+    const errors: string[] = [];
+    const signal = personaRebuildSignaller(temporal, { taskQueue: 'q', debounceSeconds: 1, onError: (userKey) => errors.push(userKey) });
+    signal(Array.from({ length: 10 }, (_, i) => `u${i}`));
+    let closed: { dropped: number } | undefined;
+    const closing = signal.close().then((r) => (closed = r));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Still waiting for the four in flight; none of the six dropped was sent.
+    expect(closed).toBeUndefined();
+    for (const s of sent) s.answer();
+    await closing;
+    expect(closed).toEqual({ dropped: 6 });
+    expect(sent).toHaveLength(4);
+    signal(['late']);
+    expect(sent).toHaveLength(4);
+    expect(errors).toEqual([]);
   });
 });
