@@ -1,4 +1,5 @@
 import porter2 from 'wink-porter2-stemmer';
+import { boundedMemo } from '../bounded-memo';
 
 /**
  * The English (Porter2) stemmer of the Snowball project, for the BM25 analysis: "painted",
@@ -12,6 +13,13 @@ import porter2 from 'wink-porter2-stemmer';
 
 const PLAIN_WORD = /^[a-z']+$/u;
 
+/**
+ * Porter2 runs its suffix rules as a cascade of regular expressions: about 3 µs a word, some 35
+ * words a recall (the query and the chat lines sent with it), 0.11 ms of each recall's CPU in the
+ * profile. Chat reuses a small vocabulary, so most words are stemmed once per process.
+ */
+const stemOf = boundedMemo(20_000, porter2, (word) => word.length <= 32);
+
 /** The Porter2 stem of a lowercased English word ("painting" → "paint"); numbers, identifiers, accented and non-Latin words unchanged. */
 export function englishStem(word: string): string {
   if (!PLAIN_WORD.test(word)) return word;
@@ -23,5 +31,5 @@ export function englishStem(word: string): string {
   while (from < to && word[from] === "'") from++;
   while (to > from && word[to - 1] === "'") to--;
   const bare = word.slice(from, to);
-  return bare.length <= 2 ? bare : porter2(bare);
+  return bare.length <= 2 ? bare : stemOf(bare);
 }
