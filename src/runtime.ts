@@ -348,7 +348,8 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     async close() {
       workingSets.close();
       // Before the Temporal connection and the pool (the payload codec reads keys from it) close.
-      const dropped = (await Promise.all(personaSignallers.map((s) => s.close()))).reduce((sum, r) => sum + r.dropped, 0);
+      const stopped = await Promise.all(personaSignallers.map((s) => s.close()));
+      const dropped = stopped.reduce((sum, r) => sum + r.dropped + r.unanswered, 0);
       if (dropped > 0) logger.warn(`persona rebuilds of ${dropped} user(s) not signalled: stopping; each profile is rebuilt at its user's next memory change`);
       await rules.close();
       // A test may have swapped in a pool of its own (test/fixtures/slow-rule-worker.mjs).

@@ -67,16 +67,20 @@ function watch(tx: MemoryTransaction, changed: Set<string>): MemoryTransaction {
 /** Signals sent at once; the rest wait (a sweep can change thousands of users' memories). */
 const CONCURRENCY = 4;
 
+/** How long a stop waits for the signals in flight: a Temporal out of reach must not hold it up. */
+const CLOSE_GRACE_MS = 2_000;
+
 /** Hands users to their RebuildPersona workflows; `close` stops it before the connections close. */
 export interface PersonaRebuildSignaller {
   (userKeys: string[]): void;
   /**
    * Stops: the users still queued are dropped (their profiles wait for the next change, as after a
-   * failed signal) and counted, and the signals in flight are awaited, so none of them runs into a
-   * closed connection. A sweep that retired thousands of users' memories just before a stop left
-   * thousands queued, each failing with its own warning.
+   * failed signal) and counted, and the signals in flight are awaited for up to `graceMs`, so none
+   * of them runs into a closed connection while Temporal answers. A sweep that retired thousands
+   * of users' memories just before a stop left thousands queued, each failing with its own
+   * warning. `unanswered`: signals still in flight when the grace ended (Temporal out of reach).
    */
-  close(): Promise<{ dropped: number }>;
+  close(graceMs?: number): Promise<{ dropped: number; unanswered: number }>;
 }
 
 /**
@@ -120,12 +124,18 @@ export function personaRebuildSignaller(temporal: Client, opts: { taskQueue: str
     next();
   };
   return Object.assign(signal, {
-    async close() {
+    async close(graceMs = CLOSE_GRACE_MS) {
       closed = true;
       const dropped = queued.size;
       queued.clear();
-      await Promise.all([...inFlight]);
-      return { dropped };
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+        timer.unref();
+      });
+      await Promise.race([Promise.all([...inFlight]), graceOver]);
+      clearTimeout(timer);
+      return { dropped, unanswered: inFlight.size };
     },
   });
 }

@@ -105,10 +105,18 @@ describe('personaRebuildSignaller', () => {
     expect(closed).toBeUndefined();
     for (const s of sent) s.answer();
     await closing;
-    expect(closed).toEqual({ dropped: 6 });
+    expect(closed).toEqual({ dropped: 6, unanswered: 0 });
     expect(sent).toHaveLength(4);
     signal(['late']);
     expect(sent).toHaveLength(4);
     expect(errors).toEqual([]);
+  });
+
+  it('does not wait past its grace for a Temporal that never answers', async () => {
+    const { temporal, sent } = pendingTemporal();
+    const signal = personaRebuildSignaller(temporal, { taskQueue: 'q', debounceSeconds: 1, onError: () => {} });
+    signal(['a', 'b']);
+    expect(await signal.close(20)).toEqual({ dropped: 0, unanswered: 2 });
+    expect(sent).toHaveLength(2);
   });
 });
