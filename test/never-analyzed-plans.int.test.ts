@@ -197,24 +197,25 @@ function nodes(plan: PlanNode): PlanNode[] {
 
 describe('the daily sweep on tables never analyzed', () => {
   /**
-   * One decay page, EXPLAIN ANALYZE'd as the sweep sends it (its planner setting included) in a
-   * transaction rolled back after, so the other tests' memories stay as they are. Every memory
-   * here is due (decay rewritten, most archived): the page's whole limit is written.
+   * The plan of the statement of `work` that `explained` picks, EXPLAIN ANALYZE'd as the repository
+   * sends it (planner settings it sets included), in a transaction rolled back after, so the other
+   * tests' memories stay as they are. The work gets `answer` in place of that statement's rows.
    */
-  async function decayPagePlan(limit: number): Promise<PlanNode> {
+  async function planOf(explained: RegExp, answer: Record<string, unknown>, work: (db: pg.PoolClient) => Promise<unknown>, prepare?: (db: pg.PoolClient) => Promise<unknown>): Promise<PlanNode> {
     const client = await pool.connect();
     let plan: PlanNode | undefined;
     try {
       await client.query('BEGIN');
+      await prepare?.(client);
       const explaining = {
         query: async (sql: string, params?: unknown[]) => {
-          if (!/^\s*WITH\b/u.test(sql)) return client.query(sql, params);
+          if (plan || !explained.test(sql)) return client.query(sql, params);
           const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
           plan = rows[0]!['QUERY PLAN'][0].Plan;
-          return { rows: [{ scanned: limit, last_id: null, updated: limit, moved: [] }] };
+          return { rows: [answer] };
         },
       };
-      await new PostgresLifecycleRepository(explaining as unknown as pg.PoolClient).sweepDecayPage({ now: new Date(AT.getTime() + 400 * DAY), afterId: null, limit, audit: { actor: 'test' } });
+      await work(explaining as unknown as pg.PoolClient);
     } finally {
       await client.query('ROLLBACK');
       client.release();
@@ -222,12 +223,21 @@ describe('the daily sweep on tables never analyzed', () => {
     return plan!;
   }
 
-  it("a page reads its own memories, not every active memory after the cursor", async () => {
-    const limit = 500;
-    const plan = await decayPagePlan(limit);
-    const read = nodes(plan)
+  /** One decay page: every memory here is due (decay rewritten, most archived), so the page's whole limit is written. */
+  const decayPagePlan = (limit: number) =>
+    planOf(/^\s*WITH\b/u, { scanned: limit, last_id: null, updated: limit, moved: [] }, (db) =>
+      new PostgresLifecycleRepository(db).sweepDecayPage({ now: new Date(AT.getTime() + 400 * DAY), afterId: null, limit, audit: { actor: 'test' } }),
+    );
+
+  const memoriesRead = (plan: PlanNode) =>
+    nodes(plan)
       .filter((n) => n['Relation Name'] === 'memories' && n['Node Type'] !== 'ModifyTable')
       .reduce((sum, n) => sum + (n['Actual Rows'] + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)) * n['Actual Loops'], 0);
+  const joinComparisons = (plan: PlanNode) => nodes(plan).reduce((sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0) * n['Actual Loops'], 0);
+
+  it("a page reads its own memories, not every active memory after the cursor", async () => {
+    const limit = 500;
+    const read = memoriesRead(await decayPagePlan(limit));
     // The first page, the locking re-read and the update: about three reads of each row of the
     // page. A plan that fetched every active memory to sort them read all 15,000.
     expect(read).toBeGreaterThanOrEqual(limit);
@@ -236,11 +246,32 @@ describe('the daily sweep on tables never analyzed', () => {
 
   it("a page joins its decisions to the memories once, not each row against every other", async () => {
     const limit = 500;
-    const plan = await decayPagePlan(limit);
     // Joined to two CTEs the planner (told a few rows) rescanned one per row of the other: a
     // quarter of a million comparisons at this page size, 25 million at the sweep's 5,000.
-    const compared = nodes(plan).reduce((sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0) * n['Actual Loops'], 0);
-    expect(compared).toBeLessThanOrEqual(limit);
+    expect(joinComparisons(await decayPagePlan(limit))).toBeLessThanOrEqual(limit);
+  });
+
+  it("the capacity step joins each user's overflow to the memories once, not each row against every other", async () => {
+    const cap = 5_000;
+    const plan = await planOf(/^\s*WITH\b/u, { moved: [] }, (db) =>
+      new PostgresLifecycleRepository(db).archiveOverCapacity({ userIds: [userId], cap, now: AT, audit: { actor: 'test' } }),
+    );
+    // 10,000 memories ranked, 5,000 over the cap: the rows ranked, locked and updated once each.
+    expect(memoriesRead(plan)).toBeLessThanOrEqual(4 * COUNT);
+    expect(joinComparisons(plan)).toBeLessThanOrEqual(COUNT);
+  });
+
+  it("the weekly reinforcement's page reads its own memories, not every active one after the cursor", async () => {
+    const limit = 500;
+    const plan = await planOf(
+      /^\s*SELECT\s[\s\S]*FOR UPDATE SKIP LOCKED/u,
+      {},
+      (db) => new PostgresLifecycleRepository(db).lockReinforcementPage({ now: new Date(AT.getTime() + DAY), afterId: null, limit }),
+      // The user's 10,000 made high importance (their ids come first): each is the weekly's.
+      (db) => db.query(`UPDATE memories SET importance_level = 'high' WHERE user_id = $1`, [userId]),
+    );
+    // The first `limit` in id order. Fetching every candidate to sort them read all 10,000.
+    expect(memoriesRead(plan)).toBeLessThanOrEqual(2 * limit);
   });
 });
 
