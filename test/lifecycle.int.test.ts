@@ -268,6 +268,19 @@ describe('the daily sweep over thousands of memories across many users', () => {
       expect(after.get(r.id)!.importance).toBeGreaterThanOrEqual(r.importance);
     }
     expect((await eventCounts(`reinforce-test:${ctx.prefix}:w1`)).auto_reinforce).toBe(due.length);
+    // The audit's before is the row as it was, its after the row as it is.
+    const { rows: events } = await ctx.runtime.pool.query<{ memory_id: string; before: { lastAccessedAt: string; importance: number; decayScore: number }; after: { importance: number } }>(
+      `SELECT memory_id, before, after FROM memory_events WHERE workflow_id = $1 AND action = 'auto_reinforce'`,
+      [`reinforce-test:${ctx.prefix}:w1`],
+    );
+    const was = new Map(due.map((r) => [r.id, r]));
+    expect(events).toHaveLength(due.length);
+    for (const e of events) {
+      expect(new Date(e.before.lastAccessedAt).toISOString()).toBe(was.get(e.memory_id)!.lastAccessedAt.toISOString());
+      expect(e.before.importance).toBeCloseTo(was.get(e.memory_id)!.importance, 5);
+      expect(e.before.decayScore).toBeCloseTo(was.get(e.memory_id)!.decayScore, 5);
+      expect(e.after.importance).toBeCloseTo(after.get(e.memory_id)!.importance, 5);
+    }
     const second = await run('w2');
     expect(second.counts.updated).toBe(0);
     expect(await eventCounts(`reinforce-test:${ctx.prefix}:w2`)).toEqual({});

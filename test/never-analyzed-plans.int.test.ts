@@ -273,6 +273,17 @@ describe('the daily sweep on tables never analyzed', () => {
     // The first `limit` in id order. Fetching every candidate to sort them read all 10,000.
     expect(memoriesRead(plan)).toBeLessThanOrEqual(2 * limit);
   });
+
+  it("the weekly reinforcement's update reads each memory it refreshes by key, not the table per memory", async () => {
+    const n = 500;
+    const updates = Array.from({ length: n }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, importance: 0.8, importanceLevel: 'high' as const, components: {} }));
+    const plan = await planOf(/^\s*WITH\b/u, { moved: [] }, (db) =>
+      new PostgresLifecycleRepository(db).applyReinforcement({ now: new Date(AT.getTime() + DAY), updates, audit: { actor: 'test' }, reason: 'weekly' }),
+    );
+    // Each refreshed memory read twice (its row and its old values), by primary key.
+    expect(memoriesRead(plan)).toBeLessThanOrEqual(3 * n);
+    expect(joinComparisons(plan)).toBeLessThanOrEqual(n);
+  });
 });
 
 describe('retiring documents on tables never analyzed', () => {

@@ -255,15 +255,25 @@ export class PostgresLifecycleRepository implements LifecycleRepository {
   async applyReinforcement(input: { now: Date; updates: ReinforcementUpdate[]; audit: LifecycleAudit; reason: string }): Promise<LifecycleTransition[]> {
     if (input.updates.length === 0) return [];
     const { rows } = await this.db.query<{ moved: LifecycleTransition[] }>(
-      `WITH x AS (
+      `WITH x AS MATERIALIZED (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, importance real, "importanceLevel" text, components jsonb)
+       ),
+       -- The rows before the update, read through the primary key by the list of ids, and carrying
+       -- the new values: the UPDATE then joins memories to this one set by key. Joined to the list
+       -- and to a subquery of memories, the planner, estimating neither on tables never analysed,
+       -- scanned the whole table for a page of 500.
+       old AS MATERIALIZED (
+         SELECT m.id, m.last_accessed_at, m.importance, m.importance_level, m.decay_score,
+                x.importance AS new_importance, x."importanceLevel" AS new_importance_level, x.components AS new_components
+           FROM memories m JOIN x ON x.id = m.id
+          WHERE m.id = ANY (ARRAY(SELECT id FROM x))
        ),
        moved AS (
          UPDATE memories m
             SET last_accessed_at = GREATEST(m.last_accessed_at, $2::timestamptz), decay_score = 1,
-                importance = x.importance, importance_level = x."importanceLevel", importance_components = x.components
-           FROM x, (SELECT id, last_accessed_at, importance, importance_level, decay_score FROM memories WHERE id IN (SELECT id FROM x)) old
-          WHERE m.id = x.id AND old.id = x.id AND m.status = 'active'
+                importance = old.new_importance, importance_level = old.new_importance_level, importance_components = old.new_components
+           FROM old
+          WHERE m.id = old.id AND m.status = 'active'
          RETURNING m.id, m.user_id, 'reinforce'::text AS action, $3::text AS reason,
                    jsonb_build_object('lastAccessedAt', old.last_accessed_at, 'decayScore', old.decay_score,
                                       'importance', old.importance, 'importanceLevel', old.importance_level) AS before,
