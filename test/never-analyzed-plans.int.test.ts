@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BM25_POSTINGS_PER_TERM, BM25_RESCORED_MIN, BM25_RESCORED_PER_K } from '../src/adapters/postgres/bm25-sql';
 import { PostgresConversationRepository } from '../src/adapters/postgres/conversation-repository';
+import { PostgresEpisodeStore } from '../src/adapters/postgres/episode-repository';
 import { PostgresLifecycleRepository } from '../src/adapters/postgres/lifecycle-repository';
 import { PostgresMemoryRepository } from '../src/adapters/postgres/memory-repository';
 import { PostgresMessageSearch } from '../src/adapters/postgres/message-search-repository';
@@ -318,6 +319,48 @@ describe('retiring documents on tables never analyzed', () => {
     // Up to eight postings per memory, each found then deleted, and a descent per memory: about
     // 23 pages a memory here. Through the primary key: 664,112 pages for the page.
     expect(read).toBeLessThanOrEqual(limit * 40);
+  });
+
+  it("rewriting an episode reads that episode's postings, not every posting of its user", async () => {
+    // The store opens its own transaction; here it runs inside the test's, on a savepoint, so
+    // the pages it visits are counted and everything is rolled back after.
+    const insideTestTransaction = (client: pg.PoolClient) =>
+      ({
+        connect: async () =>
+          new Proxy(client, {
+            get(target, prop, receiver) {
+              if (prop === 'release') return () => {};
+              if (prop === 'query') {
+                const savepoints: Record<string, string> = { BEGIN: 'SAVEPOINT store', COMMIT: 'RELEASE SAVEPOINT store', ROLLBACK: 'ROLLBACK TO SAVEPOINT store' };
+                return (text: unknown, values?: unknown) => target.query((typeof text === 'string' && savepoints[text]) || (text as string), values as unknown[]);
+              }
+              return Reflect.get(target, prop, receiver) as unknown;
+            },
+          }),
+      }) as unknown as pg.Pool;
+    const read = await postingsReadBy(
+      (client) =>
+        new PostgresEpisodeStore(insideTestTransaction(client)).replaceForConversation({
+          userId, conversationId: 'c1', timeZone: 'UTC',
+          drafts: [{ day: '2026-03-01', startedAt: AT, endedAt: AT, messageIds: ['m1'], summary: 'worda wordb wordc', summaryMessageIds: ['m1'] }],
+        }),
+      'episode_terms',
+      // 1,800 episodes of the user's other conversations, ten postings each, never analysed.
+      (client) => client.query(
+        `WITH e AS (
+           INSERT INTO episodes (id, user_id, conversation_id, day, time_zone, started_at, ended_at, summary, message_ids, summary_message_ids, doc_length, content_hash)
+           SELECT md5('episode' || g)::uuid, $1, 'c' || (2 + g % 58), DATE '2024-01-01' + g, 'UTC', $2, $2, 'summary', '{m1}', '{m1}', 10, 'h' || g
+             FROM generate_series(0, 1799) g
+           RETURNING id
+         )
+         INSERT INTO episode_terms (user_id, term, episode_id, tf, doc_length) SELECT $1, 'term' || t, e.id, 1, 10 FROM e, generate_series(0, 9) t`,
+        [userId, AT],
+      ),
+    );
+    expect(read).toBeGreaterThan(0);
+    // The delete finds no postings (the episode is new) in a descent, then its three postings are
+    // written: 24 pages. Through the primary key the delete walked the user's 18,000: 292 pages.
+    expect(read).toBeLessThanOrEqual(80);
   });
 
   it("a retention page reads the postings of the messages it deletes, not every posting of their users", async () => {
