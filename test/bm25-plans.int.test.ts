@@ -9,6 +9,7 @@ import { tokenizeForIndex } from '../src/adapters/text/jieba';
 import { BM25_POSTINGS_PER_TERM, BM25_RESCORED_MIN, BM25_RESCORED_PER_K } from '../src/adapters/postgres/bm25-sql';
 import { referenceBm25Scores } from './support/bm25-reference';
 import { insertBulkMemories, type BulkMemory } from './support/bulk-memories';
+import { nodesOf, rowsRead, type PlanNode } from './support/plans';
 import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
 import { capturing as capturingPool, explainGeneric, sentStatement, tuplesReadBy, type SentStatement } from './support/statements';
@@ -74,32 +75,6 @@ async function writeEpisodes(userId: string, seed: number, count: number): Promi
 }
 
 const capturing = () => capturingPool(pool);
-
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  'Shared Hit Blocks'?: number;
-  'Shared Read Blocks'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Every node of a plan, depth first. */
-function nodesOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-}
-
-/** Tuples the plan read from `table`, over all loops. */
-function tuplesRead(node: PlanNode, table: string): number {
-  const own = node['Relation Name'] === table
-    ? (node['Actual Rows']! + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * node['Actual Loops']!
-    : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + tuplesRead(p, table), 0);
-}
 
 async function explainReads(query: { sql: string; params: unknown[] }, table: string): Promise<number> {
   return tuplesReadBy(pool, query, table);
@@ -276,8 +251,8 @@ describe("recall's named statements: the generic plan reads what the custom plan
     const custom = rows[0]!['QUERY PLAN'][0].Plan;
     const generic = (await explainGeneric<[{ Plan: PlanNode }]>(pool, statement))[0].Plan;
     for (const table of tables) {
-      const c = tuplesRead(custom, table);
-      const g = tuplesRead(generic, table);
+      const c = rowsRead(custom, table);
+      const g = rowsRead(generic, table);
       // A few tuples of slack: the two plans may stop a scan one row apart.
       expect(g, `${table}: generic ${g} vs custom ${c}`).toBeLessThanOrEqual(Math.max(2 * c, c + 20));
     }

@@ -18,6 +18,7 @@ import { createTestContext, type TestContext } from './support/harness';
 import { mulberry32 } from './support/prng';
 import { capturing as capturingPool, tuplesReadBy, pagesVisitedInTransaction } from './support/statements';
 import { indexedOnThisThread } from './support/indexed-messages';
+import { joinComparisons, rowsRead, type PlanNode } from './support/plans';
 
 /**
  * Recall's reads on tables no ANALYZE has ever seen (issue #22): a new deployment before
@@ -181,21 +182,6 @@ describe('functions planned with sorting off', () => {
   });
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Join Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
-
 describe('the daily sweep on tables never analyzed', () => {
   /**
    * The plan of the statement of `work` that `explained` picks, EXPLAIN ANALYZE'd as the repository
@@ -230,11 +216,7 @@ describe('the daily sweep on tables never analyzed', () => {
       new PostgresLifecycleRepository(db).sweepDecayPage({ now: new Date(AT.getTime() + 400 * DAY), afterId: null, limit, audit: { actor: 'test' } }),
     );
 
-  const memoriesRead = (plan: PlanNode) =>
-    nodes(plan)
-      .filter((n) => n['Relation Name'] === 'memories' && n['Node Type'] !== 'ModifyTable')
-      .reduce((sum, n) => sum + (n['Actual Rows'] + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)) * n['Actual Loops'], 0);
-  const joinComparisons = (plan: PlanNode) => nodes(plan).reduce((sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0) * n['Actual Loops'], 0);
+  const memoriesRead = (plan: PlanNode) => rowsRead(plan, 'memories');
 
   it("a page reads its own memories, not every active memory after the cursor", async () => {
     const limit = 500;
