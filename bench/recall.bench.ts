@@ -1,4 +1,5 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
+import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import { traceStatements, type StatementTiming } from '../src/adapters/postgres/pool';
@@ -67,8 +68,12 @@ export async function run(args: string[]): Promise<void> {
   const withExchanges = args.includes('--exchanges');
   // `--trace`: after the timed samples, where the time of a warm recall goes, statement by statement (traceRecalls).
   const trace = args.includes('--trace');
-  // `--profile`: a CPU profile of this process over 100 more warm recalls: where the Node side of a recall spends its time, by function and by file.
-  const profile = args.includes('--profile');
+  // `--profile`: a CPU profile of this process over 100 more warm recalls (`--profile=500`: that many): where the Node side of a recall spends its time, by function and by file.
+  const profileArg = args.find((a) => a === '--profile' || a.startsWith('--profile='));
+  const profile = profileArg !== undefined;
+  const profiledRecalls = profileArg?.startsWith('--profile=') ? Math.max(1, Number(profileArg.slice('--profile='.length)) || 100) : 100;
+  // `--profile-out=<file>`: the profile itself too, for Chrome DevTools or a script that sums it by caller (inclusive times).
+  const profileOut = args.find((a) => a.startsWith('--profile-out='))?.slice('--profile-out='.length);
   // `--alloc`: what 100 more warm recalls allocate, by function and by file, garbage included (the young generation's scavenges pause the whole process).
   const alloc = args.includes('--alloc');
   // `--survivors`: what outlives a scavenge, by allocating function, for each of the timed loop's operations alone (3 s each; V8's sampling heap profiler keeping what minor GCs did not collect).
@@ -310,7 +315,7 @@ export async function run(args: string[]): Promise<void> {
       }
       console.log(`        routes p50/p95: ${[...perRoute].map(([name, ms]) => `${name} ${fmt(stats(ms).p50)}/${fmt(stats(ms).p95)}`).join(', ')}`);
       if (trace) await traceRecalls(main, runtime.pool, user, now, Math.min(100, samples), queries);
-      if (profile) await profileRecalls(main, user, now, 100, queries);
+      if (profile) await profileRecalls(main, user, now, profiledRecalls, queries, profileOut);
       if (alloc) await allocationsOfRecalls(main, user, now, 100, queries);
       if (survivors) await survivorsOfOperations(loop, queries);
       if (gcPhases) await phasesForTheCollector(loop, queries);
@@ -714,7 +719,7 @@ async function survivorsOfOperations(ops: LoopOperations, queries: readonly Benc
  * profiler, 100 µs): the JavaScript a recall runs — segmentation, fusion, the budget cut,
  * formatting, the clients' parsing — against the idle time it waits for PostgreSQL and Chroma.
  */
-export async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: number, queries: readonly BenchQuery[] = PLAIN_QUERIES): Promise<void> {
+export async function profileRecalls(deps: RecallDeps, user: string, now: Date, n: number, queries: readonly BenchQuery[] = PLAIN_QUERIES, outFile?: string): Promise<void> {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
@@ -729,6 +734,7 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   const wall = performance.now() - t0;
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();
+  if (outFile) writeFileSync(outFile, JSON.stringify(profile));
   type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
   const nodes = new Map((profile.nodes as Node[]).map((x) => [x.id, x]));
   const interval = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples?.length ?? 1);
