@@ -292,13 +292,15 @@ export class MemoryWorkingSet {
     const docCount = this.docs.size;
     if (docCount === 0 || k <= 0) return [];
     const avgDocLength = bm25AvgDocLength(this.totalLength, docCount);
-    const terms = [...new Set(queryTerms)]
-      .flatMap((term) => {
-        const list = this.postings.get(term);
-        return list ? [{ term, list }] : [];
-      })
-      .sort((a, b) => a.list.slots.length - b.list.slots.length || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
-      .slice(0, MAX_QUERY_TERMS);
+    // A term asked twice is scored once: sorted, the copies sit side by side.
+    const found: { term: string; list: PostingList }[] = [];
+    for (const term of queryTerms) {
+      const list = this.postings.get(term);
+      if (list) found.push({ term, list });
+    }
+    found.sort((a, b) => a.list.slots.length - b.list.slots.length || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    const terms: PostingList[] = [];
+    for (let i = 0; i < found.length && terms.length < MAX_QUERY_TERMS; i++) if (i === 0 || found[i]!.term !== found[i - 1]!.term) terms.push(found[i]!.list);
     // A stamp per query marks the slots it scored; it starts again before it would overflow.
     if (this.queries >= 0x7fffffff) {
       this.queries = 0;
@@ -312,7 +314,7 @@ export class MemoryWorkingSet {
     const { lengths, stamps, scores } = this;
     const k1 = BM25_K1;
     const lengthWeight = BM25_B / avgDocLength;
-    for (const { list } of terms) {
+    for (const list of terms) {
       const idf = bm25Idf(list.slots.length, docCount);
       const { slots, tfs } = list;
       for (let i = 0; i < slots.length; i++) {
@@ -328,7 +330,10 @@ export class MemoryWorkingSet {
         scores[slot] = scores[slot]! + s;
       }
     }
-    return this.bestByScore(touched, scored, k).map((slot) => ({ id: this.bySlot[slot]!.memory.id, score: scores[slot]! }));
+    const best = this.bestByScore(touched, scored, k);
+    const hits: { id: string; score: number }[] = [];
+    for (let i = 0; i < best.length; i++) hits.push({ id: this.bySlot[best[i]!]!.memory.id, score: scores[best[i]!]! });
+    return hits;
   }
 
   /**
@@ -336,29 +341,36 @@ export class MemoryWorkingSet {
    * slots thousands). Compares numbers in line: a comparator called per memory was a third of a
    * held BM25.
    */
-  private bestByScore(slots: Int32Array, count: number, k: number): number[] {
+  private bestByScore(slots: Int32Array, count: number, k: number): Int32Array {
     const { scores, idKeys, bySlot } = this;
     // Ties by id, through the ids' leading code units first: chat memories tie by the hundred, and
     // reading and comparing the id strings was most of a held BM25 (docs/benchmarks.md).
     const before = (a: number, b: number) =>
       scores[a]! > scores[b]! || (scores[a] === scores[b] && (idKeys[a]! < idKeys[b]! || (idKeys[a] === idKeys[b] && bySlot[a]!.memory.id < bySlot[b]!.memory.id)));
-    const best: number[] = [];
-    if (k <= 0) return best;
+    if (k <= 0) return new Int32Array(0);
+    // Kept in a typed array shifted in place: an array spliced on every insertion reallocated its
+    // store, most of what a held BM25 allocated.
+    const best = new Int32Array(Math.min(k, count));
+    let kept = 0;
     // Once k are kept, most slots score below the last of them: one comparison turns them away.
     let floor = -Infinity;
     for (let s = 0; s < count; s++) {
       const slot = slots[s]!;
       if (scores[slot]! < floor) continue;
-      if (best.length === k) {
+      if (kept === k) {
         if (!before(slot, best[k - 1]!)) continue;
-        best.pop();
+        kept--;
       }
-      let i = best.length;
-      while (i > 0 && before(slot, best[i - 1]!)) i--;
-      best.splice(i, 0, slot);
-      if (best.length === k) floor = scores[best[k - 1]!]!;
+      let i = kept;
+      while (i > 0 && before(slot, best[i - 1]!)) {
+        best[i] = best[i - 1]!;
+        i--;
+      }
+      best[i] = slot;
+      kept++;
+      if (kept === k) floor = scores[best[k - 1]!]!;
     }
-    return best;
+    return kept === best.length ? best : best.subarray(0, kept);
   }
 }
 
