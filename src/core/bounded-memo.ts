@@ -8,7 +8,8 @@
 export function boundedMemo<V>(limit: number, compute: (key: string) => V, worthKeeping: (key: string) => boolean = () => true): (key: string) => V {
   const answers = new Map<string, V>();
   return (key) => {
-    if (answers.has(key)) return answers.get(key)!;
+    const known = answers.get(key);
+    if (known !== undefined || answers.has(key)) return known as V;
     const answer = compute(key);
     if (worthKeeping(key)) {
       if (answers.size >= limit) answers.clear();
