@@ -29,6 +29,9 @@ interface Accumulator {
   routes: string[];
   ranks: Record<string, number>;
   bestRank: number;
+  /** The last ranking that listed the id: a second listing in the same ranking counts not. */
+  listedIn: number;
+  score: number;
 }
 
 /**
@@ -37,41 +40,50 @@ interface Accumulator {
  * contribute. Sorted by score descending; ties broken by number of routes (agreement),
  * then best rank, then id in code-unit order, so the result does not depend on Map order.
  *
+ * Runs on every recall over a dozen rankings: a Set per ranking to find repeats and a wrapper per
+ * candidate to sort were most of what it allocated, so an accumulator remembers the last ranking
+ * that listed it and carries its own score.
+ *
  * @throws RangeError when k is negative or not finite.
  */
 export function fuseRankings(rankings: readonly RouteRanking[], k: number = RRF_K): FusedCandidate[] {
   if (!Number.isFinite(k) || k < 0) throw new RangeError(`RRF k must be a finite number >= 0, got ${k}`);
   const byId = new Map<string, Accumulator>();
-  for (const { route, ids } of rankings) {
-    const seen = new Set<string>();
-    ids.forEach((id, index) => {
-      if (seen.has(id)) return;
-      seen.add(id);
+  for (let r = 0; r < rankings.length; r++) {
+    const { route, ids } = rankings[r]!;
+    for (let index = 0; index < ids.length; index++) {
+      const id = ids[index]!;
       const rank = index + 1;
       let acc = byId.get(id);
       if (!acc) {
-        acc = { id, contributions: [], routes: [], ranks: {}, bestRank: rank };
+        acc = { id, contributions: [], routes: [], ranks: {}, bestRank: rank, listedIn: -1, score: 0 };
         byId.set(id, acc);
       }
+      // Listed again in this ranking: its first (best) rank already counted.
+      if (acc.listedIn === r) continue;
+      acc.listedIn = r;
       acc.contributions.push(1 / (k + rank));
       if (!acc.routes.includes(route)) acc.routes.push(route);
       const previous = acc.ranks[route];
       if (previous === undefined || rank < previous) acc.ranks[route] = rank;
       acc.bestRank = Math.min(acc.bestRank, rank);
-    });
+    }
   }
-  const fused = [...byId.values()].map((acc) => ({
-    acc,
+  const fused = [...byId.values()];
+  for (const acc of fused) {
     // Summing in a fixed (ascending) order makes equal multisets of ranks produce bit-identical
     // scores whatever the route order, so true ties stay ties and the tie-break decides.
-    score: acc.contributions.sort((x, y) => x - y).reduce((sum, c) => sum + c, 0),
-  }));
+    const contributions = acc.contributions.sort((x, y) => x - y);
+    let score = 0;
+    for (const c of contributions) score += c;
+    acc.score = score;
+  }
   fused.sort(
     (x, y) =>
       y.score - x.score ||
-      y.acc.routes.length - x.acc.routes.length ||
-      x.acc.bestRank - y.acc.bestRank ||
-      (x.acc.id < y.acc.id ? -1 : x.acc.id > y.acc.id ? 1 : 0),
+      y.routes.length - x.routes.length ||
+      x.bestRank - y.bestRank ||
+      (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
   );
-  return fused.map(({ acc, score }) => ({ id: acc.id, score, routes: acc.routes, ranks: acc.ranks }));
+  return fused.map((acc) => ({ id: acc.id, score: acc.score, routes: acc.routes, ranks: acc.ranks }));
 }

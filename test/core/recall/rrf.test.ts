@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RRF_K, fuseRankings } from '../../../src/core/recall/rrf';
+import { RRF_K, fuseRankings, type RouteRanking } from '../../../src/core/recall/rrf';
+import { mulberry32 } from '../../support/prng';
 
 describe('fuseRankings', () => {
   it('scores Σ 1/(k + rank) with 1-based ranks and k = 60 by default', () => {
@@ -75,4 +76,40 @@ describe('fuseRankings', () => {
     expect(fuseRankings([])).toEqual([]);
     expect(fuseRankings([{ route: 'ann', ids: [] }])).toEqual([]);
   });
+
+  it('fuses as the plain computation does, bit for bit, with repeats, shared route names and ties', () => {
+    const random = mulberry32(20261205);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    for (let round = 0; round < 500; round++) {
+      const ids = Array.from({ length: 1 + Math.floor(random() * 30) }, (_, i) => `m${i}`);
+      const rankings: RouteRanking[] = Array.from({ length: Math.floor(random() * 8) }, () => ({
+        route: pick(['ann', 'bm25', 'recent', 'important']),
+        ids: Array.from({ length: Math.floor(random() * 25) }, () => pick(ids)),
+      }));
+      const k = pick([0, 1, 60]);
+      expect(fuseRankings(rankings, k)).toEqual(plainFusion(rankings, k));
+    }
+  });
 });
+
+/** RRF written plainly: each ranking's ids once, at their first rank; contributions summed smallest first. */
+function plainFusion(rankings: readonly RouteRanking[], k: number): { id: string; score: number; routes: string[]; ranks: Record<string, number> }[] {
+  const found = new Map<string, { contributions: number[]; routes: string[]; ranks: Record<string, number>; bestRank: number }>();
+  for (const { route, ids } of rankings) {
+    const firstRank = new Map<string, number>();
+    ids.forEach((id, i) => {
+      if (!firstRank.has(id)) firstRank.set(id, i + 1);
+    });
+    for (const [id, rank] of firstRank) {
+      const entry = found.get(id) ?? { contributions: [], routes: [], ranks: {}, bestRank: rank };
+      found.set(id, entry);
+      entry.contributions.push(1 / (k + rank));
+      if (!entry.routes.includes(route)) entry.routes.push(route);
+      entry.ranks[route] = Math.min(entry.ranks[route] ?? rank, rank);
+      entry.bestRank = Math.min(entry.bestRank, rank);
+    }
+  }
+  const out = [...found].map(([id, e]) => ({ id, e, score: [...e.contributions].sort((a, b) => a - b).reduce((s, c) => s + c, 0) }));
+  out.sort((x, y) => y.score - x.score || y.e.routes.length - x.e.routes.length || x.e.bestRank - y.e.bestRank || (x.id < y.id ? -1 : 1));
+  return out.map(({ id, e, score }) => ({ id, score, routes: e.routes, ranks: e.ranks }));
+}
