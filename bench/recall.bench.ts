@@ -739,10 +739,13 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();
   if (outFile) writeFileSync(outFile, JSON.stringify(profile));
-  type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
+  type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] };
   const nodes = new Map((profile.nodes as Node[]).map((x) => [x.id, x]));
+  const parents = new Map<number, number>();
+  for (const node of nodes.values()) for (const child of node.children ?? []) parents.set(child, node.id);
   const interval = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples?.length ?? 1);
   const sites = new ByCallSite();
+  const owners = new Map<string, number>();
   let idle = 0;
   for (const id of profile.samples ?? []) {
     const node = nodes.get(id)!;
@@ -751,8 +754,27 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
       continue;
     }
     sites.add(node.callFrame, interval);
+    const stack: Node['callFrame'][] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) stack.push(nodes.get(at)!.callFrame);
+    const owner = ownerOf(stack);
+    owners.set(owner, (owners.get(owner) ?? 0) + interval);
   }
   const per = (ms: number) => `${fmt(ms / n)}`;
   console.log(`        profile of ${n} warm recalls: ${fmt(wall / n)} per recall, of which this process was busy ${per(wall - idle)} (samples every 0.1 ms); self time per recall:`);
   sites.print(per);
+  console.log('        by owner (a sample goes to the Chroma client or pg when one of theirs is on its stack, else to the nearest function of this project):');
+  for (const [owner, ms] of [...owners].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`          ${per(ms).padStart(11)}  ${owner}`);
+}
+
+/**
+ * Whose work a profile sample is: the Chroma client's or pg's when one of their frames (or our
+ * adapters to them) is on the stack, whatever it called; else the nearest function of this
+ * project; else the leaf (Node's own work: promise jobs, the collector, sockets).
+ */
+function ownerOf(stack: readonly { functionName: string; url: string }[]): string {
+  if (stack.some((f) => /chromadb|chroma-transport|keep-alive-http|langchain-chroma/u.test(f.url))) return 'the Chroma client';
+  if (stack.some((f) => /node_modules\/(?:pg|pg-protocol|pg-pool)\/|postgres\/pool\.ts/u.test(f.url))) return 'pg';
+  const ours = stack.find((f) => /\/(?:src|activities|workflows)\//u.test(f.url) && !f.url.includes('node_modules'));
+  if (ours) return `${ours.functionName || '(anonymous)'} ${ours.url.replace(/^.*\/(src|activities|workflows)\//u, '$1/')}`;
+  return `${stack[0]?.functionName || '(anonymous)'} (Node)`;
 }
