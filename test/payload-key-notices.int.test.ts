@@ -70,10 +70,16 @@ let b: PayloadKeyStore;
 
 /** Proves `store`'s listener hears notices: a sentinel key destroyed elsewhere is refused. */
 async function listening(store: PayloadKeyStore): Promise<void> {
-  const user = newUser();
-  const { keyId } = await store.encryptionKey(user);
-  await a.destroyUserKey(user);
-  await refusalAfter(store, keyId, 20_000);
+  // Twice: the first refusal may come from the cache dropped when the LISTEN was first in place,
+  // with the probe's own notice still on its way; that notice, arriving in the middle of a later
+  // step, would end the lookup under way there uncached (a notice of any key does). The second
+  // refusal can only come from its notice, and notices arrive in order, so the first is in too.
+  for (let probe = 0; probe < 2; probe++) {
+    const user = newUser();
+    const { keyId } = await store.encryptionKey(user);
+    await a.destroyUserKey(user);
+    await refusalAfter(store, keyId, 20_000);
+  }
 }
 
 async function listenerSessions(): Promise<number> {
