@@ -58,6 +58,7 @@ export function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
     expiry.expired.catch(reject);
   });
 }
+
 /** The machine-readable code a failed route reports. */
 export function errorCodeOf(err: unknown): Code {
   if (err instanceof MemoryServiceError) return err.code;
