@@ -74,6 +74,10 @@ export async function run(args: string[]): Promise<void> {
   const profiledRecalls = profileArg?.startsWith('--profile=') ? Math.max(1, Number(profileArg.slice('--profile='.length)) || 100) : 100;
   // `--profile-out=<file>`: the profile itself too, for Chrome DevTools or a script that sums it by caller (inclusive times).
   const profileOut = args.find((a) => a.startsWith('--profile-out='))?.slice('--profile-out='.length);
+  // `--burn-before-answer=<ms>`, `--burn-after-answer=<ms>`: the timed recall (not the floor) spends
+  // that much more CPU on this thread, while its Chroma query is on the wire or the moment its hits
+  // are back (burningBesideChroma): what a millisecond of recall's own work costs it on either side.
+  const burn = { before: burnArg(args, 'before'), after: burnArg(args, 'after') };
   // `--alloc`: what 100 more warm recalls allocate, by function and by file, garbage included (the young generation's scavenges pause the whole process).
   const alloc = args.includes('--alloc');
   // `--survivors`: what outlives a scavenge, by allocating function, for each of the timed loop's operations alone (3 s each; V8's sampling heap profiler keeping what minor GCs did not collect).
@@ -165,7 +169,8 @@ export async function run(args: string[]): Promise<void> {
       const stock: number[] = [];
       const variantMs = new Map<string, number[]>(variants.map((v) => [v, []]));
       const viaSql: RecallDeps = { ...runtime.deps, workingSets: undefined };
-      const main: RecallDeps = workingSet ? runtime.deps : viaSql;
+      const main: RecallDeps = burningBesideChroma(workingSet ? runtime.deps : viaSql, burn);
+      if (burn.before > 0 || burn.after > 0) console.log(`        burning ${burn.before} ms of CPU while recall's Chroma query is on the wire, ${burn.after} ms when its hits are back`);
       for (let i = 0; i < 20; i++) {
         const asked = queries[i % queries.length]!;
         await recall(main, user, asked.query, recallOptions(asked, now)); // warm-up
@@ -355,6 +360,49 @@ function sendUnnamed(pool: pg.Pool): () => void {
   return () => {
     pool.query = original;
   };
+}
+
+/** The milliseconds of `--burn-<side>-answer=<ms>`, 0 when absent. */
+function burnArg(args: readonly string[], side: 'before' | 'after'): number {
+  const flag = `--burn-${side}-answer=`;
+  const given = args.find((a) => a.startsWith(flag));
+  if (given === undefined) return 0;
+  const ms = Number(given.slice(flag.length));
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`${flag}<ms> takes a number of milliseconds`);
+  return ms;
+}
+
+/** Keeps this thread busy for `ms`, as recall's own JavaScript would. */
+function burnCpu(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/**
+ * Recall's deps with extra CPU on this thread beside its Chroma query: `before` ms on the next
+ * turn of the event loop after the query's request is made (Chroma works on it meanwhile), `after`
+ * ms the moment its hits are back, before recall goes on. A test of where recall's own work costs
+ * its latency on two shared cores: work that overlaps Chroma's, or work after its answer.
+ */
+function burningBesideChroma(deps: RecallDeps, burn: { before: number; after: number }): RecallDeps {
+  if (burn.before <= 0 && burn.after <= 0) return deps;
+  let armed = false;
+  const isChromaQuery = (message: unknown) => (message as { request?: { path?: string } }).request?.path?.endsWith('/query') === true;
+  // Only this wrapper arms it, so the floor's query, made through the stack's own index, never burns.
+  diagnosticsChannel.subscribe('http.client.request.start', (message) => {
+    if (!armed || !isChromaQuery(message)) return;
+    armed = false;
+    setImmediate(() => burnCpu(burn.before));
+  });
+  const vectors = overriding(deps.vectors, {
+    query: async (...a: Parameters<RecallDeps['vectors']['query']>) => {
+      armed = burn.before > 0;
+      const hits = await deps.vectors.query(...a);
+      burnCpu(burn.after);
+      return hits;
+    },
+  });
+  return { ...deps, vectors };
 }
 
 /** `target` with some of its methods replaced, the rest still its own (through the prototype). */
@@ -729,11 +777,27 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  // Each recall's start, its Chroma answer's headers and its end, on the profiler's clock (both are
+  // the monotonic clock in µs), to split its samples at the answer.
+  const micros = () => Number(process.hrtime.bigint() / 1000n);
+  const spans: { start: number; answer?: number; end: number }[] = [];
+  const onAnswer = (message: unknown) => {
+    const span = spans.at(-1);
+    if (span && span.answer === undefined && (message as { request?: { path?: string } }).request?.path?.endsWith('/query') === true) span.answer = micros();
+  };
+  diagnosticsChannel.subscribe('http.client.response.finish', onAnswer);
   await session.post('Profiler.start');
   const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const q = queries[i % queries.length]!;
-    await recall(deps, user, q.query, recallOptions(q, now));
+  try {
+    for (let i = 0; i < n; i++) {
+      const q = queries[i % queries.length]!;
+      const span: (typeof spans)[number] = { start: micros(), end: Infinity };
+      spans.push(span);
+      await recall(deps, user, q.query, recallOptions(q, now));
+      span.end = micros();
+    }
+  } finally {
+    diagnosticsChannel.unsubscribe('http.client.response.finish', onAnswer);
   }
   const wall = performance.now() - t0;
   const { profile } = await session.post('Profiler.stop');
@@ -746,24 +810,86 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   const interval = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples?.length ?? 1);
   const sites = new ByCallSite();
   const owners = new Map<string, number>();
+  const sides = new AnswerSides(spans);
   let idle = 0;
-  for (const id of profile.samples ?? []) {
+  let at = profile.startTime;
+  (profile.samples ?? []).forEach((id, i) => {
+    at += profile.timeDeltas?.[i] ?? 0;
     const node = nodes.get(id)!;
-    if (node.callFrame.functionName === '(idle)') {
+    const isIdle = node.callFrame.functionName === '(idle)';
+    const side = sides.of(at);
+    // Sides are short (0.6 ms after the answer): a sample there counts until the next one is taken,
+    // not the run's mean interval, which a busy thread stretches.
+    const lasted = (profile.timeDeltas?.[i + 1] ?? interval * 1000) / 1000;
+    if (isIdle) {
       idle += interval;
-      continue;
+      sides.add(side, 'idle', lasted);
+      return;
     }
     sites.add(node.callFrame, interval);
     const stack: Node['callFrame'][] = [];
-    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) stack.push(nodes.get(at)!.callFrame);
+    for (let up: number | undefined = id; up !== undefined; up = parents.get(up)) stack.push(nodes.get(up)!.callFrame);
     const owner = ownerOf(stack);
     owners.set(owner, (owners.get(owner) ?? 0) + interval);
-  }
+    sides.add(side, owner, lasted);
+  });
   const per = (ms: number) => `${fmt(ms / n)}`;
   console.log(`        profile of ${n} warm recalls: ${fmt(wall / n)} per recall, of which this process was busy ${per(wall - idle)} (samples every 0.1 ms); self time per recall:`);
   sites.print(per);
   console.log('        by owner (a sample goes to the Chroma client or pg when one of theirs is on its stack, else to the nearest function of this project):');
   for (const [owner, ms] of [...owners].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`          ${per(ms).padStart(11)}  ${owner}`);
+  sides.print(per);
+}
+
+/**
+ * A profile's samples on either side of each recall's Chroma answer: before it, work that Chroma's
+ * own work can hide (and the idle wait that shows how much); after it, work every recall waits
+ * for. A recall whose query never reached Chroma, and time between recalls, count on neither side.
+ */
+class AnswerSides {
+  private readonly starts: number[];
+  private readonly ms = { before: new Map<string, number>(), after: new Map<string, number>() };
+  private readonly walls = { before: 0, after: 0 };
+  private readonly answered: number;
+
+  constructor(private readonly spans: readonly { start: number; answer?: number; end: number }[]) {
+    this.starts = spans.map((s) => s.start);
+    for (const s of spans) {
+      if (s.answer === undefined || !Number.isFinite(s.end)) continue;
+      this.walls.before += (s.answer - s.start) / 1000;
+      this.walls.after += (s.end - s.answer) / 1000;
+    }
+    this.answered = spans.filter((s) => s.answer !== undefined).length;
+  }
+
+  /** The side of the Chroma answer a sample taken at `micros` falls on. */
+  of(micros: number): 'before' | 'after' | undefined {
+    let low = 0;
+    let high = this.starts.length - 1;
+    if (high < 0 || micros < this.starts[0]!) return undefined;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (this.starts[mid]! <= micros) low = mid;
+      else high = mid - 1;
+    }
+    const span = this.spans[low]!;
+    if (span.answer === undefined || micros > span.end) return undefined;
+    return micros < span.answer ? 'before' : 'after';
+  }
+
+  add(side: 'before' | 'after' | undefined, owner: string, ms: number): void {
+    if (side) this.ms[side].set(owner, (this.ms[side].get(owner) ?? 0) + ms);
+  }
+
+  print(per: (ms: number) => string): void {
+    if (this.answered === 0) return;
+    for (const side of ['before', 'after'] as const) {
+      const all = [...this.ms[side]];
+      const busy = all.filter(([owner]) => owner !== 'idle').reduce((sum, [, ms]) => sum + ms, 0);
+      console.log(`        ${side} Chroma's answer: ${per(this.walls[side])} per recall, busy ${per(busy)}, idle ${per(this.ms[side].get('idle') ?? 0)}; by owner:`);
+      for (const [owner, ms] of all.filter(([o]) => o !== 'idle').sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`          ${per(ms).padStart(11)}  ${owner}`);
+    }
+  }
 }
 
 /**
