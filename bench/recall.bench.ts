@@ -362,6 +362,11 @@ function sendUnnamed(pool: pg.Pool): () => void {
   };
 }
 
+/** Whether a node:http diagnostics message is about a Chroma query (the only `/query` path this process requests). */
+function isChromaQuery(message: unknown): boolean {
+  return (message as { request?: { path?: string } }).request?.path?.endsWith('/query') === true;
+}
+
 /** The milliseconds of `--burn-<side>-answer=<ms>`, 0 when absent. */
 function burnArg(args: readonly string[], side: 'before' | 'after'): number {
   const flag = `--burn-${side}-answer=`;
@@ -387,7 +392,6 @@ function burnCpu(ms: number): void {
 function burningBesideChroma(deps: RecallDeps, burn: { before: number; after: number }): RecallDeps {
   if (burn.before <= 0 && burn.after <= 0) return deps;
   let armed = false;
-  const isChromaQuery = (message: unknown) => (message as { request?: { path?: string } }).request?.path?.endsWith('/query') === true;
   // Only this wrapper arms it, so the floor's query, made through the stack's own index, never burns.
   diagnosticsChannel.subscribe('http.client.request.start', (message) => {
     if (!armed || !isChromaQuery(message)) return;
@@ -501,7 +505,6 @@ export async function traceRecalls(deps: RecallDeps, pool: import('pg').Pool, us
   // request waits in the process before and after Chroma works on it. The Chroma client sends over
   // node:http (chroma-transport.ts), which publishes both; fetch's undici channels, read here until
   // 2026-12-04, no longer see it.
-  const isChromaQuery = (message: unknown) => (message as { request?: { path?: string } }).request?.path?.endsWith('/query') === true;
   const onSend = (message: unknown) => void (isChromaQuery(message) && chroma.wire.push(performance.now() - start));
   const onAnswer = (message: unknown) => void (isChromaQuery(message) && chroma.answered.push(performance.now() - start));
   diagnosticsChannel.subscribe('http.client.request.start', onSend);
@@ -783,7 +786,7 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   const spans: { start: number; answer?: number; end: number }[] = [];
   const onAnswer = (message: unknown) => {
     const span = spans.at(-1);
-    if (span && span.answer === undefined && (message as { request?: { path?: string } }).request?.path?.endsWith('/query') === true) span.answer = micros();
+    if (span && span.answer === undefined && isChromaQuery(message)) span.answer = micros();
   };
   diagnosticsChannel.subscribe('http.client.response.finish', onAnswer);
   await session.post('Profiler.start');
