@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { temporalCallInterceptors } from '../src/stack/temporal-connection';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../src/config';
@@ -43,7 +44,7 @@ async function deadTemporalClient(namespace: string): Promise<Client> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
-  return new Client({ connection: Connection.lazy({ address: `127.0.0.1:${port}` }), namespace });
+  return new Client({ connection: Connection.lazy({ address: `127.0.0.1:${port}`, interceptors: temporalCallInterceptors() }), namespace });
 }
 
 async function inject_(api: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: unknown) {

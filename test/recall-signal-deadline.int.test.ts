@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { temporalCallInterceptors } from '../src/stack/temporal-connection';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { signalRecalled } from '../src/memory/reinforcement-signal';
 import { signalRecallHits } from '../src/proactive/recall-nudge-signal';
@@ -18,7 +19,7 @@ afterAll(async () => {
 describe('the hand-overs after a recall', () => {
   it('give up within their deadline when Temporal hangs', async () => {
     proxy = await startFaultProxy(inject('stack').temporalAddress);
-    connection = await Connection.connect({ address: proxy.address });
+    connection = await Connection.connect({ address: proxy.address, interceptors: temporalCallInterceptors() });
     const temporal = new Client({ connection, namespace: 'default' });
     const user = `signal-deadline-${process.pid}`;
     const handOver = (callTimeoutMs: number) =>

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import { temporalCallInterceptors } from '../src/stack/temporal-connection';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromaClient } from '../src/adapters/chroma/user-collections';
@@ -231,7 +232,7 @@ describe('Temporal unavailable', () => {
         server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
       });
     });
-    const deadTemporal = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${port}` }), namespace: idle.runtime.config.temporal.namespace });
+    const deadTemporal = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${port}`, interceptors: temporalCallInterceptors() }), namespace: idle.runtime.config.temporal.namespace });
     const api = await idle.runtime.createApi({ taskQueue: idle.taskQueue, temporal: deadTemporal });
     try {
       const t0 = Date.now();

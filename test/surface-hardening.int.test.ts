@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
+import { temporalCallInterceptors } from '../src/stack/temporal-connection';
 import { HEALTH_PROBE_TIMEOUT_MS } from '../src/shared/health';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_SECURITY_HEADERS, PAGE_CSP } from '../src/api/page-session';
@@ -134,7 +135,7 @@ describe('request logs', () => {
 describe('/healthz', () => {
   it('tells a probe only the status of each dependency; the error goes to the log and to the operator token', async () => {
     const closed = await freePort();
-    const deadTemporal = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${closed}` }), namespace: ctx.runtime.config.temporal.namespace });
+    const deadTemporal = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${closed}`, interceptors: temporalCallInterceptors() }), namespace: ctx.runtime.config.temporal.namespace });
     const api = await ctx.runtime.createApi({ taskQueue: ctx.taskQueue, temporal: deadTemporal });
     try {
       const before = logLines.length;

@@ -22,7 +22,9 @@ export async function waitForResult<T>(client: Client, result: () => Promise<T>,
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), ms);
   try {
-    return { done: true, result: await client.connection.withAbortSignal(controller.signal, result) };
+    // The abort ends the long poll; the deadline also bounds the client's retries should Temporal
+    // go away mid-wait (src/stack/temporal-connection.ts: no backoff is slept past it).
+    return { done: true, result: await client.connection.withAbortSignal(controller.signal, () => client.connection.withDeadline(Date.now() + ms, result)) };
   } catch (err) {
     if (controller.signal.aborted || err instanceof ServiceError) return { done: false };
     // The run this request started or joined existed a moment ago; only the purge deletes
