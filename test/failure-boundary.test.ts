@@ -160,7 +160,7 @@ describe('API side: WorkflowFailedError → cause chain → ApplicationFailure.t
     expect(workflowCallError(deleted, { workflowId: 'w', failed: 'x' })).toMatchObject({ code: ErrorCode.conflict, context: { workflowId: 'w', reason: 'user_purged' } });
     // An operator's terminate stays a plain conflict: nothing says the user was purged.
     expect(workflowCallError(new WorkflowFailedError('terminated', new TerminatedFailure('operator'), RetryState.NON_RETRYABLE_FAILURE), { failed: 'x' }).context.reason).toBeUndefined();
-    const connection = { withAbortSignal: (_signal: AbortSignal, fn: () => Promise<unknown>) => fn() };
+    const connection = { withAbortSignal: (_signal: AbortSignal, fn: () => Promise<unknown>) => fn(), withDeadline: (_deadline: number, fn: () => Promise<unknown>) => fn() };
     const gone = waitForResult({ connection } as unknown as Client, () => Promise.reject(new WorkflowNotFoundError('not found', 'w', undefined)), 1000);
     await expect(gone).rejects.toMatchObject({ code: ErrorCode.conflict, context: { reason: 'user_purged' } });
   });
