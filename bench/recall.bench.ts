@@ -814,6 +814,8 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   const sites = new ByCallSite();
   const owners = new Map<string, number>();
   const sides = new AnswerSides(spans);
+  // After the answer, by the step of recall() running (inclusive), to see which stage to move or cut.
+  const afterByStage = new Map<string, number>();
   let idle = 0;
   let at = profile.startTime;
   (profile.samples ?? []).forEach((id, i) => {
@@ -835,6 +837,7 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
     const owner = ownerOf(stack);
     owners.set(owner, (owners.get(owner) ?? 0) + interval);
     sides.add(side, owner, lasted);
+    if (side === 'after') afterByStage.set(stageOf(stack), (afterByStage.get(stageOf(stack)) ?? 0) + lasted);
   });
   const per = (ms: number) => `${fmt(ms / n)}`;
   console.log(`        profile of ${n} warm recalls: ${fmt(wall / n)} per recall, of which this process was busy ${per(wall - idle)} (samples every 0.1 ms); self time per recall:`);
@@ -842,6 +845,24 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   console.log('        by owner (a sample goes to the Chroma client or pg when one of theirs is on its stack, else to the nearest function of this project):');
   for (const [owner, ms] of [...owners].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`          ${per(ms).padStart(11)}  ${owner}`);
   sides.print(per);
+  if (afterByStage.size > 0) {
+    console.log("        after Chroma's answer, by the step of recall() on the stack (inclusive; 'outside recall()': promise jobs and callbacks with no recall frame, by the outermost function of ours):");
+    for (const [stage, ms] of [...afterByStage].sort((a, b) => b[1] - a[1]).slice(0, 24)) console.log(`          ${per(ms).padStart(11)}  ${stage}`);
+  }
+}
+
+/** The function recall() (src/recall/recall.ts) was calling when a sample was taken, or recall's own code. */
+function stageOf(stack: readonly { functionName: string; url: string; lineNumber: number }[]): string {
+  const at = stack.findIndex((f) => f.functionName === 'recall' && f.url.endsWith('/src/recall/recall.ts'));
+  if (at < 0) {
+    // A continuation resumed by a promise job: named by the outermost function of this project
+    // on the stack (the async function resumed), else by whose work it is.
+    const outermost = stack.findLast((f) => /\/(?:src|activities|workflows)\//u.test(f.url) && !f.url.includes('node_modules'));
+    return `outside recall(): ${outermost ? `${outermost.functionName || '(anonymous)'} ${outermost.url.replace(/^.*\/(src|activities|workflows)\//u, '$1/')}:${outermost.lineNumber + 1}` : ownerOf(stack)}`;
+  }
+  if (at === 0) return 'recall() itself';
+  const callee = stack[at - 1]!;
+  return `${callee.functionName || '(anonymous)'} ${callee.url.replace(/^.*\/(src|activities|workflows|node_modules)\//u, '$1/')}`;
 }
 
 /**
