@@ -1,16 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { uuidFromKey } from '../src/shared/ids';
 import { recall } from '../src/recall/recall';
 import { ensureDatabase } from '../src/stack/local-postgres';
 import { chatConversation, chatMemory, chatQueries, prng } from './chat-corpus';
-import { fmt, startBenchStack, stats } from './support';
+import { fmt, startApiProcess, startBenchStack, stats } from './support';
 import { profileRecalls, traceRecalls } from './recall.bench';
 import { loadUser } from './synthetic';
 import { indexedOnThisThread } from '../test/support/indexed-messages';
 
 /**
- * Recall over HTTP as production sees it (issue #22): a running API on the real stack, users with
+ * Recall over HTTP as production sees it (issue #22): an API process of its own (`src/cli/api.ts`,
+ * `--api-in-process`: on this process's event loop instead) on the real stack, users with
  * 10k memories of generated bilingual multi-topic chat, their raw messages and exchange vectors
  * beside them, rows never analyzed (autovacuum off on the recall tables, no ANALYZE), every request
  * with `recentMessages`. A concurrency sweep (1, 4, 16, 64 clients, autocannon) gives throughput
@@ -36,6 +39,7 @@ export async function run(args: string[]): Promise<void> {
   // `--trace` / `--profile`: where the serial in-process recalls' time goes (recall.bench.ts), before the sweep.
   const trace = args.includes('--trace');
   const profile = args.includes('--profile');
+  const apiInProcess = args.includes('--api-in-process');
   const overrides: Record<string, string> = {
     API_KEYS: `${TENANT}:${KEY}`,
     // The sweep measures recall, not the limiter: budgets far above what the run can spend.
@@ -76,10 +80,21 @@ export async function run(args: string[]): Promise<void> {
     texts.clear();
     console.log(`loaded ${targets} users × ${memoriesPerTarget} memories and ${conversationsPerTarget} conversations (+10 others × 500) in ${((performance.now() - t0) / 1000).toFixed(1)} s, never analyzed`);
 
-    const api = await runtime.createApi({ taskQueue: bench.config.temporal.taskQueue });
-    await api.listen({ host: '127.0.0.1', port: 0 });
-    const address = api.server.address();
-    const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    // The API in a process of its own, as deployed; `--api-in-process`: on this process's event
+    // loop beside autocannon, as before (each client's work then delays every answer).
+    let baseUrl: string;
+    let closeApi: () => Promise<void>;
+    if (apiInProcess) {
+      const api = await runtime.createApi({ taskQueue: bench.config.temporal.taskQueue });
+      await api.listen({ host: '127.0.0.1', port: 0 });
+      const address = api.server.address();
+      baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      closeApi = () => api.close();
+    } else {
+      const logFile = join(tmpdir(), `jarvis-bench-api-${process.pid}.log`);
+      ({ baseUrl, stop: closeApi } = await startApiProcess(bench, logFile));
+      console.log(`API: its own process (src/cli/api.ts), log ${logFile}`);
+    }
     try {
       const queries = chatQueries(48);
       const now = new Date().toISOString();
@@ -123,7 +138,7 @@ export async function run(args: string[]): Promise<void> {
       console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
       for (const r of rows) console.log(r);
     } finally {
-      await api.close();
+      await closeApi();
     }
   } finally {
     await bench.stop();

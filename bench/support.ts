@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { rm } from 'node:fs/promises';
@@ -136,6 +136,8 @@ export function cpuPerOperation(before: ReturnType<typeof cpuByProgram>, after: 
 
 export interface BenchStack {
   config: AppConfig;
+  /** The environment the configuration was read from, for processes started on the same stack. */
+  env: NodeJS.ProcessEnv;
   stack: RunningStack;
   runtime: Runtime;
   stop(): Promise<void>;
@@ -147,11 +149,13 @@ export interface BenchStack {
  */
 export async function startBenchStack(overrides: Record<string, string> = {}): Promise<BenchStack> {
   const dataDir = `.data/bench-${process.pid}`;
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', CHROMA_COLLECTION: `bench_${randomBytes(3).toString('hex')}`, ...overrides });
+  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', CHROMA_COLLECTION: `bench_${randomBytes(3).toString('hex')}`, ...overrides };
+  const config = loadConfig(env);
   const stack = await startStack(config, { ephemeral: true });
   const runtime = await createRuntime(config, stack);
   return {
     config,
+    env,
     stack,
     runtime,
     async stop() {
@@ -161,6 +165,57 @@ export async function startBenchStack(overrides: Record<string, string> = {}): P
     },
   };
 }
+
+/**
+ * The API as production runs it: `src/cli/api.ts` in a process of its own, with the bench's
+ * configuration and on its stack's services, so that a load generator in the bench process (its
+ * clients, reading every answer) runs beside the API instead of on the API's event loop.
+ * Resolves once /healthz answers; its output goes to `logFile`.
+ */
+export async function startApiProcess(bench: BenchStack, logFile: string, timeoutMs = 120_000): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const { stack } = bench;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/api.ts'], {
+    env: {
+      ...bench.env,
+      DATA_DIR: join(stack.dataDir, 'api-process'),
+      DATABASE_URL: stack.databaseUrl,
+      CHROMA_URL: stack.chromaUrl,
+      TEMPORAL_ADDRESS: stack.temporalAddress,
+      ...(stack.embeddingsUrl ? { EMBEDDINGS_URL: stack.embeddingsUrl } : {}),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = createWriteStream(logFile, { flags: 'a' });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(kill);
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the API process exited at start; see ${logFile}`);
+    try {
+      const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2000) });
+      // Listening: 503 only says a dependency's probe failed, which the sweep then shows as errors.
+      if (res.status === 200 || res.status === 503) return { baseUrl, stop };
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(250);
+  }
+  await stop();
+  throw new Error(`the API process did not answer /healthz within ${timeoutMs} ms; see ${logFile}`);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Gives the Chroma server the stack started a CPU of its own (the last) and this process the
