@@ -42,6 +42,8 @@ import { signalRecalled } from './memory/reinforcement-signal';
 import { exchangeVectorEraser } from './conversation/exchange-index';
 import { privacyMemoryEraser } from './privacy/memory-erase';
 import { signalRecallHits } from './proactive/recall-nudge-signal';
+import { mayPromptRecallNudge } from './core/proactive/recall-nudge';
+import type { AfterRecall } from './recall/recall';
 import { ensureLifecycleSchedules } from './lifecycle/lifecycle-schedules';
 import { ensureReliabilitySchedules } from './lifecycle/reliability-schedules';
 import type { StackEndpoints } from './stack';
@@ -214,14 +216,18 @@ export async function createRuntime(config: AppConfig, endpoints: StackEndpoints
     return observeMemoryChanges(unitOfWork, signaller);
   };
   // What a recall hands to Temporal once its answer is computed, never awaited by it: the recalled
-  // ids to the reinforcement batch, and to the nudge check (an open goal or pain point among them
-  // may get a nudge, decided off the hot path). Each under TEMPORAL_CALL_TIMEOUT_MS.
+  // ids to the reinforcement batch, and the goals and pain points among them to the nudge check
+  // (an open one may get a nudge, decided off the hot path). Each under TEMPORAL_CALL_TIMEOUT_MS.
+  // A recall with neither sends one signal, not two: each costs the API ~0.9 ms of CPU (gRPC and
+  // payload encryption), and Temporal and the worker a history event each (docs/benchmarks.md).
   const handOverRecall =
-    (taskQueue: string, flushSeconds: number) =>
-    (userId: string, ids: string[], at: Date): void => {
+    (taskQueue: string, flushSeconds: number): AfterRecall =>
+    (userId, recalled, at) => {
       const callMs = config.reliability.temporalCallMs;
+      const ids = recalled.map((m) => m.id);
+      const nudgeable = recalled.filter((m) => mayPromptRecallNudge(m.type)).map((m) => m.id);
       signalRecalled(temporal, taskQueue, userId, ids, at, flushSeconds, (err) => console.error(`recall reinforcement for ${userId} not recorded`, err), callMs);
-      signalRecallHits(temporal, taskQueue, userId, ids, at, (err) => console.error(`recall nudge check for ${userId} not started`, err), callMs);
+      signalRecallHits(temporal, taskQueue, userId, nudgeable, at, (err) => console.error(`recall nudge check for ${userId} not started`, err), callMs);
     };
   // Another process's purge reaches this one's key cache within about a second, not at its expiry.
   const keyDestructions = payloadEncryption?.keys.follow(new PostgresKeyDestructionFeed(endpoints.databaseUrl), (message, err) => logger.warn({ err }, message));

@@ -1,7 +1,8 @@
 /**
  * M.1 and M.3 on the real stack: a rise in importance is surfaced once in the digest (and never for
  * a user who switched proactive messages off); a recall that hits an open goal nudges once, and a
- * second recall within the cool-down does not, nor does another user's memory id.
+ * second recall within the cool-down does not, nor does another user's memory id; a recall that
+ * found neither hands the nudge check nothing.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { uuidFromKey } from '../src/shared/ids';
 import { applyRecallReinforcement } from '../src/memory/reinforcement';
 import { gatherDigest } from '../src/proactive/digest';
 import { recallNudgeStateQuery, recallNudgeWorkflowId, type RecallNudgeState } from '../src/proactive/contract';
+import { reinforcementWorkflowId } from '../src/memory/contract';
 import { signalRecallHits } from '../src/proactive/recall-nudge-signal';
 import { useTestContext, type TestContext } from './support/harness';
 import { poll } from './support/poll';
@@ -146,5 +148,20 @@ describe('M.3: a recall that hits an open goal or pain point may nudge', () => {
     expect(recalled.body.memories.map((m: { id: string }) => m.id)).toContain(offPain);
     expect((await afterBatch(off, 1)).recent.at(-1)).toMatchObject({ delivered: false, decision: { send: false, reason: 'opted-out' } });
     for (const u of [owner, other, off]) expect(await nudges(u)).toEqual([]);
+  });
+
+  it('hands the nudge check nothing when the recall found no goal or pain point: only the reinforcement is signalled', async () => {
+    const user = `${ctx.prefix}-plain`;
+    await ctx.call('PUT', `/v1/users/${user}/settings`, { timezone: 'UTC', proactive: always });
+    const [fact] = await seedMemories(ctx.runtime.deps, ctx.userKey(user), [{ text: 'payment-svc 的 P99 现在是 80ms', type: 'fact', at: new Date() }]);
+    const answer = await ctx.call('POST', `/v1/users/${user}/recall`, { query: 'payment-svc 的 P99 是多少' });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.memories.map((m: { id: string }) => m.id)).toEqual([fact]);
+    // Both hand-overs leave together: once the reinforcement workflow has the recall, a nudge
+    // signal sent beside it would have started the user's nudge workflow too.
+    const reinforcement = ctx.runtime.temporal.workflow.getHandle(reinforcementWorkflowId(ctx.userKey(user)));
+    await poll(() => reinforcement.describe().then(() => true, () => false), (found) => found, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await expect(ctx.runtime.temporal.workflow.getHandle(recallNudgeWorkflowId(ctx.userKey(user))).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 });

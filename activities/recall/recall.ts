@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { recallOptionsOf, recallResponseOf } from '../../src/api/recall-contract';
 import { recallBody } from '../../src/api/schemas';
 import type { RecallActivityInput, RecallActivityResult } from '../../src/client/temporal-contract';
-import { recall } from '../../src/recall/recall';
+import { recall, type AfterRecall } from '../../src/recall/recall';
 import type { ServiceDeps } from '../../src/shared/deps';
 import { callerUserKey, parseInput, type CallerDeps } from '../conversation/callers';
 import { withTypedFailures } from '../shared/failures';
@@ -13,7 +13,7 @@ const MIN_RECALL_MS = 200;
 
 export interface RecallActivityDeps extends CallerDeps {
   /** The API's after-recall hook (recall reinforcement); the activity counts as a recall like the route. */
-  afterRecall?: (userKey: string, memoryIds: string[], at: Date) => void;
+  afterRecall?: AfterRecall;
 }
 
 /**
@@ -35,7 +35,7 @@ export function createRecallActivities(deps: ServiceDeps, callers: RecallActivit
       const allowed = info.startToCloseTimeoutMs > 0 ? Math.max(MIN_RECALL_MS, info.startToCloseTimeoutMs - ANSWER_MARGIN_MS) : deps.config.recall.timeoutMs;
       const options = { ...recallOptionsOf(body), timeoutMs: Math.min(deps.config.recall.timeoutMs, allowed) };
       const result = await recall(deps, userKey, body.query, options);
-      if (result.memories.length > 0) callers.afterRecall?.(userKey, result.memories.map((m) => m.id), options.now ?? new Date());
+      if (result.memories.length > 0) callers.afterRecall?.(userKey, result.memories, options.now ?? new Date());
       return recallResponseOf(result) as RecallActivityResult;
     },
   });

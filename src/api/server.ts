@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
+import type { AfterRecall } from '../recall/recall';
 import type { Logger } from 'pino';
 import { fastifyLogging, logPseudonym, requestLogSerializers, type LogSettings } from '../logging';
 import { installAuth } from './auth';
@@ -35,7 +36,7 @@ export interface ApiOptions {
   maxMessageChars: number;
   maxMessagesPerConversation: number;
   /** Called after a recall injected memories (reinforcement happens off the hot path). */
-  afterRecall?: (userId: string, memoryIds: string[], at: Date) => void;
+  afterRecall?: AfterRecall;
   /** OTEL_TRACES is on: each request gets its server span (src/observability/http-tracing.ts). */
   traces?: boolean;
 }

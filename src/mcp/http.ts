@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify'
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { registersNoUser, requestUserId, userKeyOf } from '../api/auth';
 import type { ApiDeps } from '../api/deps';
+import type { AfterRecall } from '../recall/recall';
 import { serviceBackend } from './service-backend';
 import { MEMORY_USER_HEADER } from './tools-names';
 import { createMemoryMcpServer } from './tools';
@@ -70,7 +71,7 @@ const MCP_ROUTE = { userFromHeader: MEMORY_USER_HEADER, registersUser: registers
  * the handler runs (src/api/rate-limits.ts).
  */
 export const mcpRoutes =
-  (deps: ApiDeps, hooks: { afterRecall?: (userKey: string, memoryIds: string[], at: Date) => void } = {}): FastifyPluginAsync =>
+  (deps: ApiDeps, hooks: { afterRecall?: AfterRecall } = {}): FastifyPluginAsync =>
   async (app) => {
     // This plugin's routes only (/mcp), after the key check.
     guardOriginAndHost(app, deps.config.mcp);

@@ -6,7 +6,7 @@ import type { ConversationSearchResponse, MemoryView, ReminderView } from '../cl
 import { forgetMemory } from '../memory/memory-lifecycle';
 import { refuseByProvenance, storeMemory } from '../memory/memory-store';
 import { writeAsRegistered } from '../account/settings';
-import { recall } from '../recall/recall';
+import { recall, type AfterRecall } from '../recall/recall';
 import { listReminders, snoozeReminder } from '../proactive/reminders';
 import { searchConversations } from '../recall/conversation-search-use-case';
 import { listScenes, sceneMemories } from '../persona/scenes';
@@ -29,12 +29,12 @@ export interface McpUser {
  * resolved from the key's tenant and the X-Memory-User header. Writes are audited with the actor
  * `mcp`.
  */
-export function serviceBackend(deps: ApiDeps, user: McpUser, hooks: { afterRecall?: (userKey: string, memoryIds: string[], at: Date) => void } = {}): MemoryToolBackend {
+export function serviceBackend(deps: ApiDeps, user: McpUser, hooks: { afterRecall?: AfterRecall } = {}): MemoryToolBackend {
   const { userKey } = user;
   return {
     async searchMemories({ query, topK, types }) {
       const result = await recall(deps, userKey, query, { topK, types, routes: [...MEMORY_SEARCH_ROUTES] });
-      if (result.memories.length > 0) hooks.afterRecall?.(userKey, result.memories.map((m) => m.id), new Date());
+      if (result.memories.length > 0) hooks.afterRecall?.(userKey, result.memories, new Date());
       return {
         memories: result.memories.map((m) => ({ id: m.id, text: m.text, type: m.type, score: m.score, createdAt: m.createdAt, via: m.via })),
         error: result.error && { code: result.error.code, message: result.error.message },

@@ -8,7 +8,7 @@ import { conversationIdSchema } from '../api/schemas';
 import { ErrorCode, MemoryServiceError } from '../core/errors';
 import { MEMORY_USER_HEADER } from '../mcp/tools-names';
 import { appendConversationMessages } from '../conversation/conversation-messages';
-import { recall, type RecallResult } from '../recall/recall';
+import { recall, type AfterRecall, type RecallResult } from '../recall/recall';
 import { policyFor, policyRefusal } from './policy';
 import { completionText, injectMemory, lastUserIndex, messageText, proxyConversationId, recentTexts, recordable, StreamedAnswer, turnIds, type ChatMessage } from './chat';
 
@@ -109,7 +109,7 @@ async function recallWithin(run: () => Promise<RecallResult>, ms: number): Promi
 export const proxyRoutes =
   (
     deps: ApiDeps,
-    opts: { maxMessageChars: number; maxMessagesPerConversation: number; afterRecall?: (userKey: string, memoryIds: string[], at: Date) => void; onUserActive?: (userKey: string) => Promise<void> },
+    opts: { maxMessageChars: number; maxMessagesPerConversation: number; afterRecall?: AfterRecall; onUserActive?: (userKey: string) => Promise<void> },
   ): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
@@ -152,7 +152,7 @@ export const proxyRoutes =
             forwarded = injectMemory(messages, result.context);
             injected = result.memories.length;
             recallState = result.error ? 'degraded' : 'ok';
-            if (injected > 0) opts.afterRecall?.(userKey, result.memories.map((m) => m.id), receivedAt);
+            if (injected > 0) opts.afterRecall?.(userKey, result.memories, receivedAt);
           } else {
             recallState = outcome.kind;
             if (outcome.kind === 'error') request.log.warn({ err: outcome.err }, 'proxy recall failed; forwarding without memory');

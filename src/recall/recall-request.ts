@@ -45,6 +45,12 @@ export interface RecalledMemory {
   via: MemoryVia;
 }
 
+/**
+ * What a caller of recall hands over once the answer is computed, never awaited by it (recall
+ * reinforcement, the recall-nudge check): the memories it put in front of the model, by id and type.
+ */
+export type AfterRecall = (userKey: string, recalled: readonly Pick<RecalledMemory, 'id' | 'type'>[], at: Date) => void;
+
 export interface RecallResult {
   context: { system: string; userPrefix: string };
   memories: RecalledMemory[];

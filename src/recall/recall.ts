@@ -23,7 +23,7 @@ import { settleRoutes, startRoute, type RouteFailure, type StartedRoute } from '
 import { settleStablePrefix, startStablePrefix } from './stable-prefix';
 
 export { ALL_ROUTES, RecallRoute } from '../core/recall/routes';
-export type { RecallDeps, RecallOptions, RecallResult, RecalledMemory } from './recall-request';
+export type { AfterRecall, RecallDeps, RecallOptions, RecallResult, RecalledMemory } from './recall-request';
 export { planMemoryRoutes } from './route-plan';
 export { rankFused } from './fusion';
 export { buildRecallResult } from './recall-result';

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { recall } from '../../recall/recall';
+import { recall, type AfterRecall } from '../../recall/recall';
 import { userKeyOf } from '../auth';
 import type { ApiDeps } from '../deps';
 import { recallOptionsOf, recallResponse } from '../recall-contract';
 import { recallBody, userParams } from '../schemas';
 
 export const recallRoutes =
-  (deps: ApiDeps, hooks: { afterRecall?: (userId: string, memoryIds: string[], at: Date) => void } = {}): FastifyPluginAsyncZod =>
+  (deps: ApiDeps, hooks: { afterRecall?: AfterRecall } = {}): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/v1/users/:userId/recall',
@@ -24,7 +24,7 @@ export const recallRoutes =
         const userId = userKeyOf(request);
         const b = request.body;
         const result = await recall(deps, userId, b.query, recallOptionsOf(b));
-        if (result.memories.length > 0) hooks.afterRecall?.(userId, result.memories.map((m) => m.id), b.now ? new Date(b.now) : new Date());
+        if (result.memories.length > 0) hooks.afterRecall?.(userId, result.memories, b.now ? new Date(b.now) : new Date());
         return { ...result, memories: result.memories.map((m) => ({ ...m, source: m.source as Record<string, unknown> })) };
       },
     );

@@ -11,6 +11,15 @@ export const RECALL_NUDGE_COOLDOWN_HOURS = 24;
 /** Memory ids considered per batch of recalls: a recall returns a handful, this bounds a flood. */
 export const RECALL_NUDGE_MAX_IDS = 50;
 
+/**
+ * The types a recall-driven nudge can be about. A memory's type never changes (a revision is a new
+ * memory), so the recall that found it can leave the others out of the check: most recalls then
+ * hand nothing to the nudge workflow at all.
+ */
+export function mayPromptRecallNudge(type: string): boolean {
+  return type === 'goal' || type === 'pain_point';
+}
+
 /** A recalled memory as the decision needs it, read for the recalling user only. */
 export interface RecalledMemory {
   id: string;
@@ -37,7 +46,7 @@ export function recallNudgeTriggers(input: { memories: readonly RecalledMemory[]
   const triggers: NudgeTrigger[] = [];
   const held: string[] = [];
   for (const m of input.memories) {
-    if (m.status !== 'active' || m.pending || (m.type !== 'goal' && m.type !== 'pain_point')) continue;
+    if (m.status !== 'active' || m.pending || !mayPromptRecallNudge(m.type)) continue;
     if (coolingDown(m.lastNudgedAt, input.now, input.cooldownHours)) {
       held.push(m.id);
       continue;
