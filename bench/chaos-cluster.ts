@@ -12,6 +12,7 @@ import { startLocalTemporal } from '../src/stack/local-temporal';
 import { freePort, type ManagedProcess } from '../src/stack/managed-process';
 import { ensureNamespace } from '../src/stack/temporal-namespace';
 import { EmbedderProxy } from './chaos-probe';
+import { untilApiAnswers } from './support';
 
 /**
  * The chaos benchmark's cluster: its own Temporal dev server (SQLite file, so a restart keeps
@@ -172,20 +173,7 @@ export class ChaosCluster {
   async startApp(app: AppProcess, timeoutMs = 120_000): Promise<void> {
     this.spawnApp(app);
     const child = app.child!;
-    const deadline = Date.now() + timeoutMs;
-    if (app.kind === 'api') {
-      while (Date.now() < deadline) {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`api-${app.index} exited at start; see ${this.logs}`);
-        try {
-          const res = await fetch(`http://127.0.0.1:${app.port}/healthz`, { signal: AbortSignal.timeout(2000) });
-          if (res.status === 200 || res.status === 503) return;
-        } catch {
-          // not listening yet
-        }
-        await sleep(250);
-      }
-      throw new Error(`api-${app.index} not up after ${timeoutMs} ms`);
-    }
+    if (app.kind === 'api') return untilApiAnswers(`http://127.0.0.1:${app.port}`, child, timeoutMs, `api-${app.index} (logs in ${this.logs})`);
     await new Promise<void>((resolveReady, reject) => {
       let buffer = '';
       const timer = setTimeout(() => reject(new Error(`worker-${app.index} not polling after ${timeoutMs} ms; see ${this.logs}`)), timeoutMs);

@@ -837,7 +837,10 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
     const owner = ownerOf(stack);
     owners.set(owner, (owners.get(owner) ?? 0) + interval);
     sides.add(side, owner, lasted);
-    if (side === 'after') afterByStage.set(stageOf(stack), (afterByStage.get(stageOf(stack)) ?? 0) + lasted);
+    if (side === 'after') {
+      const stage = stageOf(stack);
+      afterByStage.set(stage, (afterByStage.get(stage) ?? 0) + lasted);
+    }
   });
   const per = (ms: number) => `${fmt(ms / n)}`;
   console.log(`        profile of ${n} warm recalls: ${fmt(wall / n)} per recall, of which this process was busy ${per(wall - idle)} (samples every 0.1 ms); self time per recall:`);

@@ -1,4 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -199,23 +200,34 @@ export async function startApiProcess(bench: BenchStack, logFile: string, timeou
     clearTimeout(kill);
   };
   const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await untilApiAnswers(baseUrl, child, timeoutMs, `the API process (log ${logFile})`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { baseUrl, stop };
+}
+
+/**
+ * Waits until an API process started as a child answers /healthz: 200, or 503, which only says a
+ * dependency's probe failed (the bench then shows it as errors). Throws when the child exits first
+ * or the time runs out; `name` says which process, and where its log is, in the error.
+ */
+export async function untilApiAnswers(baseUrl: string, child: ChildProcess, timeoutMs: number, name: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the API process exited at start; see ${logFile}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited at start`);
     try {
       const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2000) });
-      // Listening: 503 only says a dependency's probe failed, which the sweep then shows as errors.
-      if (res.status === 200 || res.status === 503) return { baseUrl, stop };
+      if (res.status === 200 || res.status === 503) return;
     } catch {
       // Not listening yet.
     }
     await sleep(250);
   }
-  await stop();
-  throw new Error(`the API process did not answer /healthz within ${timeoutMs} ms; see ${logFile}`);
+  throw new Error(`${name} did not answer /healthz within ${timeoutMs} ms`);
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Gives the Chroma server the stack started a CPU of its own (the last) and this process the
