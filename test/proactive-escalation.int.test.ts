@@ -153,10 +153,17 @@ describe('M.3: a recall that hits an open goal or pain point may nudge', () => {
   it('hands the nudge check nothing when the recall found no goal or pain point: only the reinforcement is signalled', async () => {
     const user = `${ctx.prefix}-plain`;
     await ctx.call('PUT', `/v1/users/${user}/settings`, { timezone: 'UTC', proactive: always });
-    const [fact] = await seedMemories(ctx.runtime.deps, ctx.userKey(user), [{ text: 'payment-svc 的 P99 现在是 80ms', type: 'fact', at: new Date() }]);
-    const answer = await ctx.call('POST', `/v1/users/${user}/recall`, { query: 'payment-svc 的 P99 是多少' });
+    const seeded = await seedMemories(ctx.runtime.deps, ctx.userKey(user), [
+      { text: 'payment-svc 的 P99 现在是 80ms', type: 'fact', at: new Date() },
+      { text: 'I prefer dashboards that show payment-svc latency per region', type: 'preference', at: new Date() },
+      { text: '上周五 payment-svc 发布后回滚了一次', type: 'event', at: new Date() },
+      { text: 'We decided to move payment-svc to the new cluster', type: 'decision', at: new Date() },
+    ]);
+    const answer = await ctx.call('POST', `/v1/users/${user}/recall`, { query: 'payment-svc 最近怎么样 / how is payment-svc doing' });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    expect(answer.body.memories.map((m: { id: string }) => m.id)).toEqual([fact]);
+    const recalled = answer.body.memories as { id: string; type: string }[];
+    expect(recalled.length).toBeGreaterThan(1);
+    for (const m of recalled) expect(seeded).toContain(m.id);
     // Both hand-overs leave together: once the reinforcement workflow has the recall, a nudge
     // signal sent beside it would have started the user's nudge workflow too.
     const reinforcement = ctx.runtime.temporal.workflow.getHandle(reinforcementWorkflowId(ctx.userKey(user)));

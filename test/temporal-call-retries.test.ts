@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { retriesWithin } from '../src/stack/temporal-connection';
 
 const UNAVAILABLE = { code: 14, details: 'connect ECONNREFUSED', metadata: {} } as never;
+/** The other codes the SDK retries, one with a longer first backoff (RESOURCE_EXHAUSTED). */
+const RETRIED = [UNAVAILABLE, ...[2, 8, 10, 11, 15].map((code) => ({ code, details: 'transient', metadata: {} }) as never)];
 const INVALID_ARGUMENT = { code: 3, details: 'bad request', metadata: {} } as never;
 
 /**
@@ -26,12 +28,14 @@ describe('Temporal client retries under a call deadline', () => {
     expect(sdk.answeredAt).toBeGreaterThan(5_000);
   });
 
-  it('keeps retrying an unavailable Temporal up to the deadline, and answers at it, never after', () => {
-    for (const deadline of [50, 1_000, 5_000, 12_345]) {
-      for (let run = 0; run < 20; run++) {
-        const bounded = failingCall((now) => retriesWithin(defaultGrpcRetryOptions(), deadline, now), UNAVAILABLE);
-        expect(bounded.answeredAt).toBe(deadline);
-        expect(bounded.attempts).toBeGreaterThan(1);
+  it('keeps retrying every code the SDK retries up to the deadline, and answers at it, never after', () => {
+    for (const status of RETRIED) {
+      for (const deadline of [50, 1_000, 5_000, 12_345]) {
+        for (let run = 0; run < 20; run++) {
+          const bounded = failingCall((now) => retriesWithin(defaultGrpcRetryOptions(), deadline, now), status);
+          expect(bounded.answeredAt).toBe(deadline);
+          expect(bounded.attempts).toBeGreaterThan(1);
+        }
       }
     }
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decideNudge } from '../../../src/core/proactive/nudge-policy';
 import { composeNudge } from '../../../src/core/proactive/nudge-wording';
-import { coolingDown, RECALL_NUDGE_COOLDOWN_HOURS, recallNudgeTriggers, type RecalledMemory } from '../../../src/core/proactive/recall-nudge';
+import { coolingDown, mayPromptRecallNudge, RECALL_NUDGE_COOLDOWN_HOURS, recallNudgeTriggers, type RecalledMemory } from '../../../src/core/proactive/recall-nudge';
+import { MEMORY_TYPES } from '../../../src/core/types';
 import { DEFAULT_PROACTIVE } from '../../../src/core/proactive/settings';
 
 const now = new Date('2026-12-01T06:00:00Z'); // 14:00 in Shanghai
@@ -9,6 +10,14 @@ const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
 const mem = (over: Partial<RecalledMemory> & Pick<RecalledMemory, 'id' | 'type'>): RecalledMemory => ({ text: '年底前把 P99 降到 50ms 以下', status: 'active', pending: false, ...over });
 
 describe('recall nudges (checklist M.3.5: recall triggers the proactive check)', () => {
+  it('the types the API hands to the check are exactly those that can trigger, over every memory type', () => {
+    for (const type of MEMORY_TYPES) {
+      const { triggers } = recallNudgeTriggers({ now, memories: [mem({ id: `m-${type}`, type })] });
+      expect(mayPromptRecallNudge(type), type).toBe(triggers.length > 0);
+    }
+    expect(MEMORY_TYPES.filter(mayPromptRecallNudge).sort()).toEqual(['goal', 'pain_point']);
+  });
+
   it('only open goals and pain points qualify, pain points first, with the scheduled triggers\' keys', () => {
     const { triggers } = recallNudgeTriggers({
       now,
