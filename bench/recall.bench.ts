@@ -816,6 +816,8 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   const sides = new AnswerSides(spans);
   // After the answer, by the step of recall() running (inclusive), to see which stage to move or cut.
   const afterByStage = new Map<string, number>();
+  // After the answer, self time by function: the pieces a cut there would take out.
+  const afterSites = new ByCallSite();
   let idle = 0;
   let at = profile.startTime;
   (profile.samples ?? []).forEach((id, i) => {
@@ -838,6 +840,7 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
     owners.set(owner, (owners.get(owner) ?? 0) + interval);
     sides.add(side, owner, lasted);
     if (side === 'after') {
+      afterSites.add(node.callFrame, lasted);
       const stage = stageOf(stack);
       afterByStage.set(stage, (afterByStage.get(stage) ?? 0) + lasted);
     }
@@ -851,6 +854,8 @@ export async function profileRecalls(deps: RecallDeps, user: string, now: Date, 
   if (afterByStage.size > 0) {
     console.log("        after Chroma's answer, by the step of recall() on the stack (inclusive; 'outside recall()': promise jobs and callbacks with no recall frame, by the outermost function of ours):");
     for (const [stage, ms] of [...afterByStage].sort((a, b) => b[1] - a[1]).slice(0, 24)) console.log(`          ${per(ms).padStart(11)}  ${stage}`);
+    console.log("        after Chroma's answer, self time by file and function:");
+    afterSites.print(per);
   }
 }
 
