@@ -2,7 +2,7 @@
  * Fusion: the routes' rankings fused with RRF, the fused memories and the standing instructions
  * loaded (hydrated), and the hydrated memories ranked for the context.
  */
-import { rankMemories, type RankedMemory } from '../core/recall/rank';
+import { rankMemories, type RankCandidate, type RankedMemory } from '../core/recall/rank';
 import { fuseRankings, type FusedCandidate, type RouteRanking } from '../core/recall/rrf';
 import type { DateRange } from '../core/time/query-dates';
 import type { Memory } from '../core/types';
@@ -37,7 +37,9 @@ export interface Fused {
  */
 export async function fuseAndHydrate(deps: Pick<RecallDeps, 'memories'>, req: RecallRequest, rankings: RouteRanking[], instructions: Promise<Memory[]>, failures: RouteFailure[]): Promise<Fused> {
   const fused = fuseRankings(rankings);
-  const out: Fused = { fused, fusedById: new Map(fused.map((f) => [f.id, f])), hydrated: [], instructions: [] };
+  const fusedById = new Map<string, FusedCandidate>();
+  for (const f of fused) fusedById.set(f.id, f);
+  const out: Fused = { fused, fusedById, hydrated: [], instructions: [] };
   try {
     [out.instructions, out.hydrated] = await withDeadline(
       // What the routes brought with them is not loaded again (hydration.ts).
@@ -59,8 +61,13 @@ export async function fuseAndHydrate(deps: Pick<RecallDeps, 'memories'>, req: Re
  * with a date in the query, memories said on that date come first, then the rest by score.
  */
 export function rankFused(input: { fused: readonly FusedCandidate[]; hydrated: readonly Memory[]; now: Date; maxResults: number; ranges: readonly DateRange[] }): RankedMemory<Memory>[] {
-  const byId = new Map(input.hydrated.map((m) => [m.id, m]));
-  const candidates = input.fused.flatMap((f) => (byId.has(f.id) ? [{ memory: byId.get(f.id)!, relevance: f.score }] : []));
+  const byId = new Map<string, Memory>();
+  for (const m of input.hydrated) byId.set(m.id, m);
+  const candidates: RankCandidate<Memory>[] = [];
+  for (const f of input.fused) {
+    const memory = byId.get(f.id);
+    if (memory) candidates.push({ memory, relevance: f.score });
+  }
   const ranked = rankMemories(candidates, { now: input.now, maxResults: input.ranges.length > 0 ? Number.MAX_SAFE_INTEGER : input.maxResults });
   return inRangeFirst(ranked, input.ranges, (r) => r.memory.createdAt).slice(0, input.maxResults);
 }

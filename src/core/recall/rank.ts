@@ -95,6 +95,10 @@ export function rankMemories<M extends RankableMemory>(
     const previous = best.get(candidate.memory.id);
     if (!previous || candidate.relevance > previous.relevance) best.set(candidate.memory.id, candidate);
   }
+  const keep = Math.max(0, Math.floor(maxResults));
+  // Recall keeps eight of some fifty candidates on every message: the best `keep` are held in
+  // order as they come instead of sorting them all. The order is total (ids are distinct), so
+  // this is the sorted list's prefix exactly.
   const ranked: RankedMemory<M>[] = [];
   for (const { memory, relevance } of best.values()) {
     if (!isLive(memory, now)) continue;
@@ -106,13 +110,23 @@ export function rankMemories<M extends RankableMemory>(
     const rel = Number.isFinite(relevance) ? Math.max(0, relevance) : 0;
     const score = rel * decay * iw * tw * (deprioritized ? DEPRIORITIZE_FACTOR : 1);
     if (score < scoreThreshold) continue;
-    ranked.push({ memory, score, relevance: rel, decay, importanceWeight: iw, typeWeight: tw, deprioritized });
+    const entry = { memory, score, relevance: rel, decay, importanceWeight: iw, typeWeight: tw, deprioritized };
+    if (ranked.length === keep && (keep === 0 || !ranksBefore(entry, ranked[keep - 1]!))) continue;
+    let at = ranked.length === keep ? keep - 1 : ranked.length;
+    while (at > 0 && ranksBefore(entry, ranked[at - 1]!)) {
+      ranked[at] = ranked[at - 1]!;
+      at--;
+    }
+    ranked[at] = entry;
   }
-  ranked.sort(
-    (a, b) =>
-      b.score - a.score ||
-      b.memory.importance - a.memory.importance ||
-      (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0),
-  );
-  return ranked.slice(0, Math.max(0, Math.floor(maxResults)));
+  return ranked;
+}
+
+/** Higher score first, then higher importance, then id in code-unit order (a difference that is NaN decides nothing). */
+function ranksBefore(a: RankedMemory, b: RankedMemory): boolean {
+  const byScore = b.score - a.score;
+  if (byScore) return byScore < 0;
+  const byImportance = b.memory.importance - a.memory.importance;
+  if (byImportance) return byImportance < 0;
+  return a.memory.id < b.memory.id;
 }

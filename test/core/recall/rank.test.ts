@@ -10,6 +10,7 @@ import {
 } from '../../../src/core/recall/rank';
 import { fuseRankings } from '../../../src/core/recall/rrf';
 import type { ImportanceLevel, MemoryType } from '../../../src/core/types';
+import { mulberry32 } from '../../support/prng';
 
 const NOW = new Date('2026-09-01T00:00:00Z');
 const DAY = 86_400_000;
@@ -150,6 +151,33 @@ describe('rankMemories', () => {
       { now: NOW },
     );
     expect(tie.map((r) => r.memory.id)).toEqual(['x', 'y']);
+  });
+
+  it('keeps exactly the first maxResults of the whole ranking, over random candidates with ties', () => {
+    // rankMemories keeps the best k as they come instead of sorting every candidate: it must be
+    // the prefix of the plain sort, ties in score and importance and repeated ids included.
+    const random = mulberry32(20261205);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const types = Object.keys(TYPE_WEIGHTS) as MemoryType[];
+    const levels: ImportanceLevel[] = ['low', 'medium', 'high', 'critical'];
+    for (let round = 0; round < 500; round++) {
+      const candidates = Array.from({ length: Math.floor(random() * 60) }, () => ({
+        memory: mem(`m${Math.floor(random() * 40)}`, {
+          type: pick(types),
+          importance: pick([0, 0.3, 0.5, 0.5, 0.9, 1]),
+          importanceLevel: pick(levels),
+          lastAccessedAt: new Date(NOW.getTime() - pick([0, 0, 3, 30, 90, 400]) * DAY),
+          status: random() < 0.1 ? 'archived' : 'active',
+        }),
+        relevance: pick([0, 1 / 61, 1 / 61, 1 / 62, 2 / 61, 1 / 80, 0.5]),
+      }));
+      const whole = rankMemories(candidates, { now: NOW, maxResults: Number.MAX_SAFE_INTEGER });
+      const sorted = [...whole].sort(
+        (a, b) => b.score - a.score || b.memory.importance - a.memory.importance || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0),
+      );
+      expect(whole).toEqual(sorted);
+      for (const maxResults of [0, 1, 3, 8, 20]) expect(rankMemories(candidates, { now: NOW, maxResults })).toEqual(sorted.slice(0, maxResults));
+    }
   });
 
   it('ranks every memory type', () => {
