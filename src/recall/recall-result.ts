@@ -4,6 +4,7 @@
  */
 import type { RankedExchange } from '../core/recall/exchanges';
 import { formatContext } from '../core/recall/format';
+import { isoInstant } from '../core/time/zones';
 import type { rankForInjection } from '../core/recall/inject';
 import type { RankedMemory } from '../core/recall/rank';
 import type { FusedCandidate } from '../core/recall/rrf';
@@ -53,23 +54,34 @@ export function buildRecallResult(input: {
     timeZone: input.timeZone,
   });
   // A found memory the persona states is in the context too (in the persona's words): it is listed.
-  const included = new Set([...formatted.included, ...(formatted.personaMemoryIds ?? [])]);
-  const injectedMessages = new Set(formatted.includedMessageIds);
-  for (const [id, messageIds] of input.carriedBy ?? []) if (messageIds.length > 0 && messageIds.every((m) => injectedMessages.has(m))) included.add(id);
-  const scoreOf = new Map(input.ranked.map((r) => [r.memory.id, r.score]));
-  const memories: RecalledMemory[] = [...input.instructions, ...input.ranked.map((r) => r.memory)]
-    .filter((m, i, all) => included.has(m.id) && all.findIndex((x) => x.id === m.id) === i)
-    .map((m) => ({
+  const included = new Set(formatted.included);
+  for (const id of formatted.personaMemoryIds ?? []) included.add(id);
+  if (input.carriedBy && input.carriedBy.size > 0) {
+    const injectedMessages = new Set(formatted.includedMessageIds);
+    for (const [id, messageIds] of input.carriedBy) if (messageIds.length > 0 && messageIds.every((m) => injectedMessages.has(m))) included.add(id);
+  }
+  // Built on every message, after Chroma's answer: plain loops, no closure or pair array per memory.
+  const scoreOf = new Map<string, number>();
+  for (const r of input.ranked) scoreOf.set(r.memory.id, r.score);
+  const memories: RecalledMemory[] = [];
+  const listed = new Set<string>();
+  const list = (m: Memory) => {
+    if (!included.has(m.id) || listed.has(m.id)) return;
+    listed.add(m.id);
+    memories.push({
       id: m.id,
       text: m.text,
       type: m.type,
       scope: m.scope,
       score: scoreOf.get(m.id) ?? 1,
       routes: input.fusedById.get(m.id)?.routes ?? ['instruction'],
-      createdAt: m.createdAt.toISOString(),
+      createdAt: isoInstant(m.createdAt),
       source: m.source,
       via: m.via,
-    }));
+    });
+  };
+  for (const m of input.instructions) list(m);
+  for (const r of input.ranked) list(r.memory);
   const error = foldRouteFailures(input.failures);
   return {
     context: { system: formatted.system, userPrefix: formatted.userPrefix },

@@ -157,6 +157,11 @@ function renderEntry(entry: Entry, zone: string, style: Style = 'full'): Rendere
   }
 }
 
+/** A global instruction: stated in the system block, whatever the message. */
+function isStable(m: FormattableMemory): boolean {
+  return m.type === 'instruction' && m.scope === 'global';
+}
+
 function isEmpty(line: RenderedLine): boolean {
   return (typeof line === 'string' ? line : line.body).length === 0;
 }
@@ -168,14 +173,31 @@ function compose(chosen: readonly Chosen<Entry>[], style: Style = 'full', scenes
 
 /** The lines of the system block and of the user prefix, before they are joined. */
 function composeLines(chosen: readonly Chosen<Entry>[], style: Style, scenes: string): { system: string[]; user: string[] } {
-  const linesOf = (kind: Entry['kind']): string[] => chosen.filter((c) => c.item.kind === kind).map((c) => c.line);
-  const instructions = linesOf('instruction');
-  const persona = linesOf('persona');
-  const memories = linesOf('memory');
-  const exchanges = linesOf('exchange');
+  // Run for every candidate line the budget cut weighs, on every message: one pass, no closures.
+  const instructions: string[] = [];
+  const persona: string[] = [];
+  const memories: string[] = [];
+  const exchanges: string[] = [];
+  let personaEntry: Entry | undefined;
+  for (const c of chosen) {
+    switch (c.item.kind) {
+      case 'instruction':
+        instructions.push(c.line);
+        break;
+      case 'persona':
+        personaEntry ??= c.item;
+        persona.push(c.line);
+        break;
+      case 'memory':
+        memories.push(c.line);
+        break;
+      case 'exchange':
+        exchanges.push(c.line);
+        break;
+    }
+  }
 
   const system: string[] = [];
-  const personaEntry = chosen.find((c) => c.item.kind === 'persona')?.item;
   if (personaEntry?.kind === 'persona') system.push(personaEntry.header, ...persona);
   if (scenes.length > 0) system.push(scenes);
   if (instructions.length > 0) {
@@ -197,7 +219,7 @@ function composeLines(chosen: readonly Chosen<Entry>[], style: Style, scenes: st
   return { system, user };
 }
 
-function measure(chosen: readonly Chosen<Entry>[], style: Style = 'full'): number {
+function measure(chosen: readonly Chosen<Entry>[], style: Style): number {
   const { system, user } = composeLines(chosen, style, '');
   return countLinesTokens(system) + countLinesTokens(user);
 }
@@ -239,7 +261,6 @@ export function formatContext(input: FormatContextInput): FormattedContext {
   const persona = selectPersona(input.persona, Math.floor(budget * Math.min(1, Math.max(0, input.personaShare ?? DEFAULT_PERSONA_SHARE))));
   const seen = new Set<string>(persona.memoryIds);
   const entries: Entry[] = persona.lines.map((line) => ({ kind: 'persona', line, header: input.persona!.header }));
-  const isStable = (m: FormattableMemory): boolean => m.type === 'instruction' && m.scope === 'global';
   const perMessage: readonly InjectionItem[] = input.injection ?? [
     ...input.memories.map((memory) => ({ kind: 'memory' as const, memory })),
     ...(input.pastExchanges ?? []).map((exchange) => ({ kind: 'exchange' as const, exchange })),
@@ -269,8 +290,13 @@ export function formatContext(input: FormatContextInput): FormattedContext {
   const scenes = selectScenes(input.scenes, Math.floor(budget * Math.min(1, Math.max(0, input.scenesShare ?? 0))));
   const sceneTokens = scenes.length > 0 ? countTokens(scenes) + 1 : 0;
   // Rendered once: a line's dates and neutralised text are most of what formatting costs.
-  const rendered = new Map(entries.map((e) => [e, renderEntry(e, zone, style)]));
-  const renderable = entries.filter((e) => !isEmpty(rendered.get(e)!));
+  const rendered = new Map<Entry, RenderedLine>();
+  const renderable: Entry[] = [];
+  for (const e of entries) {
+    const line = renderEntry(e, zone, style);
+    rendered.set(e, line);
+    if (!isEmpty(line)) renderable.push(e);
+  }
   const selection = selectWithinBudget(renderable, budget - sceneTokens, (e) => rendered.get(e)!, { measure: (c) => measure(c, style) });
   const { system, userPrefix } = compose(selection.chosen, style, scenes);
 

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { floatingReference } from '../../../src/core/time/time-words';
-import { canonicalTimeZone, isoDateIn, isValidTimeZone, wallClockIn } from '../../../src/core/time/zones';
+import { canonicalTimeZone, isoDateIn, isoInstant, isValidTimeZone, wallClockIn } from '../../../src/core/time/zones';
 import { mulberry32 } from '../../support/prng';
 
 describe('isValidTimeZone', () => {
@@ -66,6 +66,16 @@ describe('isoDateIn', () => {
     for (const date of [new Date('0999-12-31T20:00:00Z'), new Date('1000-01-01T00:00:00Z'), new Date('9999-12-31T20:00:00Z'), new Date(Date.UTC(-50, 5, 1)), new Date(Number.NaN)]) {
       for (const zone of ['UTC', 'Asia/Shanghai', 'America/New_York']) expect(isoDateIn(date, zone)).toBe(luxon(date, zone));
     }
+  });
+});
+
+describe('isoInstant', () => {
+  it('answers as toISOString, asked again or not, and throws as it does for an invalid date', () => {
+    const rand = mulberry32(11);
+    const instants = Array.from({ length: 2_000 }, () => new Date(Date.UTC(-300, 0, 1) + Math.floor(rand() * 12_000 * 365.25 * 86_400_000)));
+    for (const round of [1, 2]) for (const date of instants) expect(isoInstant(date), `round ${round}`).toBe(date.toISOString());
+    for (const date of [new Date(0), new Date('0999-12-31T23:59:59.999Z'), new Date(Date.UTC(10_000, 0, 1)), new Date(-1)]) expect(isoInstant(date)).toBe(date.toISOString());
+    expect(() => isoInstant(new Date(Number.NaN))).toThrow(RangeError);
   });
 });
 
