@@ -40,9 +40,13 @@ export class Hydration {
 
   /** Starts loading the ids not asked for yet (one statement), beside whatever else runs. */
   load(ids: readonly string[]): void {
-    const missing = [...new Set(ids)].filter((id) => !this.asked.has(id));
+    const missing: string[] = [];
+    for (const id of ids) {
+      if (this.asked.has(id)) continue;
+      this.asked.add(id);
+      missing.push(id);
+    }
     if (missing.length === 0) return;
-    for (const id of missing) this.asked.add(id);
     const read = this.memories.getActive({ userId: this.userId, ids: missing, now: this.now }).then((memories) => ({ ids: missing, memories }));
     read.catch(() => {
       for (const id of missing) this.asked.delete(id);
@@ -59,10 +63,13 @@ export class Hydration {
     await Promise.allSettled(this.loading);
     const started = this.loading.length;
     this.load(ids);
-    await Promise.all(this.loading.slice(started));
-    return ids.flatMap((id) => {
+    // Usually every id was asked for already (the routes' reads brought them): nothing to wait for.
+    if (this.loading.length > started) await Promise.all(this.loading.slice(started));
+    const found: Memory[] = [];
+    for (const id of ids) {
       const m = this.rows.get(id);
-      return m ? [m] : [];
-    });
+      if (m) found.push(m);
+    }
+    return found;
   }
 }

@@ -72,8 +72,14 @@ export function fuseRankings(rankings: readonly RouteRanking[], k: number = RRF_
   const fused = [...byId.values()];
   for (const acc of fused) {
     // Summing in a fixed (ascending) order makes equal multisets of ranks produce bit-identical
-    // scores whatever the route order, so true ties stay ties and the tie-break decides.
-    const contributions = acc.contributions.sort((x, y) => x - y);
+    // scores whatever the route order, so true ties stay ties and the tie-break decides. Two
+    // terms need no sort: floating-point addition is commutative, only not associative.
+    const contributions = acc.contributions;
+    if (contributions.length <= 2) {
+      acc.score = contributions.length === 2 ? contributions[0]! + contributions[1]! : (contributions[0] ?? 0);
+      continue;
+    }
+    contributions.sort((x, y) => x - y);
     let score = 0;
     for (const c of contributions) score += c;
     acc.score = score;
