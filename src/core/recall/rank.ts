@@ -110,10 +110,11 @@ export function rankMemories<M extends RankableMemory>(
     const rel = Number.isFinite(relevance) ? Math.max(0, relevance) : 0;
     const score = rel * decay * iw * tw * (deprioritized ? DEPRIORITIZE_FACTOR : 1);
     if (score < scoreThreshold) continue;
+    // Turned away before anything is made for it, as most candidates are once `keep` are held.
+    if (ranked.length === keep && (keep === 0 || !ranksBefore(score, memory, ranked[keep - 1]!))) continue;
     const entry = { memory, score, relevance: rel, decay, importanceWeight: iw, typeWeight: tw, deprioritized };
-    if (ranked.length === keep && (keep === 0 || !ranksBefore(entry, ranked[keep - 1]!))) continue;
     let at = ranked.length === keep ? keep - 1 : ranked.length;
-    while (at > 0 && ranksBefore(entry, ranked[at - 1]!)) {
+    while (at > 0 && ranksBefore(score, memory, ranked[at - 1]!)) {
       ranked[at] = ranked[at - 1]!;
       at--;
     }
@@ -122,11 +123,11 @@ export function rankMemories<M extends RankableMemory>(
   return ranked;
 }
 
-/** Higher score first, then higher importance, then id in code-unit order (a difference that is NaN decides nothing). */
-function ranksBefore(a: RankedMemory, b: RankedMemory): boolean {
-  const byScore = b.score - a.score;
+/** Whether a memory scored `score` goes before `b`: higher score first, then higher importance, then id in code-unit order (a difference that is NaN decides nothing). */
+function ranksBefore(score: number, memory: RankableMemory, b: RankedMemory): boolean {
+  const byScore = b.score - score;
   if (byScore) return byScore < 0;
-  const byImportance = b.memory.importance - a.memory.importance;
+  const byImportance = b.memory.importance - memory.importance;
   if (byImportance) return byImportance < 0;
-  return a.memory.id < b.memory.id;
+  return memory.id < b.memory.id;
 }

@@ -25,7 +25,11 @@ export interface FusedCandidate {
 
 interface Accumulator {
   id: string;
-  contributions: number[];
+  /** How many rankings listed the id; the first two contributions, and the rest past them. */
+  listings: number;
+  first: number;
+  second: number;
+  more: number[] | undefined;
   routes: string[];
   ranks: Record<string, number>;
   bestRank: number;
@@ -54,16 +58,22 @@ export function fuseRankings(rankings: readonly RouteRanking[], k: number = RRF_
     for (let index = 0; index < ids.length; index++) {
       const id = ids[index]!;
       const rank = index + 1;
+      const contribution = 1 / (k + rank);
       let acc = byId.get(id);
       if (!acc) {
-        acc = { id, contributions: [], routes: [], ranks: {}, bestRank: rank, listedIn: -1, score: 0 };
-        byId.set(id, acc);
+        // Most ids are listed by one route: arrays of exactly what they hold, no growth on a push.
+        const ranks: Record<string, number> = {};
+        ranks[route] = rank;
+        byId.set(id, { id, listings: 1, first: contribution, second: 0, more: undefined, routes: [route], ranks, bestRank: rank, listedIn: r, score: 0 });
+        continue;
       }
       // Listed again in this ranking: its first (best) rank already counted.
       if (acc.listedIn === r) continue;
       acc.listedIn = r;
-      acc.contributions.push(1 / (k + rank));
-      if (!acc.routes.includes(route)) acc.routes.push(route);
+      if (acc.listings === 1) acc.second = contribution;
+      else (acc.more ??= []).push(contribution);
+      acc.listings++;
+      if (!acc.routes.includes(route)) acc.routes = acc.routes.concat(route);
       const previous = acc.ranks[route];
       if (previous === undefined || rank < previous) acc.ranks[route] = rank;
       acc.bestRank = Math.min(acc.bestRank, rank);
@@ -74,15 +84,14 @@ export function fuseRankings(rankings: readonly RouteRanking[], k: number = RRF_
     // Summing in a fixed (ascending) order makes equal multisets of ranks produce bit-identical
     // scores whatever the route order, so true ties stay ties and the tie-break decides. Two
     // terms need no sort: floating-point addition is commutative, only not associative.
-    const contributions = acc.contributions;
-    if (contributions.length <= 2) {
-      acc.score = contributions.length === 2 ? contributions[0]! + contributions[1]! : (contributions[0] ?? 0);
-      continue;
+    if (acc.listings === 1) acc.score = acc.first;
+    else if (acc.listings === 2) acc.score = acc.first + acc.second;
+    else {
+      const contributions = [acc.first, acc.second, ...acc.more!].sort((x, y) => x - y);
+      let score = 0;
+      for (const c of contributions) score += c;
+      acc.score = score;
     }
-    contributions.sort((x, y) => x - y);
-    let score = 0;
-    for (const c of contributions) score += c;
-    acc.score = score;
   }
   fused.sort(
     (x, y) =>
