@@ -59,7 +59,7 @@ export function fuseRankings(rankings: readonly RouteRanking[], k: number = RRF_
       const id = ids[index]!;
       const rank = index + 1;
       const contribution = 1 / (k + rank);
-      let acc = byId.get(id);
+      const acc = byId.get(id);
       if (!acc) {
         // Most ids are listed by one route: arrays of exactly what they hold, no growth on a push.
         const ranks: Record<string, number> = {};
