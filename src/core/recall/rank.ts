@@ -95,7 +95,8 @@ export function rankMemories<M extends RankableMemory>(
     const previous = best.get(candidate.memory.id);
     if (!previous || candidate.relevance > previous.relevance) best.set(candidate.memory.id, candidate);
   }
-  const keep = Math.max(0, Math.floor(maxResults));
+  // NaN keeps nothing, as `slice(0, NaN)` did.
+  const keep = Math.max(0, Math.floor(maxResults)) || 0;
   // Recall keeps eight of some fifty candidates on every message: the best `keep` are held in
   // order as they come instead of sorting them all. The order is total (ids are distinct), so
   // this is the sorted list's prefix exactly.

@@ -176,7 +176,7 @@ describe('rankMemories', () => {
         (a, b) => b.score - a.score || b.memory.importance - a.memory.importance || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0),
       );
       expect(whole).toEqual(sorted);
-      for (const maxResults of [0, 1, 3, 8, 20]) expect(rankMemories(candidates, { now: NOW, maxResults })).toEqual(sorted.slice(0, maxResults));
+      for (const maxResults of [0, 1, 3, 8, 20, Number.NaN]) expect(rankMemories(candidates, { now: NOW, maxResults })).toEqual(sorted.slice(0, maxResults));
     }
   });
 

@@ -67,6 +67,21 @@ describe('isoDateIn', () => {
       for (const zone of ['UTC', 'Asia/Shanghai', 'America/New_York']) expect(isoDateIn(date, zone)).toBe(luxon(date, zone));
     }
   });
+
+  it('answers as luxon does past the bound on remembered dates, in several zones at once', () => {
+    const zones = ['Asia/Shanghai', 'Europe/Paris', 'America/Los_Angeles'];
+    const start = Date.UTC(2020, 0, 1);
+    for (let i = 0; i < 25_000; i++) {
+      const date = new Date(start + i * 3_700_000);
+      const zone = zones[i % zones.length]!;
+      if (i % 97 === 0 || i > 24_900) expect(isoDateIn(date, zone)).toBe(luxon(date, zone));
+      else isoDateIn(date, zone);
+    }
+    for (let i = 0; i < 300; i++) {
+      const date = new Date(start + i * 3_700_000);
+      for (const zone of zones) expect(isoDateIn(date, zone)).toBe(luxon(date, zone));
+    }
+  });
 });
 
 describe('isoInstant', () => {
