@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { temporalCallInterceptors } from '../src/stack/temporal-connection';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { deadTemporalClient } from './support/proxied-temporal';
 import { loadConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
 import { findPostgresBinDir } from '../src/stack/binaries';
@@ -35,17 +33,6 @@ afterAll(async () => {
   process.off('unhandledRejection', onUnhandled);
   await ctx?.close();
 });
-
-/** A Temporal client whose address nothing listens on. */
-async function deadTemporalClient(namespace: string): Promise<Client> {
-  const port = await new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-  return new Client({ connection: Connection.lazy({ address: `127.0.0.1:${port}`, interceptors: temporalCallInterceptors() }), namespace });
-}
 
 async function inject_(api: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: unknown) {
   const res = await api.inject({ method, url, headers: { authorization: `Bearer ${TEST_KEY}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
@@ -186,7 +173,7 @@ describe('Temporal unreachable at the end call', () => {
   it('stores the end request (202 pending) and the reconciler extracts the conversation on recovery without waiting for the idle time', async () => {
     const ended = `${ctx.prefix}-ended`;
     const idleOnly = `${ctx.prefix}-idle`;
-    const dead = await deadTemporalClient(ctx.runtime.config.temporal.namespace);
+    const { temporal: dead } = await deadTemporalClient(ctx.runtime.config.temporal.namespace);
     const api = await ctx.runtime.createApi({ taskQueue: ctx.taskQueue, temporal: dead });
     try {
       for (const user of [ended, idleOnly]) {

@@ -1,8 +1,6 @@
-import { createServer } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
-import { temporalCallInterceptors } from '../src/stack/temporal-connection';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deadTemporalClient } from './support/proxied-temporal';
 import { chromaClient } from '../src/adapters/chroma/user-collections';
 import type { ChromaVectorIndex } from '../src/adapters/chroma/chroma-vector-index';
 import { PostgresOutboxRetryRepository } from '../src/adapters/postgres/outbox-retry-repository';
@@ -226,13 +224,7 @@ describe('Temporal unavailable', () => {
   it('messages are stored with 202 + pending, and the reconciler extracts them after recovery', async () => {
     const user = `${idle.prefix}-down`;
     // An API whose Temporal client points at a closed port.
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-      });
-    });
-    const deadTemporal = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${port}`, interceptors: temporalCallInterceptors() }), namespace: idle.runtime.config.temporal.namespace });
+    const { temporal: deadTemporal } = await deadTemporalClient(idle.runtime.config.temporal.namespace);
     const api = await idle.runtime.createApi({ taskQueue: idle.taskQueue, temporal: deadTemporal });
     try {
       const t0 = Date.now();

@@ -1,12 +1,10 @@
 import { request as httpRequest } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
-import { temporalCallInterceptors } from '../src/stack/temporal-connection';
 import { HEALTH_PROBE_TIMEOUT_MS } from '../src/shared/health';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { deadTemporalClient } from './support/proxied-temporal';
 import { API_SECURITY_HEADERS, PAGE_CSP } from '../src/api/page-session';
 import { logPseudonym } from '../src/logging';
 import { ServiceSecrets } from '../src/security/secrets';
-import { freePort } from '../src/stack/managed-process';
 import { createTestContext, TEST_KEY, type TestContext } from './support/harness';
 
 // Issue #20 (part 5) against the real API: security headers on every route, /mcp's Origin and
@@ -134,8 +132,7 @@ describe('request logs', () => {
 
 describe('/healthz', () => {
   it('tells a probe only the status of each dependency; the error goes to the log and to the operator token', async () => {
-    const closed = await freePort();
-    const deadTemporal = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${closed}`, interceptors: temporalCallInterceptors() }), namespace: ctx.runtime.config.temporal.namespace });
+    const { temporal: deadTemporal, port: closed } = await deadTemporalClient(ctx.runtime.config.temporal.namespace);
     const api = await ctx.runtime.createApi({ taskQueue: ctx.taskQueue, temporal: deadTemporal });
     try {
       const before = logLines.length;
