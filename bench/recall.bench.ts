@@ -125,8 +125,11 @@ export async function run(args: string[]): Promise<void> {
   const others = quick ? 20 : 100;
   const perOther = quick ? 200 : 500;
   // A p95 of 300 samples rests on its 15 largest: runs of one commit put its ratio to the floor
-  // anywhere from ×1.27 to ×1.63 (docs/benchmarks.md). 1,000 add ~10 s per size.
-  const samples = quick ? 100 : 1_000;
+  // anywhere from ×1.27 to ×1.63 (docs/benchmarks.md). Of 1,000, on its 50 largest: runs of one
+  // commit still spread over ×1.37–×1.53 around a line at ×1.5. 5,000 (~40 s per size) narrow a
+  // run's interval about √5-fold; `--samples=N` takes another count.
+  const samples = Number(args.find((a) => a.startsWith('--samples='))?.slice('--samples='.length) ?? (quick ? 100 : 5_000));
+  if (!Number.isInteger(samples) || samples < 20) throw new Error('--samples takes a whole number of at least 20');
   const bench = await startBenchStack();
   try {
     const { runtime } = bench;
