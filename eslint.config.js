@@ -36,7 +36,8 @@ function nativeDependencies() {
 const NATIVE_DEPENDENCIES = nativeDependencies();
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.stack/', '.data/', 'scratch/', 'test-artifacts/', 'web/dist/', 'src/client/dist/'] },
+  // .build/ holds what `npm run build:workflows` compiles (the worker entry, the workflow bundle).
+  { ignores: ['node_modules/', '.stack/', '.data/', 'scratch/', 'test-artifacts/', 'web/dist/', 'src/client/dist/', '.build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   // Every pattern may one day see user or model text: backtracking that grows faster than the
