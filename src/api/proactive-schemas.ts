@@ -6,7 +6,9 @@ const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24 
 
 export const reminderParams = z.object({ userId: userIdSchema, id: z.string().uuid() });
 
-export const createReminderBody = z.object({
+// Request bodies refuse keys they do not know (400 naming the key): a misspelt field
+// ("recurrence" for "rrule", "digest_time") was dropped and the request half-done with a 2xx.
+export const createReminderBody = z.strictObject({
   text: textSchema(500),
   /** ISO 8601; without an offset it is wall-clock time in `timezone`. */
   dueAt: z.string().min(10).max(40),
@@ -23,8 +25,8 @@ export const listRemindersQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
-export const snoozeBody = z.object({ seconds: z.number().int().min(MIN_SNOOZE_SECONDS).max(MAX_SNOOZE_SECONDS) });
-export const rescheduleBody = z.object({ dueAt: z.string().min(10).max(40) });
+export const snoozeBody = z.strictObject({ seconds: z.number().int().min(MIN_SNOOZE_SECONDS).max(MAX_SNOOZE_SECONDS) });
+export const rescheduleBody = z.strictObject({ dueAt: z.string().min(10).max(40) });
 
 export const reminderView = z.object({
   id: z.string(),
@@ -76,10 +78,17 @@ export const proactiveSettingsSchema = z.object({
 export const settingsView = z.object({ timezone: z.string(), digestTime: clock, proactive: proactiveSettingsSchema });
 
 /** Every field optional: what is given replaces the stored value, the rest stays. */
-export const settingsBody = z.object({
+export const settingsBody = z.strictObject({
   timezone: z.string().min(1).max(64).optional(),
   digestTime: clock.optional(),
-  proactive: proactiveSettingsSchema.partial().extend({ quietHours: z.object({ start: clock, end: clock }).optional() }).optional(),
+  proactive: z
+    .strictObject({
+      enabled: proactiveSettingsSchema.shape.enabled.optional(),
+      probability: proactiveSettingsSchema.shape.probability.optional(),
+      maxPerDay: proactiveSettingsSchema.shape.maxPerDay.optional(),
+      quietHours: z.strictObject({ start: clock, end: clock }).optional(),
+    })
+    .optional(),
 });
 
 export const digestsQuery = z.object({ days: z.coerce.number().int().min(1).max(90).default(7) });

@@ -136,7 +136,9 @@ export const boundedJsonObject = (name: string) =>
     if (issue) ctx.addIssue({ code: 'custom', path: issue.path, message: `${name}: ${issue.message}` });
   });
 
-export const createMemoryBody = z.object({
+// Request bodies refuse keys they do not know (400 naming the key) rather than drop them: a
+// misspelt option ("top_k", "expires_at") would otherwise be ignored under a 2xx.
+export const createMemoryBody = z.strictObject({
   text: textSchema(4000),
   /** Absent: the extractor infers type, scope, importance and keywords from the text, as for a message of the user. */
   type: z.enum(MEMORY_TYPES).optional(),
@@ -160,7 +162,7 @@ export const listMemoriesQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-export const recallBody = z.object({
+export const recallBody = z.strictObject({
   query: z.string().max(20_000),
   topK: z.number().int().min(1).max(50).optional(),
   tokenBudget: z.number().int().min(16).max(32_000).optional(),

@@ -19,7 +19,7 @@ export const conversationSearchRoutes =
         schema: {
           summary: 'Search the raw conversations (L0): exchanges by keywords, by the dates the query names, and through episodes',
           params: userParams,
-          body: z.object({
+          body: z.strictObject({
             query: z.string().trim().min(1, 'must not be empty').max(2000),
             topK: z.number().int().min(1).max(50).optional(),
             maxLines: z

@@ -25,13 +25,13 @@ export const conversationRoutes =
     limits: { maxMessageChars: number; maxMessagesPerConversation: number; onUserActive?: (userId: string) => Promise<void> },
   ): FastifyPluginAsyncZod =>
   async (app) => {
-    const message = z.object({
+    const message = z.strictObject({
       id: messageIdSchema,
       role: z.enum(['user', 'assistant']),
       content: textSchema(limits.maxMessageChars),
       at: saidAt.optional(),
     });
-    const body = z.union([message, z.object({ messages: z.array(message).min(1, 'at least one message').max(1000) })]);
+    const body = z.union([message, z.strictObject({ messages: z.array(message).min(1, 'at least one message').max(1000) })]);
     type Body = z.infer<typeof body>;
     const messagesOf = (b: Body) => ('messages' in b ? b.messages : [b]);
     const refuseRepeatedIds = (b: Body): void => {

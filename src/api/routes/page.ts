@@ -69,7 +69,7 @@ export const pageRoutes =
     app.post(
       '/app/session',
       // Public: the one-time code in the body is the credential.
-      { config: { public: true }, schema: { hide: true, body: z.object({ code: z.string().min(1).max(2048) }) } },
+      { config: { public: true }, schema: { hide: true, body: z.strictObject({ code: z.string().min(1).max(2048) }) } },
       async (request, reply) => {
         reply.headers(PAGE_API_HEADERS);
         // Only the page itself may sign in: a form or script on another site could otherwise sign

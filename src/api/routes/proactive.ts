@@ -27,7 +27,7 @@ export const proactiveRoutes =
 
     app.post(
       '/v1/users/:userId/notifications/read',
-      { config: { ...PAGE_SESSION_ROUTE, registersUser: registersNoUser }, schema: { summary: 'Mark notifications read', params: userParams, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(200) }), response: { 200: z.object({ updated: z.number() }) } } },
+      { config: { ...PAGE_SESSION_ROUTE, registersUser: registersNoUser }, schema: { summary: 'Mark notifications read', params: userParams, body: z.strictObject({ ids: z.array(z.string().uuid()).min(1).max(200) }), response: { 200: z.object({ updated: z.number() }) } } },
       async (request) => ({ updated: await markNotificationsRead(deps, { userId: userKeyOf(request), ids: request.body.ids, at: new Date() }) }),
     );
 
