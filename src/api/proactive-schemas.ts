@@ -81,14 +81,8 @@ export const settingsView = z.object({ timezone: z.string(), digestTime: clock, 
 export const settingsBody = z.strictObject({
   timezone: z.string().min(1).max(64).optional(),
   digestTime: clock.optional(),
-  proactive: z
-    .strictObject({
-      enabled: proactiveSettingsSchema.shape.enabled.optional(),
-      probability: proactiveSettingsSchema.shape.probability.optional(),
-      maxPerDay: proactiveSettingsSchema.shape.maxPerDay.optional(),
-      quietHours: z.strictObject({ start: clock, end: clock }).optional(),
-    })
-    .optional(),
+  // The stored settings' fields, each optional, and no others (a new setting is accepted here as it is added there).
+  proactive: z.strictObject({ ...proactiveSettingsSchema.partial().shape, quietHours: z.strictObject({ start: clock, end: clock }).optional() }).optional(),
 });
 
 export const digestsQuery = z.object({ days: z.coerce.number().int().min(1).max(90).default(7) });
