@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedMemo } from '../../src/core/bounded-memo';
+import { boundedMemo, boundedScopedMemo } from '../../src/core/bounded-memo';
 
 describe('boundedMemo', () => {
   it('computes a key once, keeps at most the limit, and never keeps what is not worth keeping', () => {
@@ -30,5 +30,26 @@ describe('boundedMemo', () => {
     nothing('k');
     nothing('k');
     expect(undefinedCalls).toBe(1);
+  });
+
+  it('boundedScopedMemo keeps a number apart in each scope, and at most the limit over all scopes together', () => {
+    const calls: string[] = [];
+    const placed = boundedScopedMemo(4, (scope, key) => {
+      calls.push(`${scope}:${key}`);
+      return key === 0 ? null : `${scope}@${key}`;
+    });
+    expect([placed('UTC', 1), placed('Asia/Tokyo', 1), placed('UTC', 1), placed('Asia/Tokyo', 1)]).toEqual(['UTC@1', 'Asia/Tokyo@1', 'UTC@1', 'Asia/Tokyo@1']);
+    expect(calls).toEqual(['UTC:1', 'Asia/Tokyo:1']);
+    // A null answer is remembered too, and NaN is one key like any other.
+    placed('UTC', 0);
+    placed('UTC', 0);
+    placed('UTC', Number.NaN);
+    placed('UTC', Number.NaN);
+    expect(calls.filter((c) => c === 'UTC:0' || c === 'UTC:NaN')).toEqual(['UTC:0', 'UTC:NaN']);
+    // Four kept over two scopes: a fifth in a third scope forgets them all, whatever their scope.
+    placed('Europe/Paris', 5);
+    placed('UTC', 1);
+    placed('Asia/Tokyo', 1);
+    expect(calls.slice(-3)).toEqual(['Europe/Paris:5', 'UTC:1', 'Asia/Tokyo:1']);
   });
 });

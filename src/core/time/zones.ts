@@ -1,5 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
-import { boundedMemo } from '../bounded-memo';
+import { boundedMemo, boundedScopedMemo } from '../bounded-memo';
 
 /**
  * Zone names already checked, valid or not. luxon's `IANAZone.isValidZone` builds an
@@ -71,32 +71,14 @@ const clockFormatter = formattersOf({ year: 'numeric', month: 'numeric', day: 'n
  * to luxon itself.
  */
 export function isoDateIn(date: Date, zone: string): string | null {
-  const ms = date.getTime();
-  let inZone = placedDays.get(zone);
-  const known = inZone?.get(ms);
-  if (known !== undefined) return known;
-  const day = dayOf(new Date(ms), zone);
-  // All forgotten at once past the bound, whatever the zones: forgetting only costs placing again.
-  if (placedCount >= PLACED_DAYS_LIMIT) {
-    placedDays.clear();
-    placedCount = 0;
-    inZone = undefined;
-  }
-  if (!inZone) placedDays.set(zone, (inZone = new Map()));
-  inZone.set(ms, day);
-  placedCount++;
-  return day;
+  return placedDays(zone, date.getTime());
 }
 
 /**
- * Dates already placed in a zone, by zone and then epoch milliseconds: a recall renders the same
+ * Dates already placed in a zone, by zone and epoch milliseconds: a recall renders the same
  * memories' dates again and again, and even one `formatToParts` is most of a line's formatting.
- * Keyed by the number, not by a string made of it: making and hashing that string cost as much
- * as the rest of the lookup. At most {@link PLACED_DAYS_LIMIT} dates over all zones.
  */
-const placedDays = new Map<string, Map<number, string | null>>();
-const PLACED_DAYS_LIMIT = 20_000;
-let placedCount = 0;
+const placedDays = boundedScopedMemo(20_000, (zone, ms) => dayOf(new Date(ms), zone));
 
 /**
  * `date.toISOString()`, remembered by the instant: a recall's response lists the same memories'
